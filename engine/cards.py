@@ -1,0 +1,157 @@
+"""Cards, their notation (``R5``, ``BS``, ``YR``, ``R+2``, ``W``, ``W+4``) and the canonical deck.
+
+Parse/format come in pairs, as in python-chess: ``parse_card("r+2")`` gives a :class:`Card`,
+``card.code`` gives ``"R+2"`` back. Physical cards are identified by a stable id in the
+canonical order of FAIRNESS.md; two copies of the same face are the same card for play.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from functools import cache
+
+from engine.errors import CardParseError
+
+
+class Color(str, Enum):
+    RED = "red"
+    YELLOW = "yellow"
+    GREEN = "green"
+    BLUE = "blue"
+
+    @property
+    def letter(self) -> str:
+        return self.value[0].upper()
+
+
+COLOR_ORDER: tuple[Color, ...] = (Color.RED, Color.YELLOW, Color.GREEN, Color.BLUE)
+_COLOR_BY_LETTER = {c.letter: c for c in COLOR_ORDER}
+
+
+class Rank(str, Enum):
+    """The face of a card apart from its colour; the value is its notation suffix."""
+
+    N0 = "0"
+    N1 = "1"
+    N2 = "2"
+    N3 = "3"
+    N4 = "4"
+    N5 = "5"
+    N6 = "6"
+    N7 = "7"
+    N8 = "8"
+    N9 = "9"
+    SKIP = "S"
+    REVERSE = "R"
+    DRAW_TWO = "+2"
+    WILD = "W"
+    WILD_DRAW_FOUR = "W+4"
+
+    @property
+    def is_number(self) -> bool:
+        return self.value.isdigit()
+
+    @property
+    def is_wild(self) -> bool:
+        return self in (Rank.WILD, Rank.WILD_DRAW_FOUR)
+
+    @property
+    def number(self) -> int | None:
+        return int(self.value) if self.value.isdigit() else None
+
+
+NUMBER_RANKS: tuple[Rank, ...] = tuple(Rank(str(n)) for n in range(10))
+_COLOURED_RANK_BY_SUFFIX = {r.value: r for r in Rank if not r.is_wild}
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """A card face. ``color`` is None exactly for wilds."""
+
+    color: Color | None
+    rank: Rank
+
+    @property
+    def code(self) -> str:
+        if self.color is None:
+            return self.rank.value
+        return self.color.letter + self.rank.value
+
+    @property
+    def is_wild(self) -> bool:
+        return self.rank.is_wild
+
+    def __str__(self) -> str:
+        return self.code
+
+
+def parse_color(text: object) -> Color:
+    """Parse ``red``/``yellow``/``green``/``blue`` (or the letter), case-insensitively."""
+    if not isinstance(text, str):
+        raise CardParseError(f"a colour must be one of red, yellow, green, blue, not {text!r}")
+    key = text.strip().lower()
+    for color in COLOR_ORDER:
+        if key in (color.value, color.letter.lower()):
+            return color
+    raise CardParseError(f"unknown colour {text!r}: use red, yellow, green or blue")
+
+
+def format_color(color: Color | None) -> str | None:
+    return None if color is None else color.value
+
+
+def parse_card(text: object) -> Card:
+    """Parse a card code such as ``R5``, ``bs``, ``Y+2``, ``w`` or ``W+4``."""
+    if not isinstance(text, str):
+        raise CardParseError(f"a card is written as a code like R5 or W+4, not {text!r}")
+    code = text.strip().upper()
+    card = _CARD_BY_CODE.get(code)
+    if card is None:
+        raise CardParseError(
+            f"unknown card {text!r}: write colour letter (R, Y, G, B) + rank "
+            "(0-9, S, R, +2), or W / W+4"
+        )
+    return card
+
+
+def format_card(card: Card) -> str:
+    return card.code
+
+
+def _all_faces() -> dict[str, Card]:
+    faces: dict[str, Card] = {"W": Card(None, Rank.WILD), "W+4": Card(None, Rank.WILD_DRAW_FOUR)}
+    for color in COLOR_ORDER:
+        for suffix, rank in _COLOURED_RANK_BY_SUFFIX.items():
+            faces[color.letter + suffix] = Card(color, rank)
+    return faces
+
+
+_CARD_BY_CODE = _all_faces()
+
+_COLOUR_RUN: tuple[Rank, ...] = (
+    (Rank.N0,)
+    + tuple(r for n in NUMBER_RANKS[1:] for r in (n, n))
+    + (Rank.SKIP, Rank.SKIP, Rank.REVERSE, Rank.REVERSE, Rank.DRAW_TWO, Rank.DRAW_TWO)
+)
+
+
+@cache
+def canonical_deck(wild_count: int) -> tuple[Card, ...]:
+    """All cards in canonical order; the index of a card is its id (FAIRNESS.md).
+
+    Each colour runs 0, 1, 1, ... 9, 9, S, S, R, R, +2, +2 (25 cards); then the plain wilds,
+    then four Wild Draw Fours.
+    """
+    coloured = tuple(Card(color, rank) for color in COLOR_ORDER for rank in _COLOUR_RUN)
+    wilds = (Card(None, Rank.WILD),) * wild_count
+    wild_fours = (Card(None, Rank.WILD_DRAW_FOUR),) * 4
+    return coloured + wilds + wild_fours
+
+
+def code_of(deck: tuple[Card, ...], card_id: int) -> str:
+    return deck[card_id].code
+
+
+def codes_of(deck: tuple[Card, ...], card_ids: tuple[int, ...] | list[int]) -> list[str]:
+    return [deck[i].code for i in card_ids]

@@ -1,0 +1,611 @@
+"""``decide(state, command, dealer) -> events``: the only place the rules of RULES.md live.
+
+Pure: no I/O, no clock, no randomness of its own. Every deck order comes from the injected
+:class:`~engine.shuffle.Dealer`. A command the rules do not allow raises
+:class:`~engine.errors.CommandRefused` (code, message, ruling id) and changes nothing.
+
+Internally each emitted event is folded at once (``_Batch.emit``), so later steps of the same
+command see its effects and the events are consistent with ``evolve`` by construction.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+from engine.cards import Card, Rank
+from engine.commands import (
+    Accept,
+    Challenge,
+    ChooseColor,
+    Command,
+    CreateMatch,
+    Draft,
+    Draw,
+    Dump,
+    JoinSeat,
+    Pass,
+    Play,
+    SayUno,
+    SeatAction,
+    SeatCommand,
+    format_action,
+    MAX_ENTROPY_LENGTH,
+)
+from engine.errors import CommandRefused, ErrorCode
+from engine.events import Event
+from engine.evolve import evolve
+from engine.rules import could_have_played, dump_cards, dump_offered, hand_points, matches_top
+from engine.rulesets import Deal, Recycle, ReverseRule, Scoring, StarterWildDrawFour
+from engine.shuffle import Dealer
+from engine.state import MatchState, PendingKind, Phase
+
+MAX_CUTS = 1000
+
+
+def _refuse(code: ErrorCode, message: str, rule: str | None = None) -> NoReturn:
+    raise CommandRefused(code, message, rule)
+
+
+class _Batch:
+    """The events of one command, folded as they are emitted."""
+
+    def __init__(self, state: MatchState, dealer: Dealer) -> None:
+        self.state = state
+        self.dealer = dealer
+        self.events: list[Event] = []
+
+    def emit(self, type_: str, **data: Any) -> None:
+        event = Event(type_, data)
+        self.state = evolve(self.state, event)
+        self.events.append(event)
+
+    @property
+    def entropies(self) -> tuple[str, str]:
+        e0, e1 = self.state.entropies
+        return (e0 or "", e1 or "")
+
+    def codes(self, ids: tuple[int, ...] | list[int]) -> list[str]:
+        deck = self.state.deck
+        return [deck[i].code for i in ids]
+
+    def await_(self, seat: int, kind: PendingKind, **extra: Any) -> None:
+        self.emit("awaiting", seat=seat, kind=kind.value, **extra)
+
+
+# ---------------------------------------------------------------- entry point
+
+
+def decide(state: MatchState, command: Command, dealer: Dealer) -> list[Event]:
+    batch = _Batch(state, dealer)
+    if isinstance(command, CreateMatch):
+        _create(batch, command)
+    elif isinstance(command, JoinSeat):
+        _join(batch, command)
+    elif isinstance(command, SeatCommand):
+        _seat_command(batch, command)
+    else:  # pragma: no cover - the type union is closed
+        _refuse(ErrorCode.UNKNOWN_COMMAND, f"unknown command {command!r}")
+    return batch.events
+
+
+def _create(batch: _Batch, command: CreateMatch) -> None:
+    if batch.state.phase is not Phase.NEW:
+        _refuse(ErrorCode.NOT_NOW, "this match has already been created")
+    batch.emit(
+        "match_created", ruleset=command.ruleset.to_dict(), commitment=command.commitment
+    )
+
+
+def _join(batch: _Batch, command: JoinSeat) -> None:
+    state = batch.state
+    if command.seat not in (0, 1):
+        _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be 0 or 1, not {command.seat!r}")
+    if state.phase is not Phase.WAITING:
+        _refuse(ErrorCode.NOT_NOW, "seats can only be taken before the match starts")
+    if state.entropies[command.seat] is not None:
+        _refuse(ErrorCode.NOT_NOW, f"seat {command.seat} has already joined")
+    if not isinstance(command.entropy, str) or len(command.entropy) > MAX_ENTROPY_LENGTH:
+        _refuse(ErrorCode.MALFORMED, f"entropy must be a string of at most {MAX_ENTROPY_LENGTH} characters")
+    batch.emit("seat_joined", seat=command.seat, entropy=command.entropy)
+    if None not in batch.state.entropies:
+        _start_match(batch)
+
+
+def _start_match(batch: _Batch) -> None:
+    """D2: cut for the first drafter (unless a scenario fixes it), then round 1."""
+    first = batch.dealer.first_drafter
+    if first is None:
+        deck = batch.state.deck
+        for _ in range(MAX_CUTS):
+            k = batch.state.cuts
+            a, b = batch.dealer.cut(batch.entropies, k, len(deck))
+            na, nb = deck[a].rank.number, deck[b].rank.number
+            winner = None
+            if na is not None and nb is not None and na != nb:
+                winner = 0 if na > nb else 1
+            batch.emit("cut", k=k, cards=[a, b], codes=batch.codes([a, b]), first_drafter=winner)
+            if winner is not None:
+                first = winner
+                break
+        else:  # pragma: no cover - probability ~0
+            raise RuntimeError("the cut did not settle")
+    _start_round(batch, 1, first)
+
+
+# ---------------------------------------------------------------- rounds
+
+
+def _start_round(batch: _Batch, number: int, player1: int) -> None:
+    state = batch.state
+    deck = batch.dealer.round_deck(batch.entropies, number, len(state.deck))
+    batch.emit("round_started", round=number, player1=player1, deck=list(deck))
+    ruleset = batch.state.ruleset
+    if ruleset.deal is Deal.DRAFT:
+        batch.await_(player1, PendingKind.DRAFT)
+        return
+    player2 = 1 - player1
+    dealt = deck[: 2 * ruleset.hand_size]
+    hands: list[list[int]] = [[], []]
+    hands[player2] = list(dealt[0::2])
+    hands[player1] = list(dealt[1::2])
+    batch.emit("cards_dealt", hands=hands)
+    _turn_starter(batch)
+
+
+def _turn_starter(batch: _Batch) -> None:
+    """D4: turn the starter and let it act on Player 2."""
+    while True:
+        card_id = batch.state.draw_pile[0]
+        batch.emit("starter_turned", card=card_id, code=batch.codes([card_id])[0])
+        card = batch.state.card(card_id)
+        if (
+            card.rank is Rank.WILD_DRAW_FOUR
+            and batch.state.ruleset.starter_wild_draw_four is StarterWildDrawFour.REDRAW
+        ):
+            batch.emit("starter_returned", card=card_id, code=card.code)
+            continue
+        break
+    state = batch.state
+    assert state.player1 is not None
+    p1, p2 = state.player1, 1 - state.player1
+    rank = card.rank
+    if rank.is_wild:
+        batch.await_(p1, PendingKind.COLOR, card=card_id)
+    elif rank is Rank.DRAW_TWO:
+        _draw(batch, p2, 2, "starter")
+        batch.await_(p1, PendingKind.TURN)
+    elif rank is Rank.SKIP or (rank is Rank.REVERSE and state.ruleset.reverse is ReverseRule.GO_AGAIN):
+        batch.await_(p1, PendingKind.TURN)
+    elif rank is Rank.REVERSE and dump_offered(state, p2):
+        batch.await_(p2, PendingKind.DUMP, starter=True)
+    else:
+        batch.await_(p2, PendingKind.TURN)
+
+
+def _end_round(batch: _Batch, winner: int) -> None:
+    """D15/D16: score the round, then end the match or start the next round."""
+    state = batch.state
+    ruleset = state.ruleset
+    loser = 1 - winner
+    points = hand_points(state, loser)
+    scores = list(state.scores)
+    scorer = loser if ruleset.scoring is Scoring.LOSER_SCORES else winner
+    scores[scorer] += points
+    batch.emit(
+        "round_ended",
+        round=state.round,
+        winner=winner,
+        loser=loser,
+        points=points,
+        loser_hand=batch.codes(state.hands[loser]),
+        scores=scores,
+    )
+    if scores[scorer] >= ruleset.target:
+        match_winner = winner if ruleset.scoring is Scoring.WINNER_SCORES else 1 - scorer
+        batch.emit(
+            "match_ended",
+            winner=match_winner,
+            loser=1 - match_winner,
+            scores=scores,
+            rounds=state.round,
+        )
+        batch.emit(
+            "seed_revealed",
+            server_seed=batch.dealer.server_seed.hex(),
+            entropies=list(batch.entropies),
+        )
+        return
+    assert state.player1 is not None
+    _start_round(batch, state.round + 1, 1 - state.player1)
+
+
+# ---------------------------------------------------------------- drawing
+
+
+def _recycle(batch: _Batch) -> bool:
+    """D7: set the top discard aside and make the rest the new draw pile. False if nothing to recycle."""
+    state = batch.state
+    if len(state.discard) <= 1:
+        return False
+    rest = state.discard[:-1]
+    m = state.recycles + 1
+    if state.ruleset.recycle is Recycle.SHUFFLE:
+        order = batch.dealer.recycle(batch.entropies, state.round, m, rest)
+    else:
+        order = rest  # turned over: the first card discarded becomes the top
+    batch.emit("pile_recycled", m=m, set_aside=state.discard[-1], cards=list(order), count=len(order))
+    return True
+
+
+def _draw(batch: _Batch, seat: int, count: int, reason: str) -> list[int]:
+    drawn: list[int] = []
+    while len(drawn) < count:
+        pile = batch.state.draw_pile
+        if not pile:
+            if _recycle(batch):
+                continue
+            batch.emit("draw_lapsed", seat=seat, missing=count - len(drawn), reason=reason)
+            break
+        take = list(pile[: count - len(drawn)])
+        batch.emit("cards_drawn", seat=seat, cards=take, codes=batch.codes(take), count=len(take), reason=reason)
+        drawn.extend(take)
+    return drawn
+
+
+# ---------------------------------------------------------------- seat commands
+
+_ALLOWED: dict[PendingKind, tuple[type, ...]] = {
+    PendingKind.DRAFT: (Draft,),
+    PendingKind.TURN: (Play, Draw),
+    PendingKind.DRAWN: (Play, Pass),
+    PendingKind.VOLLEY: (Play, Draw),
+    PendingKind.WILD_DRAW_FOUR: (Accept, Challenge),
+    PendingKind.DUMP: (Dump, Pass),
+    PendingKind.COLOR: (ChooseColor,),
+}
+
+_PENDING_RULE = {
+    PendingKind.DRAFT: "D3",
+    PendingKind.TURN: "D5",
+    PendingKind.DRAWN: "D6",
+    PendingKind.VOLLEY: "D8",
+    PendingKind.WILD_DRAW_FOUR: "D12",
+    PendingKind.DUMP: "D10",
+    PendingKind.COLOR: "D4",
+}
+
+_PENDING_WORDS = {
+    PendingKind.DRAFT: "a draft step: keep or pass the card you look at",
+    PendingKind.TURN: "a turn: play a card or draw",
+    PendingKind.DRAWN: "the card just drawn: play it or pass to keep it",
+    PendingKind.VOLLEY: "a Draw Two volley: play a Draw Two or draw the total",
+    PendingKind.WILD_DRAW_FOUR: "a Wild Draw Four: accept or challenge",
+    PendingKind.DUMP: "a Reverse dump: dump every card of the colour, or pass",
+    PendingKind.COLOR: "a Wild starter: name the colour",
+}
+
+
+def describe_pending(kind: PendingKind) -> str:
+    return _PENDING_WORDS.get(kind, "nothing")
+
+
+def _seat_command(batch: _Batch, command: SeatCommand) -> None:
+    state = batch.state
+    seat, action = command.seat, command.action
+    if seat not in (0, 1):
+        _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be 0 or 1, not {seat!r}")
+    if state.phase is Phase.MATCH_OVER:
+        _refuse(ErrorCode.MATCH_OVER, "the match is over")
+    if state.phase in (Phase.NEW, Phase.WAITING):
+        _refuse(ErrorCode.NOT_NOW, "the match has not started: both seats must join first")
+    if command.expected_version is not None and command.expected_version != state.version:
+        _refuse(
+            ErrorCode.STALE_VERSION,
+            f"the match has moved on: you saw version {command.expected_version},"
+            f" it is now {state.version}",
+        )
+    if isinstance(action, SayUno):
+        _say_uno(batch, seat)
+        return
+    pending = state.pending
+    if pending.seat != seat:
+        whose = "nobody's" if pending.seat is None else f"seat {pending.seat}'s"
+        _refuse(
+            ErrorCode.NOT_YOUR_TURN,
+            f"it is {whose} decision ({describe_pending(pending.kind)})",
+            _PENDING_RULE.get(pending.kind),
+        )
+    allowed = _ALLOWED.get(pending.kind, ())
+    starter_dump = pending.kind is PendingKind.DUMP and pending.starter
+    if not isinstance(action, allowed) and not (starter_dump and isinstance(action, (Play, Draw))):
+        _refuse(
+            ErrorCode.NOT_NOW,
+            f"'{action.type.value}' is not allowed now: you face {describe_pending(pending.kind)}",
+            _PENDING_RULE.get(pending.kind),
+        )
+    if isinstance(action, Play):
+        _play(batch, seat, action)
+    elif isinstance(action, Draw):
+        _draw_command(batch, seat, action)
+    elif isinstance(action, Draft):
+        _draft(batch, seat, action)
+    elif isinstance(action, Pass):
+        _pass(batch, seat, action)
+    elif isinstance(action, Dump):
+        _dump(batch, seat, action)
+    elif isinstance(action, Accept):
+        _accept(batch, seat, action)
+    elif isinstance(action, Challenge):
+        _challenge(batch, seat, action)
+    elif isinstance(action, ChooseColor):
+        _choose_color(batch, seat, action)
+
+
+def _head(batch: _Batch, seat: int, action: SeatAction) -> None:
+    batch.emit("command", seat=seat, command=format_action(action))
+
+
+def _say_uno(batch: _Batch, seat: int) -> None:
+    """D14: declare your own one-card hand, catch the opponent's, or both at once."""
+    state = batch.state
+    own, catch = state.uno_open[seat], state.uno_open[1 - seat]
+    if not own and not catch:
+        _refuse(ErrorCode.UNO_NOT_OPEN, "no UNO window is open: nobody holds an undeclared single card", "D14")
+    _head(batch, seat, SayUno())
+    if own:
+        batch.emit("uno_said", seat=seat)
+    if catch:
+        batch.emit("uno_caught", seat=1 - seat, by=seat)
+        _draw(batch, 1 - seat, batch.state.ruleset.uno_penalty, "uno_penalty")
+
+
+def _draft(batch: _Batch, seat: int, action: Draft) -> None:
+    """D3: keep the looked-at card (next goes to the draft pile) or pass it (and keep the next)."""
+    _head(batch, seat, action)
+    top, second = batch.state.draw_pile[0], batch.state.draw_pile[1]
+    hand_card, pile_card = (top, second) if action.keep else (second, top)
+    batch.emit(
+        "drafted",
+        seat=seat,
+        keep=action.keep,
+        hand_card=hand_card,
+        hand_code=batch.codes([hand_card])[0],
+        pile_card=pile_card,
+        pile_code=batch.codes([pile_card])[0],
+    )
+    state = batch.state
+    if state.draft_steps < 2 * state.ruleset.hand_size:
+        batch.await_(1 - seat, PendingKind.DRAFT)
+        return
+    batch.emit("draft_completed", draft_pile=list(state.draft_pile), codes=batch.codes(state.draft_pile))
+    _turn_starter(batch)
+
+
+def _find_in_hand(state: MatchState, seat: int, card: Card) -> int | None:
+    deck = state.deck
+    for card_id in state.hands[seat]:
+        if deck[card_id] == card:
+            return card_id
+    return None
+
+
+def _check_color(card: Card, action: Play) -> None:
+    rule = "D12" if card.rank is Rank.WILD_DRAW_FOUR else "D11"
+    if card.is_wild and action.color is None:
+        _refuse(ErrorCode.COLOR_REQUIRED, f"{card.code} needs a colour: add \"color\": red, yellow, green or blue", rule)
+    if not card.is_wild and action.color is not None:
+        _refuse(ErrorCode.MALFORMED, f"{card.code} is not a wild: it takes no colour, leave out \"color\"")
+
+
+def _play(batch: _Batch, seat: int, action: Play) -> None:
+    state = batch.state
+    pending = state.pending
+    card = action.card
+    deck = state.deck
+    if pending.kind is PendingKind.DRAWN:
+        assert pending.card is not None
+        if deck[pending.card] != card:
+            held = _find_in_hand(state, seat, card) is not None
+            _refuse(
+                ErrorCode.CARD_NOT_PLAYABLE if held else ErrorCode.CARD_NOT_IN_HAND,
+                f"after drawing, only the card you drew ({deck[pending.card].code}) may be played",
+                "D6",
+            )
+        card_id = pending.card
+    else:
+        found = _find_in_hand(state, seat, card)
+        if found is None:
+            _refuse(ErrorCode.CARD_NOT_IN_HAND, f"you do not hold {card.code}")
+        card_id = found
+    top = deck[state.discard[-1]]
+    if pending.kind is PendingKind.VOLLEY:
+        if not state.ruleset.draw_two_stacking:
+            _refuse(ErrorCode.CARD_NOT_PLAYABLE, "this ruleset has no Draw Two volley: draw the cards", "D8")
+        if card.rank is not Rank.DRAW_TWO:
+            _refuse(
+                ErrorCode.CARD_NOT_PLAYABLE,
+                f"facing a Draw Two volley only a Draw Two may be played, or draw {pending.total}",
+                "D8",
+            )
+    elif not matches_top(card, top, state.color):
+        colour = state.color.value if state.color else "none"
+        _refuse(
+            ErrorCode.CARD_NOT_PLAYABLE,
+            f"{card.code} does not match the top card {top.code} (active colour {colour}):"
+            " play that colour, the same number or symbol, or a wild",
+            "D6" if pending.kind is PendingKind.DRAWN else "D5",
+        )
+    _check_color(card, action)
+    volley_total = pending.total if pending.kind is PendingKind.VOLLEY else 0
+    _head(batch, seat, action)
+    color = action.color if card.is_wild else card.color
+    assert color is not None
+    batch.emit("card_played", seat=seat, card=card_id, code=card.code, color=color.value, uno=action.uno)
+    _resolve_play(batch, seat, card, volley_total)
+
+
+def _resolve_play(batch: _Batch, seat: int, card: Card, volley_total: int) -> None:
+    """What a single played card does next (D8-D12, D15)."""
+    state = batch.state
+    opponent = 1 - seat
+    hand_empty = not state.hands[seat]
+    rank = card.rank
+    if rank is Rank.DRAW_TWO:
+        total = volley_total + 2
+        if hand_empty:
+            _draw(batch, opponent, total, "volley")
+            _end_round(batch, seat)
+        else:
+            batch.await_(opponent, PendingKind.VOLLEY, total=total)
+    elif rank is Rank.WILD_DRAW_FOUR:
+        batch.await_(opponent, PendingKind.WILD_DRAW_FOUR)
+    elif hand_empty:
+        _end_round(batch, seat)
+    elif rank is Rank.SKIP:
+        batch.await_(seat, PendingKind.TURN)
+    elif rank is Rank.REVERSE:
+        if state.ruleset.reverse is ReverseRule.GO_AGAIN:
+            batch.await_(seat, PendingKind.TURN)
+        elif dump_offered(state, seat):
+            batch.await_(seat, PendingKind.DUMP)
+        else:
+            batch.await_(opponent, PendingKind.TURN)
+    else:
+        batch.await_(opponent, PendingKind.TURN)
+
+
+def _draw_command(batch: _Batch, seat: int, action: Draw) -> None:
+    pending = batch.state.pending
+    _head(batch, seat, action)
+    if pending.kind is PendingKind.VOLLEY:
+        _draw(batch, seat, pending.total, "volley")
+        batch.await_(1 - seat, PendingKind.TURN)
+        return
+    drawn = _draw(batch, seat, 1, "draw")
+    state = batch.state
+    if drawn and matches_top(state.card(drawn[0]), state.card(state.discard[-1]), state.color):
+        batch.await_(seat, PendingKind.DRAWN, card=drawn[0])
+    else:
+        batch.await_(1 - seat, PendingKind.TURN)
+
+
+def _pass(batch: _Batch, seat: int, action: Pass) -> None:
+    pending = batch.state.pending
+    _head(batch, seat, action)
+    if pending.kind is PendingKind.DUMP and pending.starter:
+        batch.await_(seat, PendingKind.TURN)
+    else:
+        batch.await_(1 - seat, PendingKind.TURN)
+
+
+def _dump(batch: _Batch, seat: int, action: Dump) -> None:
+    """D10: play every other card of the Reverse's colour, all or nothing, in the chosen order."""
+    state = batch.state
+    color = state.color
+    assert color is not None
+    wrong = [c.code for c in action.cards if c.color is not color]
+    if wrong:
+        _refuse(
+            ErrorCode.DUMP_WRONG_COLOR,
+            f"a dump plays only {color.value} cards; {', '.join(wrong)} cannot be dumped",
+            "D10",
+        )
+    remaining = list(state.hands[seat])
+    chosen: list[int] = []
+    deck = state.deck
+    for card in action.cards:
+        match = next((i for i in remaining if deck[i] == card), None)
+        if match is None:
+            _refuse(ErrorCode.CARD_NOT_IN_HAND, f"you do not hold {card.code} (or not that many of it)", "D10")
+        remaining.remove(match)
+        chosen.append(match)
+    required = dump_cards(state, seat)
+    if len(chosen) != len(required):
+        _refuse(
+            ErrorCode.DUMP_INCOMPLETE,
+            f"a dump is all or nothing: you hold {len(required)} {color.value} cards"
+            f" ({', '.join(batch.codes(required))}) and must play every one",
+            "D10",
+        )
+    _head(batch, seat, action)
+    for index, card_id in enumerate(chosen):
+        last = index == len(chosen) - 1
+        batch.emit(
+            "card_played",
+            seat=seat,
+            card=card_id,
+            code=deck[card_id].code,
+            color=color.value,
+            uno=action.uno and last,
+        )
+    last_card = deck[chosen[-1]]
+    opponent = 1 - seat
+    if not batch.state.hands[seat]:
+        if last_card.rank is Rank.DRAW_TWO:
+            _draw(batch, opponent, 2, "volley")
+        _end_round(batch, seat)
+    elif last_card.rank is Rank.SKIP:
+        batch.await_(seat, PendingKind.TURN)
+    elif last_card.rank is Rank.DRAW_TWO:
+        batch.await_(opponent, PendingKind.VOLLEY, total=2)
+    else:
+        batch.await_(opponent, PendingKind.TURN)
+
+
+def _accept(batch: _Batch, seat: int, action: Accept) -> None:
+    """D12: draw 4; the player of the Wild Draw Four takes another turn (or the round ends, D15)."""
+    _head(batch, seat, action)
+    _draw(batch, seat, 4, "wild_draw_four")
+    _after_wild_draw_four(batch, 1 - seat)
+
+
+def _after_wild_draw_four(batch: _Batch, player: int) -> None:
+    if batch.state.phase is Phase.ROUND_OVER:
+        _end_round(batch, player)
+    else:
+        batch.await_(player, PendingKind.TURN)
+
+
+def _challenge(batch: _Batch, seat: int, action: Challenge) -> None:
+    """D13: judge the hand as the Wild Draw Four left it; the loser of the challenge draws."""
+    state = batch.state
+    context = state.wd4
+    assert context is not None
+    deck = state.deck
+    top = deck[context.top_before]
+    rule = state.ruleset.wd4_rule
+    matching = [i for i in context.hand if could_have_played(deck[i], top, context.color_before, rule)]
+    verdict = "illegal" if matching else "legal"
+    _head(batch, seat, action)
+    batch.emit(
+        "challenge_resolved",
+        by=seat,
+        player=context.player,
+        verdict=verdict,
+        hand=batch.codes(context.hand),
+        evidence={
+            "rule": rule.value,
+            "top": top.code,
+            "color": context.color_before.value if context.color_before else None,
+            "matching": batch.codes(matching),
+        },
+    )
+    if matching:
+        _draw(batch, context.player, 4, "challenge_upheld")
+        batch.await_(seat, PendingKind.TURN)
+    else:
+        _draw(batch, seat, state.ruleset.failed_challenge_draw, "challenge_failed")
+        _after_wild_draw_four(batch, context.player)
+
+
+def _choose_color(batch: _Batch, seat: int, action: ChooseColor) -> None:
+    """D4: Player 1 names the colour of a Wild starter; a Wild Draw Four starter then hits Player 2."""
+    starter = batch.state.pending.card
+    assert starter is not None
+    _head(batch, seat, action)
+    batch.emit("color_chosen", seat=seat, color=action.color.value)
+    if batch.state.card(starter).rank is Rank.WILD_DRAW_FOUR:
+        _draw(batch, 1 - seat, 4, "starter")
+        batch.await_(seat, PendingKind.TURN)
+    else:
+        batch.await_(1 - seat, PendingKind.TURN)

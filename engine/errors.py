@@ -1,0 +1,60 @@
+"""The engine's exception hierarchy.
+
+Everything the engine raises derives from :class:`UnoDuoError`, so callers can catch one type.
+A :class:`CommandRefused` carries the PROTOCOL.md error code, a message a player understands,
+and the RULES.md ruling id the refusal rests on.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+
+class ErrorCode(str, Enum):
+    MALFORMED = "malformed"
+    UNKNOWN_COMMAND = "unknown_command"
+    NOT_YOUR_TURN = "not_your_turn"
+    NOT_NOW = "not_now"
+    CARD_NOT_IN_HAND = "card_not_in_hand"
+    CARD_NOT_PLAYABLE = "card_not_playable"
+    COLOR_REQUIRED = "color_required"
+    BAD_COLOR = "bad_color"
+    DUMP_INCOMPLETE = "dump_incomplete"
+    DUMP_WRONG_COLOR = "dump_wrong_color"
+    STALE_VERSION = "stale_version"
+    MATCH_OVER = "match_over"
+    NOT_A_PLAYER = "not_a_player"
+    UNO_NOT_OPEN = "uno_not_open"
+
+
+class UnoDuoError(Exception):
+    """Base class of every error the engine raises."""
+
+
+class CardParseError(UnoDuoError, ValueError):
+    """A card or colour code could not be read."""
+
+
+class CommandRefused(UnoDuoError):
+    """A command the rules (or its shape) do not allow now. Nothing changed."""
+
+    def __init__(self, code: ErrorCode, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.rule = rule
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code.value, "message": self.message, "rule": self.rule}
+
+    def __repr__(self) -> str:
+        return f"CommandRefused({self.code.value!r}, {self.message!r}, rule={self.rule!r})"
+
+
+class InvalidEventError(UnoDuoError):
+    """An event that cannot be folded into the state (unknown type or impossible data)."""
+
+
+class ScenarioError(UnoDuoError):
+    """A scenario file that cannot be read or does not have the documented shape."""

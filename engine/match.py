@@ -1,0 +1,59 @@
+"""A match run in memory: state plus its event log, driven through the Decider.
+
+Used by ``unoduo scenario``, self-play and tests; the server does the same with a store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.commands import Command, CreateMatch, JoinSeat, SeatCommand, parse_seat_command
+from engine.decide import decide
+from engine.events import Event
+from engine.evolve import evolve
+from engine.rulesets import UNO_DUO, Ruleset
+from engine.shuffle import Dealer, commitment_of
+from engine.state import INITIAL_STATE, MatchState
+from engine.views import Viewer, view
+
+
+@dataclass
+class LocalMatch:
+    dealer: Dealer
+    state: MatchState = INITIAL_STATE
+    events: list[Event] = field(default_factory=list)
+
+    @classmethod
+    def start(
+        cls,
+        server_seed: bytes,
+        ruleset: Ruleset = UNO_DUO,
+        entropies: tuple[str, str] = ("", ""),
+        dealer: Dealer | None = None,
+    ) -> LocalMatch:
+        """Create the match and seat both players; round 1 is then waiting for its first decision."""
+        match = cls(dealer=dealer or Dealer(server_seed))
+        match.apply(CreateMatch(ruleset, commitment_of(server_seed)))
+        match.apply(JoinSeat(0, entropies[0]))
+        match.apply(JoinSeat(1, entropies[1]))
+        return match
+
+    def apply(self, command: Command) -> list[Event]:
+        """Decide and fold; raises CommandRefused (and changes nothing) on a refusal."""
+        events = decide(self.state, command, self.dealer)
+        state = self.state
+        for event in events:
+            state = evolve(state, event)
+        self.state = state
+        self.events.extend(events)
+        return events
+
+    def act(self, seat: int, command: dict[str, Any]) -> list[Event]:
+        return self.apply(parse_seat_command(seat, command))
+
+    def view(self, viewer: Viewer) -> dict[str, Any]:
+        return view(self.state, viewer)
+
+    def command_for(self, seat: int, command: dict[str, Any]) -> SeatCommand:
+        return parse_seat_command(seat, command)

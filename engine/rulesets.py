@@ -1,0 +1,155 @@
+"""Rulesets as data: every switch of RULES.md's last table is a field here.
+
+A match records its whole ruleset in its first event, so a dispute can name the rule in force.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from enum import Enum
+from typing import Any
+
+from engine.cards import Card, Rank, canonical_deck
+
+
+class Deal(str, Enum):
+    DRAFT = "draft"  # D3
+    DEAL = "deal"  # classic: 7 each, one at a time
+
+
+class Scoring(str, Enum):
+    LOSER_SCORES = "loser_scores"  # uno-duo: the loser of a round scores; reaching the target loses
+    WINNER_SCORES = "winner_scores"  # classic: the winner scores the loser's hand; reaching it wins
+
+
+class ReverseRule(str, Enum):
+    DUMP = "dump"  # D10
+    GO_AGAIN = "go_again"  # two-player classic: a Reverse acts as a Skip
+
+
+class WildDrawFourRule(str, Enum):
+    NO_PLAYABLE = "no_playable"  # D13, UNO Duo text
+    NO_COLOUR_MATCH = "no_colour_match"  # classic
+
+
+class StarterWildDrawFour(str, Enum):
+    PLAYER2_DRAWS = "player2_draws"  # D4
+    REDRAW = "redraw"  # classic: returned to the bottom of the draw pile, next card turned
+
+
+class Recycle(str, Enum):
+    SHUFFLE = "shuffle"  # D7
+    FLIP = "flip"  # the seed's literal "turn it over"
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    name: str
+    deck_size: int
+    deal: Deal
+    target: int
+    scoring: Scoring
+    action_points: int
+    wild_points: int
+    wild_draw_four_points: int
+    draw_two_stacking: bool
+    reverse: ReverseRule
+    wd4_rule: WildDrawFourRule
+    starter_wild_draw_four: StarterWildDrawFour
+    recycle: Recycle
+    uno_penalty: int
+    hand_size: int = 7
+    failed_challenge_draw: int = 6
+
+    @property
+    def wild_count(self) -> int:
+        return self.deck_size - 104
+
+    @property
+    def deck(self) -> tuple[Card, ...]:
+        return canonical_deck(self.wild_count)
+
+    def points(self, card: Card) -> int:
+        rank = card.rank
+        if rank.is_number:
+            return int(rank.value)
+        if rank is Rank.WILD:
+            return self.wild_points
+        if rank is Rank.WILD_DRAW_FOUR:
+            return self.wild_draw_four_points
+        return self.action_points
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (v.value if isinstance(v, Enum) else v) for k, v in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Ruleset:
+        """Rebuild a ruleset from :meth:`to_dict` output; unknown keys or bad values raise ValueError."""
+        known = {f.name: f for f in fields(cls)}
+        unknown = set(data) - set(known)
+        if unknown:
+            raise ValueError(f"unknown ruleset fields: {', '.join(sorted(unknown))}")
+        base = RULESETS.get(str(data.get("name", "")), UNO_DUO)
+        values: dict[str, Any] = {}
+        for key, value in data.items():
+            current = getattr(base, key)
+            if isinstance(current, Enum):
+                values[key] = type(current)(value)
+            elif isinstance(current, bool):
+                if not isinstance(value, bool):
+                    raise ValueError(f"ruleset field {key} must be true or false")
+                values[key] = value
+            elif isinstance(current, int):
+                if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                    raise ValueError(f"ruleset field {key} must be a whole number")
+                values[key] = value
+            else:
+                values[key] = str(value)
+        ruleset = replace(base, **values)
+        if ruleset.deck_size not in (108, 112):
+            raise ValueError("deck_size must be 108 or 112")
+        return ruleset
+
+
+UNO_DUO = Ruleset(
+    name="uno-duo",
+    deck_size=112,
+    deal=Deal.DRAFT,
+    target=200,
+    scoring=Scoring.LOSER_SCORES,
+    action_points=10,
+    wild_points=15,
+    wild_draw_four_points=20,
+    draw_two_stacking=True,
+    reverse=ReverseRule.DUMP,
+    wd4_rule=WildDrawFourRule.NO_PLAYABLE,
+    starter_wild_draw_four=StarterWildDrawFour.PLAYER2_DRAWS,
+    recycle=Recycle.SHUFFLE,
+    uno_penalty=2,
+)
+
+CLASSIC_2P = Ruleset(
+    name="classic-2p",
+    deck_size=108,
+    deal=Deal.DEAL,
+    target=500,
+    scoring=Scoring.WINNER_SCORES,
+    action_points=20,
+    wild_points=50,
+    wild_draw_four_points=50,
+    draw_two_stacking=False,
+    reverse=ReverseRule.GO_AGAIN,
+    wd4_rule=WildDrawFourRule.NO_COLOUR_MATCH,
+    starter_wild_draw_four=StarterWildDrawFour.REDRAW,
+    recycle=Recycle.SHUFFLE,
+    uno_penalty=2,
+)
+
+RULESETS: dict[str, Ruleset] = {r.name: r for r in (UNO_DUO, CLASSIC_2P)}
+
+
+def get_ruleset(name: str) -> Ruleset:
+    try:
+        return RULESETS[name]
+    except KeyError:
+        raise ValueError(f"unknown ruleset {name!r}: choose one of {', '.join(RULESETS)}") from None

@@ -1,0 +1,109 @@
+"""The exact, re-implementable shuffle of FAIRNESS.md, and the dealer that injects it.
+
+The Decider never draws randomness itself: every deck order comes from a :class:`Dealer`
+passed in by the caller, computed from the server seed and the players' entropy. An auditor
+with the revealed seed recomputes every shuffle with :func:`shuffle_ids`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+ZERO_HASH = "0" * 64
+
+
+def commitment_of(server_seed: bytes) -> str:
+    return hashlib.sha256(server_seed).hexdigest()
+
+
+def shuffle_key(server_seed: bytes, entropy0: str, entropy1: str) -> bytes:
+    return hashlib.sha256(
+        server_seed + b"|" + entropy0.encode() + b"|" + entropy1.encode()
+    ).digest()
+
+
+class RandomStream:
+    """The byte stream HMAC-SHA256(key, f"{label}:{i}") for i = 0, 1, ... and ``below(n)``."""
+
+    __slots__ = ("_key", "_label", "_counter", "_buffer")
+
+    def __init__(self, key: bytes, label: str) -> None:
+        self._key = key
+        self._label = label
+        self._counter = 0
+        self._buffer = b""
+
+    def read(self, n: int) -> bytes:
+        while len(self._buffer) < n:
+            block = hmac.new(
+                self._key, f"{self._label}:{self._counter}".encode(), hashlib.sha256
+            ).digest()
+            self._buffer += block
+            self._counter += 1
+        out, self._buffer = self._buffer[:n], self._buffer[n:]
+        return out
+
+    def below(self, n: int) -> int:
+        if n <= 0:
+            raise ValueError("below(n) needs n >= 1")
+        limit = 2**64 - (2**64 % n)
+        while True:
+            x = int.from_bytes(self.read(8), "big")
+            if x < limit:
+                return x % n
+
+
+def shuffle_ids(ids: Iterable[int], key: bytes, label: str) -> tuple[int, ...]:
+    """Fisher-Yates from the end; position 0 of the result is the top of the pile."""
+    out = list(ids)
+    stream = RandomStream(key, label)
+    for i in range(len(out) - 1, 0, -1):
+        j = stream.below(i + 1)
+        out[i], out[j] = out[j], out[i]
+    return tuple(out)
+
+
+def cut_label(k: int) -> str:
+    return f"cut:{k}"
+
+
+def deck_label(round_number: int) -> str:
+    return f"round:{round_number}:deck"
+
+
+def recycle_label(round_number: int, m: int) -> str:
+    return f"round:{round_number}:recycle:{m}"
+
+
+@dataclass(frozen=True)
+class Dealer:
+    """Everything random a match needs, computed from the secret server seed.
+
+    ``stacked`` (round number -> full deck order) and ``first_drafter`` exist for
+    ``unoduo scenario``: a stacked deck replaces that round's seeded shuffle, and a fixed first
+    drafter skips the cut. A real match never sets them.
+    """
+
+    server_seed: bytes
+    stacked: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    first_drafter: int | None = None
+
+    def key(self, entropies: Sequence[str]) -> bytes:
+        return shuffle_key(self.server_seed, entropies[0], entropies[1])
+
+    def cut(self, entropies: Sequence[str], k: int, deck_size: int) -> tuple[int, int]:
+        order = shuffle_ids(range(deck_size), self.key(entropies), cut_label(k))
+        return order[0], order[1]
+
+    def round_deck(self, entropies: Sequence[str], round_number: int, deck_size: int) -> tuple[int, ...]:
+        if round_number in self.stacked:
+            return self.stacked[round_number]
+        return shuffle_ids(range(deck_size), self.key(entropies), deck_label(round_number))
+
+    def recycle(
+        self, entropies: Sequence[str], round_number: int, m: int, ids: Iterable[int]
+    ) -> tuple[int, ...]:
+        return shuffle_ids(sorted(ids), self.key(entropies), recycle_label(round_number, m))

@@ -1,0 +1,99 @@
+"""The match state that events fold into. Nothing outside the fold ever holds game state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from engine.cards import Card, Color
+from engine.rulesets import UNO_DUO, Ruleset
+
+
+class Phase(str, Enum):
+    NEW = "new"  # before match_created
+    WAITING = "waiting"  # seats joining
+    DRAFT = "draft"
+    PLAY = "play"
+    ROUND_OVER = "round_over"  # a hand is empty; the final Wild Draw Four is still to settle (D15)
+    MATCH_OVER = "match_over"
+
+
+class PendingKind(str, Enum):
+    DRAFT = "draft"
+    TURN = "turn"
+    DRAWN = "drawn"
+    VOLLEY = "volley"
+    WILD_DRAW_FOUR = "wild_draw_four"
+    DUMP = "dump"
+    COLOR = "color"
+    NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """The decision the match waits for, and whose it is."""
+
+    kind: PendingKind
+    seat: int | None = None
+    total: int = 0  # volley: cards the seat draws if it does not volley (D8)
+    card: int | None = None  # drawn: the drawn card's id (D6); color: the starter's id (D4)
+    starter: bool = False  # dump: offered by a Reverse starter (D4), so a normal turn is also open
+
+
+NO_PENDING = Pending(PendingKind.NONE)
+
+
+@dataclass(frozen=True, slots=True)
+class WildDrawFourContext:
+    """What a challenge is judged on (D13): the hand as the Wild Draw Four left it."""
+
+    player: int
+    hand: tuple[int, ...]
+    top_before: int
+    color_before: Color | None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchState:
+    version: int = 0
+    ruleset: Ruleset = UNO_DUO
+    commitment: str = ""
+    entropies: tuple[str | None, str | None] = (None, None)
+    phase: Phase = Phase.NEW
+    round: int = 0
+    player1: int | None = None
+    scores: tuple[int, int] = (0, 0)
+    cuts: int = 0
+    draw_pile: tuple[int, ...] = ()  # index 0 is the top
+    draft_pile: tuple[int, ...] = ()  # in the order the cards were placed
+    discard: tuple[int, ...] = ()  # last element is the top
+    hands: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    color: Color | None = None
+    pending: Pending = NO_PENDING
+    uno_said: tuple[bool, bool] = (False, False)
+    uno_open: tuple[bool, bool] = (False, False)
+    wd4: WildDrawFourContext | None = None
+    last_challenge: dict[str, object] | None = None
+    recycles: int = 0
+    draft_steps: int = 0
+    winner: int | None = None
+    last_round: dict[str, object] | None = None
+    server_seed: str | None = None
+
+    @property
+    def deck(self) -> tuple[Card, ...]:
+        return self.ruleset.deck
+
+    @property
+    def turn(self) -> int | None:
+        return self.pending.seat
+
+    @property
+    def top(self) -> int | None:
+        return self.discard[-1] if self.discard else None
+
+    def card(self, card_id: int) -> Card:
+        return self.ruleset.deck[card_id]
+
+
+INITIAL_STATE = MatchState()

@@ -1,0 +1,181 @@
+"""What each viewer may see: a seat, a spectator, or an auditor (PROTOCOL.md "View").
+
+A seat's view and a seat's copy of an event never hold what that seat could not see at the
+table: the opponent's hand, the draw pile's order, the card the opponent looks at in the
+draft, a card the opponent just drew, or the deck seed before it is revealed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal, Union
+
+from engine.events import Event
+from engine.rules import dump_cards, playable_ids
+from engine.state import MatchState, PendingKind, Phase
+
+SPECTATOR: Final = "spectator"
+AUDITOR: Final = "auditor"
+Viewer = Union[int, Literal["spectator", "auditor"]]
+
+
+def parse_viewer(text: str) -> Viewer:
+    if text in (SPECTATOR, AUDITOR):
+        return text  # type: ignore[return-value]
+    if text in ("0", "1"):
+        return int(text)
+    raise ValueError(f"a viewer is 0, 1, {SPECTATOR} or {AUDITOR}, not {text!r}")
+
+
+def _sees_all(viewer: Viewer) -> bool:
+    return viewer == AUDITOR
+
+
+def _sees_seat(viewer: Viewer, seat: object) -> bool:
+    return viewer == AUDITOR or (isinstance(viewer, int) and viewer == seat)
+
+
+# ---------------------------------------------------------------- legal commands
+
+
+def legal_commands(state: MatchState, seat: int) -> list[dict[str, Any]]:
+    """Exactly the commands ``seat`` may send now (wilds listed without a colour)."""
+    if seat not in (0, 1) or state.phase in (Phase.NEW, Phase.WAITING, Phase.MATCH_OVER):
+        return []
+    out: list[dict[str, Any]] = []
+    pending = state.pending
+    if pending.seat == seat:
+        kind = pending.kind
+        deck = state.deck
+        if kind is PendingKind.DRAFT:
+            out += [{"type": "draft", "keep": True}, {"type": "draft", "keep": False}]
+        elif kind is PendingKind.WILD_DRAW_FOUR:
+            out += [{"type": "accept"}, {"type": "challenge"}]
+        elif kind is PendingKind.COLOR:
+            out.append({"type": "color"})
+        else:
+            if kind is PendingKind.DUMP:
+                out.append({"type": "dump", "cards": [deck[i].code for i in dump_cards(state, seat)]})
+            seen: set[str] = set()
+            for card_id in playable_ids(state, seat):
+                code = deck[card_id].code
+                if code not in seen:
+                    seen.add(code)
+                    out.append({"type": "play", "card": code})
+            if kind in (PendingKind.TURN, PendingKind.VOLLEY) or (
+                kind is PendingKind.DUMP and pending.starter
+            ):
+                out.append({"type": "draw"})
+            if kind in (PendingKind.DRAWN, PendingKind.DUMP):
+                out.append({"type": "pass"})
+    if state.uno_open[seat] or state.uno_open[1 - seat]:
+        out.append({"type": "uno"})
+    return out
+
+
+# ---------------------------------------------------------------- views
+
+
+def _pending_view(state: MatchState, viewer: Viewer) -> dict[str, Any]:
+    pending = state.pending
+    out: dict[str, Any] = {"kind": pending.kind.value, "seat": pending.seat}
+    kind = pending.kind
+    deck = state.deck
+    if kind is PendingKind.VOLLEY:
+        out["total"] = pending.total
+    elif kind is PendingKind.DRAFT:
+        out["step"] = state.draft_steps + 1
+        out["card"] = deck[state.draw_pile[0]].code if _sees_seat(viewer, pending.seat) else None
+    elif kind is PendingKind.DRAWN:
+        assert pending.card is not None
+        out["card"] = deck[pending.card].code if _sees_seat(viewer, pending.seat) else None
+    elif kind is PendingKind.DUMP:
+        out["color"] = state.color.value if state.color else None
+        out["starter"] = pending.starter
+    elif kind is PendingKind.COLOR:
+        assert pending.card is not None
+        out["starter"] = deck[pending.card].code
+    elif kind is PendingKind.WILD_DRAW_FOUR:
+        out["played_by"] = 1 - pending.seat if pending.seat is not None else None
+    return out
+
+
+def _challenge_view(record: dict[str, Any] | None, viewer: Viewer) -> dict[str, Any] | None:
+    if record is None:
+        return None
+    shown = _sees_seat(viewer, record["by"])
+    evidence = dict(record["evidence"])
+    if not shown:
+        evidence["matching"] = None
+    return {
+        "by": record["by"],
+        "player": record["player"],
+        "verdict": record["verdict"],
+        "hand": list(record["hand"]) if shown else None,
+        "evidence": evidence,
+    }
+
+
+def view(state: MatchState, viewer: Viewer) -> dict[str, Any]:
+    """The view of ``viewer``: 0 or 1 (a seat), ``"spectator"`` or ``"auditor"``."""
+    deck = state.deck
+    seat = viewer if isinstance(viewer, int) else None
+    top = state.top
+    out: dict[str, Any] = {
+        "viewer": viewer,
+        "version": state.version,
+        "ruleset": state.ruleset.name,
+        "phase": state.phase.value,
+        "round": state.round,
+        "scores": list(state.scores),
+        "target": state.ruleset.target,
+        "player1": state.player1,
+        "turn": state.pending.seat,
+        "pending": _pending_view(state, viewer),
+        "hand": [deck[i].code for i in state.hands[seat]] if seat in (0, 1) else None,
+        "hand_counts": [len(state.hands[0]), len(state.hands[1])],
+        "top": deck[top].code if top is not None else None,
+        "color": state.color.value if state.color else None,
+        "draw_pile": len(state.draw_pile),
+        "draft_pile": [deck[i].code for i in state.draft_pile],
+        "uno": list(state.uno_said),
+        "legal": legal_commands(state, seat) if seat in (0, 1) else [],
+        "commitment": state.commitment,
+        "last_challenge": _challenge_view(state.last_challenge, viewer),
+        "last_round": state.last_round,
+        "winner": state.winner,
+        "entropies": list(state.entropies),
+        "server_seed": state.server_seed,
+    }
+    if _sees_all(viewer):
+        out["hands"] = [[deck[i].code for i in hand] for hand in state.hands]
+        out["draw_order"] = [deck[i].code for i in state.draw_pile]
+    return out
+
+
+# ---------------------------------------------------------------- events as a viewer sees them
+
+
+def visible_event(event: Event, viewer: Viewer) -> Event:
+    """The copy of ``event`` that ``viewer`` may see: hidden card ids and codes removed."""
+    if _sees_all(viewer):
+        return event
+    kind, data = event.type, event.data
+    if kind == "round_started":
+        return Event(kind, {k: v for k, v in data.items() if k != "deck"})
+    if kind == "pile_recycled":
+        return Event(kind, {k: v for k, v in data.items() if k != "cards"})
+    if kind == "cards_dealt":
+        hands = [h if _sees_seat(viewer, s) else None for s, h in enumerate(data["hands"])]
+        counts = [len(h) for h in data["hands"]]
+        return Event(kind, {"hands": hands, "counts": counts})
+    if kind in ("cards_drawn",) and not _sees_seat(viewer, data["seat"]):
+        return Event(kind, {k: v for k, v in data.items() if k not in ("cards", "codes")})
+    if kind == "drafted" and not _sees_seat(viewer, data["seat"]):
+        return Event(kind, {k: v for k, v in data.items() if k not in ("hand_card", "hand_code")})
+    if kind == "awaiting" and data.get("kind") == PendingKind.DRAWN.value and not _sees_seat(viewer, data["seat"]):
+        return Event(kind, {k: v for k, v in data.items() if k != "card"})
+    if kind == "challenge_resolved" and not _sees_seat(viewer, data["by"]):
+        evidence = dict(data["evidence"])
+        evidence["matching"] = None
+        return Event(kind, {**data, "hand": None, "evidence": evidence})
+    return event
