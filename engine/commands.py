@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Union
 
-from engine.cards import Card, CardParseError, Color, parse_card, parse_color
-from engine.errors import CommandRefused, ErrorCode
+from engine.cards import Card, Color, parse_card, parse_color
+from engine.errors import CardParseError, CommandRefused, ErrorCode
 from engine.rulesets import Ruleset
 
 

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.cards import CardParseError, parse_card
+from engine.cards import parse_card
+from engine.errors import CardParseError
 from engine.commands import parse_seat_command
 from engine.errors import CommandRefused, ScenarioError
 from engine.match import LocalMatch
@@ -101,7 +102,7 @@ def run_scenario(spec: object) -> dict[str, Any]:
     """Run a parsed scenario object; raise ScenarioError if its shape is wrong."""
     if not isinstance(spec, Mapping):
         raise ScenarioError("a scenario is a JSON object")
-    unknown = set(spec) - {"ruleset", "rules", "first_drafter", "decks", "seed", "commands", "entropy", "note"}
+    unknown = set(spec) - {"ruleset", "rules", "first_drafter", "decks", "seed", "commands", "entropy", "note", "expect"}
     if unknown:
         raise ScenarioError(f"unknown scenario keys: {', '.join(sorted(unknown))}")
     ruleset = _ruleset(spec)

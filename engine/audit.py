@@ -1,0 +1,83 @@
+"""Re-run a recorded match through the Decider: every decision must give back exactly its events.
+
+The log is cut into batches at head events (``match_created``, ``seat_joined``, ``command``);
+each head says which command produced the batch. With the revealed server seed, ``decide`` is
+called again on the state folded so far and must return the recorded batch, event for event.
+That re-derives every shuffle, verdict and score from the rules alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from engine.commands import Command, CreateMatch, JoinSeat, SeatCommand, parse_action
+from engine.decide import decide
+from engine.errors import CommandRefused, UnoDuoError
+from engine.events import HEAD_TYPES, Event
+from engine.evolve import evolve
+from engine.rulesets import Ruleset
+from engine.shuffle import Dealer
+from engine.state import INITIAL_STATE, MatchState
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """The first place where the log and the rules disagree; ``index`` counts events from 0."""
+
+    index: int
+    reason: str
+
+
+def batches(events: Sequence[Event]) -> Iterator[tuple[int, list[Event]]]:
+    """Yield (index of the head event, the batch) in order. Raises if the log starts mid-batch."""
+    start = 0
+    for index in range(1, len(events) + 1):
+        if index == len(events) or events[index].type in HEAD_TYPES:
+            if events[start].type not in HEAD_TYPES:
+                raise UnoDuoError(f"event {start} ({events[start].type}) is not the head of a command")
+            yield start, list(events[start:index])
+            start = index
+
+
+def command_of(head: Event) -> Command:
+    """Rebuild the command a head event records."""
+    data = head.data
+    if head.type == "match_created":
+        return CreateMatch(Ruleset.from_dict(data["ruleset"]), data["commitment"])
+    if head.type == "seat_joined":
+        return JoinSeat(data["seat"], data["entropy"])
+    if head.type == "command":
+        return SeatCommand(data["seat"], parse_action(data["command"]))
+    raise UnoDuoError(f"{head.type} is not a head event")
+
+
+def rerun(events: Sequence[Event], dealer: Dealer) -> Mismatch | None:
+    """Re-decide every batch; return the first mismatch, or None when the whole log holds."""
+    state: MatchState = INITIAL_STATE
+    try:
+        chunks = list(batches(events))
+    except UnoDuoError as exc:
+        return Mismatch(0, str(exc))
+    for start, batch in chunks:
+        try:
+            command = command_of(batch[0])
+            expected = decide(state, command, dealer)
+        except CommandRefused as refusal:
+            return Mismatch(start, f"the recorded command was not legal: {refusal.message} ({refusal.code.value})")
+        except (UnoDuoError, KeyError, TypeError, ValueError) as exc:
+            return Mismatch(start, f"cannot re-run this command: {exc}")
+        for offset, (got, want) in enumerate(zip(batch, expected)):
+            if got != want:
+                return Mismatch(
+                    start + offset,
+                    f"recorded {got.type} {got.data} but the rules give {want.type} {want.data}",
+                )
+        if len(batch) != len(expected):
+            return Mismatch(
+                start + min(len(batch), len(expected)),
+                f"the command gives {len(expected)} events, the log holds {len(batch)}",
+            )
+        for event in batch:
+            state = evolve(state, event)
+    return None

@@ -1,0 +1,207 @@
+"""Property tests over thousands of random legal games (hypothesis).
+
+Each example plays a whole match (cut, draft or deal, play, rounds, scoring, match end, seed
+reveal) with random legal commands, and checks at every step:
+- every physical card is in exactly one place (112 or 108);
+- no seat's view changes when hidden cards are swapped (so it holds no hidden card);
+- the state folded from the stored events equals the state reached step by step;
+- the same seed and commands give the same events, and the audit re-run accepts the log;
+- the match ends with scores that follow from the round results.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import replace
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import (
+    AUDITOR,
+    CLASSIC_2P,
+    SPECTATOR,
+    UNO_DUO,
+    Dealer,
+    LocalMatch,
+    MatchState,
+    Phase,
+    Ruleset,
+    fold,
+    view,
+    visible_event,
+)
+from engine.audit import rerun
+from engine.rulesets import Scoring
+from engine.state import PendingKind
+from tests.engine.playing import play_match, short
+
+RULESETS = st.sampled_from([UNO_DUO, CLASSIC_2P])
+FAST = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def all_places(state: MatchState) -> list[int]:
+    return [
+        *state.draw_pile,
+        *state.draft_pile,
+        *state.discard,
+        *state.hands[0],
+        *state.hands[1],
+    ]
+
+
+def check_cards_accounted(state: MatchState) -> None:
+    places = all_places(state)
+    assert sorted(places) == list(range(state.ruleset.deck_size)), "a card is missing or doubled"
+
+
+def swap_hidden(state: MatchState, seat: int, rng: random.Random) -> MatchState | None:
+    """Swap one card hidden from ``seat`` (opponent's hand) with one in the draw pile."""
+    opponent_hand = list(state.hands[1 - seat])
+    protected = 1 if state.pending.kind is PendingKind.DRAFT else 0  # the peeked card is the drafter's
+    pile = list(state.draw_pile[protected:])
+    if not opponent_hand or not pile:
+        return None
+    a = rng.choice(opponent_hand)
+    b = rng.choice(pile)
+    if state.deck[a] == state.deck[b]:
+        return None
+    if state.pending.card in (a, b) or (state.wd4 is not None and a in state.wd4.hand):
+        return None
+    hand = tuple(sorted(b if c == a else c for c in state.hands[1 - seat]))
+    hands = (state.hands[0], hand) if seat == 0 else (hand, state.hands[1])
+    draw_pile = tuple(a if c == b else c for c in state.draw_pile)
+    return replace(state, hands=hands, draw_pile=draw_pile)
+
+
+def check_views_hide(state: MatchState, rng: random.Random) -> None:
+    for seat in (0, 1):
+        own = view(state, seat)
+        assert "hands" not in own and "draw_order" not in own
+        assert own["hand"] == [state.deck[i].code for i in state.hands[seat]]
+        swapped = swap_hidden(state, seat, rng)
+        if swapped is not None:
+            assert view(swapped, seat) == own, "a seat's view depends on a card it cannot see"
+    spectator = view(state, SPECTATOR)
+    assert spectator["hand"] is None and spectator["legal"] == []
+    audit = view(state, AUDITOR)
+    assert sorted(map(len, audit["hands"])) == sorted(map(len, state.hands))
+
+
+HIDDEN_FIELDS = {
+    "round_started": ("deck",),
+    "pile_recycled": ("cards",),
+}
+
+
+def check_events_hide(events: list[Any], seat: int) -> None:
+    for event in events:
+        seen = visible_event(event, seat)
+        for field in HIDDEN_FIELDS.get(event.type, ()):
+            assert field not in seen.data
+        owner = event.data.get("seat")
+        if event.type == "cards_drawn" and owner != seat:
+            assert "cards" not in seen.data and "codes" not in seen.data
+        if event.type == "drafted" and owner != seat:
+            assert "hand_card" not in seen.data and "hand_code" not in seen.data
+        if event.type == "cards_dealt":
+            assert seen.data["hands"][1 - seat] is None
+        if event.type == "awaiting" and event.data["kind"] == "drawn" and owner != seat:
+            assert "card" not in seen.data
+        if event.type == "challenge_resolved" and event.data["by"] != seat:
+            assert seen.data["hand"] is None and seen.data["evidence"]["matching"] is None
+
+
+def check_scores(match: LocalMatch) -> None:
+    state = match.state
+    ruleset = state.ruleset
+    totals = [0, 0]
+    rounds = 0
+    for event in match.events:
+        if event.type == "round_ended":
+            rounds += 1
+            scorer = event.data["loser"] if ruleset.scoring is Scoring.LOSER_SCORES else event.data["winner"]
+            totals[scorer] += event.data["points"]
+            assert event.data["scores"] == totals
+    assert list(state.scores) == totals
+    assert state.round == rounds
+    winner = state.winner
+    assert winner is not None
+    if ruleset.scoring is Scoring.LOSER_SCORES:
+        assert totals[1 - winner] >= ruleset.target > totals[winner]
+    else:
+        assert totals[winner] >= ruleset.target > totals[1 - winner]
+    last = match.events[-1]
+    assert last.type == "seed_revealed"
+    assert hashlib.sha256(bytes.fromhex(last.data["server_seed"])).hexdigest() == state.commitment
+
+
+def run_checked(seed: int, ruleset: Ruleset, bias: float) -> LocalMatch:
+    rng = random.Random(seed ^ 0x5EED)
+    step = [0]
+
+    def on_step(match: LocalMatch, seat: int, command: dict[str, Any], events: list[Any]) -> None:
+        step[0] += 1
+        state = match.state
+        check_cards_accounted(state)
+        check_events_hide(events, 0)
+        check_events_hide(events, 1)
+        if step[0] % 7 == 0 and state.phase is not Phase.MATCH_OVER:
+            check_views_hide(state, rng)
+
+    match = play_match(seed, ruleset, bias, on_step=on_step)
+    assert fold(match.events) == match.state
+    check_scores(match)
+    return match
+
+
+@FAST
+@given(seed=st.integers(0, 2**32), ruleset=RULESETS, bias=st.sampled_from([0.5, 0.8, 0.95]))
+def test_whole_short_matches_keep_every_invariant(seed: int, ruleset: Ruleset, bias: float) -> None:
+    """Thousands of whole matches (target lowered so most end in a round or two)."""
+    run_checked(seed, short(ruleset, 25), bias)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), ruleset=RULESETS)
+def test_whole_matches_to_the_real_target(seed: int, ruleset: Ruleset) -> None:
+    run_checked(seed, ruleset, 0.9)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32), ruleset=RULESETS)
+def test_same_seed_and_commands_give_the_same_events_and_the_log_reruns(seed: int, ruleset: Ruleset) -> None:
+    first = play_match(seed, short(ruleset, 30), 0.8)
+    second = play_match(seed, short(ruleset, 30), 0.8)
+    assert first.events == second.events
+    assert rerun(first.events, Dealer(seed.to_bytes(32, "big"))) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32), cut=st.data())
+def test_folding_any_prefix_equals_the_state_reached_step_by_step(seed: int, cut: st.DataObject) -> None:
+    states: list[MatchState] = []
+
+    def on_step(match: LocalMatch, seat: int, command: dict[str, Any], events: list[Any]) -> None:
+        states.append(match.state)
+
+    match = play_match(seed, short(UNO_DUO, 20), 0.8, on_step=on_step)
+    heads = [i for i, e in enumerate(match.events) if e.type == "command"]
+    k = cut.draw(st.integers(0, len(heads) - 1))
+    prefix = match.events[: heads[k + 1]] if k + 1 < len(heads) else match.events
+    assert fold(prefix) == states[k]
+
+
+def test_hand_points_follow_the_ruleset_tables() -> None:
+    match = play_match(7, short(UNO_DUO, 1), 0.9)
+    ended = next(e for e in match.events if e.type == "round_ended")
+    deck = match.state.deck
+    table = {"S": 10, "R": 10, "+2": 10, "W": 15, "W+4": 20}
+    expected = 0
+    for code in ended.data["loser_hand"]:
+        rank = code if code.startswith("W") else code[1:]
+        expected += table.get(rank, 0) if not rank.isdigit() else int(rank)
+    assert ended.data["points"] == expected
+    assert len(deck) == 112
