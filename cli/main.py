@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from cli import scenario_cmd
+from cli import scenario_cmd, verify_cmd
 
 app = typer.Typer(
     name="unoduo",
@@ -15,13 +15,13 @@ app = typer.Typer(
 )
 
 
-
 @app.callback()
 def _root() -> None:
     """UNO Duo tournament server, rules engine and auditor tools."""
 
 
 scenario_cmd.register(app)
+verify_cmd.register(app)
 
 
 def main() -> None:
