@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Union
 
-from engine.cards import Card, Color, parse_card, parse_color
+from engine.cards import Card, Color, Rank, parse_card, parse_color
 from engine.errors import CardParseError, CommandRefused, ErrorCode
 from engine.rulesets import Ruleset
 
@@ -124,11 +124,11 @@ def _card_field(value: object, field: str) -> Card:
         raise _malformed(f"{field}: {exc}") from None
 
 
-def _color_field(value: object) -> Color:
+def _color_field(value: object, rule: str) -> Color:
     try:
         return parse_color(value)
     except CardParseError as exc:
-        raise CommandRefused(ErrorCode.BAD_COLOR, str(exc), "D11") from None
+        raise CommandRefused(ErrorCode.BAD_COLOR, str(exc), rule) from None
 
 
 def _bool_field(obj: Mapping[str, Any], field: str, default: bool | None = None) -> bool:
@@ -165,7 +165,8 @@ def parse_action(obj: object) -> SeatAction:
             raise _malformed("'play' needs a 'card', e.g. {\"type\": \"play\", \"card\": \"R5\"}")
         card = _card_field(obj["card"], "card")
         color_value = obj.get("color")
-        color = None if color_value is None else _color_field(color_value)
+        rule = "D12" if card.rank is Rank.WILD_DRAW_FOUR else "D11"
+        color = None if color_value is None else _color_field(color_value, rule)
         return Play(card=card, color=color, uno=_bool_field(obj, "uno", False))
     if kind == "dump":
         cards = obj.get("cards")
@@ -179,7 +180,7 @@ def parse_action(obj: object) -> SeatAction:
             raise CommandRefused(
                 ErrorCode.COLOR_REQUIRED, "'color' needs a colour: red, yellow, green or blue", "D4"
             )
-        return ChooseColor(color=_color_field(obj["color"]))
+        return ChooseColor(color=_color_field(obj["color"], "D4"))
     raise CommandRefused(
         ErrorCode.UNKNOWN_COMMAND,
         f"unknown command type {kind!r}: use draft, play, draw, pass, dump, accept, challenge,"

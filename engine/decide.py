@@ -482,8 +482,9 @@ def _draw_command(batch: _Batch, seat: int, action: Draw) -> None:
         batch.await_(1 - seat, PendingKind.TURN)
         return
     drawn = _draw(batch, seat, 1, "draw")
-    state = batch.state
-    if drawn and matches_top(state.card(drawn[0]), state.card(state.discard[-1]), state.color):
+    if drawn:
+        # D6: the drawer always answers, with `play` (if the card is playable) or `pass`, so the
+        # opponent never learns from the flow of the game whether the drawn card was playable.
         batch.await_(seat, PendingKind.DRAWN, card=drawn[0])
     else:
         batch.await_(1 - seat, PendingKind.TURN)

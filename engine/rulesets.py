@@ -106,9 +106,21 @@ class Ruleset:
             else:
                 values[key] = str(value)
         ruleset = replace(base, **values)
-        if ruleset.deck_size not in (108, 112):
-            raise ValueError("deck_size must be 108 or 112")
+        _check_limits(ruleset)
         return ruleset
+
+
+def _check_limits(ruleset: Ruleset) -> None:
+    """Keep an overridden ruleset playable: a full draft plus a starter must fit in the deck."""
+    if ruleset.deck_size not in (108, 112):
+        raise ValueError("deck_size must be 108 or 112")
+    if not 1 <= ruleset.hand_size <= 20:
+        raise ValueError("hand_size must be between 1 and 20")
+    if ruleset.target < 1:
+        raise ValueError("target must be at least 1")
+    for name in ("uno_penalty", "failed_challenge_draw"):
+        if getattr(ruleset, name) > 20:
+            raise ValueError(f"{name} must be at most 20")
 
 
 UNO_DUO = Ruleset(

@@ -115,6 +115,12 @@ def _challenge_view(record: dict[str, Any] | None, viewer: Viewer) -> dict[str, 
     }
 
 
+def _entropies_view(state: MatchState, viewer: Viewer) -> list[str | None]:
+    """A player's entropy stays theirs until the last event reveals both (FAIRNESS.md)."""
+    revealed = state.server_seed is not None
+    return [e if revealed or _sees_seat(viewer, s) else None for s, e in enumerate(state.entropies)]
+
+
 def view(state: MatchState, viewer: Viewer) -> dict[str, Any]:
     """The view of ``viewer``: 0 or 1 (a seat), ``"spectator"`` or ``"auditor"``."""
     deck = state.deck
@@ -143,7 +149,7 @@ def view(state: MatchState, viewer: Viewer) -> dict[str, Any]:
         "last_challenge": _challenge_view(state.last_challenge, viewer),
         "last_round": state.last_round,
         "winner": state.winner,
-        "entropies": list(state.entropies),
+        "entropies": _entropies_view(state, viewer),
         "server_seed": state.server_seed,
     }
     if _sees_all(viewer):
@@ -160,6 +166,8 @@ def visible_event(event: Event, viewer: Viewer) -> Event:
     if _sees_all(viewer):
         return event
     kind, data = event.type, event.data
+    if kind == "seat_joined" and not _sees_seat(viewer, data["seat"]):
+        return Event(kind, {"seat": data["seat"]})
     if kind == "round_started":
         return Event(kind, {k: v for k, v in data.items() if k != "deck"})
     if kind == "pile_recycled":

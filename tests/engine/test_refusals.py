@@ -195,3 +195,22 @@ def test_every_listed_legal_command_is_accepted(index: int) -> None:
             if command["type"] == "color" or (command["type"] == "play" and command["card"].startswith("W")):
                 command["color"] = rng.choice(COLOURS)
             assert decide(state, parse_seat_command(seat, command), Dealer(b"f" * 32))
+
+
+def test_d4_bad_colour_for_a_wild_starter_cites_d4() -> None:
+    match = drafted(standard_top("W"))
+    assert match.state.pending.kind.value == "color"
+    refused = refusal(match.state, 0, {"type": "color", "color": "pink"})
+    assert (refused.code, refused.rule) == (ErrorCode.BAD_COLOR, "D4")
+    assert refusal(match.state, 0, {"type": "color"}).code is ErrorCode.COLOR_REQUIRED
+
+
+@pytest.mark.parametrize("overrides", [{"hand_size": 60}, {"hand_size": 0}, {"target": 0},
+                                       {"deck_size": 100}, {"uno_penalty": 500}, {"wd4_rule": "maybe"},
+                                       {"draw_two_stacking": "yes"}, {"colour": "red"}])
+def test_impossible_ruleset_overrides_are_refused(overrides: dict[str, Any]) -> None:
+    from engine.errors import ScenarioError
+    from engine.scenario import run_scenario
+
+    with pytest.raises(ScenarioError):
+        run_scenario({"ruleset": "uno-duo", "rules": overrides, "commands": []})

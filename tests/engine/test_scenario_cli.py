@@ -1,0 +1,182 @@
+"""``unoduo scenario FILE`` (PROTOCOL.md): exit 0 with the JSON answer for a good file, whether or
+not its commands are refused; exit 2 with the reason on stderr for a file that cannot be read or
+does not have the scenario shape."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ROOT / "docs" / "scenarios"
+GOOD = SCENARIOS / "d10_reverse_dump.json"
+
+runner = CliRunner()
+
+
+def run_cli(*args: str, stdin: str | None = None) -> Any:
+    return runner.invoke(app, ["scenario", *args], input=stdin)
+
+
+def write(tmp_path: Path, content: object, name: str = "scenario.json") -> Path:
+    path = tmp_path / name
+    path.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
+    return path
+
+
+def assert_answer(stdout: str, commands: int) -> dict[str, Any]:
+    answer = json.loads(stdout)
+    assert set(answer) >= {"results", "views", "audit"}
+    assert len(answer["results"]) == commands
+    assert [v["viewer"] for v in answer["views"]] == [0, 1]
+    assert answer["audit"]["viewer"] == "auditor"
+    assert "hands" in answer["audit"] and "draw_order" in answer["audit"]
+    assert all("hands" not in v and "draw_order" not in v for v in answer["views"])
+    return answer
+
+
+# ---------------------------------------------------------------- good files
+
+
+def test_d10_good_file_exits_0_with_results_views_and_audit() -> None:
+    result = run_cli(str(GOOD))
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+    spec = json.loads(GOOD.read_text(encoding="utf-8"))
+    answer = assert_answer(result.stdout, len(spec["commands"]))
+    assert all(r["ok"] for r in answer["results"])
+    assert answer["views"][1]["hand"] == ["GS", "B1"]
+
+
+def test_refused_commands_still_exit_0_and_carry_code_message_and_rule() -> None:
+    path = SCENARIOS / "d10_dump_incomplete.json"
+    result = run_cli(str(path), "--indent", "2")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("{\n  ")
+    answer = assert_answer(result.stdout, len(json.loads(path.read_text(encoding="utf-8"))["commands"]))
+    refused = [r["error"] for r in answer["results"] if not r["ok"]]
+    assert refused[0]["code"] == "dump_incomplete" and refused[0]["rule"] == "D10"
+    assert refused[0]["message"]
+
+
+def test_scenario_from_stdin() -> None:
+    spec = {"first_drafter": 1, "commands": [[1, {"type": "draft", "keep": True}], [1, {"type": "draw"}]]}
+    result = run_cli("-", stdin=json.dumps(spec))
+    assert result.exit_code == 0, result.stderr
+    answer = assert_answer(result.stdout, 2)
+    assert answer["results"][0]["ok"] is True
+    assert answer["results"][1]["error"]["code"] == "not_your_turn"
+
+
+def test_the_installed_command_runs_a_scenario_end_to_end(tmp_path: Path) -> None:
+    spec = {"first_drafter": 0, "decks": [["R5", "G7"]], "commands": [[0, {"type": "draft", "keep": True}]]}
+    path = write(tmp_path, spec)
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "scenario", str(path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    answer = assert_answer(done.stdout, 1)
+    assert answer["results"][0]["events"][1]["data"]["hand_code"] == "R5"
+    assert answer["views"][0]["draft_pile"] == ["G7"]
+
+
+def test_the_installed_command_exits_2_on_a_bad_file(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "scenario", str(tmp_path / "missing.json")],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert "cannot read" in done.stderr and done.stdout == ""
+
+
+# ---------------------------------------------------------------- files that cannot be read
+
+
+def test_missing_file_exits_2(tmp_path: Path) -> None:
+    result = run_cli(str(tmp_path / "nope.json"))
+    assert result.exit_code == 2
+    assert "cannot read" in result.stderr and "nope.json" in result.stderr
+    assert result.stdout == ""
+
+
+def test_directory_exits_2(tmp_path: Path) -> None:
+    result = run_cli(str(tmp_path))
+    assert result.exit_code == 2
+    assert "cannot read" in result.stderr
+
+
+def test_non_utf8_file_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.json"
+    path.write_bytes(b'{"note": "caf\xe9"}')
+    result = run_cli(str(path))
+    assert result.exit_code == 2
+    assert "UTF-8" in result.stderr
+
+
+@pytest.mark.parametrize("text", ["", "{", "{'commands': []}", "[1, 2,]", "null x"])
+def test_invalid_json_exits_2(tmp_path: Path, text: str) -> None:
+    result = run_cli(str(write(tmp_path, text)))
+    assert result.exit_code == 2
+    assert "not valid JSON" in result.stderr
+    assert result.stdout == ""
+
+
+def test_invalid_json_on_stdin_exits_2() -> None:
+    result = run_cli("-", stdin="{not json")
+    assert result.exit_code == 2
+    assert "not valid JSON" in result.stderr
+
+
+# ---------------------------------------------------------------- files of the wrong shape
+
+WRONG_SHAPES = {
+    "not_an_object": ([{"commands": []}], "a scenario is a JSON object"),
+    "decks_not_a_list": ({"decks": "R5 G7"}, "decks must be a list"),
+    "deck_not_a_list": ({"decks": ["R5"]}, "decks must be a list"),
+    "unknown_card": ({"decks": [["R5", "R10"]]}, "decks[0][1]: unknown card 'R10'"),
+    "card_not_a_string": ({"decks": [["R5", 7]]}, "decks[0][1]"),
+    "too_many_wilds_uno_duo": ({"decks": [["W"] * 9]}, "decks[0][8]: the uno-duo deck has no more W"),
+    "too_many_wilds_classic": (
+        {"ruleset": "classic-2p", "decks": [["W"] * 5]},
+        "decks[0][4]: the classic-2p deck has no more W",
+    ),
+    "two_zeros": ({"decks": [[], ["R0", "r0"]]}, "decks[1][1]: the uno-duo deck has no more R0"),
+    "unknown_key": ({"deck": [["R5"]]}, "unknown scenario keys: deck"),
+    "unknown_ruleset": ({"ruleset": "uno"}, "ruleset must be one of"),
+    "bad_first_drafter": ({"first_drafter": 2}, "first_drafter must be 0 or 1"),
+    "boolean_first_drafter": ({"first_drafter": True}, "first_drafter must be 0 or 1"),
+    "commands_not_a_list": ({"commands": {"0": "draw"}}, "commands must be a list"),
+    "command_not_a_pair": ({"commands": [[0]]}, "commands[0] must be a [seat, command] pair"),
+    "bad_rules_value": ({"rules": {"recycle": "burn"}}, "rules:"),
+    "unknown_rules_field": ({"rules": {"colour": 1}}, "unknown ruleset fields: colour"),
+    "rules_not_an_object": ({"rules": ["flip"]}, "rules must be an object"),
+    "seed_not_hex": ({"seed": "xyz"}, "seed must be a hex string"),
+    "bad_entropy": ({"entropy": ["only one"]}, "entropy must be a list of two strings"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WRONG_SHAPES))
+def test_wrong_shape_exits_2_with_the_reason(tmp_path: Path, case: str) -> None:
+    spec, reason = WRONG_SHAPES[case]
+    result = run_cli(str(write(tmp_path, spec)))
+    assert result.exit_code == 2, result.stdout
+    assert reason in result.stderr
+    assert result.stderr.startswith("unoduo scenario: ")
+    assert result.stdout == ""
+
+
+def test_a_full_stack_of_every_card_is_accepted(tmp_path: Path) -> None:
+    """The limit is the deck's own count: all 8 W and 4 W+4 of uno-duo may be stacked."""
+    spec = {"first_drafter": 0, "decks": [["W"] * 8 + ["W+4"] * 4], "commands": []}
+    result = run_cli(str(write(tmp_path, spec)))
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["audit"]["draw_order"][:12] == ["W"] * 8 + ["W+4"] * 4
