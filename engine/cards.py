@@ -7,7 +7,7 @@ canonical order of FAIRNESS.md; two copies of the same face are the same card fo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
 
@@ -67,20 +67,21 @@ _COLOURED_RANK_BY_SUFFIX = {r.value: r for r in Rank if not r.is_wild}
 
 @dataclass(frozen=True, slots=True)
 class Card:
-    """A card face. ``color`` is None exactly for wilds."""
+    """A card face. ``color`` is None exactly for wilds.
+
+    ``code`` and ``is_wild`` are computed once at construction: they are read on every rule
+    check, and enum property look-ups are slow on the hot path.
+    """
 
     color: Color | None
     rank: Rank
+    code: str = field(init=False, compare=False, repr=False)
+    is_wild: bool = field(init=False, compare=False, repr=False)
 
-    @property
-    def code(self) -> str:
-        if self.color is None:
-            return self.rank.value
-        return self.color.letter + self.rank.value
-
-    @property
-    def is_wild(self) -> bool:
-        return self.rank.is_wild
+    def __post_init__(self) -> None:
+        code = self.rank.value if self.color is None else self.color.letter + self.rank.value
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "is_wild", self.rank in (Rank.WILD, Rank.WILD_DRAW_FOUR))
 
     def __str__(self) -> str:
         return self.code

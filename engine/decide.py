@@ -76,6 +76,11 @@ class _Batch:
 
 
 def decide(state: MatchState, command: Command, dealer: Dealer) -> list[Event]:
+    return decide_step(state, command, dealer)[0]
+
+
+def decide_step(state: MatchState, command: Command, dealer: Dealer) -> tuple[list[Event], MatchState]:
+    """``decide`` plus the state its events fold to (already computed while deciding)."""
     batch = _Batch(state, dealer)
     if isinstance(command, CreateMatch):
         _create(batch, command)
@@ -85,7 +90,7 @@ def decide(state: MatchState, command: Command, dealer: Dealer) -> list[Event]:
         _seat_command(batch, command)
     else:  # pragma: no cover - the type union is closed
         _refuse(ErrorCode.UNKNOWN_COMMAND, f"unknown command {command!r}")
-    return batch.events
+    return batch.events, batch.state
 
 
 def _create(batch: _Batch, command: CreateMatch) -> None:

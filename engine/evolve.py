@@ -2,15 +2,20 @@
 
 The Decider (engine.decide) is the only place rules live; it emits events whose effects are
 spelled out, so folding trusted stored events is a cheap, mechanical step.
+
+Hot path: the Decider folds every event it emits, so ``evolve`` runs several times per
+command. Each handler returns only the fields that change, and :func:`_derive` builds the next
+state with one dict copy instead of two ``dataclasses.replace`` calls (about ten times
+cheaper). ``engine.fastfold`` folds long trusted logs faster still.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from functools import cache
 from typing import Any
 
-from engine.cards import Color, Rank
+from engine.cards import Color, Rank, canonical_deck
 from engine.errors import InvalidEventError
 from engine.events import Event
 from engine.rulesets import Deal, Ruleset
@@ -25,9 +30,25 @@ from engine.state import (
 )
 
 Data = dict[str, Any]
+Changes = dict[str, Any]
 
 # Commands with which a seat "begins a turn" and so closes the opponent's UNO window (D14).
 TURN_OPENING_COMMANDS = frozenset({"play", "draw", "accept", "challenge", "dump"})
+
+_new = object.__new__
+
+
+def _derive(state: MatchState, changes: Changes) -> MatchState:
+    """``dataclasses.replace(state, **changes)`` without re-running ``__init__``.
+
+    MatchState is a frozen dataclass without slots, so its fields live in the instance dict;
+    copying that dict is exact (same field values, no conversion happens in ``__init__``).
+    """
+    new: MatchState = _new(MatchState)
+    fields = new.__dict__
+    fields.update(state.__dict__)
+    fields.update(changes)
+    return new
 
 
 def _set_pair(pair: tuple[Any, Any], index: int, value: Any) -> tuple[Any, Any]:
@@ -38,177 +59,204 @@ def _color(value: str | None) -> Color | None:
     return None if value is None else Color(value)
 
 
-def _match_created(s: MatchState, d: Data) -> MatchState:
-    return replace(
-        s, ruleset=Ruleset.from_dict(d["ruleset"]), commitment=d["commitment"], phase=Phase.WAITING
-    )
+@cache
+def _deck_facts(wild_count: int) -> tuple[tuple[Color | None, ...], frozenset[int]]:
+    """Per card id: its colour; and the ids of the Wild Draw Fours.
+
+    Keyed like ``Ruleset.deck`` (``canonical_deck(ruleset.wild_count)``), so a lookup costs a
+    dict probe instead of a walk over the deck.
+    """
+    deck = canonical_deck(wild_count)
+    colors = tuple(card.color for card in deck)
+    wild_fours = frozenset(i for i, card in enumerate(deck) if card.rank is Rank.WILD_DRAW_FOUR)
+    return colors, wild_fours
 
 
-def _seat_joined(s: MatchState, d: Data) -> MatchState:
-    return replace(s, entropies=_set_pair(s.entropies, d["seat"], d["entropy"]))
+_PENDING_CACHE: dict[tuple[Any, ...], Pending] = {}
 
 
-def _command(s: MatchState, d: Data) -> MatchState:
+def _pending(kind: Any, seat: Any, total: Any, card: Any, starter: Any) -> Pending:
+    """Pending records are immutable values, so equal ones are shared (bounded: kinds x seats x cards).
+
+    The key holds the value types too, so a cached record is identical to a freshly built one.
+    """
+    key = (kind, seat, total, card, starter, type(seat), type(total), type(card), type(starter))
+    try:
+        pending = _PENDING_CACHE.get(key)
+    except TypeError:  # an unhashable value: build it as it comes
+        return Pending(kind=PendingKind(kind), seat=seat, total=total, card=card, starter=starter)
+    if pending is None:
+        pending = Pending(kind=PendingKind(kind), seat=seat, total=total, card=card, starter=starter)
+        if len(_PENDING_CACHE) < 100_000:
+            _PENDING_CACHE[key] = pending
+    return pending
+
+
+def _match_created(s: MatchState, d: Data) -> Changes:
+    return {
+        "ruleset": Ruleset.from_dict(d["ruleset"]),
+        "commitment": d["commitment"],
+        "phase": Phase.WAITING,
+    }
+
+
+def _seat_joined(s: MatchState, d: Data) -> Changes:
+    return {"entropies": _set_pair(s.entropies, d["seat"], d["entropy"])}
+
+
+def _command(s: MatchState, d: Data) -> Changes:
     if d["command"]["type"] in TURN_OPENING_COMMANDS:
         other = 1 - d["seat"]
         if s.uno_open[other]:
-            return replace(s, uno_open=_set_pair(s.uno_open, other, False))
-    return s
+            return {"uno_open": _set_pair(s.uno_open, other, False)}
+    return {}
 
 
-def _cut(s: MatchState, d: Data) -> MatchState:
-    return replace(s, cuts=d["k"] + 1)
+def _cut(s: MatchState, d: Data) -> Changes:
+    return {"cuts": d["k"] + 1}
 
 
-def _round_started(s: MatchState, d: Data) -> MatchState:
-    return replace(
-        s,
-        round=d["round"],
-        player1=d["player1"],
-        draw_pile=tuple(d["deck"]),
-        draft_pile=(),
-        discard=(),
-        hands=((), ()),
-        color=None,
-        pending=NO_PENDING,
-        uno_said=(False, False),
-        uno_open=(False, False),
-        wd4=None,
-        recycles=0,
-        draft_steps=0,
-        phase=Phase.DRAFT if s.ruleset.deal is Deal.DRAFT else Phase.PLAY,
-    )
+def _round_started(s: MatchState, d: Data) -> Changes:
+    return {
+        "round": d["round"],
+        "player1": d["player1"],
+        "draw_pile": tuple(d["deck"]),
+        "draft_pile": (),
+        "discard": (),
+        "hands": ((), ()),
+        "color": None,
+        "pending": NO_PENDING,
+        "uno_said": (False, False),
+        "uno_open": (False, False),
+        "wd4": None,
+        "recycles": 0,
+        "draft_steps": 0,
+        "phase": Phase.DRAFT if s.ruleset.deal is Deal.DRAFT else Phase.PLAY,
+    }
 
 
-def _cards_dealt(s: MatchState, d: Data) -> MatchState:
+def _cards_dealt(s: MatchState, d: Data) -> Changes:
     h0, h1 = d["hands"]
     dealt = len(h0) + len(h1)
-    return replace(s, hands=(tuple(sorted(h0)), tuple(sorted(h1))), draw_pile=s.draw_pile[dealt:])
+    return {"hands": (tuple(sorted(h0)), tuple(sorted(h1))), "draw_pile": s.draw_pile[dealt:]}
 
 
-def _drafted(s: MatchState, d: Data) -> MatchState:
+def _drafted(s: MatchState, d: Data) -> Changes:
     seat = d["seat"]
     hand = tuple(sorted(s.hands[seat] + (d["hand_card"],)))
-    return replace(
-        s,
-        draw_pile=s.draw_pile[2:],
-        hands=_set_pair(s.hands, seat, hand),
-        draft_pile=s.draft_pile + (d["pile_card"],),
-        draft_steps=s.draft_steps + 1,
-    )
+    return {
+        "draw_pile": s.draw_pile[2:],
+        "hands": _set_pair(s.hands, seat, hand),
+        "draft_pile": s.draft_pile + (d["pile_card"],),
+        "draft_steps": s.draft_steps + 1,
+    }
 
 
-def _draft_completed(s: MatchState, d: Data) -> MatchState:
-    return replace(s, draw_pile=s.draw_pile + s.draft_pile, draft_pile=(), phase=Phase.PLAY)
+def _draft_completed(s: MatchState, d: Data) -> Changes:
+    return {"draw_pile": s.draw_pile + s.draft_pile, "draft_pile": (), "phase": Phase.PLAY}
 
 
-def _starter_turned(s: MatchState, d: Data) -> MatchState:
-    card = s.ruleset.deck[d["card"]]
-    return replace(s, draw_pile=s.draw_pile[1:], discard=s.discard + (d["card"],), color=card.color)
+def _starter_turned(s: MatchState, d: Data) -> Changes:
+    card = d["card"]
+    colors, _ = _deck_facts(s.ruleset.wild_count)
+    return {"draw_pile": s.draw_pile[1:], "discard": s.discard + (card,), "color": colors[card]}
 
 
-def _starter_returned(s: MatchState, d: Data) -> MatchState:
-    return replace(s, discard=s.discard[:-1], draw_pile=s.draw_pile + (d["card"],), color=None)
+def _starter_returned(s: MatchState, d: Data) -> Changes:
+    return {"discard": s.discard[:-1], "draw_pile": s.draw_pile + (d["card"],), "color": None}
 
 
-def _awaiting(s: MatchState, d: Data) -> MatchState:
-    pending = Pending(
-        kind=PendingKind(d["kind"]),
-        seat=d["seat"],
-        total=d.get("total", 0),
-        card=d.get("card"),
-        starter=d.get("starter", False),
-    )
-    return replace(s, pending=pending)
+def _awaiting(s: MatchState, d: Data) -> Changes:
+    pending = _pending(d["kind"], d["seat"], d.get("total", 0), d.get("card"), d.get("starter", False))
+    return {"pending": pending}
 
 
-def _card_played(s: MatchState, d: Data) -> MatchState:
+def _card_played(s: MatchState, d: Data) -> Changes:
     seat, card_id = d["seat"], d["card"]
     old_hand = s.hands[seat]
     index = old_hand.index(card_id)
     hand = old_hand[:index] + old_hand[index + 1 :]
-    wd4 = s.wd4
-    if s.ruleset.deck[card_id].rank is Rank.WILD_DRAW_FOUR:
-        top_before = s.discard[-1]
-        wd4 = WildDrawFourContext(seat, hand, top_before, s.color)
+    colors, wild_fours = _deck_facts(s.ruleset.wild_count)
+    colors[card_id]  # an id outside the deck is an IndexError, as with ``deck[card_id]``
     one_left = len(hand) == 1
     said = one_left and bool(d.get("uno"))
-    return replace(
-        s,
-        hands=_set_pair(s.hands, seat, hand),
-        discard=s.discard + (card_id,),
-        color=_color(d["color"]),
-        pending=NO_PENDING,
-        wd4=wd4,
-        uno_said=_set_pair(s.uno_said, seat, said),
-        uno_open=_set_pair(s.uno_open, seat, one_left and not said),
-        phase=Phase.ROUND_OVER if not hand else s.phase,
-    )
+    changes: Changes = {
+        "hands": _set_pair(s.hands, seat, hand),
+        "discard": s.discard + (card_id,),
+        "color": _color(d["color"]),
+        "pending": NO_PENDING,
+        "uno_said": _set_pair(s.uno_said, seat, said),
+        "uno_open": _set_pair(s.uno_open, seat, one_left and not said),
+    }
+    if card_id in wild_fours:
+        changes["wd4"] = WildDrawFourContext(seat, hand, s.discard[-1], s.color)
+    if not hand:
+        changes["phase"] = Phase.ROUND_OVER
+    return changes
 
 
-def _cards_drawn(s: MatchState, d: Data) -> MatchState:
+def _cards_drawn(s: MatchState, d: Data) -> Changes:
     seat, cards = d["seat"], d["cards"]
     hand = tuple(sorted(s.hands[seat] + tuple(cards)))
-    return replace(
-        s,
-        draw_pile=s.draw_pile[len(cards) :],
-        hands=_set_pair(s.hands, seat, hand),
-        uno_said=_set_pair(s.uno_said, seat, False),
-        uno_open=_set_pair(s.uno_open, seat, False),
-    )
+    return {
+        "draw_pile": s.draw_pile[len(cards) :],
+        "hands": _set_pair(s.hands, seat, hand),
+        "uno_said": _set_pair(s.uno_said, seat, False),
+        "uno_open": _set_pair(s.uno_open, seat, False),
+    }
 
 
-def _unchanged(s: MatchState, d: Data) -> MatchState:
-    return s
+def _unchanged(s: MatchState, d: Data) -> Changes:
+    return {}
 
 
-def _pile_recycled(s: MatchState, d: Data) -> MatchState:
-    return replace(
-        s, discard=(d["set_aside"],), draw_pile=s.draw_pile + tuple(d["cards"]), recycles=d["m"]
-    )
+def _pile_recycled(s: MatchState, d: Data) -> Changes:
+    return {
+        "discard": (d["set_aside"],),
+        "draw_pile": s.draw_pile + tuple(d["cards"]),
+        "recycles": d["m"],
+    }
 
 
-def _color_chosen(s: MatchState, d: Data) -> MatchState:
-    return replace(s, color=Color(d["color"]))
+def _color_chosen(s: MatchState, d: Data) -> Changes:
+    return {"color": Color(d["color"])}
 
 
-def _challenge_resolved(s: MatchState, d: Data) -> MatchState:
-    return replace(s, last_challenge=d, wd4=None)
+def _challenge_resolved(s: MatchState, d: Data) -> Changes:
+    return {"last_challenge": d, "wd4": None}
 
 
-def _uno_said(s: MatchState, d: Data) -> MatchState:
+def _uno_said(s: MatchState, d: Data) -> Changes:
     seat = d["seat"]
-    return replace(
-        s,
-        uno_said=_set_pair(s.uno_said, seat, True),
-        uno_open=_set_pair(s.uno_open, seat, False),
-    )
+    return {
+        "uno_said": _set_pair(s.uno_said, seat, True),
+        "uno_open": _set_pair(s.uno_open, seat, False),
+    }
 
 
-def _uno_caught(s: MatchState, d: Data) -> MatchState:
-    return replace(s, uno_open=_set_pair(s.uno_open, d["seat"], False))
+def _uno_caught(s: MatchState, d: Data) -> Changes:
+    return {"uno_open": _set_pair(s.uno_open, d["seat"], False)}
 
 
-def _round_ended(s: MatchState, d: Data) -> MatchState:
-    return replace(
-        s,
-        scores=(d["scores"][0], d["scores"][1]),
-        last_round=d,
-        pending=NO_PENDING,
-        wd4=None,
-        phase=Phase.ROUND_OVER,
-    )
+def _round_ended(s: MatchState, d: Data) -> Changes:
+    return {
+        "scores": (d["scores"][0], d["scores"][1]),
+        "last_round": d,
+        "pending": NO_PENDING,
+        "wd4": None,
+        "phase": Phase.ROUND_OVER,
+    }
 
 
-def _match_ended(s: MatchState, d: Data) -> MatchState:
-    return replace(s, phase=Phase.MATCH_OVER, winner=d["winner"], pending=NO_PENDING)
+def _match_ended(s: MatchState, d: Data) -> Changes:
+    return {"phase": Phase.MATCH_OVER, "winner": d["winner"], "pending": NO_PENDING}
 
 
-def _seed_revealed(s: MatchState, d: Data) -> MatchState:
-    return replace(s, server_seed=d["server_seed"])
+def _seed_revealed(s: MatchState, d: Data) -> Changes:
+    return {"server_seed": d["server_seed"]}
 
 
-_HANDLERS: dict[str, Callable[[MatchState, Data], MatchState]] = {
+_HANDLERS: dict[str, Callable[[MatchState, Data], Changes]] = {
     "match_created": _match_created,
     "seat_joined": _seat_joined,
     "command": _command,
@@ -239,10 +287,11 @@ def evolve(state: MatchState, event: Event) -> MatchState:
     if handler is None:
         raise InvalidEventError(f"unknown event type {event.type!r}")
     try:
-        new_state = handler(state, event.data)
+        changes = handler(state, event.data)
     except (KeyError, IndexError, ValueError, TypeError) as exc:
         raise InvalidEventError(f"cannot apply {event.type} event: {exc!r}") from exc
-    return replace(new_state, version=state.version + 1)
+    changes["version"] = state.version + 1
+    return _derive(state, changes)
 
 
 def fold(events: Iterable[Event], state: MatchState = INITIAL_STATE) -> MatchState:

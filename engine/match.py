@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.commands import Command, CreateMatch, JoinSeat, SeatCommand, parse_seat_command
-from engine.decide import decide
+from engine.decide import decide_step
 from engine.events import Event
-from engine.evolve import evolve
 from engine.rulesets import UNO_DUO, Ruleset
 from engine.shuffle import Dealer, commitment_of
 from engine.state import INITIAL_STATE, MatchState
@@ -41,11 +40,7 @@ class LocalMatch:
 
     def apply(self, command: Command) -> list[Event]:
         """Decide and fold; raises CommandRefused (and changes nothing) on a refusal."""
-        events = decide(self.state, command, self.dealer)
-        state = self.state
-        for event in events:
-            state = evolve(state, event)
-        self.state = state
+        events, self.state = decide_step(self.state, command, self.dealer)
         self.events.extend(events)
         return events
 

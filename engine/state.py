@@ -53,8 +53,15 @@ class WildDrawFourContext:
     color_before: Color | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class MatchState:
+    """Everything a match is, folded from its events.
+
+    Frozen but deliberately without ``slots``: ``engine.evolve`` derives the next state by
+    copying the instance dict, which is several times cheaper than ``dataclasses.replace`` on
+    this 25-field class (folding is the engine's hot path).
+    """
+
     version: int = 0
     ruleset: Ruleset = UNO_DUO
     commitment: str = ""

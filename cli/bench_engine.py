@@ -1,0 +1,464 @@
+"""``unoduo bench engine``: self-play and fold rates, as a ratio of RLCard's UNO core, same process.
+
+Measured, each for about ``--seconds`` (in two alternating halves, so a noisy neighbour on the
+machine hurts both sides alike):
+
+- **self-play, engine core**: random legal commands, as RLCard is driven: per action the seat's
+  ``legal_commands``, a uniform choice (``bot:random``'s policy), ``parse_seat_command``,
+  ``decide_step`` (the Decider, which folds each event it emits and returns the new state). Matches
+  are started (cut, shuffles, draft) inside the timing, as RLCard's ``init_game`` is.
+- **self-play through views**: the same, but each bot gets the full ``view`` (what ``unoduo
+  simulate`` and the server's house bots do).
+- **fold**: the logs of the matches above folded from their events, with ``engine.fastfold``
+  (trusted stored events) and, for reference, ``engine.evolve.fold``.
+- **RLCard** (with the optional ``bench`` extra): ``rlcard.games.uno.game.UnoGame`` (two players),
+  ``init_game``, then ``step`` with a uniformly random action of ``get_legal_actions`` until
+  ``is_over``.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import platform
+import random
+import re
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from cli.bench_cmd import bench_app
+from engine.bots import get_bot
+from engine.commands import parse_seat_command
+from engine.decide import decide_step
+from engine.events import Event
+from engine.evolve import fold
+from engine.fastfold import fast_fold
+from engine.match import LocalMatch
+from engine.rulesets import RULESETS, Ruleset, get_ruleset
+from engine.selfplay import match_seed
+from engine.state import INITIAL_STATE, MatchState, Phase
+from engine.views import legal_commands, view
+
+BENCHMARKS_MD = Path(__file__).resolve().parents[1] / "docs" / "BENCHMARKS.md"
+SECTION = "## Engine"
+ACTIONS_BAR = 2.0  # our self-play actions/s over RLCard's
+FOLD_BAR = 1_000_000  # events/s
+
+
+@dataclass
+class Rate:
+    """A counter run for a measured time."""
+
+    actions: int = 0
+    rounds: int = 0
+    seconds: float = 0.0
+    logs: list[list[Event]] = field(default_factory=list)
+
+    @property
+    def per_second(self) -> float:
+        return self.actions / self.seconds if self.seconds else 0.0
+
+    @property
+    def rounds_per_second(self) -> float:
+        return self.rounds / self.seconds if self.seconds else 0.0
+
+
+# ---------------------------------------------------------------- our engine
+
+
+def _selfplay(
+    ruleset: Ruleset, seed: int, seconds: float, rate: Rate, through_views: bool, first_match: int
+) -> int:
+    """Random self-play for ``seconds``; returns the next match number. Keeps each match's log."""
+    bot = get_bot("random")
+    rng = random.Random(f"bench:{seed}:{first_match}:{through_views}")
+    number = first_match
+    deadline = time.perf_counter() + seconds
+    started = time.perf_counter()
+    while time.perf_counter() < deadline:
+        server_seed = match_seed(f"bench-{seed}", number)
+        number += 1
+        match = LocalMatch.start(server_seed, ruleset)
+        state: MatchState = match.state
+        dealer = match.dealer
+        log = list(match.events)
+        while state.phase is not Phase.MATCH_OVER:
+            seat = state.pending.seat
+            assert seat is not None
+            seen: dict[str, Any] = view(state, seat) if through_views else {"legal": legal_commands(state, seat)}
+            command = bot.choose(seen, rng)
+            batch, state = decide_step(state, parse_seat_command(seat, command), dealer)
+            rate.rounds += sum(1 for event in batch if event.type == "round_ended")
+            log.extend(batch)
+            rate.actions += 1
+            if rate.actions % 256 == 0 and time.perf_counter() >= deadline:
+                break
+        rate.logs.append(log)
+    rate.seconds += time.perf_counter() - started
+    return number
+
+
+Folder = Callable[[list[Event], MatchState], MatchState]
+
+
+def _fold_rate(pieces: list[tuple[list[Event], MatchState]], seconds: float, folder: Folder) -> float:
+    """Events folded per second: each piece of log folded onto its starting state, repeatedly."""
+    events = sum(len(log) for log, _ in pieces)
+    if not events:
+        return 0.0
+    done = 0
+    started = time.perf_counter()
+    deadline = started + seconds
+    while True:
+        for log, state in pieces:
+            folder(log, state)
+        done += events
+        if time.perf_counter() >= deadline:
+            break
+    return done / (time.perf_counter() - started)
+
+
+def _rounds_of(logs: list[list[Event]]) -> list[tuple[list[Event], MatchState]]:
+    """Each log cut at its ``round_started`` events, with the state each piece starts from."""
+    pieces: list[tuple[list[Event], MatchState]] = []
+    for log in logs:
+        starts = [i for i, e in enumerate(log) if e.type == "round_started"] + [len(log)]
+        state = fast_fold(log[: starts[0]])
+        for begin, end in zip(starts, starts[1:]):
+            pieces.append((log[begin:end], state))
+            state = fast_fold(log[begin:end], state)
+    return pieces
+
+
+STEPS = ("legal_commands", "view", "bot choice", "parse_seat_command", "decide and fold (decide_step)")
+
+
+def _breakdown(ruleset: Ruleset, seed: int, seconds: float) -> dict[str, float]:
+    """Microseconds per action spent in each step of a self-play action (timed one by one)."""
+    bot = get_bot("random")
+    rng = random.Random(f"breakdown:{seed}")
+    spent = dict.fromkeys(STEPS, 0.0)
+    actions = 0
+    clock = time.perf_counter
+    deadline = clock() + seconds
+    number = 0
+    while clock() < deadline:
+        match = LocalMatch.start(match_seed(f"bench-{seed}", 20_000 + number), ruleset)
+        number += 1
+        state, dealer = match.state, match.dealer
+        while state.phase is not Phase.MATCH_OVER and clock() < deadline:
+            seat = state.pending.seat
+            assert seat is not None
+            t0 = clock()
+            legal = legal_commands(state, seat)
+            t1 = clock()
+            view(state, seat)
+            t2 = clock()
+            command = bot.choose({"legal": legal}, rng)
+            t3 = clock()
+            parsed = parse_seat_command(seat, command)
+            t4 = clock()
+            _, state = decide_step(state, parsed, dealer)
+            t5 = clock()
+            for step, took in zip(STEPS, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
+                spent[step] += took
+            actions += 1
+    return {step: spent[step] / actions * 1e6 if actions else 0.0 for step in STEPS}
+
+
+# ---------------------------------------------------------------- RLCard
+
+
+def _rlcard_game() -> Any | None:
+    try:
+        from rlcard.games.uno.game import UnoGame  # type: ignore[import-untyped]
+    except Exception:  # noqa: BLE001 - not installed, or broken: the table says so
+        return None
+    return UnoGame(num_players=2)
+
+
+def _rlcard(game: Any, seed: int, seconds: float, rate: Rate) -> None:
+    import numpy as np
+
+    game.np_random = np.random.RandomState(seed)
+    rng = random.Random(f"rlcard:{seed}:{rate.actions}")
+    deadline = time.perf_counter() + seconds
+    started = time.perf_counter()
+    while time.perf_counter() < deadline:
+        game.init_game()
+        while not game.is_over():
+            game.step(rng.choice(game.get_legal_actions()))
+            rate.actions += 1
+        rate.rounds += 1
+    rate.seconds += time.perf_counter() - started
+
+
+# ---------------------------------------------------------------- report
+
+
+def _version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def machine_facts() -> list[str]:
+    rl = _version("rlcard")
+    return [
+        f"CPU: {_cpu_model()}, {os.cpu_count()} logical cores",
+        f"Python {platform.python_version()} ({platform.python_implementation()}), {platform.system()} {platform.release()}",
+        f"rlcard {rl}, numpy {_version('numpy')}" if rl else "rlcard not installed",
+    ]
+
+
+@dataclass(frozen=True)
+class Results:
+    ruleset: str
+    core: Rate
+    views: Rate
+    fast_fold: float
+    fast_fold_rounds: float
+    reference_fold: float
+    rlcard: Rate | None
+    breakdown: dict[str, float]
+
+    @property
+    def ratio(self) -> float | None:
+        if self.rlcard is None or not self.rlcard.per_second:
+            return None
+        return self.core.per_second / self.rlcard.per_second
+
+    @property
+    def views_ratio(self) -> float | None:
+        if self.rlcard is None or not self.rlcard.per_second:
+            return None
+        return self.views.per_second / self.rlcard.per_second
+
+
+def run_bench(ruleset: Ruleset, seconds: float, seed: int, log: Callable[[str], None]) -> Results:
+    game = _rlcard_game()
+    core, views, theirs = Rate(), Rate(), Rate()
+    half = seconds / 2
+    next_match = 0
+    for part in range(2):
+        log(f"self-play, engine core ({part + 1}/2)")
+        next_match = _selfplay(ruleset, seed, half, core, through_views=False, first_match=next_match)
+        if game is not None:
+            log(f"RLCard UnoGame ({part + 1}/2)")
+            _rlcard(game, seed + part, half, theirs)
+    log("self-play through views")
+    _selfplay(ruleset, seed, half, views, through_views=True, first_match=10_000)
+    whole = [(events, INITIAL_STATE) for events in core.logs + views.logs]
+    log("fold whole logs: engine.fastfold.fast_fold")
+    fast = _fold_rate(whole, half / 2, fast_fold)
+    log("fold one round at a time: engine.fastfold.fast_fold")
+    fast_rounds = _fold_rate(_rounds_of(core.logs + views.logs), half / 2, fast_fold)
+    log("fold whole logs: engine.evolve.fold (reference)")
+    reference = _fold_rate(whole, half / 2, fold)
+    log("where an action's time goes")
+    breakdown = _breakdown(ruleset, seed, half / 2)
+    return Results(
+        ruleset.name, core, views, fast, fast_rounds, reference, theirs if game is not None else None, breakdown
+    )
+
+
+def _bar(met: bool) -> str:
+    return "met" if met else "NOT met"
+
+
+def result_rows(r: Results) -> list[tuple[str, str, str, str]]:
+    """(measure, ours, RLCard, ratio) rows, shared by the terminal table and the markdown."""
+    theirs = r.rlcard
+    rows = [
+        (
+            "self-play actions/s (engine core)",
+            f"{r.core.per_second:,.0f}",
+            f"{theirs.per_second:,.0f}" if theirs else "-",
+            f"{r.ratio:.2f}×" if r.ratio is not None else "-",
+        ),
+        (
+            "self-play actions/s (full views)",
+            f"{r.views.per_second:,.0f}",
+            f"{theirs.per_second:,.0f}" if theirs else "-",
+            f"{r.views_ratio:.2f}×" if r.views_ratio is not None else "-",
+        ),
+        (
+            "rounds/s (RLCard: games/s)",
+            f"{r.core.rounds_per_second:,.1f}",
+            f"{theirs.rounds_per_second:,.1f}" if theirs else "-",
+            "-",
+        ),
+        (
+            "actions per round",
+            f"{r.core.actions / r.core.rounds:,.0f}" if r.core.rounds else "-",
+            f"{theirs.actions / theirs.rounds:,.0f}" if theirs and theirs.rounds else "-",
+            "-",
+        ),
+        ("fold stored events/s, whole matches (fastfold)", f"{r.fast_fold:,.0f}", "-", "-"),
+        ("fold stored events/s, one round at a time (fastfold)", f"{r.fast_fold_rounds:,.0f}", "-", "-"),
+        ("fold events/s, whole matches (evolve.fold, reference)", f"{r.reference_fold:,.0f}", "-", "-"),
+    ]
+    return rows
+
+
+def bar_lines(r: Results) -> list[str]:
+    lines = []
+    if r.ratio is None:
+        lines.append(
+            "actions/s ≥ 2× RLCard: not measured — RLCard is not installed "
+            "(pip install -e '.[bench]' adds it)"
+        )
+    else:
+        lines.append(f"actions/s ≥ {ACTIONS_BAR:g}× RLCard: {_bar(r.ratio >= ACTIONS_BAR)} ({r.ratio:.2f}×)")
+    lines.append(
+        f"fold ≥ {FOLD_BAR:,} events/s: {_bar(r.fast_fold >= FOLD_BAR)} ({r.fast_fold:,.0f} whole matches;"
+        f" {_bar(r.fast_fold_rounds >= FOLD_BAR)} with every event applied: {r.fast_fold_rounds:,.0f})"
+    )
+    return lines
+
+
+def breakdown_rows(r: Results) -> list[tuple[str, str]]:
+    rows = [(step, f"{micros:,.1f}") for step, micros in r.breakdown.items()]
+    if r.rlcard is not None and r.rlcard.per_second:
+        rows.append(("RLCard: get_legal_actions + step (for scale)", f"{1e6 / r.rlcard.per_second:,.1f}"))
+    return rows
+
+
+def _breakdown_table(r: Results) -> Table:
+    table = Table(title="µs per self-play action, step by step", title_justify="left")
+    table.add_column("step")
+    table.add_column("µs", justify="right")
+    for row in breakdown_rows(r):
+        table.add_row(*row)
+    return table
+
+
+def _table(r: Results) -> Table:
+    table = Table(title=f"engine benchmark · {r.ruleset}", title_justify="left")
+    for name, justify in (("measure", "left"), ("ours", "right"), ("RLCard", "right"), ("ratio", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row in result_rows(r):
+        table.add_row(*row)
+    return table
+
+
+def reading(r: Results) -> str:
+    """How to read the figures, with this run's numbers."""
+    b = r.breakdown
+    decided = b["decide and fold (decide_step)"]
+    core = b["legal_commands"] + b["bot choice"] + b["parse_seat_command"] + decided
+    per_round = r.core.actions / r.core.rounds if r.core.rounds else 0.0
+    return (
+        f"Reading it: actions/s is the comparable figure. Our random self-play rounds are long "
+        f"({per_round:,.0f} actions here: `bot:random` may draw even when it could play, and a round "
+        "has a draft, UNO calls and challenges), while an RLCard game is one round whose random "
+        "agent draws only when it cannot play. An engine-core action costs about "
+        f"{core:,.0f} µs step by step, {decided:,.0f} of them in `decide_step` and "
+        f"{b['legal_commands']:,.0f} in `legal_commands`."
+    )
+
+
+def markdown(r: Results, facts: list[str], command: str) -> str:
+    lines = [
+        SECTION,
+        "",
+        f"Measured {datetime.now(timezone.utc):%Y-%m-%d} with `{command}`.",
+        "",
+        *[f"- {fact}" for fact in facts],
+        "",
+        "*Engine core*: per action `legal_commands`, a uniformly random legal command, "
+        "`parse_seat_command`, and `decide_step` (the Decider, which folds each event it emits and so "
+        "returns the new state with the events; matches started "
+        "inside the timing). *Full views*: the same with each bot given `view(state, seat)`, as in "
+        "`unoduo simulate`. *RLCard*: `rlcard.games.uno.game.UnoGame` (2 players), `init_game`, then "
+        "`step` with a random action of `get_legal_actions` until `is_over`, in the same process and "
+        "run. *Fold*: the logs of the matches played above, folded from their events: whole matches "
+        "(`fast_fold` only skims the rounds before the last one, whose state a `round_started` "
+        "resets), and one round at a time (every event applied).",
+        "",
+        "| measure | ours | RLCard | ratio |",
+        "| --- | ---: | ---: | ---: |",
+        *[f"| {a} | {b} | {c} | {d} |" for a, b, c, d in result_rows(r)],
+        "",
+        *[f"- {line}" for line in bar_lines(r)],
+        "",
+        reading(r),
+        "",
+        "Where an action's time goes (each step timed on its own, random self-play; `view` is not "
+        "part of the engine-core loop, `decide` includes folding the events it emits):",
+        "",
+        "| step | µs per action |",
+        "| --- | ---: |",
+        *[f"| {a} | {b} |" for a, b in breakdown_rows(r)],
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_section(path: Path, section: str) -> None:
+    """Replace (or add) the ``## Engine`` section of ``path``, leaving the other sections as they are."""
+    intro = "# Benchmarks\n\nFigures from `unoduo bench …` runs, each with the machine and the exact command.\n\n"
+    old = path.read_text(encoding="utf-8") if path.exists() else intro
+    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(old):
+        new = pattern.sub(lambda _: section + "\n", old, count=1)
+    else:
+        new = old.rstrip("\n") + "\n\n" + section
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def engine(
+    seconds: float = typer.Option(10.0, "--seconds", help="about how long each of our measures and RLCard's run"),
+    ruleset: str = typer.Option("uno-duo", "--ruleset", help=f"one of {', '.join(RULESETS)}"),
+    seed: int = typer.Option(1, "--seed", help="seeds the matches and the random choices"),
+    write_docs: bool = typer.Option(False, "--write-docs", help=f"update the '{SECTION}' section of docs/BENCHMARKS.md"),
+) -> None:
+    """Engine: random self-play actions/s and rounds/s, fold events/s; a ratio of RLCard's UNO core."""
+    if not seconds > 0 or seconds > 3600:
+        typer.echo("unoduo bench engine: --seconds must be more than 0 and at most 3600", err=True)
+        raise typer.Exit(2)
+    try:
+        rules = get_ruleset(ruleset)
+    except ValueError as exc:
+        typer.echo(f"unoduo bench engine: {exc}", err=True)
+        raise typer.Exit(2) from None
+    console = Console()
+    err = Console(stderr=True)
+    results = run_bench(rules, seconds, seed, lambda message: err.log(message))
+    console.print(_table(results))
+    console.print(_breakdown_table(results))
+    for line in bar_lines(results):
+        console.print(f"  {line}")
+    facts = machine_facts()
+    for fact in facts:
+        console.print(f"  {fact}")
+    if write_docs:
+        command = "unoduo " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else (
+            f"unoduo bench engine --seconds {seconds:g} --ruleset {rules.name} --seed {seed} --write-docs"
+        )
+        write_section(BENCHMARKS_MD, markdown(results, facts, command))
+        console.print(f"wrote {BENCHMARKS_MD}")
+
+
+def register(app: typer.Typer = bench_app) -> None:
+    app.command("engine")(engine)

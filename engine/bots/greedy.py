@@ -1,0 +1,222 @@
+"""``bot:greedy``: a one-move-lookahead heuristic player that reads only its own view.
+
+What it does, decision by decision:
+- UNO: whenever a window is open it says UNO first (its own one-card hand, or a catch of the
+  opponent's), and it says UNO with every play or dump that leaves it one card.
+- Turn: it plays the non-wild card with the best score (sheds points, keeps a colour it holds,
+  Skips and Draw Twos for their effect, a Reverse by the size of the dump it opens). It keeps its
+  wilds for later: a plain Wild only when no other card is playable and the round is getting
+  short, a Wild Draw Four only when it is a legal play (D13), never as a bluff. Otherwise it draws,
+  and plays the drawn card when it may.
+- Volley: answers a Draw Two with a Draw Two when it holds one.
+- Reverse dump: dumps when the dump sheds cards, ordering it so the last card is a Draw Two or a
+  Skip (the only card whose action counts, D10).
+- Wild Draw Four against it: challenges when the estimated chance that the play was illegal
+  beats the break-even point of the payoff (the challenge wins 8 cards of swing, loses 2). The
+  chance comes from the opponent's hand count and from how its own earlier challenges against
+  this opponent turned out (the ``last_challenge`` verdicts in its views).
+- Draft: keeps wilds, action cards and numbers of a colour it already holds; passes the rest.
+- Wild colours: the colour it holds most of.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+from engine.bots import CommandObject, View
+from engine.bots._common import COLOURS, WILDS, colour_of, is_number, rank_of
+
+NAME = "greedy"
+
+# A challenge that wins costs the opponent 4 and saves us 4; one that fails costs us 2 more than
+# accepting (6 instead of 4). Challenge when P(illegal) * 8 > (1 - P(illegal)) * 2.
+CHALLENGE_GAIN = 8.0
+CHALLENGE_COST = 2.0
+# Chance that one unseen card would have been playable before the Wild Draw Four: about a
+# quarter of the coloured cards share the active colour; add same-rank cards and (in uno-duo,
+# where a plain Wild counts) the eight Wilds.
+CARD_COULD_PLAY = {"no_playable": 0.36, "no_colour_match": 0.23}
+
+
+def _points(code: str, classic: bool) -> int:
+    rank = rank_of(code)
+    if rank.isdigit():
+        return int(rank)
+    if rank == "W":
+        return 50 if classic else 15
+    if rank == "W+4":
+        return 50 if classic else 20
+    return 20 if classic else 10
+
+
+def _without(hand: list[str], code: str) -> list[str]:
+    rest = list(hand)
+    rest.remove(code)
+    return rest
+
+
+class GreedyBot:
+    name = NAME
+
+    def __init__(self) -> None:
+        self._awaiting_verdict = False
+        self._upheld = 0  # our challenges that found the Wild Draw Four illegal
+        self._failed = 0
+
+    # ------------------------------------------------------------ entry point
+
+    def choose(self, view: View, rng: random.Random) -> CommandObject:
+        legal: list[dict[str, Any]] = view["legal"]
+        if not legal:
+            raise ValueError("the greedy bot was asked to act with no legal command")
+        me: int = view["viewer"]
+        self._learn(view, me)
+        if any(c["type"] == "uno" for c in legal):
+            return {"type": "uno"}
+        kind = view["pending"]["kind"]
+        hand: list[str] = list(view["hand"] or [])
+        if kind == "draft":
+            return {"type": "draft", "keep": self._keep_in_draft(view["pending"].get("card"), hand)}
+        if kind == "color":
+            return {"type": "color", "color": self._best_colour(hand, rng)}
+        if kind == "wild_draw_four":
+            return self._face_wild_draw_four(view, me)
+        plays = [c["card"] for c in legal if c["type"] == "play"]
+        if kind == "volley":
+            if plays:
+                return self._play(plays[0], hand, rng)
+            return {"type": "draw"}
+        if kind == "dump":
+            dump = next((c for c in legal if c["type"] == "dump"), None)
+            if dump is not None:
+                return self._dump(dump["cards"], hand)
+            return {"type": "pass"}
+        if kind == "drawn":
+            if plays and (plays[0] not in WILDS or self._wild_now(plays[0], view, me, hand)):
+                return self._play(plays[0], hand, rng)
+            return {"type": "pass"}
+        return self._turn(view, me, hand, plays, rng)
+
+    # ------------------------------------------------------------ decisions
+
+    def _turn(self, view: View, me: int, hand: list[str], plays: list[str], rng: random.Random) -> CommandObject:
+        classic = view.get("ruleset") == "classic-2p"
+        opponent_cards = view["hand_counts"][1 - me]
+        coloured = [p for p in plays if p not in WILDS]
+        if coloured:
+            best = max(coloured, key=lambda code: self._score(code, hand, classic, opponent_cards))
+            return self._play(best, hand, rng)
+        for wild in ("W+4", "W"):
+            if wild in plays and self._wild_now(wild, view, me, hand):
+                return self._play(wild, hand, rng)
+        if any(c["type"] == "draw" for c in view["legal"]):
+            return {"type": "draw"}
+        return self._play(plays[0], hand, rng) if plays else dict(view["legal"][0])
+
+    def _score(self, code: str, hand: list[str], classic: bool, opponent_cards: int) -> float:
+        rest = _without(hand, code)
+        rank, colour = rank_of(code), colour_of(code)
+        if not rest:
+            return 1000.0 + (10.0 if rank == "+2" else 0.0)
+        same_colour = sum(1 for c in rest if colour_of(c) == colour)
+        score = _points(code, classic) / (20.0 if classic else 10.0) + 0.6 * same_colour
+        if rank == "S" or (rank == "R" and classic):
+            score += 3.0  # another turn at once (D9; a classic two-player Reverse)
+        elif rank == "R":
+            score += 1.0 + 1.5 * same_colour if same_colour else 0.0  # opens a dump (D10)
+        elif rank == "+2":
+            score += 3.0 + (2.0 if opponent_cards <= 2 else 0.0)
+        return score
+
+    def _wild_now(self, wild: str, view: View, me: int, hand: list[str]) -> bool:
+        """Keep wilds for later: a Wild Draw Four only when legal (D13), a Wild when the round is short.
+
+        "Later" has come when either hand is small, when our hand is long (wilds are then the way
+        out of it), or when the draw pile is empty (a draw would only recycle or lapse, D7).
+        """
+        if wild == "W+4":
+            return self._wild_draw_four_is_legal(view, hand)
+        return (
+            len(hand) <= 4
+            or len(hand) >= 9
+            or view["hand_counts"][1 - me] <= 3
+            or not view.get("draw_pile")
+        )
+
+    def _wild_draw_four_is_legal(self, view: View, hand: list[str]) -> bool:
+        rest = _without(hand, "W+4") if "W+4" in hand else hand
+        colour = view["color"]
+        if view.get("ruleset") == "classic-2p":  # no_colour_match
+            return not any(colour_of(c) == colour for c in rest)
+        top = view["top"]
+        top_rank = rank_of(top) if top else None
+        return not any(
+            c == "W" or (c not in WILDS and (colour_of(c) == colour or rank_of(c) == top_rank))
+            for c in rest
+        )
+
+    def _dump(self, cards: list[str], hand: list[str]) -> CommandObject:
+        """Dump every card of the colour, with a Draw Two (else a Skip) last: its action counts."""
+        order = sorted(cards, key=lambda c: (rank_of(c) == "+2", rank_of(c) == "S", is_number(c)))
+        emptied = len(hand) == len(cards)
+        if emptied:
+            order = sorted(cards, key=lambda c: rank_of(c) == "+2")
+        command: CommandObject = {"type": "dump", "cards": order}
+        if len(hand) - len(cards) == 1:
+            command["uno"] = True
+        return command
+
+    def _face_wild_draw_four(self, view: View, me: int) -> CommandObject:
+        held = view["hand_counts"][1 - me]  # the challenged hand as the Wild Draw Four left it
+        if held == 0:
+            return {"type": "accept"}  # nothing else was held: a challenge must fail (D15)
+        rule = "no_colour_match" if view.get("ruleset") == "classic-2p" else "no_playable"
+        could_play = 1.0 - (1.0 - CARD_COULD_PLAY[rule]) ** held
+        bluff_rate = (self._upheld + 1) / (self._upheld + self._failed + 2)  # Beta(1, 1) prior
+        p_illegal = bluff_rate * could_play
+        if p_illegal * CHALLENGE_GAIN > (1.0 - p_illegal) * CHALLENGE_COST:
+            self._awaiting_verdict = True
+            return {"type": "challenge"}
+        return {"type": "accept"}
+
+    def _keep_in_draft(self, card: str | None, hand: list[str]) -> bool:
+        if card is None or card in WILDS or not is_number(card):
+            return True
+        return any(colour_of(c) == colour_of(card) for c in hand)
+
+    # ------------------------------------------------------------ helpers
+
+    def _play(self, code: str, hand: list[str], rng: random.Random) -> CommandObject:
+        command: CommandObject = {"type": "play", "card": code}
+        rest = _without(hand, code) if code in hand else hand
+        if code in WILDS:
+            command["color"] = self._best_colour(rest, rng)
+        if len(rest) == 1:
+            command["uno"] = True
+        return command
+
+    @staticmethod
+    def _best_colour(hand: list[str], rng: random.Random) -> str:
+        counts = Counter(colour_of(c) for c in hand if c not in WILDS)
+        if not counts:
+            return rng.choice(COLOURS)
+        top = max(counts.values())
+        return next(c for c in COLOURS if counts.get(c) == top)
+
+    def _learn(self, view: View, me: int) -> None:
+        """After our own challenge, its verdict is in our next view's ``last_challenge``."""
+        if not self._awaiting_verdict:
+            return
+        record = view.get("last_challenge")
+        if record is not None and record.get("by") == me:
+            if record.get("verdict") == "illegal":
+                self._upheld += 1
+            else:
+                self._failed += 1
+        self._awaiting_verdict = False
+
+
+def create() -> GreedyBot:
+    return GreedyBot()

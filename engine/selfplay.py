@@ -1,0 +1,300 @@
+"""Self-play: two bots play a whole match through the Decider, seeing only their own views.
+
+Pure and deterministic: the deck seed, both bots' random streams and the referee's coin come
+from ``(master seed, match index)``, so a match can be replayed from those two numbers alone.
+
+The loop is the referee. The pending seat is asked for its decision; while a UNO window is open
+(D14) the other seat may also speak (its only legal command is then ``uno``), and "whoever the
+server records first" is settled by a seeded coin. A bot gets nothing but
+``engine.views.view(state, seat)``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from engine.bots import Bot, get_bot, normalize_bot_name
+from engine.commands import parse_seat_command
+from engine.decide import decide_step
+from engine.errors import CommandRefused
+from engine.events import Event
+from engine.match import LocalMatch
+from engine.rulesets import Ruleset
+from engine.shuffle import Dealer
+from engine.state import MatchState, Phase
+from engine.views import view
+
+MAX_ACTIONS = 1_000_000  # a guard against a bot that never ends a match; far above any real match
+MAX_IDLE_ACTIONS = 2_000  # actions in a row without a card played: the match is stuck
+
+
+class BotMisbehaved(RuntimeError):
+    """A bot sent a command the engine refused: a bug in that bot."""
+
+
+class MatchStuck(RuntimeError):
+    """Nobody has played a card for :data:`MAX_IDLE_ACTIONS` actions.
+
+    Bots that only draw when nothing can be drawn (all cards held, D7 lapses every draw) would
+    loop for ever: RULES.md has no ruling that ends such a round, so self-play stops and says so.
+    """
+
+
+def match_seed(master_seed: int | str, index: int) -> bytes:
+    """The 32-byte server seed of match ``index`` of a run with ``master_seed``."""
+    return hashlib.sha256(f"unoduo-selfplay|{master_seed}|{index}".encode()).digest()
+
+
+def seat_order(index: int) -> tuple[int, int]:
+    """Which entrant sits in seat 0 and seat 1: the entrants swap seats every match."""
+    return (0, 1) if index % 2 == 0 else (1, 0)
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """One finished match, with per-seat counters. ``entrants[s]`` is the entrant in seat ``s``."""
+
+    seed: str  # the run's master seed
+    index: int
+    ruleset: str
+    bots: tuple[str, str]  # bot name by seat
+    entrants: tuple[int, int]  # entrant number (position in the bot list) by seat
+    server_seed: bytes
+    winner: int  # seat
+    scores: tuple[int, int]
+    rounds: int
+    actions: int
+    challenges: tuple[int, int]
+    challenges_upheld: tuple[int, int]  # the challenger was right: the Wild Draw Four was illegal
+    catches: tuple[int, int]
+    events: tuple[Event, ...] = field(repr=False, compare=True)
+
+    @property
+    def winner_entrant(self) -> int:
+        return self.entrants[self.winner]
+
+    def without_events(self) -> MatchResult:
+        """The counters only: what a run keeps of each match (a match's log is ~1,000 events)."""
+        return replace(self, events=())
+
+    @property
+    def match_id(self) -> str:
+        return f"sim-{self.seed}-{self.ruleset}-{self.index}"
+
+    @property
+    def players(self) -> tuple[str, str]:
+        return (f"bot:{self.bots[0]}", f"bot:{self.bots[1]}")
+
+
+def play_match(
+    bots: Sequence[str],
+    ruleset: Ruleset,
+    master_seed: int | str,
+    index: int,
+    max_actions: int = MAX_ACTIONS,
+) -> MatchResult:
+    """Play match ``index`` of a run between ``bots[0]`` and ``bots[1]`` (entrants swap seats)."""
+    if len(bots) != 2:
+        raise ValueError("a match needs exactly two bots")
+    names = [normalize_bot_name(b) for b in bots]
+    order = seat_order(index)
+    seat_names = (names[order[0]], names[order[1]])
+    players: tuple[Bot, Bot] = (get_bot(seat_names[0]), get_bot(seat_names[1]))
+    rngs = (
+        random.Random(f"{master_seed}:{index}:seat0"),
+        random.Random(f"{master_seed}:{index}:seat1"),
+    )
+    referee = random.Random(f"{master_seed}:{index}:referee")
+    server_seed = match_seed(master_seed, index)
+    match = LocalMatch.start(server_seed, ruleset, dealer=Dealer(server_seed))
+    state, dealer = match.state, match.dealer
+    events: list[Event] = list(match.events)
+    actions = idle = 0
+    while state.phase is not Phase.MATCH_OVER:
+        if actions >= max_actions:
+            raise MatchStuck(f"match {index} did not finish within {max_actions} actions")
+        if idle >= MAX_IDLE_ACTIONS:
+            raise MatchStuck(
+                f"match {index} is stuck in round {state.round}: no card played for {idle} actions"
+                f" (draw pile {len(state.draw_pile)}, discard {len(state.discard)})"
+            )
+        seat = _next_speaker(state, referee)
+        command = players[seat].choose(view(state, seat), rngs[seat])
+        played = len(state.discard)
+        state = _apply(state, seat, command, dealer, events, seat_names[seat])
+        idle = 0 if len(state.discard) != played or state.phase is not Phase.PLAY else idle + 1
+        actions += 1
+    return _result(str(master_seed), index, ruleset, seat_names, order, server_seed, state, events, actions)
+
+
+def _next_speaker(state: MatchState, referee: random.Random) -> int:
+    """The pending seat; while a UNO window is open, a coin decides who speaks first (D14)."""
+    seat = state.pending.seat
+    assert seat is not None
+    if state.uno_open[0] or state.uno_open[1]:
+        return seat if referee.random() < 0.5 else 1 - seat
+    return seat
+
+
+def _apply(
+    state: MatchState, seat: int, command: dict[str, Any], dealer: Dealer, log: list[Event], bot: str
+) -> MatchState:
+    try:
+        batch, state = decide_step(state, parse_seat_command(seat, command), dealer)
+    except CommandRefused as refusal:
+        raise BotMisbehaved(f"bot {bot!r} in seat {seat} sent {command!r}: {refusal.message}") from refusal
+    log.extend(batch)
+    return state
+
+
+def _result(
+    seed: str,
+    index: int,
+    ruleset: Ruleset,
+    seat_names: tuple[str, str],
+    order: tuple[int, int],
+    server_seed: bytes,
+    state: MatchState,
+    events: list[Event],
+    actions: int,
+) -> MatchResult:
+    challenges = [0, 0]
+    upheld = [0, 0]
+    catches = [0, 0]
+    for event in events:
+        kind, data = event.type, event.data
+        if kind == "challenge_resolved":
+            challenges[data["by"]] += 1
+            if data["verdict"] == "illegal":
+                upheld[data["by"]] += 1
+        elif kind == "uno_caught":
+            catches[data["by"]] += 1
+    assert state.winner is not None
+    return MatchResult(
+        seed=seed,
+        index=index,
+        ruleset=ruleset.name,
+        bots=seat_names,
+        entrants=order,
+        server_seed=server_seed,
+        winner=state.winner,
+        scores=state.scores,
+        rounds=state.round,
+        actions=actions,
+        challenges=(challenges[0], challenges[1]),
+        challenges_upheld=(upheld[0], upheld[1]),
+        catches=(catches[0], catches[1]),
+        events=tuple(events),
+    )
+
+
+def run_matches(
+    bots: Sequence[str], ruleset: Ruleset, master_seed: int | str, matches: int, start: int = 0
+) -> Iterator[MatchResult]:
+    """Matches ``start`` .. ``start + matches - 1`` of a run, in order."""
+    for index in range(start, start + matches):
+        yield play_match(bots, ruleset, master_seed, index)
+
+
+# ---------------------------------------------------------------- a run's table
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion (sound near 0 and 1, unlike the normal one)."""
+    if trials <= 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass(frozen=True)
+class EntrantStats:
+    bot: str
+    wins: int
+    challenges: int
+    challenges_upheld: int
+    catches: int
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What ``unoduo simulate`` prints: a function of (bots, ruleset, seed, matches) only."""
+
+    ruleset: str
+    seed: str
+    matches: int
+    rounds: int
+    actions: int
+    entrants: tuple[EntrantStats, EntrantStats]
+
+    @property
+    def mean_rounds(self) -> float:
+        return self.rounds / self.matches if self.matches else 0.0
+
+    @property
+    def mean_actions_per_round(self) -> float:
+        return self.actions / self.rounds if self.rounds else 0.0
+
+    def win_rate(self, entrant: int) -> float:
+        return self.entrants[entrant].wins / self.matches if self.matches else 0.0
+
+    def win_interval(self, entrant: int) -> tuple[float, float]:
+        return wilson_interval(self.entrants[entrant].wins, self.matches)
+
+
+class Tally:
+    """Adds up match results one at a time (so a long run keeps no logs in memory)."""
+
+    def __init__(self, bots: Sequence[str], ruleset: str, seed: int | str) -> None:
+        self.bots = [normalize_bot_name(b) for b in bots]
+        self.ruleset = ruleset
+        self.seed = str(seed)
+        self.matches = 0
+        self.rounds = 0
+        self.actions = 0
+        self.wins = [0, 0]
+        self.challenges = [0, 0]
+        self.upheld = [0, 0]
+        self.catches = [0, 0]
+
+    def add(self, result: MatchResult) -> None:
+        self.matches += 1
+        self.rounds += result.rounds
+        self.actions += result.actions
+        self.wins[result.winner_entrant] += 1
+        for seat in (0, 1):
+            entrant = result.entrants[seat]
+            self.challenges[entrant] += result.challenges[seat]
+            self.upheld[entrant] += result.challenges_upheld[seat]
+            self.catches[entrant] += result.catches[seat]
+
+    def summary(self) -> RunSummary:
+        entrants = tuple(
+            EntrantStats(self.bots[e], self.wins[e], self.challenges[e], self.upheld[e], self.catches[e])
+            for e in (0, 1)
+        )
+        return RunSummary(
+            ruleset=self.ruleset,
+            seed=self.seed,
+            matches=self.matches,
+            rounds=self.rounds,
+            actions=self.actions,
+            entrants=(entrants[0], entrants[1]),
+        )
+
+
+def summarize(
+    results: Iterable[MatchResult], bots: Sequence[str], ruleset: str, seed: int | str
+) -> RunSummary:
+    tally = Tally(bots, ruleset, seed)
+    for result in results:
+        tally.add(result)
+    return tally.summary()

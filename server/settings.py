@@ -1,0 +1,50 @@
+"""Server settings, read from ``UNODUO_*`` environment variables (pydantic-settings).
+
+Only what the server needs to find and tune its database lives here for now; other parts of
+the server add their own fields.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DATABASE_URL = "sqlite:///./unoduo.sqlite3"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="UNODUO_", extra="ignore")
+
+    database_url: str = Field(
+        default=DEFAULT_DATABASE_URL,
+        description="SQLAlchemy URL: a SQLite file (default) or postgresql+psycopg://…",
+    )
+    snapshot_every: int = Field(default=100, ge=1, description="save a match snapshot every N events")
+    sqlite_busy_timeout_ms: int = Field(default=10_000, ge=0, description="how long a SQLite writer waits for the lock")
+    sqlite_synchronous: Literal["OFF", "NORMAL", "FULL", "EXTRA"] = Field(
+        default="FULL", description="SQLite PRAGMA synchronous; FULL survives power loss, NORMAL only crashes"
+    )
+    group_commit: bool = Field(default=True, description="batch waiting appends into one transaction")
+    group_commit_max: int = Field(default=256, ge=1, description="most commands in one group-commit transaction")
+    notify_channel: str = Field(default="unoduo_events", description="PostgreSQL LISTEN/NOTIFY channel")
+    follow_poll_seconds: float = Field(
+        default=2.0, gt=0, description="a follower re-reads at least this often even without a notification"
+    )
+    db_pool_size: int = Field(default=10, ge=1, description="connections kept open per process")
+
+    @field_validator("notify_channel")
+    @classmethod
+    def _channel_is_identifier(cls, value: str) -> str:
+        if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", value):
+            raise ValueError("notify_channel must be a lower-case SQL identifier (letters, digits, _)")
+        return value
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once from the environment."""
+    return Settings()

@@ -1,0 +1,444 @@
+"""The event store: append-only, hash-chained streams of events (FAIRNESS.md).
+
+**Append** is one transaction: if the command id was seen before, the first result comes back
+and nothing is written; otherwise the stream's head must be at ``expected_seq`` (else
+:class:`ConcurrencyError`), the events are sealed onto the chain and written together with the
+processed-command row and the read-model changes, all or nothing. On PostgreSQL the same
+transaction sends ``NOTIFY``; followers in this process are woken after the commit.
+
+**Group commit** (default): appends are handed to one writer thread, which runs everything
+waiting as one transaction, each command still checked on its own. If that transaction fails
+(a race with another process, a constraint), it is rolled back and each of its commands is run
+again alone, so one command's failure never costs the others.
+
+Races are settled by the database: SQLite writers take the lock at ``BEGIN IMMEDIATE``;
+PostgreSQL's unique (stream, seq) and (stream, command_id) keys make the second writer fail,
+after which its command is checked again and reported as stale or as a duplicate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from concurrent.futures import Future
+from typing import Any
+
+from sqlalchemy import Connection, Engine, and_, func, select
+from sqlalchemy.exc import DBAPIError, IntegrityError
+
+from engine.chain import first_broken_seq
+from engine.events import Event
+from engine.shuffle import ZERO_HASH
+from server.db import is_postgres, make_engine
+from server.settings import Settings
+from server.store import read_models
+from server.store.append import AppendRequest, Batch, ExtraRows, WriteSql
+from server.store.errors import (
+    InvalidAppendError,
+    StoreClosedError,
+    StoreError,
+    StoreUnavailableError,
+)
+from server.store.group_commit import GroupCommitter
+from server.store.models import COMMAND_ID_LEN, events_table, processed_table
+from server.store.notify import LocalNotifier, PgListener
+from server.store.records import AppendResult, Envelope, ProcessedCommandInfo, StoredEvent
+from server.store.streams import is_valid_event_type, is_valid_stream
+from server.store.values import Clock, format_at, normalize_json, utc_now
+
+__all__ = [
+    "AppendResult",
+    "Clock",
+    "Envelope",
+    "EventStore",
+    "ProcessedCommandInfo",
+    "StoredEvent",
+    "format_at",
+    "normalize_json",
+    "utc_now",
+]
+
+E = events_table
+P = processed_table
+
+ALONE_ATTEMPTS = 5
+
+
+def _read(conn: Connection, stream: str, from_seq: int, to_seq: int | None, limit: int | None) -> list[StoredEvent]:
+    query = select(E).where(and_(E.c.stream == stream, E.c.seq >= from_seq))
+    if to_seq is not None:
+        query = query.where(E.c.seq <= to_seq)
+    query = query.order_by(E.c.seq)
+    if limit is not None:
+        query = query.limit(limit)
+    return [StoredEvent.from_row(r) for r in conn.execute(query).mappings()]
+
+
+def _unexpected(exc: Exception) -> StoreError:
+    error = StoreError(f"append failed: {exc!r}")
+    error.__cause__ = exc
+    return error
+
+
+class EventStore:
+    """Append, read and follow hash-chained event streams. Thread-safe; one per process is enough."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        clock: Clock = utc_now,
+        group_commit: bool = True,
+        max_batch: int = 256,
+        channel: str = "unoduo_events",
+        follow_poll_seconds: float = 2.0,
+    ) -> None:
+        self.engine = engine
+        self.clock = clock
+        self.channel = channel
+        self.follow_poll_seconds = follow_poll_seconds
+        self.notifier = LocalNotifier()
+        self._sql = WriteSql(engine.dialect.name)
+        # The append path talks to the driver directly, so its errors come unwrapped too.
+        dbapi = engine.dialect.dbapi
+        self._db_errors: tuple[type[Exception], ...] = (DBAPIError, dbapi.Error) if dbapi else (DBAPIError,)
+        self._integrity_errors: tuple[type[Exception], ...] = (
+            (IntegrityError, dbapi.IntegrityError) if dbapi else (IntegrityError,)
+        )
+        self._listeners: dict[asyncio.AbstractEventLoop, PgListener] = {}
+        self._closed = False
+        self._writer_conn: Connection | None = None  # the group-commit thread's own connection
+        self._committer: GroupCommitter[AppendRequest] | None = (
+            GroupCommitter(self._run_batch, max_batch, name="unoduo-group-commit") if group_commit else None
+        )
+
+    @classmethod
+    def open(
+        cls,
+        url: str | None = None,
+        settings: Settings | None = None,
+        *,
+        clock: Clock = utc_now,
+        migrate: bool = True,
+        **overrides: Any,
+    ) -> EventStore:
+        """A store on ``url`` (default: the settings' database), migrated to the latest schema."""
+        settings = settings or Settings()
+        url = url or settings.database_url
+        if migrate:
+            from server.store.migrate import upgrade
+
+            upgrade(url, settings=settings)
+        options: dict[str, Any] = {
+            "group_commit": settings.group_commit,
+            "max_batch": settings.group_commit_max,
+            "channel": settings.notify_channel,
+            "follow_poll_seconds": settings.follow_poll_seconds,
+        }
+        options.update(overrides)
+        return cls(make_engine(url, settings), clock=clock, **options)
+
+    # ------------------------------------------------------------ appending
+
+    def _request(
+        self,
+        stream: str,
+        events: Sequence[Event],
+        expected_seq: int | None,
+        command_id: str | None,
+        result: Any,
+        extra_rows: ExtraRows | None,
+    ) -> AppendRequest:
+        if self._closed:
+            raise StoreClosedError("the event store is closed")
+        if not is_valid_stream(stream):
+            raise InvalidAppendError(
+                f"bad stream name {stream!r}: 1-200 letters, digits or _ . : @ -, starting with a letter or digit"
+            )
+        if expected_seq is not None and (
+            not isinstance(expected_seq, int) or isinstance(expected_seq, bool) or expected_seq < 0
+        ):
+            raise InvalidAppendError(f"expected_seq must be a whole number >= 0 or None, not {expected_seq!r}")
+        if command_id is not None and (
+            not isinstance(command_id, str)
+            or not 0 < len(command_id) <= COMMAND_ID_LEN
+            or not command_id.isprintable()
+        ):
+            raise InvalidAppendError(f"command_id must be 1-{COMMAND_ID_LEN} printable characters, not {command_id!r}")
+        if isinstance(events, (str, bytes, Mapping)) or not isinstance(events, Sequence):
+            raise InvalidAppendError("events must be a list of engine.events.Event")
+        if not events and command_id is None:
+            raise InvalidAppendError("nothing to append: no events and no command id to record")
+        checked: list[tuple[str, dict[str, Any]]] = []
+        for i, event in enumerate(events):
+            if not isinstance(event, Event):
+                raise InvalidAppendError(f"events[{i}] is a {type(event).__name__}, not an engine.events.Event")
+            if not is_valid_event_type(event.type):
+                raise InvalidAppendError(f"events[{i}]: bad event type {event.type!r}")
+            if not isinstance(event.data, Mapping):
+                raise InvalidAppendError(f"events[{i}] ({event.type}): data must be a JSON object")
+            data = normalize_json(event.data, f"events[{i}].data")
+            read_models.check_event(stream, event.type, data)
+            checked.append((event.type, data))
+        return AppendRequest(
+            stream=stream,
+            events=checked,
+            expected_seq=expected_seq,
+            command_id=command_id,
+            result=normalize_json(result, "result"),
+            extra_rows=extra_rows,
+        )
+
+    def submit(
+        self,
+        stream: str,
+        events: Sequence[Event],
+        *,
+        expected_seq: int | None,
+        command_id: str | None = None,
+        result: Any = None,
+        extra_rows: ExtraRows | None = None,
+    ) -> Future[AppendResult]:
+        """Start an append; the future holds its :class:`AppendResult` or its error."""
+        req = self._request(stream, events, expected_seq, command_id, result, extra_rows)
+        if self._committer is not None:
+            self._committer.submit(req)
+        else:
+            self._run_batch([req])
+        return req.future
+
+    def append(
+        self,
+        stream: str,
+        events: Sequence[Event],
+        *,
+        expected_seq: int | None,
+        command_id: str | None = None,
+        result: Any = None,
+        extra_rows: ExtraRows | None = None,
+    ) -> AppendResult:
+        """Append ``events`` (all or none) after seq ``expected_seq`` (None: wherever the head is).
+
+        With ``command_id``, the first run's outcome is recorded with ``result``; a retry returns
+        it (``duplicate=True``) and appends nothing. Raises ConcurrencyError if the head is
+        elsewhere. ``extra_rows(at)`` gives rows to insert in the same transaction.
+        """
+        return self.submit(
+            stream, events, expected_seq=expected_seq, command_id=command_id, result=result, extra_rows=extra_rows
+        ).result()
+
+    async def append_async(
+        self,
+        stream: str,
+        events: Sequence[Event],
+        *,
+        expected_seq: int | None,
+        command_id: str | None = None,
+        result: Any = None,
+        extra_rows: ExtraRows | None = None,
+    ) -> AppendResult:
+        if self._committer is None:
+            return await asyncio.to_thread(
+                self.append,
+                stream,
+                events,
+                expected_seq=expected_seq,
+                command_id=command_id,
+                result=result,
+                extra_rows=extra_rows,
+            )
+        future = self.submit(
+            stream, events, expected_seq=expected_seq, command_id=command_id, result=result, extra_rows=extra_rows
+        )
+        return await asyncio.wrap_future(future)
+
+    def _in_writer_thread(self) -> bool:
+        return self._committer is not None and threading.current_thread() is self._committer.thread
+
+    def _transaction(self, requests: list[AppendRequest]) -> list[AppendResult | StoreError]:
+        if self._in_writer_thread():
+            if self._writer_conn is None:
+                self._writer_conn = self.engine.connect().execution_options(sqlite_begin="IMMEDIATE")
+            try:
+                return self._transaction_on(self._writer_conn, requests)
+            except BaseException:
+                conn, self._writer_conn = self._writer_conn, None
+                conn.close()  # a fresh connection next time, whatever state this one is in
+                raise
+        with self.engine.connect().execution_options(sqlite_begin="IMMEDIATE") as conn:
+            return self._transaction_on(conn, requests)
+
+    def _transaction_on(self, conn: Connection, requests: list[AppendRequest]) -> list[AppendResult | StoreError]:
+        with conn.begin():
+            batch = Batch(conn, self._sql, self.clock, self.channel)
+            batch.prefetch(requests)
+            outcomes = [batch.apply(req) for req in requests]
+            batch.write()
+        return outcomes
+
+    def _run_alone(self, req: AppendRequest) -> AppendResult | StoreError:
+        last: Exception | None = None
+        for attempt in range(ALONE_ATTEMPTS):
+            try:
+                return self._transaction([req])[0]
+            except StoreError as exc:
+                return exc
+            except self._db_errors as exc:  # a race lost to another process, a deadlock, a lock timeout
+                last = exc
+                time.sleep(0.005 * (2**attempt))
+            except Exception as exc:  # a bug: report it to this caller only
+                return _unexpected(exc)
+        cause = getattr(last, "orig", None) or last
+        if isinstance(last, self._integrity_errors):
+            return InvalidAppendError(f"the append breaks a database constraint: {cause}")
+        return StoreUnavailableError(f"could not append to {req.stream!r}: {cause}")
+
+    def _run_batch(self, requests: list[AppendRequest]) -> None:
+        # Same-stream requests keep their order; sorting by stream makes every process take
+        # PostgreSQL's row and index locks in one order, so batches do not deadlock each other.
+        ordered = sorted(requests, key=lambda r: r.stream)
+        outcomes: list[AppendResult | StoreError]
+        try:
+            outcomes = self._transaction(ordered)
+        except Exception as exc:
+            if len(ordered) == 1 and not isinstance(exc, self._db_errors):
+                outcomes = [exc if isinstance(exc, StoreError) else _unexpected(exc)]
+            else:
+                outcomes = [self._run_alone(req) for req in ordered]
+        for req, outcome in zip(ordered, outcomes):
+            if isinstance(outcome, AppendResult):
+                if outcome.events and not outcome.duplicate:
+                    self.notifier.notify(req.stream)
+                req.future.set_result(outcome)
+            else:
+                req.future.set_exception(outcome)
+
+    # ------------------------------------------------------------ reading
+
+    def read(
+        self, stream: str, from_seq: int = 1, *, to_seq: int | None = None, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """The events of ``stream`` with from_seq <= seq (<= to_seq), in seq order."""
+        with self.engine.connect() as conn:
+            return _read(conn, stream, from_seq, to_seq, limit)
+
+    def iter_stream(self, stream: str, from_seq: int = 1, chunk: int = 1000) -> Iterator[StoredEvent]:
+        """Every event of ``stream`` from ``from_seq``, read in chunks."""
+        seq = from_seq
+        while True:
+            events = self.read(stream, seq, limit=chunk)
+            yield from events
+            if len(events) < chunk:
+                return
+            seq = events[-1].seq + 1
+
+    def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
+        """Events of every stream in global position order."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(E).where(E.c.position > after_position).order_by(E.c.position).limit(limit)
+            ).mappings()
+            return [StoredEvent.from_row(r) for r in rows]
+
+    def head(self, stream: str) -> int:
+        """The seq of the stream's last event, 0 if it has none."""
+        with self.engine.connect() as conn:
+            found = conn.execute(select(func.max(E.c.seq)).where(E.c.stream == stream)).scalar()
+        return int(found or 0)
+
+    def head_hash(self, stream: str) -> str:
+        """The hash of the stream's last event (64 zeros if it has none)."""
+        with self.engine.connect() as conn:
+            found = conn.execute(
+                select(E.c.hash).where(E.c.stream == stream).order_by(E.c.seq.desc()).limit(1)
+            ).scalar()
+        return str(found) if found is not None else ZERO_HASH
+
+    def streams(self, prefix: str = "") -> list[str]:
+        with self.engine.connect() as conn:
+            query = select(E.c.stream).distinct().order_by(E.c.stream)
+            if prefix:
+                query = query.where(func.substr(E.c.stream, 1, len(prefix)) == prefix)
+            return [r[0] for r in conn.execute(query)]
+
+    def processed(self, stream: str, command_id: str) -> ProcessedCommandInfo | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(P).where(and_(P.c.stream == stream, P.c.command_id == command_id))
+            ).mappings().first()
+        return None if row is None else ProcessedCommandInfo(**dict(row))
+
+    def verify_chain(self, stream: str) -> int | None:
+        """The seq of the first event whose position, link or hash is wrong; None if all hold."""
+        return first_broken_seq(e.envelope() for e in self.iter_stream(stream))
+
+    # ------------------------------------------------------------ following
+
+    async def _ensure_listener(self) -> None:
+        if not is_postgres(self.engine):
+            return
+        loop = asyncio.get_running_loop()
+        listener = self._listeners.get(loop)
+        if listener is None:
+            url = self.engine.url.set(drivername="postgresql")
+            listener = PgListener(url.render_as_string(hide_password=False), self.channel, self.notifier)
+            self._listeners[loop] = listener
+        await listener.start()
+
+    async def follow(self, stream: str, after_seq: int = 0, *, chunk: int = 500) -> AsyncIterator[StoredEvent]:
+        """Every event of ``stream`` after ``after_seq``, then each new one as it is appended.
+
+        Wakes at once on appends of this process, and of other processes through LISTEN/NOTIFY
+        on PostgreSQL; re-reads at least every ``follow_poll_seconds`` regardless.
+        """
+        if not is_valid_stream(stream):
+            raise InvalidAppendError(f"bad stream name {stream!r}")
+        await self._ensure_listener()
+        waiter = self.notifier.waiter(stream)
+        try:
+            seq = after_seq
+            while True:
+                waiter.clear()  # before reading, so an append during the read still wakes us
+                events = await asyncio.to_thread(self.read, stream, seq + 1, limit=chunk)
+                for event in events:
+                    seq = event.seq
+                    yield event
+                if len(events) < chunk:
+                    await waiter.wait(self.follow_poll_seconds)
+        finally:
+            self.notifier.remove(waiter)
+
+    # ------------------------------------------------------------ lifecycle
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """Group-commit counters: transactions run and commands they held."""
+        c = self._committer
+        return {"batches": c.batches if c else 0, "commands": c.requests if c else 0}
+
+    def close(self) -> None:
+        """Finish queued appends, stop the writer thread, close the connections."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._committer is not None:
+            self._committer.close()
+        if self._writer_conn is not None:
+            self._writer_conn.close()
+            self._writer_conn = None
+        self.engine.dispose()
+
+    async def aclose(self) -> None:
+        """Stop this event loop's LISTEN connection, then :meth:`close`."""
+        listener = self._listeners.pop(asyncio.get_running_loop(), None)
+        if listener is not None:
+            await listener.close()
+        await asyncio.to_thread(self.close)
+
+    def __enter__(self) -> EventStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

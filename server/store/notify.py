@@ -1,0 +1,139 @@
+"""Waking followers when a stream grows.
+
+:class:`LocalNotifier` wakes asyncio waiters of this process, from any thread (the group-commit
+writer calls it after each commit). :class:`PgListener` adds other processes: every append
+transaction on PostgreSQL runs ``NOTIFY <channel>, '<stream>:<seq>'``, delivered at commit,
+and the listener (one psycopg async connection per event loop) turns each notification into a
+local wake-up. Followers also re-read every ``follow_poll_seconds``, so a notification lost while
+the listener reconnects only delays them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections import defaultdict
+
+log = logging.getLogger(__name__)
+
+
+class Waiter:
+    """One follower's wake-up flag, bound to the event loop it was made in."""
+
+    __slots__ = ("stream", "loop", "event")
+
+    def __init__(self, stream: str) -> None:
+        self.stream = stream
+        self.loop = asyncio.get_running_loop()
+        self.event = asyncio.Event()
+
+    def wake(self) -> None:
+        try:
+            self.loop.call_soon_threadsafe(self.event.set)
+        except RuntimeError:  # the loop is closed: nobody is waiting any more
+            pass
+
+    def clear(self) -> None:
+        self.event.clear()
+
+    async def wait(self, timeout: float) -> bool:
+        """True if woken, False after ``timeout`` seconds."""
+        try:
+            await asyncio.wait_for(self.event.wait(), timeout)
+        except asyncio.TimeoutError:
+            return False
+        return True
+
+
+class LocalNotifier:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiters: defaultdict[str, set[Waiter]] = defaultdict(set)
+
+    def waiter(self, stream: str) -> Waiter:
+        """A new waiter for ``stream``; call from inside the follower's event loop."""
+        waiter = Waiter(stream)
+        with self._lock:
+            self._waiters[stream].add(waiter)
+        return waiter
+
+    def remove(self, waiter: Waiter) -> None:
+        with self._lock:
+            waiters = self._waiters.get(waiter.stream)
+            if waiters is not None:
+                waiters.discard(waiter)
+                if not waiters:
+                    del self._waiters[waiter.stream]
+
+    def notify(self, stream: str) -> None:
+        with self._lock:
+            waiters = list(self._waiters.get(stream, ()))
+        for waiter in waiters:
+            waiter.wake()
+
+    def notify_all(self) -> None:
+        with self._lock:
+            waiters = [w for ws in self._waiters.values() for w in ws]
+        for waiter in waiters:
+            waiter.wake()
+
+
+def parse_payload(payload: str) -> str | None:
+    """The stream named by a ``<stream>:<seq>`` notification, or None if it is not one of ours."""
+    stream, sep, seq = payload.rpartition(":")
+    return stream if sep and stream and seq.isdigit() else None
+
+
+class PgListener:
+    """LISTEN on ``channel`` in the current event loop and wake local followers on each NOTIFY."""
+
+    def __init__(self, conninfo: str, channel: str, notifier: LocalNotifier) -> None:
+        self._conninfo = conninfo
+        self._channel = channel
+        self._notifier = notifier
+        self._ready = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self.last_error: BaseException | None = None
+
+    async def start(self, timeout: float = 10.0) -> None:
+        """Start listening; returns once LISTEN is in force (or raises if it cannot connect)."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name=f"unoduo-listen-{self._channel}")
+        try:
+            await asyncio.wait_for(self._ready.wait(), timeout)
+        except asyncio.TimeoutError:
+            raise ConnectionError(f"could not LISTEN on PostgreSQL: {self.last_error!r}") from None
+
+    async def _run(self) -> None:
+        import psycopg  # imported here: SQLite-only installs never need it
+
+        backoff = 0.1
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
+                async with conn:
+                    await conn.execute(f"LISTEN {self._channel}")
+                    self._ready.set()
+                    backoff = 0.1
+                    self._notifier.notify_all()  # anything appended while we were not listening
+                    async for note in conn.notifies():
+                        stream = parse_payload(note.payload)
+                        if stream is not None:
+                            self._notifier.notify(stream)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # connection lost or refused: retry, followers keep polling
+                self.last_error = exc
+                log.warning("LISTEN %s failed (%r); retrying in %.1fs", self._channel, exc, backoff)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+
+    async def close(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass

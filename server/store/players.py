@@ -1,0 +1,89 @@
+"""Players: a ``player_registered`` event in stream ``players`` plus a row in the players table.
+
+The row holds the token's SHA-256 only (tokens are 256-bit random strings, so a plain hash is
+enough: nothing to brute-force). Both are written in one transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Table, select
+
+from engine.events import Event
+from server.store.errors import InvalidAppendError
+from server.store.event_store import AppendResult, EventStore
+from server.store.models import players_table as T
+from server.store.streams import PLAYERS_STREAM
+
+PLAYER_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+KINDS = ("human", "bot")
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerInfo:
+    id: str
+    name: str
+    kind: str
+
+    def to_api(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "kind": self.kind}
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def new_player_id() -> str:
+    return "p_" + secrets.token_hex(8)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def register_player(
+    store: EventStore, *, player_id: str, name: str, kind: str, token: str, command_id: str | None = None
+) -> AppendResult:
+    """Record a new player; the result (and a retry's) is ``{id, name, kind}``."""
+    if not isinstance(player_id, str) or not PLAYER_ID_RE.fullmatch(player_id):
+        raise InvalidAppendError(f"player id must be 1-64 letters, digits, _ or -, not {player_id!r}")
+    clean = name.strip() if isinstance(name, str) else ""
+    if not 0 < len(clean) <= 100:
+        raise InvalidAppendError("a player's name must be 1-100 characters")
+    if kind not in KINDS:
+        raise InvalidAppendError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    if not isinstance(token, str) or len(token) < 16:
+        raise InvalidAppendError("a token must be a string of at least 16 characters")
+    info = {"id": player_id, "name": clean, "kind": kind}
+
+    def row(at: str) -> Sequence[tuple[Table, Mapping[str, Any]]]:
+        return [(T, {**info, "token_hash": hash_token(token), "created_at": at})]
+
+    return store.append(
+        PLAYERS_STREAM,
+        [Event("player_registered", dict(info))],
+        expected_seq=None,
+        command_id=command_id,
+        result=info,
+        extra_rows=row,
+    )
+
+
+def _one(store: EventStore, column: Any, value: str) -> PlayerInfo | None:
+    with store.engine.connect() as conn:
+        row = conn.execute(select(T.c.id, T.c.name, T.c.kind).where(column == value)).first()
+    return None if row is None else PlayerInfo(row[0], row[1], row[2])
+
+
+def player_by_token(store: EventStore, token: str) -> PlayerInfo | None:
+    return _one(store, T.c.token_hash, hash_token(token))
+
+
+def get_player(store: EventStore, player_id: str) -> PlayerInfo | None:
+    return _one(store, T.c.id, player_id)

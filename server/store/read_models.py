@@ -1,0 +1,381 @@
+"""Read models: match summaries (API.md) and standings, projected from the events.
+
+:func:`project` is the whole projection: a small function from one event envelope to changes
+in a :class:`Projection`, with no I/O of its own. The store calls it inside every append
+transaction, on a projection that loads the rows it touches from the database (and locks them
+on PostgreSQL); :func:`rebuild` empties the tables and calls it on every event from the first,
+in an empty in-memory projection. Both must give the same rows (tested).
+
+Standings: one row per (scope, player) over finished matches, ``scope`` a tournament id or ''
+for casual matches; points are the engine's match scores (``points_for`` the player's own).
+An annulled match counts for nobody. A match whose seats are unknown when it ends (the server
+always registers a match before creating it) is counted when it is registered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, text, update
+
+from server.store.errors import InvalidAppendError
+from server.store.models import match_summaries_table as M
+from server.store.models import events_table as E
+from server.store.models import standings_table as S
+from server.store.streams import MATCH_PREFIX, MATCHES_STREAM, match_id_of
+
+WAITING, LIVE, FINISHED, ANNULLED = "waiting", "live", "finished", "annulled"
+STATUSES = (WAITING, LIVE, FINISHED, ANNULLED)
+
+# Event types that change a read model; every other event is skipped without loading a row.
+MATCH_EVENT_TYPES = frozenset({"match_created", "round_started", "round_ended", "match_ended"})
+REGISTRY_EVENT_TYPES = frozenset({"match_registered", "match_annulled"})
+
+
+@dataclass
+class MatchSummary:
+    id: str
+    status: str = WAITING
+    seats: list[str | None] = field(default_factory=lambda: [None, None])
+    player1: int | None = None
+    scores: list[int] = field(default_factory=lambda: [0, 0])
+    winner: str | None = None
+    winner_seat: int | None = None
+    tournament: str | None = None
+    round: int | None = None
+    ruleset: str | None = None
+
+    def to_row(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "status": self.status,
+            "seat0": self.seats[0],
+            "seat1": self.seats[1],
+            "player1": self.player1,
+            "score0": self.scores[0],
+            "score1": self.scores[1],
+            "winner": self.winner,
+            "winner_seat": self.winner_seat,
+            "tournament": self.tournament,
+            "round": self.round,
+            "ruleset": self.ruleset,
+        }
+
+    @classmethod
+    def from_row(cls, row: Mapping[Any, Any]) -> MatchSummary:
+        return cls(
+            id=row["id"],
+            status=row["status"],
+            seats=[row["seat0"], row["seat1"]],
+            player1=row["player1"],
+            scores=[row["score0"], row["score1"]],
+            winner=row["winner"],
+            winner_seat=row["winner_seat"],
+            tournament=row["tournament"],
+            round=row["round"],
+            ruleset=row["ruleset"],
+        )
+
+    def to_api(self) -> dict[str, Any]:
+        """API.md's match summary, ``seats`` as player ids (the HTTP layer expands them)."""
+        return {
+            "id": self.id,
+            "status": self.status,
+            "seats": list(self.seats),
+            "player1": self.player1,
+            "scores": list(self.scores),
+            "winner": self.winner,
+            "tournament": self.tournament,
+            "round": self.round,
+        }
+
+
+@dataclass
+class Standing:
+    scope: str
+    player: str
+    played: int = 0
+    won: int = 0
+    lost: int = 0
+    points_for: int = 0
+    points_against: int = 0
+
+    def to_row(self) -> dict[str, Any]:
+        return {
+            "scope": self.scope,
+            "player": self.player,
+            "played": self.played,
+            "won": self.won,
+            "lost": self.lost,
+            "points_for": self.points_for,
+            "points_against": self.points_against,
+        }
+
+    @classmethod
+    def from_row(cls, row: Mapping[Any, Any]) -> Standing:
+        return cls(**{k: row[k] for k in ("scope", "player", "played", "won", "lost", "points_for", "points_against")})
+
+
+class Loader(Protocol):
+    def load_match(self, match_id: str) -> MatchSummary | None: ...
+
+    def load_standing(self, scope: str, player: str) -> Standing | None: ...
+
+
+class Projection:
+    """The rows a projection run has touched; missing rows come from ``loader`` (None: empty)."""
+
+    def __init__(self, loader: Loader | None = None) -> None:
+        self._loader = loader
+        self.matches: dict[str, MatchSummary] = {}
+        self.standings: dict[tuple[str, str], Standing] = {}
+        self._stored_matches: set[str] = set()
+        self._stored_standings: set[tuple[str, str]] = set()
+        self._dirty_matches: set[str] = set()
+        self._dirty_standings: set[tuple[str, str]] = set()
+
+    def match(self, match_id: str) -> MatchSummary:
+        found = self.matches.get(match_id)
+        if found is None:
+            found = self._loader.load_match(match_id) if self._loader else None
+            if found is not None:
+                self._stored_matches.add(match_id)
+            else:
+                found = MatchSummary(id=match_id)
+            self.matches[match_id] = found
+        self._dirty_matches.add(match_id)
+        return found
+
+    def standing(self, scope: str, player: str) -> Standing:
+        key = (scope, player)
+        found = self.standings.get(key)
+        if found is None:
+            found = self._loader.load_standing(scope, player) if self._loader else None
+            if found is not None:
+                self._stored_standings.add(key)
+            else:
+                found = Standing(scope=scope, player=player)
+            self.standings[key] = found
+        self._dirty_standings.add(key)
+        return found
+
+    def flush(self, conn: Connection) -> None:
+        """Write every touched row (UPDATE if it was loaded, else INSERT)."""
+        new = [self.matches[k].to_row() for k in sorted(self._dirty_matches - self._stored_matches)]
+        old = [self.matches[k].to_row() for k in sorted(self._dirty_matches & self._stored_matches)]
+        if new:
+            conn.execute(insert(M), new)
+        for row in old:
+            conn.execute(update(M).where(M.c.id == row["id"]).values(row))
+        # a standing whose every match was taken back (annulled) is no row at all
+        empty = {k for k in self._dirty_standings if self.standings[k].played == 0}
+        snew = [self.standings[k].to_row() for k in sorted(self._dirty_standings - self._stored_standings - empty)]
+        sold = [self.standings[k].to_row() for k in sorted((self._dirty_standings & self._stored_standings) - empty)]
+        if snew:
+            conn.execute(insert(S), snew)
+        for row in sold:
+            conn.execute(
+                update(S).where(and_(S.c.scope == row["scope"], S.c.player == row["player"])).values(row)
+            )
+        for scope, player in sorted(empty & self._stored_standings):
+            conn.execute(delete(S).where(and_(S.c.scope == scope, S.c.player == player)))
+        self._stored_matches |= self._dirty_matches
+        self._stored_standings = (self._stored_standings | self._dirty_standings) - empty
+        self._dirty_matches.clear()
+        self._dirty_standings.clear()
+
+
+class DbLoader:
+    """Loads rows through the append transaction's connection, locking them on PostgreSQL."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        self._lock = conn.dialect.name == "postgresql"
+
+    def load_match(self, match_id: str) -> MatchSummary | None:
+        query = select(M).where(M.c.id == match_id)
+        row = self._conn.execute(query.with_for_update() if self._lock else query).mappings().first()
+        return None if row is None else MatchSummary.from_row(row)
+
+    def load_standing(self, scope: str, player: str) -> Standing | None:
+        query = select(S).where(and_(S.c.scope == scope, S.c.player == player))
+        row = self._conn.execute(query.with_for_update() if self._lock else query).mappings().first()
+        return None if row is None else Standing.from_row(row)
+
+
+# ---------------------------------------------------------------- the projection itself
+
+
+def is_projected(stream: str, type_: str) -> bool:
+    if stream == MATCHES_STREAM:
+        return type_ in REGISTRY_EVENT_TYPES
+    return type_ in MATCH_EVENT_TYPES and match_id_of(stream) is not None
+
+
+def _count(view: Projection, m: MatchSummary, sign: int) -> None:
+    """Add (sign=1) or take back (sign=-1) a finished match in its players' standings."""
+    if m.winner_seat is None or None in m.seats:
+        return
+    scope = m.tournament or ""
+    for seat in (0, 1):
+        player = m.seats[seat]
+        assert player is not None
+        s = view.standing(scope, player)
+        s.played += sign
+        if seat == m.winner_seat:
+            s.won += sign
+        else:
+            s.lost += sign
+        s.points_for += sign * m.scores[seat]
+        s.points_against += sign * m.scores[1 - seat]
+
+
+def project(view: Projection, envelope: Mapping[str, Any]) -> None:
+    """Apply one stored event to the read models held by ``view``."""
+    stream, type_, data = envelope["stream"], envelope["type"], envelope["data"]
+    if not is_projected(stream, type_):
+        return
+    if stream == MATCHES_STREAM:
+        m = view.match(data["match"])
+        if type_ == "match_registered":
+            counted = m.status == FINISHED
+            if counted:
+                _count(view, m, -1)
+            m.seats = list(data["seats"])
+            m.tournament = data.get("tournament")
+            m.round = data.get("round")
+            m.ruleset = data.get("ruleset") or m.ruleset
+            if m.winner_seat is not None:
+                m.winner = m.seats[m.winner_seat]
+            if counted:
+                _count(view, m, 1)
+        elif type_ == "match_annulled":
+            if m.status == FINISHED:
+                _count(view, m, -1)
+            m.status = ANNULLED
+        return
+    match_id = match_id_of(stream)
+    assert match_id is not None
+    m = view.match(match_id)
+    if type_ == "match_created":
+        if m.ruleset is None:
+            m.ruleset = data["ruleset"]["name"]
+    elif type_ == "round_started":
+        if m.status == WAITING:
+            m.status = LIVE
+        m.player1 = data["player1"]
+    elif type_ == "round_ended":
+        m.scores = [data["scores"][0], data["scores"][1]]
+    elif type_ == "match_ended" and m.status != ANNULLED:
+        m.status = FINISHED
+        m.scores = [data["scores"][0], data["scores"][1]]
+        m.winner_seat = data["winner"]
+        m.winner = m.seats[data["winner"]]
+        _count(view, m, 1)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_opt_str(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def check_event(stream: str, type_: str, data: Mapping[str, Any]) -> None:
+    """Refuse (InvalidAppendError) an event the projection could not apply; nothing is written."""
+    if not is_projected(stream, type_):
+        return
+
+    def need(ok: bool, what: str) -> None:
+        if not ok:
+            raise InvalidAppendError(f"{type_} event on {stream!r}: {what}")
+
+    def scores_ok(value: Any) -> bool:
+        return isinstance(value, list) and len(value) == 2 and all(_is_int(v) for v in value)
+
+    if type_ in REGISTRY_EVENT_TYPES:
+        need(isinstance(data.get("match"), str) and bool(data.get("match")), "needs a match id")
+    if type_ == "match_registered":
+        seats = data.get("seats")
+        need(isinstance(seats, list) and len(seats) == 2 and all(_is_opt_str(s) for s in seats),
+             "seats must be two player ids (or null)")
+        need(_is_opt_str(data.get("tournament")), "tournament must be an id or null")
+        need(data.get("round") is None or _is_int(data.get("round")), "round must be a number or null")
+        need(_is_opt_str(data.get("ruleset")), "ruleset must be a name or null")
+    elif type_ == "match_created":
+        ruleset = data.get("ruleset")
+        need(isinstance(ruleset, Mapping) and isinstance(ruleset.get("name"), str), "needs ruleset.name")
+    elif type_ == "round_started":
+        need(data.get("player1") in (0, 1) and _is_int(data.get("player1")), "player1 must be 0 or 1")
+    elif type_ == "round_ended":
+        need(scores_ok(data.get("scores")), "scores must be two numbers")
+    elif type_ == "match_ended":
+        need(scores_ok(data.get("scores")), "scores must be two numbers")
+        need(data.get("winner") in (0, 1) and _is_int(data.get("winner")), "winner must be seat 0 or 1")
+
+
+# ---------------------------------------------------------------- rebuild
+
+
+@dataclass(frozen=True)
+class RebuildReport:
+    events: int
+    matches: int
+    standings: int
+
+
+def _projected_events(conn: Connection, chunk: int = 2000) -> Iterator[dict[str, Any]]:
+    relevant = or_(E.c.stream == MATCHES_STREAM, E.c.stream.like(f"{MATCH_PREFIX}%"))
+    after = 0
+    while True:
+        rows = conn.execute(
+            select(E.c.position, E.c.stream, E.c.type, E.c.data)
+            .where(and_(E.c.position > after, relevant))
+            .order_by(E.c.position)
+            .limit(chunk)
+        ).mappings().all()
+        if not rows:
+            return
+        for row in rows:
+            yield dict(row)
+        after = rows[-1]["position"]
+
+
+def rebuild(engine: Engine) -> RebuildReport:
+    """Empty the read-model tables and project every event again, in one transaction.
+
+    Appends wait while it runs (SQLite: the write lock; PostgreSQL: a SHARE lock on events).
+    """
+    with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as conn, conn.begin():
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("LOCK TABLE events IN SHARE MODE"))
+        conn.execute(delete(M))
+        conn.execute(delete(S))
+        view = Projection()
+        count = 0
+        for envelope in _projected_events(conn):
+            project(view, envelope)
+            count += 1
+        view.flush(conn)
+        standings = sum(1 for s in view.standings.values() if s.played)
+        return RebuildReport(events=count, matches=len(view.matches), standings=standings)
+
+
+def read_rows(engine: Engine) -> dict[str, list[dict[str, Any]]]:
+    """Every read-model row, in key order (for comparisons and the CLI)."""
+    with engine.connect() as conn:
+        return {
+            "match_summaries": [dict(r) for r in conn.execute(select(M).order_by(M.c.id)).mappings()],
+            "standings": [
+                dict(r) for r in conn.execute(select(S).order_by(S.c.scope, S.c.player)).mappings()
+            ],
+        }
+
+
+def match_summary(engine: Engine, match_id: str) -> MatchSummary | None:
+    with engine.connect() as conn:
+        row = conn.execute(select(M).where(M.c.id == match_id)).mappings().first()
+    return None if row is None else MatchSummary.from_row(row)

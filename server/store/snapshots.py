@@ -1,0 +1,121 @@
+"""Match snapshots: a cache of folded ``MatchState``, so loading a long match folds only its tail.
+
+A snapshot is (stream, seq, hash of the event at seq, encoded state). Loading takes the latest
+snapshot, checks that the event at its seq still has that hash, and folds the events after it;
+a snapshot that does not fit (stale hash, other format, unreadable) is ignored and the match
+is folded from its first event. Deleting every snapshot therefore changes no result, only speed.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, and_, delete, func, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from engine.evolve import fold
+from engine.snapshot_codec import SNAPSHOT_FORMAT, decode_state, encode_state
+from engine.state import INITIAL_STATE, MatchState
+from server.store.event_store import AppendResult, EventStore, format_at
+from server.store.models import snapshots_table as T
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotRecord:
+    stream: str
+    seq: int
+    hash: str
+    state: MatchState
+
+
+class Snapshots:
+    def __init__(self, store: EventStore, every: int = 100) -> None:
+        if every < 1:
+            raise ValueError("snapshot interval must be at least 1 event")
+        self.store = store
+        self.every = every
+
+    def _writing(self) -> Connection:
+        return self.store.engine.connect().execution_options(sqlite_begin="IMMEDIATE")
+
+    def latest(self, stream: str) -> SnapshotRecord | None:
+        """The newest readable snapshot of ``stream`` (unreadable ones are skipped)."""
+        with self.store.engine.connect() as conn:
+            rows = conn.execute(
+                select(T).where(and_(T.c.stream == stream, T.c.format == SNAPSHOT_FORMAT)).order_by(T.c.seq.desc())
+            ).mappings()
+            for row in rows:
+                try:
+                    state = decode_state(row["state"])
+                except ValueError as exc:
+                    log.warning("ignoring unreadable snapshot %s@%s: %s", stream, row["seq"], exc)
+                    continue
+                if state.version == row["seq"]:
+                    return SnapshotRecord(stream, row["seq"], row["hash"], state)
+        return None
+
+    def save(self, stream: str, state: MatchState, event_hash: str) -> bool:
+        """Store ``state`` as of seq ``state.version`` (whose event hash is ``event_hash``)."""
+        if state.version < 1:
+            raise ValueError("nothing to snapshot before the first event")
+        row = {
+            "stream": stream,
+            "seq": state.version,
+            "hash": event_hash,
+            "format": SNAPSHOT_FORMAT,
+            "state": encode_state(state),
+            "at": format_at(self.store.clock()),
+        }
+        try:
+            with self._writing() as conn, conn.begin():
+                conn.execute(insert(T), [row])
+        except IntegrityError:
+            return False  # someone saved this one already
+        return True
+
+    def load(self, stream: str, *, use_snapshots: bool = True, save: bool = True) -> MatchState:
+        """The state of ``stream``'s match: the latest fitting snapshot plus the events after it.
+
+        With ``save``, a tail of ``every`` events or more is snapshotted for next time.
+        """
+        snap = self.latest(stream) if use_snapshots else None
+        state, from_seq = INITIAL_STATE, 1
+        if snap is not None:
+            anchor = self.store.read(stream, snap.seq, to_seq=snap.seq)
+            if anchor and anchor[0].hash == snap.hash:
+                state, from_seq = snap.state, snap.seq + 1
+            else:
+                log.warning("snapshot %s@%s does not match the log; folding from the start", stream, snap.seq)
+        tail = list(self.store.iter_stream(stream, from_seq))
+        state = fold((e.event() for e in tail), state)
+        if save and len(tail) >= self.every:
+            self.save(stream, state, tail[-1].hash)
+        return state
+
+    def after_append(self, stream: str, state: MatchState, appended: AppendResult) -> bool:
+        """Snapshot ``state`` (the match after ``appended``) if the append crossed a multiple of ``every``."""
+        if appended.duplicate or not appended.events:
+            return False
+        last = appended.events[-1]
+        if state.version != last["seq"]:
+            raise ValueError(f"state is at version {state.version}, the append ended at seq {last['seq']}")
+        first = appended.events[0]["seq"]
+        if (first - 1) // self.every == last["seq"] // self.every:
+            return False
+        return self.save(stream, state, last["hash"])
+
+    def delete(self, stream: str | None = None) -> int:
+        """Delete the snapshots of ``stream`` (all streams if None); returns how many."""
+        query = delete(T) if stream is None else delete(T).where(T.c.stream == stream)
+        with self._writing() as conn, conn.begin():
+            return int(conn.execute(query).rowcount)
+
+    def count(self, stream: str | None = None) -> int:
+        query = select(func.count()).select_from(T)
+        if stream is not None:
+            query = query.where(T.c.stream == stream)
+        with self.store.engine.connect() as conn:
+            return int(conn.execute(query).scalar_one())

@@ -1,0 +1,119 @@
+"""Fixtures: every store test runs on SQLite (a temporary file) and on PostgreSQL (a schema of its own).
+
+PostgreSQL comes from UNODUO_TEST_POSTGRES_URL (default: postgres@127.0.0.1:5432/test). If it
+cannot be reached, the PostgreSQL half of the suite fails; it is never skipped.
+
+Migrated databases are made fast: SQLite copies a file migrated once per worker; PostgreSQL
+runs, in a new schema, the SQL that ``alembic upgrade head --sql`` writes (the migrations'
+own DDL). The migration tests themselves run Alembic for real on empty databases.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from alembic import command
+
+from server.db import make_engine
+from server.settings import Settings
+from server.store.event_store import EventStore
+from server.store.migrate import alembic_config, upgrade
+from tests.store.helpers import PG_URL, TickClock, create_pg_schema, drop_pg_schemas, pg_conninfo, pg_schema_url
+
+DATABASES = ["sqlite", "postgres"]
+HERE = Path(__file__).parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: a store test that takes seconds (it still runs in CI)")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """In the store tests, an exception that kills a thread fails the test (it is not just a warning)."""
+    strict = pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+    for item in items:
+        if HERE in Path(str(item.fspath)).parents:
+            item.add_marker(strict)
+
+
+@pytest.fixture(scope="session")
+def postgres_reachable() -> None:
+    try:
+        psycopg.connect(pg_conninfo(), connect_timeout=5).close()
+    except Exception as exc:
+        pytest.fail(f"PostgreSQL is not reachable at {PG_URL} ({exc}); the store tests need it", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def pg_schemas(postgres_reachable: None) -> Iterator[list[str]]:
+    """Schemas made by this worker; dropped together when the session ends."""
+    made: list[str] = []
+    yield made
+    drop_pg_schemas(made)
+
+
+@pytest.fixture(scope="session")
+def pg_migration_sql(postgres_reachable: None) -> str:
+    buffer = io.StringIO()
+    cfg = alembic_config()
+    cfg.output_buffer = buffer
+    cfg.set_main_option("sqlalchemy.url", PG_URL.replace("%", "%%"))
+    command.upgrade(cfg, "head", sql=True)
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("template") / "store.sqlite3"
+    upgrade(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(params=DATABASES)
+def db_kind(request: pytest.FixtureRequest) -> str:
+    kind: str = request.param
+    return kind
+
+
+@pytest.fixture
+def db_url(db_kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """An empty database: a fresh SQLite file, or a fresh PostgreSQL schema."""
+    if db_kind == "sqlite":
+        return f"sqlite:///{tmp_path / 'empty.sqlite3'}"
+    schemas: list[str] = request.getfixturevalue("pg_schemas")
+    schema = create_pg_schema()
+    schemas.append(schema)
+    return pg_schema_url(schema)
+
+
+@pytest.fixture
+def url(db_kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """A database at the latest revision."""
+    if db_kind == "sqlite":
+        path = tmp_path / "store.sqlite3"
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
+        return f"sqlite:///{path}"
+    schemas: list[str] = request.getfixturevalue("pg_schemas")
+    sql: str = request.getfixturevalue("pg_migration_sql")
+    schema = create_pg_schema(sql)
+    schemas.append(schema)
+    return pg_schema_url(schema)
+
+
+@pytest.fixture
+def clock() -> TickClock:
+    return TickClock()
+
+
+@pytest.fixture
+def store(url: str, clock: TickClock) -> Iterator[EventStore]:
+    s = EventStore(make_engine(url, Settings()), clock=clock)
+    try:
+        yield s
+    finally:
+        s.close()

@@ -1,0 +1,163 @@
+"""Read models: match summaries and standings, projected from the events, rebuilt identically."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pytest
+from sqlalchemy import delete, select, update
+from typer.testing import CliRunner
+
+from cli.main import app
+from engine.events import Event
+from engine.rulesets import CLASSIC_2P, UNO_DUO, Ruleset
+from server.store.errors import InvalidAppendError
+from server.store.event_store import EventStore
+from server.store.models import events_table, match_summaries_table, players_table, standings_table
+from server.store.players import get_player, hash_token, player_by_token, register_player
+from server.store.read_models import MatchSummary, Projection, Standing, match_summary, project, read_rows, rebuild
+from server.store.streams import MATCHES_STREAM, match_stream
+from tests.store.helpers import play_random
+
+
+def env(stream: str, type_: str, **data: Any) -> dict[str, Any]:
+    return {"stream": stream, "type": type_, "data": data}
+
+
+def registered(match: str, seats: list[str | None], tournament: str | None = None) -> dict[str, Any]:
+    return env(MATCHES_STREAM, "match_registered", match=match, seats=seats, tournament=tournament, round=1,
+               ruleset="uno-duo")
+
+
+def ended(match: str, winner: int, scores: list[int]) -> dict[str, Any]:
+    return env(match_stream(match), "match_ended", winner=winner, loser=1 - winner, scores=scores, rounds=3)
+
+
+def test_the_projection_follows_a_match_through_its_life() -> None:
+    view = Projection()
+    project(view, registered("m1", ["ann", "bob"], "cup"))
+    assert view.matches["m1"].to_api() == {
+        "id": "m1", "status": "waiting", "seats": ["ann", "bob"], "player1": None, "scores": [0, 0],
+        "winner": None, "tournament": "cup", "round": 1,
+    }
+    project(view, env("match-m1", "match_created", ruleset={"name": "uno-duo"}, commitment="c"))
+    project(view, env("match-m1", "seat_joined", seat=0, entropy=""))
+    assert view.matches["m1"].status == "waiting"
+    project(view, env("match-m1", "round_started", round=1, player1=1, deck=[]))
+    assert view.matches["m1"].status == "live" and view.matches["m1"].player1 == 1
+    project(view, env("match-m1", "round_ended", round=1, winner=0, loser=1, points=40, scores=[0, 40]))
+    assert view.matches["m1"].scores == [0, 40]
+    project(view, ended("m1", 0, [120, 210]))
+    m = view.matches["m1"]
+    assert (m.status, m.winner, m.scores) == ("finished", "ann", [120, 210])
+    assert view.standings[("cup", "ann")] == Standing("cup", "ann", 1, 1, 0, 120, 210)
+    assert view.standings[("cup", "bob")] == Standing("cup", "bob", 1, 0, 1, 210, 120)
+
+
+def test_an_annulled_match_counts_for_nobody() -> None:
+    view = Projection()
+    for e in (registered("m1", ["ann", "bob"]), ended("m1", 1, [200, 50]),
+              registered("m2", ["ann", "bob"]), ended("m2", 0, [10, 200]),
+              env(MATCHES_STREAM, "match_annulled", match="m1", reason="dispute")):
+        project(view, e)
+    assert view.matches["m1"].status == "annulled"
+    assert view.standings[("", "ann")] == Standing("", "ann", 1, 1, 0, 10, 200)
+    project(view, ended("m1", 1, [200, 50]))  # an annulled match stays annulled
+    assert view.standings[("", "ann")].played == 1
+
+
+def test_a_match_registered_late_is_counted_then() -> None:
+    view = Projection()
+    project(view, ended("m1", 1, [200, 50]))
+    assert view.standings == {} and view.matches["m1"].winner is None
+    project(view, registered("m1", ["ann", "bob"]))
+    assert view.matches["m1"].winner == "bob" and view.standings[("", "bob")].won == 1
+
+
+def test_events_that_change_no_read_model_touch_nothing() -> None:
+    view = Projection()
+    project(view, env("match-m1", "card_played", seat=0, card=3, color="red"))
+    project(view, env("players", "player_registered", id="p", name="P", kind="human"))
+    project(view, env("tournament-1", "match_ended", winner=0, scores=[1, 2]))
+    assert view.matches == {} and view.standings == {}
+
+
+def play_registered_matches(store: EventStore) -> None:
+    """Three players, four matches: finished in a tournament, casual, annulled, still live."""
+    for pid, name in (("ann", "Ann"), ("bob", "Bob"), ("cy", "Cy")):
+        register_player(store, player_id=pid, name=name, kind="human", token=f"{pid}-token-0123456789abcdef")
+    short = Ruleset.from_dict({**UNO_DUO.to_dict(), "target": 60})  # short matches, same rules
+    plan = [("t1", ["ann", "bob"], "cup", 11, short, None), ("c1", ["bob", "cy"], None, 9, CLASSIC_2P, 60),
+            ("c2", ["cy", "ann"], None, 10, short, None), ("c3", ["ann", "cy"], "cup", 10, UNO_DUO, 30)]
+    for match_id, seats, tournament, seed, ruleset, limit in plan:
+        store.append(MATCHES_STREAM, [Event("match_registered", {"match": match_id, "seats": seats,
+                     "tournament": tournament, "round": 1 if tournament else None, "ruleset": ruleset.name})],
+                     expected_seq=None)
+        stream = match_stream(match_id)
+        for match, events in play_random(seed, ruleset, limit):
+            if events:
+                store.append(stream, events, expected_seq=match.state.version - len(events))
+    store.append(MATCHES_STREAM, [Event("match_annulled", {"match": "c2", "reason": "test"})], expected_seq=None)
+
+
+def test_rebuild_gives_the_rows_the_appends_made(store: EventStore, url: str) -> None:
+    play_registered_matches(store)
+    incremental = read_rows(store.engine)
+    statuses = {r["id"]: r["status"] for r in incremental["match_summaries"]}
+    assert statuses == {"t1": "finished", "c1": "live", "c2": "annulled", "c3": "live"}
+    t1 = match_summary(store.engine, "t1")
+    assert t1 is not None and t1.winner in ("ann", "bob") and max(t1.scores) >= 60
+    players = {(r["scope"], r["player"]) for r in incremental["standings"]}
+    assert players == {("cup", "ann"), ("cup", "bob")}
+
+    report = rebuild(store.engine)
+    assert read_rows(store.engine) == incremental
+    assert report.matches == 4 and report.standings == 2
+
+    # wreck the read models, then rebuild them from the CLI
+    with store.engine.begin() as conn:
+        conn.execute(delete(standings_table))
+        conn.execute(update(match_summaries_table).values(status="live", score0=999))
+    assert read_rows(store.engine) != incremental
+    result = CliRunner().invoke(app, ["db", "rebuild", "--db", url])
+    assert result.exit_code == 0, result.output
+    assert "4 matches, 2 standings rows" in result.output
+    assert read_rows(store.engine) == incremental
+
+
+def test_a_malformed_registry_event_is_refused(store: EventStore) -> None:
+    for data in ({"seats": ["a", "b"]}, {"match": "m", "seats": "ab"}, {"match": "m", "seats": ["a", 1]},
+                 {"match": "m", "seats": ["a", "b"], "round": "one"}):
+        with pytest.raises(InvalidAppendError):
+            store.append(MATCHES_STREAM, [Event("match_registered", data)], expected_seq=None)
+    assert store.head(MATCHES_STREAM) == 0
+
+
+def test_players_keep_only_a_hash_of_their_token(store: EventStore) -> None:
+    token = "secret-token-0123456789abcdef"
+    first = register_player(store, player_id="p_1", name="  Ann  ", kind="human", token=token, command_id="r1")
+    assert first.result == {"id": "p_1", "name": "Ann", "kind": "human"}
+    again = register_player(store, player_id="p_1", name="Ann", kind="human", token=token, command_id="r1")
+    assert again.duplicate and store.head("players") == 1
+    with store.engine.connect() as conn:
+        row = conn.execute(select(players_table)).mappings().one()
+        stored = [dict(r) for r in conn.execute(select(events_table)).mappings()]
+    assert row["token_hash"] == hash_token(token) == hashlib.sha256(token.encode()).hexdigest()
+    assert row["created_at"] == stored[0]["at"]
+    assert token not in repr(stored) and token not in repr(dict(row))
+    assert player_by_token(store, token) == get_player(store, "p_1")
+    assert player_by_token(store, token + "x") is None and get_player(store, "nobody") is None
+    with pytest.raises(InvalidAppendError, match="constraint"):  # the same id again: nothing appended
+        register_player(store, player_id="p_1", name="Other", kind="bot", token="another-token-0123456789")
+    assert store.head("players") == 1
+    for bad in ({"player_id": "p 1"}, {"name": " "}, {"kind": "alien"}, {"token": "short"}):
+        args: dict[str, Any] = {"player_id": "p_2", "name": "B", "kind": "bot", "token": "t" * 20, **bad}
+        with pytest.raises(InvalidAppendError):
+            register_player(store, **args)
+    assert store.head("players") == 1
+
+
+def test_summary_rows_convert_both_ways() -> None:
+    summary = MatchSummary("m", "finished", ["a", "b"], 0, [1, 2], "b", 1, "cup", 3, "uno-duo")
+    assert MatchSummary.from_row(summary.to_row()) == summary
