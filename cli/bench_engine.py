@@ -22,7 +22,6 @@ import importlib.metadata
 import os
 import platform
 import random
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -35,7 +34,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from cli.bench_cmd import bench_app
+from cli.bench_cmd import BENCHMARKS_MD, bench_app, cpu_model, write_docs_section
 from engine.bots import get_bot
 from engine.commands import parse_seat_command
 from engine.decide import decide_step
@@ -48,7 +47,6 @@ from engine.selfplay import match_seed
 from engine.state import INITIAL_STATE, MatchState, Phase
 from engine.views import legal_commands, view
 
-BENCHMARKS_MD = Path(__file__).resolve().parents[1] / "docs" / "BENCHMARKS.md"
 SECTION = "## Engine"
 ACTIONS_BAR = 2.0  # our self-play actions/s over RLCard's
 FOLD_BAR = 1_000_000  # events/s
@@ -212,20 +210,12 @@ def _version(package: str) -> str | None:
         return None
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def machine_facts() -> list[str]:
     rl = _version("rlcard")
     return [
-        f"CPU: {_cpu_model()}, {os.cpu_count()} logical cores",
+        f"CPU: {cpu_model()}, {os.cpu_count()} logical cores",
         f"Python {platform.python_version()} ({platform.python_implementation()}), {platform.system()} {platform.release()}",
         f"rlcard {rl}, numpy {_version('numpy')}" if rl else "rlcard not installed",
     ]
@@ -414,17 +404,6 @@ def markdown(r: Results, facts: list[str], command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_section(path: Path, section: str) -> None:
-    """Replace (or add) the ``## Engine`` section of ``path``, leaving the other sections as they are."""
-    intro = "# Benchmarks\n\nFigures from `unoduo bench …` runs, each with the machine and the exact command.\n\n"
-    old = path.read_text(encoding="utf-8") if path.exists() else intro
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(old):
-        new = pattern.sub(lambda _: section + "\n", old, count=1)
-    else:
-        new = old.rstrip("\n") + "\n\n" + section
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
 
 
 def engine(
@@ -456,7 +435,7 @@ def engine(
         command = "unoduo " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else (
             f"unoduo bench engine --seconds {seconds:g} --ruleset {rules.name} --seed {seed} --write-docs"
         )
-        write_section(BENCHMARKS_MD, markdown(results, facts, command))
+        write_docs_section(BENCHMARKS_MD, SECTION, markdown(results, facts, command))
         console.print(f"wrote {BENCHMARKS_MD}")
 
 

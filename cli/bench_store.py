@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import platform
-import re
 import secrets
 import sys
 import threading
@@ -30,6 +29,7 @@ from rich.console import Console
 from rich.table import Table
 from sqlalchemy import insert, make_url, text
 
+from cli.bench_cmd import BENCHMARKS_MD, cpu_model, write_docs_section
 from engine.chain import seal
 from engine.events import Event
 from engine.shuffle import ZERO_HASH
@@ -41,7 +41,6 @@ from server.store.models import events_table, processed_table
 
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 RAW_CHUNK = 500
-BENCHMARKS_MD = Path(__file__).resolve().parents[1] / "docs" / "BENCHMARKS.md"
 SECTION = "## Event store"
 
 
@@ -165,20 +164,12 @@ def run_bench(
     return rows, raws, versions
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def machine_facts(versions: dict[str, str]) -> list[str]:
     facts = [
         f"nproc: {os.cpu_count()}",
-        f"CPU: {_cpu_model()}",
+        f"CPU: {cpu_model()}",
         f"Python {platform.python_version()}, SQLAlchemy {sqlalchemy.__version__}",
         "load average at the end of the run (1/5/15 min): " + " / ".join(f"{x:.2f}" for x in os.getloadavg()),
     ]
@@ -256,17 +247,6 @@ def _verdict(rows: list[Row]) -> list[str]:
     return [f"Target ≥ {TARGET:,} commands/s on SQLite from one process: met with group commit ({shown})."]
 
 
-def write_section(path: Path, section: str) -> None:
-    """Replace (or add) the ``## Event store`` section of ``path``, leaving the others as they are."""
-    intro = "# Benchmarks\n\nFigures from `unoduo bench …` runs, each with the machine and the exact command.\n\n"
-    old = path.read_text(encoding="utf-8") if path.exists() else intro
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(old):
-        new = pattern.sub(lambda _: section + "\n", old, count=1)
-    else:
-        new = old.rstrip("\n") + "\n\n" + section
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
 
 
 def store(
@@ -303,7 +283,7 @@ def store(
         console.print(f"  {fact}")
     if write_docs:
         command = "unoduo " + " ".join(sys.argv[1:])
-        write_section(BENCHMARKS_MD, markdown(rows, raws, facts, command))
+        write_docs_section(BENCHMARKS_MD, SECTION, markdown(rows, raws, facts, command))
         console.print(f"wrote {BENCHMARKS_MD}")
 
 

@@ -1,9 +1,9 @@
 """The hot-path fold gives exactly the states of the reference fold.
 
-``engine.fastfold.fast_fold`` (one pass, one state at the end) and the optimized
-``engine.evolve.evolve`` (one dict copy per event) are both checked against the fold as it was
-before the optimization (``tests/bots/evolve_before.py``, ``dataclasses.replace`` per event),
-over many whole matches of both rulesets, from any starting point of the log.
+``engine.fastfold.fast_fold`` (one pass, one state at the end) is checked against
+``engine.evolve.fold`` (every event applied in turn; itself checked against the Decider's
+step-by-step states in tests/engine/test_properties.py), over many whole matches of both
+rulesets, from any starting point of the log.
 """
 
 from __future__ import annotations
@@ -15,12 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import CLASSIC_2P, UNO_DUO, InvalidEventError, MatchState
+from engine import CLASSIC_2P, UNO_DUO, InvalidEventError
 from engine.events import Event
-from engine.evolve import evolve, fold
+from engine.evolve import fold
 from engine.fastfold import fast_fold
 from engine.selfplay import play_match
-from tests.bots import evolve_before
 
 RULESETS = {"uno-duo": UNO_DUO, "classic-2p": CLASSIC_2P}
 # random-vs-random rounds run to ~900 actions: a lower target keeps those matches short
@@ -47,26 +46,15 @@ def test_fast_fold_gives_exactly_the_reference_state(
     pair: tuple[str, str], ruleset: str, seed: int, cut: float, stop: float
 ) -> None:
     events = list(log_of(pair, ruleset, seed))
-    final = evolve_before.fold(events)
-    assert fold(events) == final
+    final = fold(events)
     assert fast_fold(events) == final
     # from any point of the log (a stored snapshot), to the end or to any later point
     k = int(cut * len(events))
     middle = fold(events[:k])
     assert fast_fold(events[k:], middle) == final
     j = k + int(stop * (len(events) - k))
-    assert fast_fold(iter(events[k:j]), middle) == evolve_before.fold(events[:j])
+    assert fast_fold(iter(events[k:j]), middle) == fold(events[:j])
 
-
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pair=st.sampled_from(PAIRS[:2]), ruleset=st.sampled_from(sorted(RULESETS)), seed=st.integers(0, 10**9))
-def test_every_single_evolve_step_is_unchanged(pair: tuple[str, str], ruleset: str, seed: int) -> None:
-    state = before = MatchState()
-    for event in log_of(pair, ruleset, seed):
-        state = evolve(state, event)
-        before = evolve_before.evolve(before, event)
-        assert state == before
-        assert state.pending is before.pending or state.pending == before.pending
 
 
 BAD_LOGS = {
@@ -87,8 +75,6 @@ def test_an_event_that_cannot_be_applied_fails_as_in_the_reference_fold(name: st
     with pytest.raises(InvalidEventError) as fast:
         fast_fold(events)
     assert str(fast.value) == str(reference.value)
-    with pytest.raises(InvalidEventError):
-        evolve_before.fold(events)
 
 
 def test_an_unknown_event_in_an_earlier_round_is_still_reported() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from cli.bench_store import write_section
+from cli.bench_cmd import write_docs_section
 from cli.main import app
 
 
@@ -26,9 +26,9 @@ def test_bad_options_are_refused() -> None:
 
 def test_the_event_store_section_is_replaced_and_other_sections_kept(tmp_path: Path) -> None:
     doc = tmp_path / "BENCHMARKS.md"
-    write_section(doc, "## Event store\n\nfirst\n")
+    write_docs_section(doc, "## Event store", "## Event store\n\nfirst\n")
     assert doc.read_text().startswith("# Benchmarks") and "first" in doc.read_text()
     doc.write_text(doc.read_text() + "\n## Engine\n\nengine figures\n")
-    write_section(doc, "## Event store\n\nsecond\n")
+    write_docs_section(doc, "## Event store", "## Event store\n\nsecond\n")
     text = doc.read_text()
     assert "second" in text and "first" not in text and "## Engine\n\nengine figures" in text
