@@ -39,7 +39,7 @@ from engine.state import PendingKind
 from tests.engine.playing import play_match, short
 
 RULESETS = st.sampled_from([UNO_DUO, CLASSIC_2P])
-FAST = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def all_places(state: MatchState) -> list[int]:
