@@ -35,6 +35,11 @@ class Settings(BaseSettings):
         default=2.0, gt=0, description="a follower re-reads at least this often even without a notification"
     )
     db_pool_size: int = Field(default=10, ge=1, description="connections kept open per process")
+    director_token: str | None = Field(
+        default=None,
+        min_length=16,
+        description="the tournament director's Bearer token; if unset, one is generated at first start and printed once",
+    )
 
     @field_validator("notify_channel")
     @classmethod

@@ -8,6 +8,9 @@
 - ``players``: registered players; the token only as its SHA-256 hash.
 - ``match_summaries`` and ``standings``: read models, projected from the events and
   rebuildable at any time (``unoduo db rebuild``).
+- ``match_secrets``: each match's secret ``server_seed`` (hex) until the match reveals it;
+  never in an event before ``seed_revealed``.
+- ``server_secrets``: server-wide secrets kept hashed (the director token's SHA-256).
 
 Times are stored as the exact ISO 8601 UTC strings that were hashed (``2026-11-29T19:55:34.123456Z``).
 """
@@ -112,11 +115,33 @@ class StandingRow(SQLModel, table=True):
     points_against: int = Field(sa_column=Column(Integer, nullable=False))
 
 
+class MatchSecret(SQLModel, table=True):
+    """The secret server seed of a match (FAIRNESS.md), hex; only the server reads it."""
+
+    __tablename__ = "match_secrets"
+
+    match_id: str = Field(sa_column=Column(String(ID_LEN), primary_key=True))
+    seed_hex: str = Field(sa_column=Column(String(HASH_LEN), nullable=False))
+    created_at: str = Field(sa_column=Column(String(AT_LEN), nullable=False))
+
+
+class ServerSecret(SQLModel, table=True):
+    """A named server-wide secret, stored only as its SHA-256 (e.g. ``director_token``)."""
+
+    __tablename__ = "server_secrets"
+
+    name: str = Field(sa_column=Column(String(ID_LEN), primary_key=True))
+    value_hash: str = Field(sa_column=Column(String(HASH_LEN), nullable=False))
+    created_at: str = Field(sa_column=Column(String(AT_LEN), nullable=False))
+
+
 events_table = EventRow.__table__  # type: ignore[attr-defined]
 processed_table = ProcessedCommand.__table__  # type: ignore[attr-defined]
 snapshots_table = Snapshot.__table__  # type: ignore[attr-defined]
 players_table = Player.__table__  # type: ignore[attr-defined]
 match_summaries_table = MatchSummaryRow.__table__  # type: ignore[attr-defined]
 standings_table = StandingRow.__table__  # type: ignore[attr-defined]
+match_secrets_table = MatchSecret.__table__  # type: ignore[attr-defined]
+server_secrets_table = ServerSecret.__table__  # type: ignore[attr-defined]
 
 READ_MODEL_TABLES = (match_summaries_table, standings_table)

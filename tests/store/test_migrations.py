@@ -14,7 +14,10 @@ from server.db import make_engine
 from server.store.event_store import EventStore
 from server.store.migrate import current_revision, downgrade, drift, head_revision, upgrade
 
-TABLES = {"events", "processed_commands", "snapshots", "players", "match_summaries", "standings"}
+TABLES = {
+    "events", "processed_commands", "snapshots", "players", "match_summaries", "standings",
+    "match_secrets", "server_secrets",
+}
 
 
 def tables(url: str) -> set[str]:
@@ -28,14 +31,14 @@ def tables(url: str) -> set[str]:
 def test_upgrade_from_empty_then_down_to_base_and_up_again(db_url: str) -> None:
     assert tables(db_url) == set() and current_revision(db_url) is None
     upgrade(db_url)
-    assert current_revision(db_url) == head_revision() == "0001"
+    assert current_revision(db_url) == head_revision() == "0002"
     assert tables(db_url) == TABLES | {"alembic_version"}
     assert drift(db_url) == []
     upgrade(db_url)  # a second upgrade is a no-op
     downgrade(db_url, "base")
     assert tables(db_url) == {"alembic_version"} and current_revision(db_url) is None
     upgrade(db_url)
-    assert current_revision(db_url) == "0001" and drift(db_url) == []
+    assert current_revision(db_url) == head_revision() and drift(db_url) == []
     store = EventStore(make_engine(db_url))
     try:
         store.append("match-a", [Event("x", {"ok": True})], expected_seq=0)
@@ -71,13 +74,13 @@ def test_servers_starting_together_migrate_once(db_url: str) -> None:
         t.start()
     for t in threads:
         t.join()
-    assert errors == [] and current_revision(db_url) == "0001"
+    assert errors == [] and current_revision(db_url) == "0002"
 
 
 def test_event_store_open_migrates(db_url: str) -> None:
     store = EventStore.open(db_url)
     try:
-        assert current_revision(db_url) == "0001"
+        assert current_revision(db_url) == "0002"
         store.append("players", [Event("x", {})], expected_seq=None)
     finally:
         store.close()
@@ -86,15 +89,15 @@ def test_event_store_open_migrates(db_url: str) -> None:
 def test_cli_upgrade(db_url: str) -> None:
     result = CliRunner().invoke(app, ["db", "upgrade", "--db", db_url])
     assert result.exit_code == 0, result.output
-    assert "database at revision 0001" in result.output
-    assert current_revision(db_url) == "0001"
+    assert "database at revision 0002" in result.output
+    assert current_revision(db_url) == "0002"
 
 
 def test_cli_upgrade_uses_the_environment(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("UNODUO_DATABASE_URL", db_url)
     result = CliRunner().invoke(app, ["db", "upgrade"])
     assert result.exit_code == 0, result.output
-    assert current_revision(db_url) == "0001"
+    assert current_revision(db_url) == "0002"
 
 
 @pytest.mark.parametrize(

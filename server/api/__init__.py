@@ -1,0 +1,1 @@
+"""HTTP routes (FastAPI routers), one module per resource."""

@@ -1,0 +1,95 @@
+"""Casual matches over HTTP: create, join, view, commands, events (NDJSON), replay."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import Response, StreamingResponse
+from pydantic import BaseModel, Field, StrictInt, StrictStr, field_validator
+
+from server.deps import CallerDep, MatchServiceDep, PlayerDep
+from server.services.matches import ndjson_line
+from server.store.models import ID_LEN
+
+router = APIRouter(prefix="/api/matches", tags=["matches"])
+
+MatchId = Annotated[str, Path(min_length=1, max_length=ID_LEN, pattern=r"^[A-Za-z0-9_-]+$")]
+NDJSON = "application/x-ndjson"
+CLIENT_COMMAND_ID_LEN = 190  # stored as "s<seat>:<id>" in a 200-character column
+
+
+class CreateMatchRequest(BaseModel):
+    opponent: StrictStr = Field(min_length=1, max_length=100, description="a player id, or bot:random / bot:greedy")
+    ruleset: StrictStr | None = Field(default=None, description="uno-duo (default) or classic-2p")
+
+
+class JoinRequest(BaseModel):
+    entropy: StrictStr = Field(default="", max_length=256, description="your contribution to the shuffle key")
+
+
+class CommandRequest(BaseModel):
+    command_id: StrictStr = Field(min_length=1, max_length=CLIENT_COMMAND_ID_LEN, description="makes a retry idempotent")
+    expected_version: StrictInt | None = Field(default=None, ge=0)
+    command: dict[str, Any]
+
+    @field_validator("command_id")
+    @classmethod
+    def _printable(cls, value: str) -> str:
+        if not value.isprintable():
+            raise ValueError("command_id must be printable characters")
+        return value
+
+
+@router.post("", status_code=201)
+def create_match(body: CreateMatchRequest, player: PlayerDep, matches: MatchServiceDep) -> dict[str, Any]:
+    """A casual match: the caller takes seat 0, the opponent (a player or a house bot) seat 1."""
+    return matches.create(player, body.opponent, body.ruleset)
+
+
+@router.post("/{match_id}/join")
+def join_match(
+    match_id: MatchId, caller: CallerDep, matches: MatchServiceDep, body: JoinRequest | None = None
+) -> dict[str, Any]:
+    """Take your seat; the match starts when both seats have joined."""
+    return matches.join(match_id, caller, (body or JoinRequest()).entropy).to_api()
+
+
+@router.get("/{match_id}")
+def get_match(match_id: MatchId, caller: CallerDep, matches: MatchServiceDep) -> dict[str, Any]:
+    """The caller's view (seat, spectator, or audit) and the match summary."""
+    return matches.show(match_id, caller)
+
+
+@router.post("/{match_id}/commands")
+def send_command(
+    match_id: MatchId, body: CommandRequest, caller: CallerDep, matches: MatchServiceDep
+) -> dict[str, Any]:
+    """Apply a seat's command; returns the new view and the events as the caller may see them."""
+    return matches.command(match_id, caller, body.command_id, body.expected_version, body.command).to_api()
+
+
+@router.get("/{match_id}/events")
+def match_events(
+    match_id: MatchId,
+    caller: CallerDep,
+    matches: MatchServiceDep,
+    since: Annotated[int, Query(ge=0)] = 0,
+    follow: Annotated[int, Query(ge=0, le=1)] = 0,
+) -> Response:
+    """The events after ``since`` the caller may see, one JSON envelope per line."""
+    if follow:
+        viewer = matches.viewer_of(match_id, caller)
+        return StreamingResponse(matches.follow(match_id, viewer, since), media_type=NDJSON)
+    envelopes = matches.events_since(match_id, caller, since)
+    return Response(b"".join(ndjson_line(e) for e in envelopes), media_type=NDJSON)
+
+
+@router.get("/{match_id}/replay")
+def match_replay(match_id: MatchId, matches: MatchServiceDep) -> Response:
+    """The replay file of a finished match (FAIRNESS.md); 409 while it is live."""
+    return Response(
+        matches.replay(match_id).encode(),
+        media_type=NDJSON,
+        headers={"Content-Disposition": f'attachment; filename="{match_id}.jsonl"'},
+    )

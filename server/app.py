@@ -1,0 +1,56 @@
+"""The FastAPI application: ``make_app(settings)``.
+
+At creation the store is opened (and migrated to the latest schema), the house bots are
+registered if they are not yet, and the director's token is made known (generated once if
+``UNODUO_DIRECTOR_TOKEN`` is unset: ``app.state.new_director_token`` holds it for the one
+print). The store is closed when the app shuts down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from engine import ENGINE_VERSION
+from server.api import routes_matches, routes_players
+from server.errors import install_error_handlers
+from server.services.matches import MatchService
+from server.services.players import ensure_house_bots
+from server.settings import Settings
+from server.store.event_store import EventStore
+from server.store.secrets import ensure_director_token
+
+
+def make_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    store = EventStore.open(settings.database_url, settings)
+    try:
+        ensure_house_bots(store)
+        new_director_token = ensure_director_token(store, settings.director_token)
+    except BaseException:
+        store.close()
+        raise
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await store.aclose()
+
+    app = FastAPI(
+        title="unoduo",
+        version=ENGINE_VERSION,
+        summary="UNO Duo tournament server: casual matches against players and house bots",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.store = store
+    app.state.matches = MatchService(store, snapshot_every=settings.snapshot_every)
+    app.state.new_director_token = new_director_token
+    install_error_handlers(app)
+    app.include_router(routes_players.router)
+    app.include_router(routes_matches.router)
+    return app

@@ -1,0 +1,1 @@
+"""The server's logic, between the HTTP routes and the event store."""

@@ -1,0 +1,368 @@
+"""Casual matches: create, join, decide a seat's command, let house bots move, show views.
+
+A match's state is its snapshot plus a fold of the events after it (``Snapshots.load``). A
+command is decided against that state with the match's ``Dealer(server_seed)`` and appended
+with ``expected_seq`` = the state's version (a race gives ``ConcurrencyError``, HTTP 409) and
+the client's ``command_id`` (a retry gets the first outcome back and appends nothing).
+
+After every append, while a house bot has something to decide (its turn, or a UNO window it
+may speak in), the bot chooses from its own seat's view with a ``random.Random`` seeded by the
+match id and version, and its command goes through the same path under the command id
+``bot-<version>``; so bot play is reproducible and a repeated drive appends nothing twice.
+The caller's response covers its command and the bot moves that followed it.
+
+Who sees what: a seat sees its view and its copies of the events (``visible_event``); anyone
+else a spectator's; the director, and everyone once the match is over, the auditor's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import secrets
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from engine import ENGINE_VERSION
+from engine.bots import get_bot
+from engine.commands import CreateMatch, JoinSeat, SeatCommand, parse_action, parse_seat_command
+from engine.decide import decide_step
+from engine.errors import CommandRefused
+from engine.events import Event
+from engine.evolve import fold
+from engine.replay import replay_header
+from engine.rulesets import RULESETS, get_ruleset
+from engine.shuffle import Dealer, commitment_of
+from engine.state import INITIAL_STATE, MatchState, Phase
+from engine.views import AUDITOR, SPECTATOR, Viewer, legal_commands, view, visible_event
+from server.errors import ApiError, malformed, not_a_player, not_found
+from server.services.players import Caller, house_bot_of, players_by_id, resolve_opponent
+from server.store.errors import ConcurrencyError
+from server.store.event_store import EventStore
+from server.store.players import PlayerInfo
+from server.store.read_models import MatchSummary, match_summary
+from server.store.records import Envelope
+from server.store.secrets import match_seed, match_seed_rows, new_server_seed
+from server.store.snapshots import Snapshots
+from server.store.streams import MATCHES_STREAM, match_stream
+
+log = logging.getLogger(__name__)
+
+MAX_BOT_MOVES = 5000  # a safety bound per drive; a whole match takes a few hundred
+CLOSING_EVENT = "seed_revealed"  # the last event of every finished match
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a command did, as its caller may see it."""
+
+    match: dict[str, Any]
+    view: dict[str, Any]
+    events: list[Envelope]
+
+    def to_api(self) -> dict[str, Any]:
+        return {"match": self.match, "view": self.view, "events": self.events}
+
+
+def seat_command_id(seat: int, client_id: str) -> str:
+    """The stored id of a seat's command: per seat, and apart from the server's own ids.
+
+    The server's ids (``create``, ``join-<seat>``, ``bot-<version>``) never start with ``s0:``
+    or ``s1:``, so a client cannot pre-empt a bot's move or the other seat's retries.
+    """
+    return f"s{seat}:{client_id}"
+
+
+def new_match_id() -> str:
+    return "m_" + secrets.token_hex(8)
+
+
+def visible_envelope(envelope: Envelope, viewer: Viewer) -> Envelope:
+    """The envelope with the data ``viewer`` may see; ``seq`` and ``hash`` stay the stored ones."""
+    seen = visible_event(Event(envelope["type"], envelope["data"]), viewer)
+    return {**envelope, "data": seen.data}
+
+
+class MatchService:
+    def __init__(self, store: EventStore, snapshot_every: int = 100) -> None:
+        self.store = store
+        self.snapshots = Snapshots(store, every=snapshot_every)
+        self._bot_cache: dict[str, str | None] = {}
+
+    # ------------------------------------------------------------ reading
+
+    def summary(self, match_id: str) -> MatchSummary:
+        found = match_summary(self.store.engine, match_id)
+        if found is None:
+            raise not_found(f"no match {match_id!r}")
+        return found
+
+    def summary_api(self, summary: MatchSummary) -> dict[str, Any]:
+        out = summary.to_api()
+        people = players_by_id(self.store, list(summary.seats))
+        out["seats"] = [people[p].to_api() if p in people else None for p in summary.seats]
+        out["ruleset"] = summary.ruleset
+        return out
+
+    def load(self, match_id: str) -> MatchState:
+        return self.snapshots.load(match_stream(match_id))
+
+    def state_at(self, match_id: str, version: int) -> MatchState:
+        state = self.load(match_id)
+        if state.version == version:
+            return state
+        events = self.store.read(match_stream(match_id), 1, to_seq=version)
+        return fold((e.event() for e in events), INITIAL_STATE)
+
+    @staticmethod
+    def seat_of(summary: MatchSummary, caller: Caller) -> int | None:
+        if caller.player is None:
+            return None
+        for seat, player_id in enumerate(summary.seats):
+            if player_id == caller.player.id:
+                return seat
+        return None
+
+    def viewer_for(self, summary: MatchSummary, caller: Caller, state: MatchState) -> Viewer:
+        if caller.director or state.phase is Phase.MATCH_OVER:
+            return AUDITOR
+        seat = self.seat_of(summary, caller)
+        return SPECTATOR if seat is None else seat
+
+    def show(self, match_id: str, caller: Caller) -> dict[str, Any]:
+        summary = self.summary(match_id)
+        state = self.drive_bots(match_id, summary, self.load(match_id))
+        summary = self.summary(match_id)
+        return {"match": self.summary_api(summary), "view": view(state, self.viewer_for(summary, caller, state))}
+
+    # ------------------------------------------------------------ creating and joining
+
+    def create(self, caller: PlayerInfo, opponent_entry: str, ruleset_name: str | None) -> dict[str, Any]:
+        name = ruleset_name or "uno-duo"
+        if name not in RULESETS:
+            raise malformed(f"unknown ruleset {name!r}: choose one of {', '.join(RULESETS)}")
+        ruleset = get_ruleset(name)
+        opponent = resolve_opponent(self.store, opponent_entry)
+        if opponent is None:
+            raise not_found(f"no player or house bot {opponent_entry!r}")
+        if opponent.id == caller.id:
+            raise malformed("a match needs two different players")
+        if opponent.kind == "bot" and house_bot_of(opponent) is None:
+            raise malformed(f"{opponent.id!r} is a bot that this server does not run")
+        match_id = new_match_id()
+        self.store.append(
+            MATCHES_STREAM,
+            [
+                Event(
+                    "match_registered",
+                    {"match": match_id, "seats": [caller.id, opponent.id], "tournament": None,
+                     "round": None, "ruleset": ruleset.name},
+                )
+            ],
+            expected_seq=None,
+        )
+        seed = new_server_seed()
+        events, state = decide_step(INITIAL_STATE, CreateMatch(ruleset, commitment_of(seed)), Dealer(seed))
+        stream = match_stream(match_id)
+        self.store.append(
+            stream,
+            events,
+            expected_seq=0,
+            command_id="create",
+            result={"ok": True},
+            extra_rows=lambda at: match_seed_rows(match_id, seed, at),
+        )
+        summary = self.summary(match_id)
+        for seat, player_id in enumerate(summary.seats):
+            bot = self._bot_of_player_id(player_id)
+            if bot is not None:
+                state = self._apply(match_id, state, JoinSeat(seat, ""), f"join-{seat}", Dealer(seed))
+        return self.summary_api(self.summary(match_id))
+
+    def join(self, match_id: str, caller: Caller, entropy: str) -> Outcome:
+        summary = self.summary(match_id)
+        seat = self._require_seat(summary, caller)
+        command_id = f"join-{seat}"
+        prior = self.store.processed(match_stream(match_id), command_id)
+        if prior is None:
+            state = self.load(match_id)
+            if state.phase is Phase.NEW:
+                raise ApiError(409, "not_now", f"match {match_id!r} was never opened; it cannot be joined")
+            if state.phase is not Phase.WAITING or state.entropies[seat] is not None:
+                raise ApiError(409, "not_now", f"seat {seat} has already joined this match")
+            try:
+                state = self._apply(match_id, state, JoinSeat(seat, entropy), command_id, self._dealer(match_id))
+            except ConcurrencyError:
+                if self.store.processed(match_stream(match_id), command_id) is None:
+                    raise
+            else:
+                return self._respond(match_id, caller, command_id, state)
+        return self._respond(match_id, caller, command_id)
+
+    # ------------------------------------------------------------ a seat's command
+
+    def command(
+        self, match_id: str, caller: Caller, command_id: str, expected_version: int | None, command: dict[str, Any]
+    ) -> Outcome:
+        summary = self.summary(match_id)
+        seat = self._require_seat(summary, caller)
+        stream = match_stream(match_id)
+        command_id = seat_command_id(seat, command_id)
+        if self.store.processed(stream, command_id) is None:
+            state = self.load(match_id)
+            action = parse_action(command)
+            seat_command = SeatCommand(seat=seat, action=action, expected_version=expected_version)
+            try:
+                state = self._apply(match_id, state, seat_command, command_id, self._dealer(match_id))
+            except ConcurrencyError:
+                if self.store.processed(stream, command_id) is None:
+                    raise
+            else:
+                return self._respond(match_id, caller, command_id, state)
+        return self._respond(match_id, caller, command_id)
+
+    def _respond(
+        self, match_id: str, caller: Caller, command_id: str, state: MatchState | None = None
+    ) -> Outcome:
+        """The outcome of ``command_id`` (first run or retry): its events, the bots' answers, the view after.
+
+        ``state``: the match right after the command, when the caller has it (saves a load).
+        """
+        stream = match_stream(match_id)
+        summary = self.summary(match_id)
+        state = self.drive_bots(match_id, summary, state or self.load(match_id))
+        info = self.store.processed(stream, command_id)
+        assert info is not None
+        first = info.first_seq
+        last = self._bot_chain_end(stream, info.first_seq + info.count - 1)
+        if state.version != last:
+            state = self.state_at(match_id, last)
+        summary = self.summary(match_id)
+        viewer = self.viewer_for(summary, caller, state)
+        envelopes = self.store.read(stream, first, to_seq=last) if info.count else []
+        return Outcome(
+            match=self.summary_api(summary),
+            view=view(state, viewer),
+            events=[visible_envelope(e.envelope(), viewer) for e in envelopes],
+        )
+
+    def _bot_chain_end(self, stream: str, last: int) -> int:
+        """The seq after the bot moves that answered the command ending at ``last``."""
+        while True:
+            info = self.store.processed(stream, f"bot-{last}")
+            if info is None or info.count == 0:
+                return last
+            last = info.first_seq + info.count - 1
+
+    # ------------------------------------------------------------ the house bots
+
+    def _bot_of_player_id(self, player_id: str | None) -> str | None:
+        """The engine bot playing for ``player_id`` (a player's kind and id never change: cached)."""
+        if player_id is None:
+            return None
+        if player_id not in self._bot_cache:
+            people = players_by_id(self.store, [player_id])
+            if player_id not in people:
+                return None
+            self._bot_cache[player_id] = house_bot_of(people[player_id])
+        return self._bot_cache[player_id]
+
+    def drive_bots(self, match_id: str, summary: MatchSummary, state: MatchState) -> MatchState:
+        """Let house bots move until a human must decide or the match is over."""
+        bots = {seat: bot for seat, p in enumerate(summary.seats) if (bot := self._bot_of_player_id(p))}
+        if not bots or state.phase in (Phase.NEW, Phase.WAITING, Phase.MATCH_OVER):
+            return state
+        dealer = self._dealer(match_id)
+        for _ in range(MAX_BOT_MOVES):
+            # Nobody has a legal command once the match is over, so that ends the loop too.
+            movers = [s for s in bots if legal_commands(state, s)]
+            if not movers:
+                break
+            pending = state.pending.seat
+            seat = pending if pending in movers else movers[0]
+            assert seat is not None
+            rng = random.Random(f"{match_id}:{state.version}")
+            choice = get_bot(bots[seat]).choose(view(state, seat), rng)
+            before = state.version
+            try:
+                state = self._apply(match_id, state, parse_seat_command(seat, choice), f"bot-{before}", dealer)
+            except ConcurrencyError:
+                state = self.load(match_id)  # another request moved first; look again
+            except CommandRefused as refusal:  # a bot bug: leave the match as it is, say so
+                log.error("house bot %s in %s sent %r: %s", bots[seat], match_id, choice, refusal.message)
+                break
+            if state.version <= before:  # cannot happen (every command emits events); never spin
+                log.error("house bot %s in %s made no progress at version %s", bots[seat], match_id, before)
+                break
+        return state
+
+    # ------------------------------------------------------------ deciding and appending
+
+    def _dealer(self, match_id: str) -> Dealer:
+        seed = match_seed(self.store, match_id)
+        if seed is None:
+            raise ApiError(409, "not_now", f"match {match_id!r} was never opened (no seed); it cannot be played")
+        return Dealer(seed)
+
+    def _apply(
+        self,
+        match_id: str,
+        state: MatchState,
+        command: JoinSeat | SeatCommand,
+        command_id: str,
+        dealer: Dealer,
+    ) -> MatchState:
+        """Decide ``command`` on ``state`` and append its events; the state after them.
+
+        Raises CommandRefused (nothing appended) or ConcurrencyError (the match moved on).
+        """
+        stream = match_stream(match_id)
+        events, after = decide_step(state, command, dealer)
+        result = self.store.append(
+            stream, events, expected_seq=state.version, command_id=command_id, result={"ok": True}
+        )
+        if result.duplicate:
+            return self.load(match_id)
+        self.snapshots.after_append(stream, after, result)
+        return after
+
+    def _require_seat(self, summary: MatchSummary, caller: Caller) -> int:
+        seat = self.seat_of(summary, caller)
+        if seat is None:
+            raise not_a_player(f"you do not have a seat in match {summary.id!r}")
+        return seat
+
+    # ------------------------------------------------------------ events and replays
+
+    def viewer_of(self, match_id: str, caller: Caller) -> Viewer:
+        return self.viewer_for(self.summary(match_id), caller, self.load(match_id))
+
+    def events_since(self, match_id: str, caller: Caller, since: int) -> list[Envelope]:
+        viewer = self.viewer_of(match_id, caller)
+        stored = self.store.iter_stream(match_stream(match_id), since + 1)
+        return [visible_envelope(e.envelope(), viewer) for e in stored]
+
+    async def follow(self, match_id: str, viewer: Viewer, since: int) -> AsyncIterator[bytes]:
+        """NDJSON lines of the events after ``since``, live, until the match's last event."""
+        async for stored in self.store.follow(match_stream(match_id), since):
+            yield ndjson_line(visible_envelope(stored.envelope(), viewer))
+            if stored.type == CLOSING_EVENT:
+                return
+
+    def replay(self, match_id: str) -> str:
+        summary = self.summary(match_id)
+        state = self.load(match_id)
+        if state.phase is not Phase.MATCH_OVER:
+            raise ApiError(409, "match_live", "a replay is only given for a finished match; this one is still live")
+        players = [p or "" for p in summary.seats]
+        header = replay_header(match_id, state.ruleset.name, players, ENGINE_VERSION)
+        lines = [json.dumps(header, ensure_ascii=False, separators=(",", ":"))]
+        for stored in self.store.iter_stream(match_stream(match_id)):
+            lines.append(json.dumps(stored.envelope(), ensure_ascii=False, separators=(",", ":")))
+        return "\n".join(lines) + "\n"
+
+
+def ndjson_line(value: dict[str, Any]) -> bytes:
+    return (json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n").encode()

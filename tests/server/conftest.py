@@ -1,0 +1,30 @@
+"""Server tests run on SQLite and PostgreSQL, on the store tests' per-test databases."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from server.app import make_app
+from server.settings import Settings
+from tests.store.conftest import (  # noqa: F401  (fixtures, re-used by name)
+    db_kind,
+    pg_migration_sql,
+    pg_schemas,
+    postgres_reachable,
+    sqlite_template,
+    url,
+)
+
+DIRECTOR_TOKEN = "director-token-for-tests-0123456789"
+
+
+@pytest.fixture
+def client(url: str) -> Iterator[TestClient]:  # noqa: F811
+    settings = Settings(
+        database_url=url, director_token=DIRECTOR_TOKEN, snapshot_every=25, sqlite_synchronous="NORMAL"
+    )
+    with TestClient(make_app(settings), raise_server_exceptions=False) as test_client:
+        yield test_client

@@ -1,0 +1,235 @@
+"""The HTTP API against SQLite and PostgreSQL: whole matches, idempotency, races, hidden cards, bad input."""
+
+from __future__ import annotations
+
+import json
+import random
+from concurrent.futures import ThreadPoolExecutor
+
+from fastapi.testclient import TestClient
+
+from engine.verify import verify_replay
+from tests.server.conftest import DIRECTOR_TOKEN
+from tests.server.helpers import check_seat_response, ok, play_to_end, register
+
+DIRECTOR = {"Authorization": f"Bearer {DIRECTOR_TOKEN}"}
+
+
+def new_bot_match(client: TestClient, bot: str = "bot:greedy") -> tuple[str, str, dict[str, str]]:
+    player_id, headers = register(client, "ada")
+    summary = ok(client.post("/api/matches", headers=headers, json={"opponent": bot}), 201)
+    return summary["id"], player_id, headers
+
+
+def test_a_whole_match_against_the_greedy_bot(client: TestClient) -> None:
+    player_id, headers = register(client, "ada")
+    summary = ok(client.post("/api/matches", headers=headers, json={"opponent": "bot:greedy"}), 201)
+    assert summary["status"] == "waiting" and summary["winner"] is None and summary["tournament"] is None
+    assert summary["seats"][0] == {"id": player_id, "name": "ada", "kind": "human"}
+    assert summary["seats"][1]["kind"] == "bot" and summary["seats"][1]["name"] == "greedy-1"
+    match_id = summary["id"]
+
+    joined = ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": "ada's dice"}))
+    check_seat_response(joined, 0)
+    assert joined["match"]["status"] == "live" and joined["view"]["phase"] in ("draft", "play")
+    assert joined["events"][0]["type"] == "seat_joined"
+
+    final, bodies = play_to_end(client, match_id, headers, 0, random.Random(7), audit_headers=DIRECTOR)
+    assert final["phase"] == "match_over" and final["winner"] in (0, 1)
+    assert "hands" in final and final["server_seed"] is not None  # everyone audits a finished match
+    assert any(e["data"].get("seat") == 1 for b in bodies for e in b["events"] if e["type"] == "command")
+
+    me = ok(client.get("/api/me", headers=headers))
+    assert me["id"] == player_id and me["kind"] == "human"
+    [mine] = me["matches"]
+    assert mine["id"] == match_id and mine["status"] == "finished"
+    assert mine["winner"] == summary["seats"][final["winner"]]["id"]
+
+    replay = client.get(f"/api/matches/{match_id}/replay")
+    assert replay.status_code == 200
+    report = verify_replay(replay.text)
+    assert report.ok, report.failure
+    header, *lines = [json.loads(line) for line in replay.text.splitlines()]
+    assert header["match"] == match_id and header["players"] == [s["id"] for s in summary["seats"]]
+    assert len(lines) == final["version"]
+
+    # Every receipt a seat was given is in the final log.
+    receipts = {(e["seq"], e["hash"]) for b in bodies for e in b["events"]}
+    assert receipts <= {(e["seq"], e["hash"]) for e in lines}
+
+    events = client.get(f"/api/matches/{match_id}/events", params={"since": 10})
+    assert events.status_code == 200 and events.headers["content-type"].startswith("application/x-ndjson")
+    assert [json.loads(x)["seq"] for x in events.text.splitlines()] == list(range(11, final["version"] + 1))
+    followed = client.get(f"/api/matches/{match_id}/events", params={"since": 0, "follow": 1})
+    assert followed.status_code == 200 and len(followed.text.splitlines()) == final["version"]
+
+
+def test_a_retried_command_returns_its_first_result_and_appends_nothing(client: TestClient) -> None:
+    match_id, _, headers = new_bot_match(client)
+    ok(client.post(f"/api/matches/{match_id}/join", headers=headers))
+    seen = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
+    command = {"command_id": "once", "expected_version": seen["version"], "command": seen["legal"][0]}
+    if command["command"]["type"] == "play" and command["command"]["card"] in ("W", "W+4"):
+        command["command"] = {**command["command"], "color": "red"}
+    first = ok(client.post(f"/api/matches/{match_id}/commands", headers=headers, json=command))
+    again = ok(client.post(f"/api/matches/{match_id}/commands", headers=headers, json=command))
+    assert again == first
+    after = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
+    assert after["version"] == first["view"]["version"]
+
+    # The same command id with another command is still that first command.
+    other = {**command, "command": {"type": "draw"}, "expected_version": 0}
+    assert ok(client.post(f"/api/matches/{match_id}/commands", headers=headers, json=other)) == first
+
+
+def test_a_stale_expected_version_is_refused_with_409(client: TestClient) -> None:
+    match_id, _, headers = new_bot_match(client)
+    ok(client.post(f"/api/matches/{match_id}/join", headers=headers))
+    seen = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
+    response = client.post(
+        f"/api/matches/{match_id}/commands",
+        headers=headers,
+        json={"command_id": "late", "expected_version": seen["version"] - 1, "command": seen["legal"][0]},
+    )
+    assert response.status_code == 409
+    assert response.json()["code"] == "stale_version"
+    assert ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]["version"] == seen["version"]
+
+
+def test_two_humans_see_only_their_own_cards(client: TestClient) -> None:
+    ada, ada_h = register(client, "ada")
+    bob, bob_h = register(client, "bob")
+    _, eve_h = register(client, "eve")
+    match_id = ok(client.post("/api/matches", headers=ada_h, json={"opponent": bob, "ruleset": "classic-2p"}), 201)["id"]
+    waiting = ok(client.post(f"/api/matches/{match_id}/join", headers=ada_h, json={"entropy": "a"}))
+    assert waiting["match"]["status"] == "waiting" and waiting["view"]["phase"] == "waiting"
+    again = client.post(f"/api/matches/{match_id}/join", headers=ada_h, json={"entropy": "b"})
+    assert again.status_code == 200 and again.json() == waiting  # a retried join is the same join
+    started = ok(client.post(f"/api/matches/{match_id}/join", headers=bob_h))
+    assert started["match"]["status"] == "live" and started["match"]["ruleset"] == "classic-2p"
+
+    audit = ok(client.get(f"/api/matches/{match_id}", headers=DIRECTOR))["view"]
+    assert audit["viewer"] == "auditor" and len(audit["hands"][0]) == 7 and "draw_order" in audit
+    for seat, headers in ((0, ada_h), (1, bob_h)):
+        body = ok(client.get(f"/api/matches/{match_id}", headers=headers))
+        assert body["view"]["viewer"] == seat and body["view"]["hand"] == audit["hands"][seat]
+        assert "hands" not in body["view"] and "draw_order" not in body["view"]
+        events = [json.loads(x) for x in client.get(f"/api/matches/{match_id}/events", headers=headers).text.splitlines()]
+        check_seat_response({"view": body["view"], "events": events}, seat)
+        dealt = next(e for e in events if e["type"] == "cards_dealt")
+        assert dealt["data"]["hands"][seat] is not None
+    for headers in (eve_h, {}):
+        body = ok(client.get(f"/api/matches/{match_id}", headers=headers))
+        assert body["view"]["viewer"] == "spectator" and body["view"]["hand"] is None and body["view"]["legal"] == []
+        assert "hands" not in body["view"]
+
+    turn = audit["turn"]
+    waiting_h = ada_h if turn == 1 else bob_h
+    turn_h = bob_h if turn == 1 else ada_h
+    legal = ok(client.get(f"/api/matches/{match_id}", headers=turn_h))["view"]["legal"]
+    command = {"command_id": "same", "command": {**legal[0], "color": "red"} if legal[0].get("card") in ("W", "W+4") else legal[0]}
+    first = ok(client.post(f"/api/matches/{match_id}/commands", headers=turn_h, json=command))
+    # The other seat's command ids are its own: the same id is not the first seat's command.
+    other = client.post(f"/api/matches/{match_id}/commands", headers=waiting_h, json={"command_id": "same", "command": {"type": "uno"}})
+    assert other.status_code in (200, 422) and other.json() != first
+    if other.status_code == 422:
+        assert other.json()["code"] in ("uno_not_open", "not_your_turn")
+    audit = ok(client.get(f"/api/matches/{match_id}", headers=DIRECTOR))["view"]
+    turn = audit["turn"]
+    waiting_h = ada_h if turn == 1 else bob_h
+    refused = client.post(
+        f"/api/matches/{match_id}/commands", headers=waiting_h, json={"command_id": "x", "command": {"type": "draw"}}
+    )
+    assert refused.status_code == 422 and refused.json()["code"] == "not_your_turn"
+    outsider = client.post(
+        f"/api/matches/{match_id}/commands", headers=eve_h, json={"command_id": "x", "command": {"type": "draw"}}
+    )
+    assert outsider.status_code == 403 and outsider.json()["code"] == "not_a_player"
+    assert client.get(f"/api/matches/{match_id}/replay").status_code == 409
+    assert ok(client.get(f"/api/matches/{match_id}", headers=DIRECTOR))["view"]["version"] == audit["version"]
+
+
+def test_bad_requests_are_answered_in_protocol_shape_never_500(client: TestClient) -> None:
+    match_id, _, headers = new_bot_match(client)
+    ok(client.post(f"/api/matches/{match_id}/join", headers=headers))
+    url = f"/api/matches/{match_id}/commands"
+    cases: list[tuple[str, str, dict[str, object], int, str]] = [
+        ("POST", "/api/players", {"json": {}}, 400, "malformed"),
+        ("POST", "/api/players", {"json": {"name": 5}}, 400, "malformed"),
+        ("POST", "/api/players", {"json": {"name": "   "}}, 400, "malformed"),
+        ("POST", "/api/players", {"content": b"{not json", "headers": {"Content-Type": "application/json"}}, 400, "malformed"),
+        ("POST", "/api/players", {"json": ["a", "list"]}, 400, "malformed"),
+        ("GET", "/api/me", {}, 401, "unauthorized"),
+        ("GET", "/api/me", {"headers": {"Authorization": "Bearer nobody-has-this-token"}}, 401, "unauthorized"),
+        ("GET", "/api/me", {"headers": {"Authorization": "Basic abc"}}, 401, "unauthorized"),
+        ("POST", "/api/matches", {"json": {"opponent": "bot:greedy"}}, 401, "unauthorized"),
+        ("POST", "/api/matches", {"json": {"opponent": "bot:nobody"}, "headers": headers}, 404, "not_found"),
+        ("POST", "/api/matches", {"json": {"opponent": "p_0000"}, "headers": headers}, 404, "not_found"),
+        ("POST", "/api/matches", {"json": {"opponent": "bot:random", "ruleset": "poker"}, "headers": headers}, 400, "malformed"),
+        ("POST", "/api/matches", {"json": {"opponent": 3}, "headers": headers}, 400, "malformed"),
+        ("GET", "/api/matches/m_nope", {}, 404, "not_found"),
+        ("GET", "/api/matches/bad%20id!", {}, 400, "malformed"),
+        ("GET", "/api/matches/m_nope/events", {}, 404, "not_found"),
+        ("GET", "/api/matches/m_nope/replay", {}, 404, "not_found"),
+        ("GET", f"/api/matches/{match_id}/events?since=-1", {}, 400, "malformed"),
+        ("GET", f"/api/matches/{match_id}/events?since=abc", {}, 400, "malformed"),
+        ("POST", "/api/matches/m_nope/join", {"headers": headers}, 404, "not_found"),
+        ("POST", f"/api/matches/{match_id}/join", {"json": {"entropy": 7}, "headers": headers}, 400, "malformed"),
+        ("POST", f"/api/matches/{match_id}/join", {"json": {"entropy": "x" * 300}, "headers": headers}, 400, "malformed"),
+        ("POST", "/api/matches/m_nope/commands", {"json": {"command_id": "a", "command": {"type": "draw"}}, "headers": headers}, 404, "not_found"),
+        ("POST", url, {"json": {"command": {"type": "draw"}}, "headers": headers}, 400, "malformed"),
+        ("POST", url, {"json": {"command_id": "a"}, "headers": headers}, 400, "malformed"),
+        ("POST", url, {"json": {"command_id": "", "command": {"type": "draw"}}, "headers": headers}, 400, "malformed"),
+        ("POST", url, {"json": {"command_id": "a", "command": "draw"}, "headers": headers}, 400, "malformed"),
+        ("POST", url, {"json": {"command_id": "a", "expected_version": "3", "command": {"type": "draw"}}, "headers": headers}, 400, "malformed"),
+        ("POST", url, {"json": {"command_id": "a", "expected_version": -1, "command": {"type": "draw"}}, "headers": headers}, 400, "malformed"),
+        ("POST", url, {"json": {"command_id": "a", "command": {"type": "teleport"}}, "headers": headers}, 400, "unknown_command"),
+        ("POST", url, {"json": {"command_id": "a", "command": {"type": "play"}}, "headers": headers}, 400, "malformed"),
+        ("POST", url, {"json": {"command_id": "a", "command": {"type": "play", "card": "Q9"}}, "headers": headers}, 400, "malformed"),
+        ("POST", url, {"json": {"command_id": "a", "command": {"type": "draft", "keep": "yes"}}, "headers": headers}, 400, "malformed"),
+        ("POST", url, {"json": {"command_id": "a", "command": {"type": "draw"}}}, 403, "not_a_player"),
+        ("DELETE", f"/api/matches/{match_id}", {}, 405, "method_not_allowed"),
+        ("GET", "/api/nothing-here", {}, 404, "not_found"),
+    ]
+    for method, path, kwargs, status, code in cases:
+        response = client.request(method, path, **kwargs)  # type: ignore[arg-type]
+        assert response.status_code == status, (method, path, kwargs, response.status_code, response.text)
+        body = response.json()
+        assert set(body) == {"code", "message", "rule"} and body["code"] == code, (path, kwargs, body)
+    # Nothing above changed the match.
+    assert ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]["version"] >= 4
+
+
+def test_the_director_sees_the_audit_view_and_bots_exist(client: TestClient) -> None:
+    match_id, _, headers = new_bot_match(client, "bot:random")
+    assert client.post(f"/api/matches/{match_id}/join", headers=DIRECTOR).status_code == 403
+    ok(client.post(f"/api/matches/{match_id}/join", headers=headers))
+    audit = ok(client.get(f"/api/matches/{match_id}", headers=DIRECTOR))
+    assert audit["view"]["viewer"] == "auditor" and audit["match"]["seats"][1]["name"] == "random-1"
+    seat = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
+    assert seat["hand"] == audit["view"]["hands"][0] and seat["legal"]
+    assert client.get("/api/me", headers=DIRECTOR).status_code == 401
+
+
+def test_two_commands_racing_on_one_version_give_one_200_and_one_409(client: TestClient) -> None:
+    match_id, _, headers = new_bot_match(client)
+    ok(client.post(f"/api/matches/{match_id}/join", headers=headers))
+    for round_ in range(5):
+        seen = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
+        if seen["phase"] == "match_over":
+            break
+        command = seen["legal"][0]
+        if command.get("card") in ("W", "W+4") or command["type"] == "color":
+            command = {**command, "color": "blue"}
+        bodies = [
+            {"command_id": f"race-{round_}-{i}", "expected_version": seen["version"], "command": command}
+            for i in range(2)
+        ]
+        with ThreadPoolExecutor(2) as pool:
+            responses = list(
+                pool.map(lambda b: client.post(f"/api/matches/{match_id}/commands", headers=headers, json=b), bodies)
+            )
+        statuses = sorted(r.status_code for r in responses)
+        assert statuses == [200, 409], [r.text for r in responses]
+        loser = next(r for r in responses if r.status_code == 409)
+        assert loser.json()["code"] == "stale_version"

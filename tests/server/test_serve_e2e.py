@@ -1,0 +1,99 @@
+"""``unoduo serve`` for real: a uvicorn process on a free port, a whole match over HTTP, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from engine.verify import verify_replay
+from tests.server.helpers import ok, play_to_end, register
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_until_up(base: str, process: subprocess.Popen[str], seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"the server exited early: {process.communicate()}"
+        try:
+            if httpx.get(f"{base}/openapi.json", timeout=1.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError("the server did not come up")
+
+
+def test_unoduo_serve_plays_a_match_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "UNODUO_SQLITE_SYNCHRONOUS": "NORMAL", "PYTHONUNBUFFERED": "1"}
+    env.pop("UNODUO_DIRECTOR_TOKEN", None)
+    env.pop("UNODUO_DATABASE_URL", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--db", f"sqlite:///{tmp_path / 'e2e.sqlite3'}"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        wait_until_up(base, process)
+        with httpx.Client(base_url=base, timeout=10.0) as client:
+            player_id, headers = register(client, "zoe")
+            match_id = ok(client.post("/api/matches", headers=headers, json={"opponent": "bot:greedy"}), 201)["id"]
+            ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": "zoe"}))
+
+            followed: list[dict[str, Any]] = []
+
+            def follow() -> None:
+                url = f"{base}/api/matches/{match_id}/events"
+                with httpx.stream("GET", url, params={"follow": 1}, headers=headers, timeout=30.0) as response:
+                    assert response.status_code == 200
+                    for line in response.iter_lines():
+                        if line:
+                            followed.append(json.loads(line))
+
+            follower = threading.Thread(target=follow, daemon=True)
+            follower.start()
+            final, _ = play_to_end(client, match_id, headers, 0, random.Random(11))
+            follower.join(timeout=20)
+            assert not follower.is_alive(), "the follow stream did not end with the match"
+
+            assert final["phase"] == "match_over"
+            assert [e["seq"] for e in followed] == list(range(1, final["version"] + 1))
+            assert followed[-1]["type"] == "seed_revealed"
+            replay = client.get(f"/api/matches/{match_id}/replay")
+            assert replay.status_code == 200 and verify_replay(replay.text).ok
+            assert ok(client.get("/api/me", headers=headers))["matches"][0]["status"] == "finished"
+            assert player_id
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            output, _ = process.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            output, _ = process.communicate()
+            raise AssertionError(f"the server did not stop on Ctrl-C:\n{output}") from None
+    assert process.returncode == 0, output
+    assert f"http://127.0.0.1:{port}/api" in output
+    assert "director token" in output
