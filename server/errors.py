@@ -79,6 +79,9 @@ def _where(loc: tuple[Any, ...] | list[Any]) -> str:
 def describe_validation(exc: RequestValidationError) -> str:
     problems = []
     for err in exc.errors()[:5]:
+        if err.get("type") == "json_invalid":
+            problems.append("the request body is not valid JSON")
+            continue
         problems.append(f"{_where(err.get('loc', ()))}: {err.get('msg', 'invalid')}")
     return "; ".join(problems) or "the request does not have the documented shape"
 

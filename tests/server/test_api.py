@@ -233,3 +233,9 @@ def test_two_commands_racing_on_one_version_give_one_200_and_one_409(client: Tes
         assert statuses == [200, 409], [r.text for r in responses]
         loser = next(r for r in responses if r.status_code == 409)
         assert loser.json()["code"] == "stale_version"
+
+
+def test_a_body_that_is_not_json_is_named_as_such(client: TestClient) -> None:
+    response = client.post("/api/players", content=b"{not json", headers={"Content-Type": "application/json"})
+    assert response.status_code == 400
+    assert response.json()["message"] == "the request body is not valid JSON"
