@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import platform
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 
 import typer
@@ -41,3 +42,9 @@ def write_docs_section(path: Path, heading: str, section: str) -> None:
         new = old.rstrip("\n") + "\n\n" + section
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def section_head(heading: str, command: str, facts: list[str]) -> list[str]:
+    """The opening lines every benchmark section shares: heading, date and command, machine facts."""
+    return [heading, "", f"Measured {datetime.now(timezone.utc):%Y-%m-%d} with `{command}`.", "",
+            *[f"- {fact}" for fact in facts], ""]

@@ -26,7 +26,6 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +33,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from cli.bench_cmd import BENCHMARKS_MD, bench_app, cpu_model, write_docs_section
+from cli.bench_cmd import BENCHMARKS_MD, bench_app, cpu_model, section_head, write_docs_section
 from engine.bots import get_bot
 from engine.commands import parse_seat_command
 from engine.decide import decide_step
@@ -370,12 +369,7 @@ def reading(r: Results) -> str:
 
 def markdown(r: Results, facts: list[str], command: str) -> str:
     lines = [
-        SECTION,
-        "",
-        f"Measured {datetime.now(timezone.utc):%Y-%m-%d} with `{command}`.",
-        "",
-        *[f"- {fact}" for fact in facts],
-        "",
+        *section_head(SECTION, command, facts),
         "*Engine core*: per action `legal_commands`, a uniformly random legal command, "
         "`parse_seat_command`, and `decide_step` (the Decider, which folds each event it emits and so "
         "returns the new state with the events; matches started "

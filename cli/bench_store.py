@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
@@ -29,7 +28,7 @@ from rich.console import Console
 from rich.table import Table
 from sqlalchemy import insert, make_url, text
 
-from cli.bench_cmd import BENCHMARKS_MD, cpu_model, write_docs_section
+from cli.bench_cmd import BENCHMARKS_MD, cpu_model, section_head, write_docs_section
 from engine.chain import seal
 from engine.events import Event
 from engine.shuffle import ZERO_HASH
@@ -199,12 +198,7 @@ def _table(rows: list[Row], raws: dict[str, Row]) -> Table:
 
 def markdown(rows: list[Row], raws: dict[str, Row], facts: list[str], command: str) -> str:
     lines = [
-        SECTION,
-        "",
-        f"Measured {datetime.now(timezone.utc):%Y-%m-%d} with `{command}`.",
-        "",
-        *[f"- {f}" for f in facts],
-        "",
+        *section_head(SECTION, command, facts),
         "Each writer is a thread appending single-event commands (each with a command id) to its own",
         "stream, checking the expected seq. *Group commit*: the store's writer thread runs every append",
         "waiting at that moment in one transaction; *per command*: one transaction per append.",

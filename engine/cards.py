@@ -149,10 +149,3 @@ def canonical_deck(wild_count: int) -> tuple[Card, ...]:
     wild_fours = (Card(None, Rank.WILD_DRAW_FOUR),) * 4
     return coloured + wilds + wild_fours
 
-
-def code_of(deck: tuple[Card, ...], card_id: int) -> str:
-    return deck[card_id].code
-
-
-def codes_of(deck: tuple[Card, ...], card_ids: tuple[int, ...] | list[int]) -> list[str]:
-    return [deck[i].code for i in card_ids]

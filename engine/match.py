@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.commands import Command, CreateMatch, JoinSeat, SeatCommand, parse_seat_command
+from engine.commands import Command, CreateMatch, JoinSeat, parse_seat_command
 from engine.decide import decide_step
 from engine.events import Event
 from engine.rulesets import UNO_DUO, Ruleset
@@ -49,6 +49,3 @@ class LocalMatch:
 
     def view(self, viewer: Viewer) -> dict[str, Any]:
         return view(self.state, viewer)
-
-    def command_for(self, seat: int, command: dict[str, Any]) -> SeatCommand:
-        return parse_seat_command(seat, command)
