@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
 import typer
-from sqlalchemy.exc import OperationalError
 
-from server.db import DatabaseURLError, make_engine
+from cli.db_guard import guarded
+from server.db import make_engine
 from server.settings import Settings
-
-T = TypeVar("T")
 
 db_app = typer.Typer(help="The database: migrations, read models, chain checks.", no_args_is_help=True)
 
@@ -20,18 +15,6 @@ DB_HELP = "database URL (default: UNODUO_DATABASE_URL, else sqlite:///./unoduo.s
 
 def _url(db: str | None) -> str:
     return db or Settings().database_url
-
-
-def _guard(what: str, action: Callable[[], T]) -> T:
-    """Run ``action``; a bad URL exits 2, an unreachable database exits 1, each with a clear message."""
-    try:
-        return action()
-    except DatabaseURLError as exc:
-        typer.echo(f"unoduo db {what}: {exc}", err=True)
-        raise typer.Exit(2) from None
-    except OperationalError as exc:
-        typer.echo(f"unoduo db {what}: cannot use the database: {exc.orig}", err=True)
-        raise typer.Exit(1) from None
 
 
 def _require_head(what: str, url: str) -> None:
@@ -61,7 +44,7 @@ def upgrade(
         run_upgrade(url, revision)
         return current_revision(url)
 
-    typer.echo(f"database at revision {_guard('upgrade', run)}")
+    typer.echo(f"database at revision {guarded('unoduo db upgrade', run)}")
 
 
 @db_app.command("rebuild")
@@ -80,7 +63,7 @@ def rebuild(db: str | None = typer.Option(None, "--db", help=DB_HELP)) -> None:
             engine.dispose()
         return f"rebuilt from {report.events} events: {report.matches} matches, {report.standings} standings rows"
 
-    typer.echo(_guard("rebuild", run))
+    typer.echo(guarded("unoduo db rebuild", run))
 
 
 @db_app.command("verify")
@@ -101,7 +84,7 @@ def verify(
         finally:
             store.close()
 
-    results = _guard("verify", run)
+    results = guarded("unoduo db verify", run)
     broken = [(name, seq) for name, seq in results if seq is not None]
     for name, seq in broken:
         typer.echo(f"{name}: chain broken at seq {seq}")

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import typer
 from pydantic import ValidationError
-from sqlalchemy.exc import OperationalError
 
-from server.db import DatabaseURLError
+from cli.db_guard import guarded
 from server.settings import Settings
 
 
@@ -29,14 +28,7 @@ def serve(
         raise typer.Exit(2) from None
     if db:
         settings = settings.model_copy(update={"database_url": db})
-    try:
-        app = make_app(settings)
-    except DatabaseURLError as exc:
-        typer.echo(f"unoduo serve: {exc}", err=True)
-        raise typer.Exit(2) from None
-    except OperationalError as exc:
-        typer.echo(f"unoduo serve: cannot use the database: {exc.orig}", err=True)
-        raise typer.Exit(1) from None
+    app = guarded("unoduo serve", lambda: make_app(settings))
     token = app.state.new_director_token
     if token:
         typer.echo(f"director token (shown only now; the server keeps its hash): {token}")
