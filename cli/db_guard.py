@@ -6,15 +6,17 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import typer
-from sqlalchemy.exc import OperationalError
-
-from server.db import DatabaseURLError
 
 T = TypeVar("T")
 
 
 def guarded(command: str, action: Callable[[], T]) -> T:
     """Run ``action``; on a database problem print ``command: reason`` to stderr and exit."""
+    # Imported here, not at the top: every ``unoduo`` command loads this module at start.
+    from sqlalchemy.exc import OperationalError
+
+    from server.db import DatabaseURLError
+
     try:
         return action()
     except DatabaseURLError as exc:
