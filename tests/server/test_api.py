@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from engine.verify import verify_replay
 from tests.server.conftest import DIRECTOR_TOKEN
-from tests.server.helpers import check_seat_response, ok, play_to_end, register
+from tests.server.helpers import check_seat_response, ok, play_to_end, register, with_color
 
 DIRECTOR = {"Authorization": f"Bearer {DIRECTOR_TOKEN}"}
 
@@ -68,9 +68,7 @@ def test_a_retried_command_returns_its_first_result_and_appends_nothing(client: 
     match_id, _, headers = new_bot_match(client)
     ok(client.post(f"/api/matches/{match_id}/join", headers=headers))
     seen = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
-    command = {"command_id": "once", "expected_version": seen["version"], "command": seen["legal"][0]}
-    if command["command"]["type"] == "play" and command["command"]["card"] in ("W", "W+4"):
-        command["command"] = {**command["command"], "color": "red"}
+    command = {"command_id": "once", "expected_version": seen["version"], "command": with_color(seen["legal"][0], random.Random(0))}
     first = ok(client.post(f"/api/matches/{match_id}/commands", headers=headers, json=command))
     again = ok(client.post(f"/api/matches/{match_id}/commands", headers=headers, json=command))
     assert again == first
@@ -127,7 +125,7 @@ def test_two_humans_see_only_their_own_cards(client: TestClient) -> None:
     waiting_h = ada_h if turn == 1 else bob_h
     turn_h = bob_h if turn == 1 else ada_h
     legal = ok(client.get(f"/api/matches/{match_id}", headers=turn_h))["view"]["legal"]
-    command = {"command_id": "same", "command": {**legal[0], "color": "red"} if legal[0].get("card") in ("W", "W+4") else legal[0]}
+    command = {"command_id": "same", "command": with_color(legal[0], random.Random(0))}
     first = ok(client.post(f"/api/matches/{match_id}/commands", headers=turn_h, json=command))
     # The other seat's command ids are its own: the same id is not the first seat's command.
     other = client.post(f"/api/matches/{match_id}/commands", headers=waiting_h, json={"command_id": "same", "command": {"type": "uno"}})
@@ -218,9 +216,7 @@ def test_two_commands_racing_on_one_version_give_one_200_and_one_409(client: Tes
         seen = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
         if seen["phase"] == "match_over":
             break
-        command = seen["legal"][0]
-        if command.get("card") in ("W", "W+4") or command["type"] == "color":
-            command = {**command, "color": "blue"}
+        command = with_color(seen["legal"][0], random.Random(round_))
         bodies = [
             {"command_id": f"race-{round_}-{i}", "expected_version": seen["version"], "command": command}
             for i in range(2)
