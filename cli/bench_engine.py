@@ -3,13 +3,16 @@
 Measured, each for about ``--seconds`` (in two alternating halves, so a noisy neighbour on the
 machine hurts both sides alike):
 
-- **self-play, engine core**: random legal commands, as RLCard is driven: per action the seat's
-  ``legal_commands``, a uniform choice (``bot:random``'s policy), ``parse_seat_command``,
-  ``decide_step`` (the Decider, which folds each event it emits and returns the new state). Matches
-  are started (cut, shuffles, draft) inside the timing, as RLCard's ``init_game`` is.
-- **self-play through views**: the same, but each bot gets the full ``view`` (what ``unoduo
-  simulate`` and the server's house bots do).
-- **fold**: the logs of the matches above folded from their events, with ``engine.fastfold``
+- **self-play, engine core**: random legal actions, as RLCard is driven: per action the seat's
+  ``legal_actions`` (engine action objects, a wild once per colour, as RLCard lists its wilds), a
+  uniform choice, and ``decide_step`` (the Decider, which folds each event it emits and returns
+  the new state). Matches are started (cut, shuffles, draft) inside the timing, as RLCard's
+  ``init_game`` is.
+- **self-play through views**: ``bot:random`` given the full ``view`` (JSON ``legal`` included),
+  its command parsed by ``parse_seat_command`` (what ``unoduo simulate`` and the server's house
+  bots do).
+- **fold**: the logs of about a second of engine-core self-play (played untimed, after the
+  measures above) folded from their events, with ``engine.fastfold``
   (trusted stored events) and, for reference, ``engine.evolve.fold``.
 - **RLCard** (with the optional ``bench`` extra): ``rlcard.games.uno.game.UnoGame`` (two players),
   ``init_game``, then ``step`` with a uniformly random action of ``get_legal_actions`` until
@@ -35,7 +38,7 @@ from rich.table import Table
 
 from cli.bench_cmd import BENCHMARKS_MD, bench_app, cpu_model, section_head, write_docs_section
 from engine.bots import get_bot
-from engine.commands import parse_seat_command
+from engine.commands import SeatCommand, parse_seat_command
 from engine.decide import decide_step
 from engine.events import Event
 from engine.evolve import fold
@@ -44,11 +47,13 @@ from engine.match import LocalMatch
 from engine.rulesets import RULESETS, Ruleset, get_ruleset
 from engine.selfplay import match_seed
 from engine.state import INITIAL_STATE, MatchState, Phase
-from engine.views import legal_commands, view
+from engine.legal import legal_actions
+from engine.views import view
 
 SECTION = "## Engine"
 ACTIONS_BAR = 2.0  # our self-play actions/s over RLCard's
 FOLD_BAR = 1_000_000  # events/s
+FOLD_SAMPLE_SECONDS = 1.0  # of untimed self-play whose logs the fold measures fold
 
 
 @dataclass
@@ -73,11 +78,23 @@ class Rate:
 
 
 def _selfplay(
-    ruleset: Ruleset, seed: int, seconds: float, rate: Rate, through_views: bool, first_match: int
+    ruleset: Ruleset,
+    seed: int,
+    seconds: float,
+    rate: Rate,
+    through_views: bool,
+    first_match: int,
+    keep_logs: bool = False,
 ) -> int:
-    """Random self-play for ``seconds``; returns the next match number. Keeps each match's log."""
+    """Random self-play for ``seconds``; returns the next match number.
+
+    Each match's log is built, as a server or ``unoduo simulate`` builds it, then let go unless
+    ``keep_logs``: keeping every log of a timed run would time the garbage collector walking an
+    ever larger heap, not the engine.
+    """
     bot = get_bot("random")
     rng = random.Random(f"bench:{seed}:{first_match}:{through_views}")
+    choice = rng.choice
     number = first_match
     deadline = time.perf_counter() + seconds
     started = time.perf_counter()
@@ -91,15 +108,18 @@ def _selfplay(
         while state.phase is not Phase.MATCH_OVER:
             seat = state.pending.seat
             assert seat is not None
-            seen: dict[str, Any] = view(state, seat) if through_views else {"legal": legal_commands(state, seat)}
-            command = bot.choose(seen, rng)
-            batch, state = decide_step(state, parse_seat_command(seat, command), dealer)
-            rate.rounds += sum(1 for event in batch if event.type == "round_ended")
+            if through_views:
+                command = parse_seat_command(seat, bot.choose(view(state, seat), rng))
+            else:
+                command = SeatCommand(seat, choice(legal_actions(state, seat)))
+            batch, state = decide_step(state, command, dealer)
             log.extend(batch)
             rate.actions += 1
             if rate.actions % 256 == 0 and time.perf_counter() >= deadline:
                 break
-        rate.logs.append(log)
+        rate.rounds += state.round if state.phase is Phase.MATCH_OVER else state.round - 1
+        if keep_logs:
+            rate.logs.append(log)
     rate.seconds += time.perf_counter() - started
     return number
 
@@ -136,12 +156,11 @@ def _rounds_of(logs: list[list[Event]]) -> list[tuple[list[Event], MatchState]]:
     return pieces
 
 
-STEPS = ("legal_commands", "view", "bot choice", "parse_seat_command", "decide and fold (decide_step)")
+STEPS = ("legal_actions", "random choice", "SeatCommand", "decide and fold (decide_step)")
 
 
 def _breakdown(ruleset: Ruleset, seed: int, seconds: float) -> dict[str, float]:
-    """Microseconds per action spent in each step of a self-play action (timed one by one)."""
-    bot = get_bot("random")
+    """Microseconds per engine-core action spent in each step (timed one by one)."""
     rng = random.Random(f"breakdown:{seed}")
     spent = dict.fromkeys(STEPS, 0.0)
     actions = 0
@@ -156,17 +175,15 @@ def _breakdown(ruleset: Ruleset, seed: int, seconds: float) -> dict[str, float]:
             seat = state.pending.seat
             assert seat is not None
             t0 = clock()
-            legal = legal_commands(state, seat)
+            legal = legal_actions(state, seat)
             t1 = clock()
-            view(state, seat)
+            action = rng.choice(legal)
             t2 = clock()
-            command = bot.choose({"legal": legal}, rng)
+            command = SeatCommand(seat, action)
             t3 = clock()
-            parsed = parse_seat_command(seat, command)
+            _, state = decide_step(state, command, dealer)
             t4 = clock()
-            _, state = decide_step(state, parsed, dealer)
-            t5 = clock()
-            for step, took in zip(STEPS, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
+            for step, took in zip(STEPS, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
                 spent[step] += took
             actions += 1
     return {step: spent[step] / actions * 1e6 if actions else 0.0 for step in STEPS}
@@ -257,11 +274,14 @@ def run_bench(ruleset: Ruleset, seconds: float, seed: int, log: Callable[[str], 
             _rlcard(game, seed + part, half, theirs)
     log("self-play through views")
     _selfplay(ruleset, seed, half, views, through_views=True, first_match=10_000)
-    whole = [(events, INITIAL_STATE) for events in core.logs + views.logs]
+    log("self-play logs to fold (untimed)")
+    sample = Rate()
+    _selfplay(ruleset, seed, FOLD_SAMPLE_SECONDS, sample, through_views=False, first_match=30_000, keep_logs=True)
+    whole = [(events, INITIAL_STATE) for events in sample.logs]
     log("fold whole logs: engine.fastfold.fast_fold")
     fast = _fold_rate(whole, half / 2, fast_fold)
     log("fold one round at a time: engine.fastfold.fast_fold")
-    fast_rounds = _fold_rate(_rounds_of(core.logs + views.logs), half / 2, fast_fold)
+    fast_rounds = _fold_rate(_rounds_of(sample.logs), half / 2, fast_fold)
     log("fold whole logs: engine.evolve.fold (reference)")
     reference = _fold_rate(whole, half / 2, fold)
     log("where an action's time goes")
@@ -355,7 +375,7 @@ def reading(r: Results) -> str:
     """How to read the figures, with this run's numbers."""
     b = r.breakdown
     decided = b["decide and fold (decide_step)"]
-    core = b["legal_commands"] + b["bot choice"] + b["parse_seat_command"] + decided
+    core = sum(b.values())
     per_round = r.core.actions / r.core.rounds if r.core.rounds else 0.0
     return (
         f"Reading it: actions/s is the comparable figure. Our random self-play rounds are long "
@@ -363,20 +383,21 @@ def reading(r: Results) -> str:
         "has a draft, UNO calls and challenges), while an RLCard game is one round whose random "
         "agent draws only when it cannot play. An engine-core action costs about "
         f"{core:,.0f} µs step by step, {decided:,.0f} of them in `decide_step` and "
-        f"{b['legal_commands']:,.0f} in `legal_commands`."
+        f"{b['legal_actions']:,.1f} in `legal_actions`."
     )
 
 
 def markdown(r: Results, facts: list[str], command: str) -> str:
     lines = [
         *section_head(SECTION, command, facts),
-        "*Engine core*: per action `legal_commands`, a uniformly random legal command, "
-        "`parse_seat_command`, and `decide_step` (the Decider, which folds each event it emits and so "
-        "returns the new state with the events; matches started "
-        "inside the timing). *Full views*: the same with each bot given `view(state, seat)`, as in "
-        "`unoduo simulate`. *RLCard*: `rlcard.games.uno.game.UnoGame` (2 players), `init_game`, then "
+        "*Engine core*: per action `legal_actions` (engine action objects; a wild listed once per "
+        "colour, as RLCard lists its wilds), a uniformly random one, and `decide_step` (the Decider, "
+        "which folds each event it emits and so returns the new state with the events; matches "
+        "started inside the timing). *Full views*: `bot:random` given `view(state, seat)` and its "
+        "JSON command parsed, as in `unoduo simulate`. *RLCard*: `rlcard.games.uno.game.UnoGame` (2 players), `init_game`, then "
         "`step` with a random action of `get_legal_actions` until `is_over`, in the same process and "
-        "run. *Fold*: the logs of the matches played above, folded from their events: whole matches "
+        "run. *Fold*: the logs of a second of engine-core self-play (played outside the timing), "
+        "folded from their events: whole matches "
         "(`fast_fold` only skims the rounds before the last one, whose state a `round_started` "
         "resets), and one round at a time (every event applied).",
         "",
@@ -388,8 +409,8 @@ def markdown(r: Results, facts: list[str], command: str) -> str:
         "",
         reading(r),
         "",
-        "Where an action's time goes (each step timed on its own, random self-play; `view` is not "
-        "part of the engine-core loop, `decide` includes folding the events it emits):",
+        "Where an engine-core action's time goes (each step timed on its own; `decide_step` "
+        "includes folding the events it emits):",
         "",
         "| step | µs per action |",
         "| --- | ---: |",

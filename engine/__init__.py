@@ -29,6 +29,7 @@ from engine.match import LocalMatch
 from engine.rulesets import CLASSIC_2P, RULESETS, UNO_DUO, Ruleset, get_ruleset
 from engine.shuffle import Dealer, commitment_of, shuffle_ids, shuffle_key
 from engine.state import INITIAL_STATE, MatchState, PendingKind, Phase
+from engine.legal import legal_actions
 from engine.views import AUDITOR, SPECTATOR, legal_commands, view, visible_event
 
 ENGINE_VERSION = "0.1.0"
@@ -69,6 +70,7 @@ __all__ = [
     "format_action",
     "format_card",
     "get_ruleset",
+    "legal_actions",
     "legal_commands",
     "parse_action",
     "parse_card",

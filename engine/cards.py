@@ -61,16 +61,31 @@ class Rank(str, Enum):
         return int(self.value) if self.value.isdigit() else None
 
 
+class Ranks:
+    """The :class:`Rank` members as plain class attributes, for hot paths.
+
+    Python 3.11 resolves ``Rank.SKIP`` through ``EnumType.__getattr__``, several times slower
+    than an ordinary class attribute; the Decider and the legal-move list compare many per action.
+    """
+
+    SKIP = Rank.SKIP
+    REVERSE = Rank.REVERSE
+    DRAW_TWO = Rank.DRAW_TWO
+    WILD = Rank.WILD
+    WILD_DRAW_FOUR = Rank.WILD_DRAW_FOUR
+
+
 NUMBER_RANKS: tuple[Rank, ...] = tuple(Rank(str(n)) for n in range(10))
 _COLOURED_RANK_BY_SUFFIX = {r.value: r for r in Rank if not r.is_wild}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Card:
     """A card face. ``color`` is None exactly for wilds.
 
     ``code`` and ``is_wild`` are computed once at construction: they are read on every rule
-    check, and enum property look-ups are slow on the hot path.
+    check, and enum property look-ups are slow on the hot path. Two cards are equal when their
+    faces are, which the code says in one string comparison.
     """
 
     color: Color | None
@@ -82,6 +97,14 @@ class Card:
         code = self.rank.value if self.color is None else self.color.letter + self.rank.value
         object.__setattr__(self, "code", code)
         object.__setattr__(self, "is_wild", self.rank in (Rank.WILD, Rank.WILD_DRAW_FOUR))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Card):
+            return self.code == other.code
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.code)
 
     def __str__(self) -> str:
         return self.code
@@ -144,8 +167,9 @@ def canonical_deck(wild_count: int) -> tuple[Card, ...]:
     Each colour runs 0, 1, 1, ... 9, 9, S, S, R, R, +2, +2 (25 cards); then the plain wilds,
     then four Wild Draw Fours.
     """
-    coloured = tuple(Card(color, rank) for color in COLOR_ORDER for rank in _COLOUR_RUN)
-    wilds = (Card(None, Rank.WILD),) * wild_count
-    wild_fours = (Card(None, Rank.WILD_DRAW_FOUR),) * 4
+    face = _CARD_BY_CODE  # copies of a face are the same object, as parse_card returns it
+    coloured = tuple(face[color.letter + rank.value] for color in COLOR_ORDER for rank in _COLOUR_RUN)
+    wilds = (face["W"],) * wild_count
+    wild_fours = (face["W+4"],) * 4
     return coloured + wilds + wild_fours
 

@@ -190,6 +190,9 @@ def parse_action(obj: object) -> SeatAction:
 
 def format_action(action: SeatAction) -> dict[str, Any]:
     """The canonical JSON shape of an action (card codes upper-case, colours spelled out)."""
+    bare = _BARE_TYPES.get(type(action))
+    if bare is not None:
+        return {"type": bare}
     if isinstance(action, Draft):
         return {"type": "draft", "keep": action.keep}
     if isinstance(action, Play):
@@ -207,6 +210,10 @@ def format_action(action: SeatAction) -> dict[str, Any]:
     if isinstance(action, ChooseColor):
         return {"type": "color", "color": action.color.value}
     return {"type": action.type.value}
+
+
+_BARE_TYPES: dict[type, str] = {type(a): a.type.value for a in _NO_FIELD_ACTIONS.values()}
+"""The actions without fields, by class: their JSON is just the type."""
 
 
 def parse_seat_command(seat: object, obj: object) -> SeatCommand:

@@ -4,15 +4,17 @@ Pure: no I/O, no clock, no randomness of its own. Every deck order comes from th
 :class:`~engine.shuffle.Dealer`. A command the rules do not allow raises
 :class:`~engine.errors.CommandRefused` (code, message, ruling id) and changes nothing.
 
-Internally each emitted event is folded at once (``_Batch.emit``), so later steps of the same
-command see its effects and the events are consistent with ``evolve`` by construction.
+Internally each emitted event's effect is applied at once (``_Batch.emit``, with the same
+``engine.evolve.EFFECTS`` the fold uses), so later steps of the same command see it and the
+events are consistent with ``evolve`` by construction.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NoReturn
 
-from engine.cards import Card, Rank
+from engine.cards import Card, Color, Ranks
 from engine.commands import (
     Accept,
     Challenge,
@@ -33,11 +35,11 @@ from engine.commands import (
 )
 from engine.errors import CommandRefused, ErrorCode
 from engine.events import Event
-from engine.evolve import evolve
+from engine.evolve import EFFECTS
 from engine.rules import could_have_played, dump_cards, dump_offered, hand_points, matches_top
 from engine.rulesets import Deal, Recycle, ReverseRule, Scoring, StarterWildDrawFour
 from engine.shuffle import Dealer
-from engine.state import MatchState, PendingKind, Phase
+from engine.state import MatchState, PendingKind, PendingKinds, Phases
 
 MAX_CUTS = 1000
 
@@ -47,17 +49,27 @@ def _refuse(code: ErrorCode, message: str, rule: str | None = None) -> NoReturn:
 
 
 class _Batch:
-    """The events of one command, folded as they are emitted."""
+    """The events of one command, folded as they are emitted.
+
+    The state being built is a private draft: each event's effect (``engine.evolve.EFFECTS``,
+    the same functions the fold uses) is written into it in place, and it is handed out, never
+    to change again, when the command is decided. The version is set once, at the end.
+    """
 
     def __init__(self, state: MatchState, dealer: Dealer) -> None:
-        self.state = state
+        self.state = draft = _new(MatchState)  # private until the batch is done
+        self.fields = draft.__dict__
+        self.fields.update(state.__dict__)
         self.dealer = dealer
         self.events: list[Event] = []
 
     def emit(self, type_: str, **data: Any) -> None:
-        event = Event(type_, data)
-        self.state = evolve(self.state, event)
-        self.events.append(event)
+        self.events.append(Event(type_, data))
+        self.fields.update(EFFECTS[type_](self.state, data))
+
+    def done(self) -> tuple[list[Event], MatchState]:
+        self.fields["version"] += len(self.events)
+        return self.events, self.state
 
     @property
     def entropies(self) -> tuple[str, str]:
@@ -65,11 +77,16 @@ class _Batch:
         return (e0 or "", e1 or "")
 
     def codes(self, ids: tuple[int, ...] | list[int]) -> list[str]:
-        deck = self.state.deck
-        return [deck[i].code for i in ids]
+        codes = self.state.facts.codes
+        return [codes[i] for i in ids]
 
     def await_(self, seat: int, kind: PendingKind, **extra: Any) -> None:
-        self.emit("awaiting", seat=seat, kind=kind.value, **extra)
+        self.emit("awaiting", seat=seat, kind=_KIND_VALUE[kind], **extra)
+
+
+_new = object.__new__
+_KIND_VALUE = {kind: kind.value for kind in PendingKind}
+_COLOR_VALUE = {color: color.value for color in Color}
 
 
 # ---------------------------------------------------------------- entry point
@@ -82,19 +99,19 @@ def decide(state: MatchState, command: Command, dealer: Dealer) -> list[Event]:
 def decide_step(state: MatchState, command: Command, dealer: Dealer) -> tuple[list[Event], MatchState]:
     """``decide`` plus the state its events fold to (already computed while deciding)."""
     batch = _Batch(state, dealer)
-    if isinstance(command, CreateMatch):
+    if isinstance(command, SeatCommand):
+        _seat_command(batch, command)
+    elif isinstance(command, CreateMatch):
         _create(batch, command)
     elif isinstance(command, JoinSeat):
         _join(batch, command)
-    elif isinstance(command, SeatCommand):
-        _seat_command(batch, command)
     else:  # pragma: no cover - the type union is closed
         _refuse(ErrorCode.UNKNOWN_COMMAND, f"unknown command {command!r}")
-    return batch.events, batch.state
+    return batch.done()
 
 
 def _create(batch: _Batch, command: CreateMatch) -> None:
-    if batch.state.phase is not Phase.NEW:
+    if batch.state.phase is not Phases.NEW:
         _refuse(ErrorCode.NOT_NOW, "this match has already been created")
     batch.emit(
         "match_created", ruleset=command.ruleset.to_dict(), commitment=command.commitment
@@ -105,7 +122,7 @@ def _join(batch: _Batch, command: JoinSeat) -> None:
     state = batch.state
     if command.seat not in (0, 1):
         _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be 0 or 1, not {command.seat!r}")
-    if state.phase is not Phase.WAITING:
+    if state.phase is not Phases.WAITING:
         _refuse(ErrorCode.NOT_NOW, "seats can only be taken before the match starts")
     if state.entropies[command.seat] is not None:
         _refuse(ErrorCode.NOT_NOW, f"seat {command.seat} has already joined")
@@ -146,7 +163,7 @@ def _start_round(batch: _Batch, number: int, player1: int) -> None:
     batch.emit("round_started", round=number, player1=player1, deck=list(deck))
     ruleset = batch.state.ruleset
     if ruleset.deal is Deal.DRAFT:
-        batch.await_(player1, PendingKind.DRAFT)
+        batch.await_(player1, PendingKinds.DRAFT)
         return
     player2 = 1 - player1
     dealt = deck[: 2 * ruleset.hand_size]
@@ -164,7 +181,7 @@ def _turn_starter(batch: _Batch) -> None:
         batch.emit("starter_turned", card=card_id, code=batch.codes([card_id])[0])
         card = batch.state.card(card_id)
         if (
-            card.rank is Rank.WILD_DRAW_FOUR
+            card.rank is Ranks.WILD_DRAW_FOUR
             and batch.state.ruleset.starter_wild_draw_four is StarterWildDrawFour.REDRAW
         ):
             batch.emit("starter_returned", card=card_id, code=card.code)
@@ -175,16 +192,16 @@ def _turn_starter(batch: _Batch) -> None:
     p1, p2 = state.player1, 1 - state.player1
     rank = card.rank
     if rank.is_wild:
-        batch.await_(p1, PendingKind.COLOR, card=card_id)
-    elif rank is Rank.DRAW_TWO:
+        batch.await_(p1, PendingKinds.COLOR, card=card_id)
+    elif rank is Ranks.DRAW_TWO:
         _draw(batch, p2, 2, "starter")
-        batch.await_(p1, PendingKind.TURN)
-    elif rank is Rank.SKIP or (rank is Rank.REVERSE and state.ruleset.reverse is ReverseRule.GO_AGAIN):
-        batch.await_(p1, PendingKind.TURN)
-    elif rank is Rank.REVERSE and dump_offered(state, p2):
-        batch.await_(p2, PendingKind.DUMP, starter=True)
+        batch.await_(p1, PendingKinds.TURN)
+    elif rank is Ranks.SKIP or (rank is Ranks.REVERSE and state.ruleset.reverse is ReverseRule.GO_AGAIN):
+        batch.await_(p1, PendingKinds.TURN)
+    elif rank is Ranks.REVERSE and dump_offered(state, p2):
+        batch.await_(p2, PendingKinds.DUMP, starter=True)
     else:
-        batch.await_(p2, PendingKind.TURN)
+        batch.await_(p2, PendingKinds.TURN)
 
 
 def _end_round(batch: _Batch, winner: int) -> None:
@@ -259,34 +276,24 @@ def _draw(batch: _Batch, seat: int, count: int, reason: str) -> list[int]:
 
 # ---------------------------------------------------------------- seat commands
 
-_ALLOWED: dict[PendingKind, tuple[type, ...]] = {
-    PendingKind.DRAFT: (Draft,),
-    PendingKind.TURN: (Play, Draw),
-    PendingKind.DRAWN: (Play, Pass),
-    PendingKind.VOLLEY: (Play, Draw),
-    PendingKind.WILD_DRAW_FOUR: (Accept, Challenge),
-    PendingKind.DUMP: (Dump, Pass),
-    PendingKind.COLOR: (ChooseColor,),
-}
-
 _PENDING_RULE = {
-    PendingKind.DRAFT: "D3",
-    PendingKind.TURN: "D5",
-    PendingKind.DRAWN: "D6",
-    PendingKind.VOLLEY: "D8",
-    PendingKind.WILD_DRAW_FOUR: "D12",
-    PendingKind.DUMP: "D10",
-    PendingKind.COLOR: "D4",
+    PendingKinds.DRAFT: "D3",
+    PendingKinds.TURN: "D5",
+    PendingKinds.DRAWN: "D6",
+    PendingKinds.VOLLEY: "D8",
+    PendingKinds.WILD_DRAW_FOUR: "D12",
+    PendingKinds.DUMP: "D10",
+    PendingKinds.COLOR: "D4",
 }
 
 _PENDING_WORDS = {
-    PendingKind.DRAFT: "a draft step: keep or pass the card you look at",
-    PendingKind.TURN: "a turn: play a card or draw",
-    PendingKind.DRAWN: "the card just drawn: play it or pass to keep it",
-    PendingKind.VOLLEY: "a Draw Two volley: play a Draw Two or draw the total",
-    PendingKind.WILD_DRAW_FOUR: "a Wild Draw Four: accept or challenge",
-    PendingKind.DUMP: "a Reverse dump: dump every card of the colour, or pass",
-    PendingKind.COLOR: "a Wild starter: name the colour",
+    PendingKinds.DRAFT: "a draft step: keep or pass the card you look at",
+    PendingKinds.TURN: "a turn: play a card or draw",
+    PendingKinds.DRAWN: "the card just drawn: play it or pass to keep it",
+    PendingKinds.VOLLEY: "a Draw Two volley: play a Draw Two or draw the total",
+    PendingKinds.WILD_DRAW_FOUR: "a Wild Draw Four: accept or challenge",
+    PendingKinds.DUMP: "a Reverse dump: dump every card of the colour, or pass",
+    PendingKinds.COLOR: "a Wild starter: name the colour",
 }
 
 
@@ -299,10 +306,12 @@ def _seat_command(batch: _Batch, command: SeatCommand) -> None:
     seat, action = command.seat, command.action
     if seat not in (0, 1):
         _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be 0 or 1, not {seat!r}")
-    if state.phase is Phase.MATCH_OVER:
-        _refuse(ErrorCode.MATCH_OVER, "the match is over")
-    if state.phase in (Phase.NEW, Phase.WAITING):
-        _refuse(ErrorCode.NOT_NOW, "the match has not started: both seats must join first")
+    phase = state.phase
+    if phase is not Phases.PLAY and phase is not Phases.DRAFT:
+        if phase is Phases.MATCH_OVER:
+            _refuse(ErrorCode.MATCH_OVER, "the match is over")
+        if phase is Phases.NEW or phase is Phases.WAITING:
+            _refuse(ErrorCode.NOT_NOW, "the match has not started: both seats must join first")
     if command.expected_version is not None and command.expected_version != state.version:
         _refuse(
             ErrorCode.STALE_VERSION,
@@ -320,30 +329,19 @@ def _seat_command(batch: _Batch, command: SeatCommand) -> None:
             f"it is {whose} decision ({describe_pending(pending.kind)})",
             _PENDING_RULE.get(pending.kind),
         )
+    handler = _ACTION_HANDLERS.get(type(action))
+    if handler is None:  # pragma: no cover - the type union is closed
+        _refuse(ErrorCode.UNKNOWN_COMMAND, f"unknown action {action!r}")
     allowed = _ALLOWED.get(pending.kind, ())
-    starter_dump = pending.kind is PendingKind.DUMP and pending.starter
-    if not isinstance(action, allowed) and not (starter_dump and isinstance(action, (Play, Draw))):
+    if handler not in allowed and not (
+        pending.kind is PendingKinds.DUMP and pending.starter and (handler is _play or handler is _draw_command)
+    ):
         _refuse(
             ErrorCode.NOT_NOW,
             f"'{action.type.value}' is not allowed now: you face {describe_pending(pending.kind)}",
             _PENDING_RULE.get(pending.kind),
         )
-    if isinstance(action, Play):
-        _play(batch, seat, action)
-    elif isinstance(action, Draw):
-        _draw_command(batch, seat, action)
-    elif isinstance(action, Draft):
-        _draft(batch, seat, action)
-    elif isinstance(action, Pass):
-        _pass(batch, seat, action)
-    elif isinstance(action, Dump):
-        _dump(batch, seat, action)
-    elif isinstance(action, Accept):
-        _accept(batch, seat, action)
-    elif isinstance(action, Challenge):
-        _challenge(batch, seat, action)
-    elif isinstance(action, ChooseColor):
-        _choose_color(batch, seat, action)
+    handler(batch, seat, action)
 
 
 def _head(batch: _Batch, seat: int, action: SeatAction) -> None:
@@ -380,40 +378,42 @@ def _draft(batch: _Batch, seat: int, action: Draft) -> None:
     )
     state = batch.state
     if state.draft_steps < 2 * state.ruleset.hand_size:
-        batch.await_(1 - seat, PendingKind.DRAFT)
+        batch.await_(1 - seat, PendingKinds.DRAFT)
         return
     batch.emit("draft_completed", draft_pile=list(state.draft_pile), codes=batch.codes(state.draft_pile))
     _turn_starter(batch)
 
 
 def _find_in_hand(state: MatchState, seat: int, card: Card) -> int | None:
-    deck = state.deck
+    codes, code = state.facts.codes, card.code
     for card_id in state.hands[seat]:
-        if deck[card_id] == card:
+        if codes[card_id] == code:
             return card_id
     return None
 
 
 def _check_color(card: Card, action: Play) -> None:
-    rule = "D12" if card.rank is Rank.WILD_DRAW_FOUR else "D11"
-    if card.is_wild and action.color is None:
-        _refuse(ErrorCode.COLOR_REQUIRED, f"{card.code} needs a colour: add \"color\": red, yellow, green or blue", rule)
-    if not card.is_wild and action.color is not None:
+    if card.is_wild:
+        if action.color is None:
+            rule = "D12" if card.rank is Ranks.WILD_DRAW_FOUR else "D11"
+            _refuse(ErrorCode.COLOR_REQUIRED, f"{card.code} needs a colour: add \"color\": red, yellow, green or blue", rule)
+    elif action.color is not None:
         _refuse(ErrorCode.MALFORMED, f"{card.code} is not a wild: it takes no colour, leave out \"color\"")
 
 
 def _play(batch: _Batch, seat: int, action: Play) -> None:
     state = batch.state
     pending = state.pending
+    kind = pending.kind
     card = action.card
-    deck = state.deck
-    if pending.kind is PendingKind.DRAWN:
+    facts = state.facts
+    if kind is PendingKinds.DRAWN:
         assert pending.card is not None
-        if deck[pending.card] != card:
+        if facts.codes[pending.card] != card.code:
             held = _find_in_hand(state, seat, card) is not None
             _refuse(
                 ErrorCode.CARD_NOT_PLAYABLE if held else ErrorCode.CARD_NOT_IN_HAND,
-                f"after drawing, only the card you drew ({deck[pending.card].code}) may be played",
+                f"after drawing, only the card you drew ({facts.codes[pending.card]}) may be played",
                 "D6",
             )
         card_id = pending.card
@@ -422,30 +422,30 @@ def _play(batch: _Batch, seat: int, action: Play) -> None:
         if found is None:
             _refuse(ErrorCode.CARD_NOT_IN_HAND, f"you do not hold {card.code}")
         card_id = found
-    top = deck[state.discard[-1]]
-    if pending.kind is PendingKind.VOLLEY:
+    top_id = state.discard[-1]
+    if kind is PendingKinds.VOLLEY:
         if not state.ruleset.draw_two_stacking:
             _refuse(ErrorCode.CARD_NOT_PLAYABLE, "this ruleset has no Draw Two volley: draw the cards", "D8")
-        if card.rank is not Rank.DRAW_TWO:
+        if card.rank is not Ranks.DRAW_TWO:
             _refuse(
                 ErrorCode.CARD_NOT_PLAYABLE,
                 f"facing a Draw Two volley only a Draw Two may be played, or draw {pending.total}",
                 "D8",
             )
-    elif not matches_top(card, top, state.color):
+    elif not facts.matching[state.color][facts.ranks[top_id]][card_id]:  # D5, as matches_top
         colour = state.color.value if state.color else "none"
         _refuse(
             ErrorCode.CARD_NOT_PLAYABLE,
-            f"{card.code} does not match the top card {top.code} (active colour {colour}):"
+            f"{card.code} does not match the top card {facts.codes[top_id]} (active colour {colour}):"
             " play that colour, the same number or symbol, or a wild",
-            "D6" if pending.kind is PendingKind.DRAWN else "D5",
+            "D6" if kind is PendingKinds.DRAWN else "D5",
         )
     _check_color(card, action)
-    volley_total = pending.total if pending.kind is PendingKind.VOLLEY else 0
+    volley_total = pending.total if kind is PendingKinds.VOLLEY else 0
     _head(batch, seat, action)
     color = action.color if card.is_wild else card.color
     assert color is not None
-    batch.emit("card_played", seat=seat, card=card_id, code=card.code, color=color.value, uno=action.uno)
+    batch.emit("card_played", seat=seat, card=card_id, code=card.code, color=_COLOR_VALUE[color], uno=action.uno)
     _resolve_play(batch, seat, card, volley_total)
 
 
@@ -455,53 +455,53 @@ def _resolve_play(batch: _Batch, seat: int, card: Card, volley_total: int) -> No
     opponent = 1 - seat
     hand_empty = not state.hands[seat]
     rank = card.rank
-    if rank is Rank.DRAW_TWO:
+    if rank is Ranks.DRAW_TWO:
         total = volley_total + 2
         if hand_empty:
             _draw(batch, opponent, total, "volley")
             _end_round(batch, seat)
         else:
-            batch.await_(opponent, PendingKind.VOLLEY, total=total)
-    elif rank is Rank.WILD_DRAW_FOUR:
-        batch.await_(opponent, PendingKind.WILD_DRAW_FOUR)
+            batch.await_(opponent, PendingKinds.VOLLEY, total=total)
+    elif rank is Ranks.WILD_DRAW_FOUR:
+        batch.await_(opponent, PendingKinds.WILD_DRAW_FOUR)
     elif hand_empty:
         _end_round(batch, seat)
-    elif rank is Rank.SKIP:
-        batch.await_(seat, PendingKind.TURN)
-    elif rank is Rank.REVERSE:
+    elif rank is Ranks.SKIP:
+        batch.await_(seat, PendingKinds.TURN)
+    elif rank is Ranks.REVERSE:
         if state.ruleset.reverse is ReverseRule.GO_AGAIN:
-            batch.await_(seat, PendingKind.TURN)
+            batch.await_(seat, PendingKinds.TURN)
         elif dump_offered(state, seat):
-            batch.await_(seat, PendingKind.DUMP)
+            batch.await_(seat, PendingKinds.DUMP)
         else:
-            batch.await_(opponent, PendingKind.TURN)
+            batch.await_(opponent, PendingKinds.TURN)
     else:
-        batch.await_(opponent, PendingKind.TURN)
+        batch.await_(opponent, PendingKinds.TURN)
 
 
 def _draw_command(batch: _Batch, seat: int, action: Draw) -> None:
     pending = batch.state.pending
     _head(batch, seat, action)
-    if pending.kind is PendingKind.VOLLEY:
+    if pending.kind is PendingKinds.VOLLEY:
         _draw(batch, seat, pending.total, "volley")
-        batch.await_(1 - seat, PendingKind.TURN)
+        batch.await_(1 - seat, PendingKinds.TURN)
         return
     drawn = _draw(batch, seat, 1, "draw")
     if drawn:
         # D6: the drawer always answers, with `play` (if the card is playable) or `pass`, so the
         # opponent never learns from the flow of the game whether the drawn card was playable.
-        batch.await_(seat, PendingKind.DRAWN, card=drawn[0])
+        batch.await_(seat, PendingKinds.DRAWN, card=drawn[0])
     else:
-        batch.await_(1 - seat, PendingKind.TURN)
+        batch.await_(1 - seat, PendingKinds.TURN)
 
 
 def _pass(batch: _Batch, seat: int, action: Pass) -> None:
     pending = batch.state.pending
     _head(batch, seat, action)
-    if pending.kind is PendingKind.DUMP and pending.starter:
-        batch.await_(seat, PendingKind.TURN)
+    if pending.kind is PendingKinds.DUMP and pending.starter:
+        batch.await_(seat, PendingKinds.TURN)
     else:
-        batch.await_(1 - seat, PendingKind.TURN)
+        batch.await_(1 - seat, PendingKinds.TURN)
 
 
 def _dump(batch: _Batch, seat: int, action: Dump) -> None:
@@ -547,15 +547,15 @@ def _dump(batch: _Batch, seat: int, action: Dump) -> None:
     last_card = deck[chosen[-1]]
     opponent = 1 - seat
     if not batch.state.hands[seat]:
-        if last_card.rank is Rank.DRAW_TWO:
+        if last_card.rank is Ranks.DRAW_TWO:
             _draw(batch, opponent, 2, "volley")
         _end_round(batch, seat)
-    elif last_card.rank is Rank.SKIP:
-        batch.await_(seat, PendingKind.TURN)
-    elif last_card.rank is Rank.DRAW_TWO:
-        batch.await_(opponent, PendingKind.VOLLEY, total=2)
+    elif last_card.rank is Ranks.SKIP:
+        batch.await_(seat, PendingKinds.TURN)
+    elif last_card.rank is Ranks.DRAW_TWO:
+        batch.await_(opponent, PendingKinds.VOLLEY, total=2)
     else:
-        batch.await_(opponent, PendingKind.TURN)
+        batch.await_(opponent, PendingKinds.TURN)
 
 
 def _accept(batch: _Batch, seat: int, action: Accept) -> None:
@@ -566,10 +566,10 @@ def _accept(batch: _Batch, seat: int, action: Accept) -> None:
 
 
 def _after_wild_draw_four(batch: _Batch, player: int) -> None:
-    if batch.state.phase is Phase.ROUND_OVER:
+    if batch.state.phase is Phases.ROUND_OVER:
         _end_round(batch, player)
     else:
-        batch.await_(player, PendingKind.TURN)
+        batch.await_(player, PendingKinds.TURN)
 
 
 def _challenge(batch: _Batch, seat: int, action: Challenge) -> None:
@@ -598,7 +598,7 @@ def _challenge(batch: _Batch, seat: int, action: Challenge) -> None:
     )
     if matching:
         _draw(batch, context.player, 4, "challenge_upheld")
-        batch.await_(seat, PendingKind.TURN)
+        batch.await_(seat, PendingKinds.TURN)
     else:
         _draw(batch, seat, state.ruleset.failed_challenge_draw, "challenge_failed")
         _after_wild_draw_four(batch, context.player)
@@ -610,8 +610,32 @@ def _choose_color(batch: _Batch, seat: int, action: ChooseColor) -> None:
     assert starter is not None
     _head(batch, seat, action)
     batch.emit("color_chosen", seat=seat, color=action.color.value)
-    if batch.state.card(starter).rank is Rank.WILD_DRAW_FOUR:
+    if batch.state.card(starter).rank is Ranks.WILD_DRAW_FOUR:
         _draw(batch, 1 - seat, 4, "starter")
-        batch.await_(seat, PendingKind.TURN)
+        batch.await_(seat, PendingKinds.TURN)
     else:
-        batch.await_(1 - seat, PendingKind.TURN)
+        batch.await_(1 - seat, PendingKinds.TURN)
+
+
+_ActionHandler = Callable[[_Batch, int, Any], None]
+_ACTION_HANDLERS: dict[type, _ActionHandler] = {
+    Play: _play,
+    Draw: _draw_command,
+    Draft: _draft,
+    Pass: _pass,
+    Dump: _dump,
+    Accept: _accept,
+    Challenge: _challenge,
+    ChooseColor: _choose_color,
+}
+
+# What each pending decision allows (a Reverse starter's dump also allows a normal turn, D4).
+_ALLOWED: dict[PendingKind, frozenset[_ActionHandler]] = {
+    PendingKinds.DRAFT: frozenset({_draft}),
+    PendingKinds.TURN: frozenset({_play, _draw_command}),
+    PendingKinds.DRAWN: frozenset({_play, _pass}),
+    PendingKinds.VOLLEY: frozenset({_play, _draw_command}),
+    PendingKinds.WILD_DRAW_FOUR: frozenset({_accept, _challenge}),
+    PendingKinds.DUMP: frozenset({_dump, _pass}),
+    PendingKinds.COLOR: frozenset({_choose_color}),
+}

@@ -8,9 +8,8 @@ and re-runs the decision.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class EventType(str, Enum):
@@ -43,8 +42,10 @@ HEAD_TYPES = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
+    """A named pair rather than a dataclass: the Decider builds a few per command, and a tuple
+    is the cheapest immutable record Python builds."""
+
     type: str
     data: dict[str, Any]
 

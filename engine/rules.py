@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engine.cards import Card, Color, Rank
+from engine.cards import Card, Color, Ranks
 from engine.rulesets import ReverseRule, WildDrawFourRule
-from engine.state import MatchState, PendingKind
+from engine.state import MatchState, PendingKinds
 
 
 def matches_top(card: Card, top: Card, color: Color | None) -> bool:
@@ -18,9 +18,9 @@ def could_have_played(card: Card, top: Card, color: Color | None, rule: WildDraw
     """D13: does this card, left in the hand, make a Wild Draw Four play illegal?"""
     if rule is WildDrawFourRule.NO_COLOUR_MATCH:
         return card.color is not None and card.color is color
-    if card.rank is Rank.WILD_DRAW_FOUR:
+    if card.rank is Ranks.WILD_DRAW_FOUR:
         return False
-    if card.rank is Rank.WILD:
+    if card.rank is Ranks.WILD:
         return True
     return card.color is color or card.rank is top.rank
 
@@ -28,8 +28,8 @@ def could_have_played(card: Card, top: Card, color: Color | None, rule: WildDraw
 def dump_cards(state: MatchState, seat: int) -> tuple[int, ...]:
     """D10: the cards a Reverse dump must play: every card of the active colour in the hand."""
     color = state.color
-    deck = state.deck
-    return tuple(i for i in state.hands[seat] if deck[i].color is color)
+    colors = state.facts.colors
+    return tuple([i for i in state.hands[seat] if colors[i] is color])
 
 
 def dump_offered(state: MatchState, seat: int) -> bool:
@@ -41,18 +41,20 @@ def playable_ids(state: MatchState, seat: int) -> tuple[int, ...]:
     pending = state.pending
     if pending.seat != seat or not state.discard:
         return ()
-    deck = state.deck
+    facts = state.facts
+    ranks = facts.ranks
     kind = pending.kind
-    if kind is PendingKind.VOLLEY:
+    if kind is PendingKinds.VOLLEY:
         if not state.ruleset.draw_two_stacking:
             return ()
-        return tuple(i for i in state.hands[seat] if deck[i].rank is Rank.DRAW_TWO)
-    top = deck[state.discard[-1]]
-    if kind is PendingKind.DRAWN:
-        assert pending.card is not None
-        return (pending.card,) if matches_top(deck[pending.card], top, state.color) else ()
-    if kind is PendingKind.TURN or (kind is PendingKind.DUMP and pending.starter):
-        return tuple(i for i in state.hands[seat] if matches_top(deck[i], top, state.color))
+        return tuple([i for i in state.hands[seat] if ranks[i] is Ranks.DRAW_TWO])
+    ok = facts.matching[state.color][ranks[state.discard[-1]]]
+    if kind is PendingKinds.DRAWN:
+        card = pending.card
+        assert card is not None
+        return (card,) if ok[card] else ()
+    if kind is PendingKinds.TURN or (kind is PendingKinds.DUMP and pending.starter):
+        return tuple([i for i in state.hands[seat] if ok[i]])
     return ()
 
 

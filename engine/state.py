@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from engine.cards import Card, Color
+from engine.deck_facts import DeckFacts, deck_facts
 from engine.rulesets import UNO_DUO, Ruleset
 
 
@@ -27,6 +28,30 @@ class PendingKind(str, Enum):
     DUMP = "dump"
     COLOR = "color"
     NONE = "none"
+
+
+class Phases:
+    """The :class:`Phase` members as plain class attributes (see :class:`engine.cards.Ranks`)."""
+
+    NEW = Phase.NEW
+    WAITING = Phase.WAITING
+    DRAFT = Phase.DRAFT
+    PLAY = Phase.PLAY
+    ROUND_OVER = Phase.ROUND_OVER
+    MATCH_OVER = Phase.MATCH_OVER
+
+
+class PendingKinds:
+    """The :class:`PendingKind` members as plain class attributes (see :class:`engine.cards.Ranks`)."""
+
+    DRAFT = PendingKind.DRAFT
+    TURN = PendingKind.TURN
+    DRAWN = PendingKind.DRAWN
+    VOLLEY = PendingKind.VOLLEY
+    WILD_DRAW_FOUR = PendingKind.WILD_DRAW_FOUR
+    DUMP = PendingKind.DUMP
+    COLOR = PendingKind.COLOR
+    NONE = PendingKind.NONE
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +115,10 @@ class MatchState:
     @property
     def deck(self) -> tuple[Card, ...]:
         return self.ruleset.deck
+
+    @property
+    def facts(self) -> DeckFacts:
+        return deck_facts(self.ruleset.deck_size - 104)
 
     @property
     def turn(self) -> int | None:

@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any, Final, Literal, Union
 
 from engine.events import Event
-from engine.rules import dump_cards, playable_ids
+from engine.cards import COLOR_ORDER
+from engine.commands import ChooseColor, Play, format_action
+from engine.legal import legal_actions
 from engine.state import MatchState, PendingKind, Phase
 
 SPECTATOR: Final = "spectator"
@@ -38,37 +40,18 @@ def _sees_seat(viewer: Viewer, seat: object) -> bool:
 
 
 def legal_commands(state: MatchState, seat: int) -> list[dict[str, Any]]:
-    """Exactly the commands ``seat`` may send now (wilds listed without a colour)."""
-    if seat not in (0, 1) or state.phase in (Phase.NEW, Phase.WAITING, Phase.MATCH_OVER):
-        return []
+    """Exactly the commands ``seat`` may send now, as JSON (wilds and ``color`` without a colour)."""
     out: list[dict[str, Any]] = []
-    pending = state.pending
-    if pending.seat == seat:
-        kind = pending.kind
-        deck = state.deck
-        if kind is PendingKind.DRAFT:
-            out += [{"type": "draft", "keep": True}, {"type": "draft", "keep": False}]
-        elif kind is PendingKind.WILD_DRAW_FOUR:
-            out += [{"type": "accept"}, {"type": "challenge"}]
-        elif kind is PendingKind.COLOR:
-            out.append({"type": "color"})
-        else:
-            if kind is PendingKind.DUMP:
-                out.append({"type": "dump", "cards": [deck[i].code for i in dump_cards(state, seat)]})
-            seen: set[str] = set()
-            for card_id in playable_ids(state, seat):
-                code = deck[card_id].code
-                if code not in seen:
-                    seen.add(code)
-                    out.append({"type": "play", "card": code})
-            if kind in (PendingKind.TURN, PendingKind.VOLLEY) or (
-                kind is PendingKind.DUMP and pending.starter
-            ):
-                out.append({"type": "draw"})
-            if kind in (PendingKind.DRAWN, PendingKind.DUMP):
-                out.append({"type": "pass"})
-    if state.uno_open[seat] or state.uno_open[1 - seat]:
-        out.append({"type": "uno"})
+    for action in legal_actions(state, seat):
+        if isinstance(action, ChooseColor) or (isinstance(action, Play) and action.card.is_wild):
+            if action.color is not COLOR_ORDER[0]:
+                continue  # one entry per wild (or for ``color``), without the colour
+            if isinstance(action, ChooseColor):
+                out.append({"type": "color"})
+            else:
+                out.append({"type": "play", "card": action.card.code})
+            continue
+        out.append(format_action(action))
     return out
 
 

@@ -167,7 +167,7 @@ class EventStore:
             or not command_id.isprintable()
         ):
             raise InvalidAppendError(f"command_id must be 1-{COMMAND_ID_LEN} printable characters, not {command_id!r}")
-        if isinstance(events, (str, bytes, Mapping)) or not isinstance(events, Sequence):
+        if isinstance(events, (str, bytes, Mapping, Event)) or not isinstance(events, Sequence):
             raise InvalidAppendError("events must be a list of engine.events.Event")
         if not events and command_id is None:
             raise InvalidAppendError("nothing to append: no events and no command id to record")

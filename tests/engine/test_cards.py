@@ -65,3 +65,14 @@ def test_points_per_ruleset() -> None:
     r5, skip, wild, wd4 = (parse_card(c) for c in ("R5", "GS", "W", "W+4"))
     assert [UNO_DUO.points(c) for c in (r5, skip, wild, wd4)] == [5, 10, 15, 20]
     assert [CLASSIC_2P.points(c) for c in (r5, skip, wild, wd4)] == [5, 20, 50, 50]
+
+
+def test_cards_are_equal_by_face_and_copies_in_the_deck_are_one_object() -> None:
+    from engine.cards import Card, Color, Rank, canonical_deck, parse_card
+
+    built = Card(Color.RED, Rank.DRAW_TWO)
+    assert built == parse_card("r+2") and hash(built) == hash(parse_card("R+2"))
+    assert built != Card(Color.BLUE, Rank.DRAW_TWO) and built != "R+2"
+    assert len({Card(None, Rank.WILD), parse_card("W")}) == 1
+    deck = canonical_deck(8)
+    assert deck[1] is deck[2] is parse_card("R1")  # the two red 1s

@@ -1,0 +1,82 @@
+"""``legal_actions``: the engine-object list behind ``view["legal"]`` and engine-core self-play.
+
+Checked on states sampled from whole random matches (both rulesets): every listed action is
+accepted, the JSON ``legal`` list is exactly its formatted form, and an action the list leaves
+out is refused. The per-card tables it reads agree with the rule predicates of ``engine.rules``.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import CLASSIC_2P, UNO_DUO, CommandRefused, Dealer, decide, legal_commands
+from engine.cards import COLOR_ORDER, Rank, canonical_deck
+from engine.commands import Draw, Pass, Play, SayUno, SeatCommand, format_action
+from engine.deck_facts import deck_facts
+from engine.legal import legal_actions
+from engine.rules import matches_top
+from tests.engine.test_refusals import STATES
+
+DEALER = Dealer(b"f" * 32)
+
+
+@pytest.mark.parametrize("index", range(0, len(STATES), 2))
+def test_every_listed_action_is_accepted_and_json_legal_is_its_form(index: int) -> None:
+    state = STATES[index]
+    for seat in (0, 1):
+        actions = legal_actions(state, seat)
+        assert len(set(actions)) == len(actions), "an action is listed twice"
+        for action in actions:
+            events = decide(state, SeatCommand(seat, action), DEALER)
+            assert events[0].type == "command" and events[0].data["command"] == format_action(action)
+        colourless = []
+        for action in actions:
+            shown = format_action(action)
+            if shown["type"] == "color" or (shown["type"] == "play" and shown["card"] in ("W", "W+4")):
+                shown.pop("color")
+            if shown not in colourless:
+                colourless.append(shown)
+        assert legal_commands(state, seat) == colourless
+
+
+@pytest.mark.parametrize("index", range(1, len(STATES), 2))
+def test_a_play_or_draw_the_list_leaves_out_is_refused(index: int) -> None:
+    state = STATES[index]
+    rng = random.Random(index)
+    faces = sorted({card.code for card in state.deck})
+    for seat in (0, 1):
+        listed = set(legal_actions(state, seat))
+        candidates = [Draw(), Pass(), SayUno()] + [
+            Play(card, rng.choice(COLOR_ORDER) if card.is_wild else None)
+            for card in (state.deck[[c.code for c in state.deck].index(code)] for code in faces)
+        ]
+        for action in candidates:
+            if action in listed:
+                continue
+            with pytest.raises(CommandRefused):
+                decide(state, SeatCommand(seat, action), DEALER)
+
+
+def test_no_actions_for_a_bad_seat_or_a_finished_match() -> None:
+    state = STATES[0]
+    assert legal_actions(state, 2) == [] and legal_actions(state, -1) == []
+
+
+@pytest.mark.parametrize("wild_count", [UNO_DUO.wild_count, CLASSIC_2P.wild_count])
+def test_deck_tables_agree_with_the_cards_and_the_d5_predicate(wild_count: int) -> None:
+    deck = canonical_deck(wild_count)
+    facts = deck_facts(wild_count)
+    assert facts.cards == deck
+    for i, card in enumerate(deck):
+        assert facts.codes[i] == card.code and facts.colors[i] is card.color and facts.ranks[i] is card.rank
+        assert facts.wild[i] is card.is_wild
+        assert (i in facts.wild_fours) == (card.rank is Rank.WILD_DRAW_FOUR)
+        assert deck[facts.faces[i]] == card and facts.faces[i] <= i
+        assert {play.card for play in facts.plays[i]} == {card}
+        assert len(facts.plays[i]) == (4 if card.is_wild else 1)
+    for color in (None, *COLOR_ORDER):
+        for top in {c.rank: c for c in deck}.values():
+            row = facts.matching[color][top.rank]
+            assert row == tuple(matches_top(card, top, color) for card in deck)
