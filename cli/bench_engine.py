@@ -247,6 +247,7 @@ class Results:
     reference_fold: float
     rlcard: Rate | None
     breakdown: dict[str, float]
+    events_per_action: float
 
     @property
     def ratio(self) -> float | None:
@@ -287,7 +288,15 @@ def run_bench(ruleset: Ruleset, seconds: float, seed: int, log: Callable[[str], 
     log("where an action's time goes")
     breakdown = _breakdown(ruleset, seed, half / 2)
     return Results(
-        ruleset.name, core, views, fast, fast_rounds, reference, theirs if game is not None else None, breakdown
+        ruleset.name,
+        core,
+        views,
+        fast,
+        fast_rounds,
+        reference,
+        theirs if game is not None else None,
+        breakdown,
+        sum(len(events) for events in sample.logs) / sample.actions if sample.actions else 0.0,
     )
 
 
@@ -375,16 +384,27 @@ def reading(r: Results) -> str:
     """How to read the figures, with this run's numbers."""
     b = r.breakdown
     decided = b["decide and fold (decide_step)"]
-    core = sum(b.values())
+    steps = sum(b.values())
+    loop = 1e6 / r.core.per_second if r.core.per_second else 0.0
     per_round = r.core.actions / r.core.rounds if r.core.rounds else 0.0
-    return (
+    text = (
         f"Reading it: actions/s is the comparable figure. Our random self-play rounds are long "
-        f"({per_round:,.0f} actions here: `bot:random` may draw even when it could play, and a round "
+        f"({per_round:,.0f} actions here: a random seat may draw even when it could play, and a round "
         "has a draft, UNO calls and challenges), while an RLCard game is one round whose random "
         "agent draws only when it cannot play. An engine-core action costs about "
-        f"{core:,.0f} µs step by step, {decided:,.0f} of them in `decide_step` and "
-        f"{b['legal_actions']:,.1f} in `legal_actions`."
+        f"{steps:,.1f} µs step by step ({decided:,.1f} in `decide_step`, {b['legal_actions']:,.1f} in "
+        f"`legal_actions`) and {loop:,.1f} µs in the timed loop, where each match's log stays in "
+        "memory until the match ends, as a server keeps it, and the garbage collector walks it. "
+        f"Each action records {r.events_per_action:.1f} events on average (the command, what it did, "
+        "whose decision is next), each a JSON-ready record the Decider builds and folds into a new "
+        "immutable state; RLCard's `step` changes its objects in place and records nothing."
     )
+    if r.rlcard is not None and r.rlcard.per_second:
+        text += (
+            f" The 2× bar means {1e6 / r.rlcard.per_second / ACTIONS_BAR:,.1f} µs per whole action "
+            "here."
+        )
+    return text
 
 
 def markdown(r: Results, facts: list[str], command: str) -> str:
