@@ -9,6 +9,8 @@ start of their transactions instead of failing half-way with "database is locked
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, make_url
@@ -71,6 +73,25 @@ def _pool_options(settings: Settings, kwargs: dict[str, Any]) -> dict[str, Any]:
     return {"pool_size": settings.db_pool_size, "max_overflow": 20}
 
 
+def _use_wal(cursor: Any, busy_ms: int) -> None:
+    """Switch the file to WAL (a lasting property of the file, so usually already done).
+
+    SQLite answers a journal-mode change with "database is locked" at once, without waiting
+    out the busy timeout, while another connection is opening the same new file; so wait here,
+    up to the busy timeout.
+    """
+    deadline = time.monotonic() + busy_ms / 1000
+    while True:
+        try:
+            if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
+
+
 def _sqlite_engine(url: URL, settings: Settings, **kwargs: Any) -> Engine:
     options: dict[str, Any] = {
         "connect_args": {"check_same_thread": False, "timeout": settings.sqlite_busy_timeout_ms / 1000},
@@ -86,7 +107,7 @@ def _sqlite_engine(url: URL, settings: Settings, **kwargs: Any) -> Engine:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves (see _on_begin)
         cursor = dbapi_connection.cursor()
         try:
-            cursor.execute("PRAGMA journal_mode=WAL")
+            _use_wal(cursor, busy_ms)
             cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute(f"PRAGMA synchronous={synchronous}")
