@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Union
+from typing import Any, NamedTuple, Union
 
 from engine.cards import Card, Color, Rank, parse_card, parse_color
 from engine.errors import CardParseError, CommandRefused, ErrorCode
@@ -99,9 +99,12 @@ class JoinSeat:
     entropy: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class SeatCommand:
-    """A seat's action, optionally guarded by the event count the client last saw."""
+class SeatCommand(NamedTuple):
+    """A seat's action, optionally guarded by the event count the client last saw.
+
+    A named tuple, not a dataclass: self-play builds one per action, and a tuple is the
+    cheapest immutable record to build.
+    """
 
     seat: int
     action: SeatAction

@@ -76,18 +76,24 @@ _PENDING_CACHE: dict[tuple[Any, ...], Pending] = {}
 def _pending(kind: Any, seat: Any, total: Any, card: Any, starter: Any) -> Pending:
     """Pending records are immutable values, so equal ones are shared (bounded: kinds x seats x cards).
 
-    The key holds the value types too, so a cached record is identical to a freshly built one.
+    Only records of the exact types the Decider writes are shared, so a shared record is
+    identical to a freshly built one (``True`` is not cached as seat ``1``).
     """
-    key = (kind, seat, total, card, starter, type(seat), type(total), type(card), type(starter))
-    try:
+    if (
+        seat.__class__ is int
+        and total.__class__ is int
+        and starter.__class__ is bool
+        and (card is None or card.__class__ is int)
+        and kind.__class__ is str
+    ):
+        key = (kind, seat, total, card, starter)
         pending = _PENDING_CACHE.get(key)
-    except TypeError:  # an unhashable value: build it as it comes
-        return Pending(kind=PendingKind(kind), seat=seat, total=total, card=card, starter=starter)
-    if pending is None:
-        pending = Pending(kind=PendingKind(kind), seat=seat, total=total, card=card, starter=starter)
-        if len(_PENDING_CACHE) < 100_000:
-            _PENDING_CACHE[key] = pending
-    return pending
+        if pending is None:
+            pending = Pending(kind=PendingKind(kind), seat=seat, total=total, card=card, starter=starter)
+            if len(_PENDING_CACHE) < 100_000:
+                _PENDING_CACHE[key] = pending
+        return pending
+    return Pending(kind=PendingKind(kind), seat=seat, total=total, card=card, starter=starter)
 
 
 def _match_created(s: MatchState, d: Data) -> Changes:
@@ -164,14 +170,7 @@ def _starter_returned(s: MatchState, d: Data) -> Changes:
     return {"discard": s.discard[:-1], "draw_pile": s.draw_pile + (d["card"],), "color": None}
 
 
-_PLAIN_PENDING = {(kind.value, seat): Pending(kind, seat) for kind in PendingKind for seat in (0, 1)}
-
-
 def _awaiting(s: MatchState, d: Data) -> Changes:
-    if len(d) == 2 and d["seat"].__class__ is int:  # the usual record: whose decision, what kind
-        plain = _PLAIN_PENDING.get((d["kind"], d["seat"]))
-        if plain is not None:
-            return {"pending": plain}
     pending = _pending(d["kind"], d["seat"], d.get("total", 0), d.get("card"), d.get("starter", False))
     return {"pending": pending}
 
