@@ -36,7 +36,7 @@ from engine.commands import (
 from engine.errors import CommandRefused, ErrorCode
 from engine.events import Event
 from engine.evolve import EFFECTS
-from engine.rules import could_have_played, dump_cards, dump_offered, hand_points, matches_top
+from engine.rules import could_have_played, dump_cards, dump_offered, hand_points
 from engine.rulesets import Deal, Recycle, ReverseRule, Scoring, StarterWildDrawFour
 from engine.shuffle import Dealer
 from engine.state import MatchState, PendingKind, PendingKinds, Phases

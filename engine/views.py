@@ -13,7 +13,7 @@ from engine.events import Event
 from engine.cards import COLOR_ORDER
 from engine.commands import ChooseColor, Play, format_action
 from engine.legal import legal_actions
-from engine.state import MatchState, PendingKind, Phase
+from engine.state import MatchState, PendingKind
 
 SPECTATOR: Final = "spectator"
 AUDITOR: Final = "auditor"
