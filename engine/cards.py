@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Final
 from functools import cache
 
 from engine.errors import CardParseError
@@ -68,11 +69,11 @@ class Ranks:
     than an ordinary class attribute; the Decider and the legal-move list compare many per action.
     """
 
-    SKIP = Rank.SKIP
-    REVERSE = Rank.REVERSE
-    DRAW_TWO = Rank.DRAW_TWO
-    WILD = Rank.WILD
-    WILD_DRAW_FOUR = Rank.WILD_DRAW_FOUR
+    SKIP: Final = Rank.SKIP
+    REVERSE: Final = Rank.REVERSE
+    DRAW_TWO: Final = Rank.DRAW_TWO
+    WILD: Final = Rank.WILD
+    WILD_DRAW_FOUR: Final = Rank.WILD_DRAW_FOUR
 
 
 NUMBER_RANKS: tuple[Rank, ...] = tuple(Rank(str(n)) for n in range(10))

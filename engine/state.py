@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Final
 
 from engine.cards import Card, Color
 from engine.deck_facts import DeckFacts, deck_facts
@@ -33,25 +34,25 @@ class PendingKind(str, Enum):
 class Phases:
     """The :class:`Phase` members as plain class attributes (see :class:`engine.cards.Ranks`)."""
 
-    NEW = Phase.NEW
-    WAITING = Phase.WAITING
-    DRAFT = Phase.DRAFT
-    PLAY = Phase.PLAY
-    ROUND_OVER = Phase.ROUND_OVER
-    MATCH_OVER = Phase.MATCH_OVER
+    NEW: Final = Phase.NEW
+    WAITING: Final = Phase.WAITING
+    DRAFT: Final = Phase.DRAFT
+    PLAY: Final = Phase.PLAY
+    ROUND_OVER: Final = Phase.ROUND_OVER
+    MATCH_OVER: Final = Phase.MATCH_OVER
 
 
 class PendingKinds:
     """The :class:`PendingKind` members as plain class attributes (see :class:`engine.cards.Ranks`)."""
 
-    DRAFT = PendingKind.DRAFT
-    TURN = PendingKind.TURN
-    DRAWN = PendingKind.DRAWN
-    VOLLEY = PendingKind.VOLLEY
-    WILD_DRAW_FOUR = PendingKind.WILD_DRAW_FOUR
-    DUMP = PendingKind.DUMP
-    COLOR = PendingKind.COLOR
-    NONE = PendingKind.NONE
+    DRAFT: Final = PendingKind.DRAFT
+    TURN: Final = PendingKind.TURN
+    DRAWN: Final = PendingKind.DRAWN
+    VOLLEY: Final = PendingKind.VOLLEY
+    WILD_DRAW_FOUR: Final = PendingKind.WILD_DRAW_FOUR
+    DUMP: Final = PendingKind.DUMP
+    COLOR: Final = PendingKind.COLOR
+    NONE: Final = PendingKind.NONE
 
 
 @dataclass(frozen=True, slots=True)
