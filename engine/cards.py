@@ -111,6 +111,11 @@ class Card:
         return self.code
 
 
+def plays_on(card: Card, top_rank: Rank, color: Color | None) -> bool:
+    """D5: a wild, a card of the active colour, or the same number or symbol as the top card."""
+    return card.is_wild or card.color is color or card.rank is top_rank
+
+
 def parse_color(text: object) -> Color:
     """Parse ``red``/``yellow``/``green``/``blue`` (or the letter), case-insensitively."""
     if not isinstance(text, str):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from engine.cards import COLOR_ORDER, Card, Color, Rank, canonical_deck
+from engine.cards import COLOR_ORDER, Card, Color, Rank, canonical_deck, plays_on
 from engine.commands import Play
 
 
@@ -48,12 +48,7 @@ def deck_facts(wild_count: int) -> DeckFacts:
         plays=plays,
         faces=tuple(deck.index(card) for card in deck),
         matching={
-            color: {rank: tuple(_matches(card, rank, color) for card in deck) for rank in Rank}
+            color: {rank: tuple(plays_on(card, rank, color) for card in deck) for rank in Rank}
             for color in (None, *COLOR_ORDER)
         },
     )
-
-
-def _matches(card: Card, top_rank: Rank, color: Color | None) -> bool:
-    """D5: a wild, the active colour, or the same number or symbol as the top card."""
-    return card.is_wild or card.color is color or card.rank is top_rank

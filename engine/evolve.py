@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from engine.cards import Color
-from engine.deck_facts import deck_facts
 from engine.errors import InvalidEventError
 from engine.events import Event
 from engine.rulesets import Deal, Ruleset
@@ -56,18 +55,8 @@ def _set_pair(pair: tuple[Any, Any], index: int, value: Any) -> tuple[Any, Any]:
     return (value, pair[1]) if index == 0 else (pair[0], value)
 
 
+# A colour by its value (or None), by a dict probe: ``Color(value)`` is slow. KeyError if unknown.
 _COLOR_BY_VALUE: dict[str | None, Color | None] = {None: None, **{c.value: c for c in Color}}
-
-
-def _color(value: str | None) -> Color | None:
-    """``Color(value)`` (or None), by a dict probe: an enum call by value is slow. KeyError if unknown."""
-    return _COLOR_BY_VALUE[value]
-
-
-def _deck_facts(wild_count: int) -> tuple[tuple[Color | None, ...], frozenset[int]]:
-    """Per card id: its colour; and the ids of the Wild Draw Fours."""
-    facts = deck_facts(wild_count)
-    return facts.colors, facts.wild_fours
 
 
 _PENDING_CACHE: dict[tuple[Any, ...], Pending] = {}
@@ -162,8 +151,7 @@ def _draft_completed(s: MatchState, d: Data) -> Changes:
 
 def _starter_turned(s: MatchState, d: Data) -> Changes:
     card = d["card"]
-    colors, _ = _deck_facts(s.ruleset.wild_count)
-    return {"draw_pile": s.draw_pile[1:], "discard": s.discard + (card,), "color": colors[card]}
+    return {"draw_pile": s.draw_pile[1:], "discard": s.discard + (card,), "color": s.facts.colors[card]}
 
 
 def _starter_returned(s: MatchState, d: Data) -> Changes:

@@ -23,7 +23,8 @@ from typing import Any
 
 from engine.cards import COLOR_ORDER, Color
 from engine.events import Event
-from engine.evolve import TURN_OPENING_COMMANDS, _deck_facts, _pending, fold
+from engine.deck_facts import deck_facts
+from engine.evolve import _COLOR_BY_VALUE, TURN_OPENING_COMMANDS, _pending, fold
 from engine.rulesets import Deal, Ruleset
 from engine.state import (
     INITIAL_STATE,
@@ -36,7 +37,7 @@ from engine.state import (
 )
 
 _COLOR: dict[Any, Color] = {**{c.value: c for c in COLOR_ORDER}, **{c: c for c in COLOR_ORDER}}
-_COLOR_OR_NONE: dict[Any, Color | None] = {**_COLOR, None: None}
+_COLOR_OR_NONE = _COLOR_BY_VALUE  # a Color member finds its value: it is a str equal to it
 _KINDS: frozenset[Any] = frozenset(k.value for k in PendingKind) | frozenset(PendingKind)
 # Event types whose effect outlives the round they are in (on fields ``round_started`` keeps).
 _OUTLIVES_A_ROUND: dict[str, bool] = {
@@ -63,7 +64,8 @@ def fast_fold(events: Iterable[Event], state: MatchState = INITIAL_STATE) -> Mat
 
 def _fold(events: Sequence[Event], s: MatchState) -> MatchState:  # noqa: C901 - one flat loop, on purpose
     ruleset = s.ruleset
-    colors, wild_fours = _deck_facts(ruleset.wild_count)
+    facts = deck_facts(ruleset.wild_count)
+    colors, wild_fours = facts.colors, facts.wild_fours
     commitment = s.commitment
     entropies = list(s.entropies)
     phase = s.phase
@@ -116,7 +118,8 @@ def _fold(events: Sequence[Event], s: MatchState) -> MatchState:  # noqa: C901 -
             entropies[d["seat"]] = d["entropy"]
         elif t == "match_created":
             ruleset = Ruleset.from_dict(d["ruleset"])
-            colors, wild_fours = _deck_facts(ruleset.wild_count)
+            facts = deck_facts(ruleset.wild_count)
+            colors, wild_fours = facts.colors, facts.wild_fours
             commitment = d["commitment"]
         elif t == "match_ended":
             winner = d["winner"]
@@ -236,7 +239,8 @@ def _fold(events: Sequence[Event], s: MatchState) -> MatchState:  # noqa: C901 -
             entropies[d["seat"]] = d["entropy"]
         elif t == "match_created":
             ruleset = Ruleset.from_dict(d["ruleset"])
-            colors, wild_fours = _deck_facts(ruleset.wild_count)
+            facts = deck_facts(ruleset.wild_count)
+            colors, wild_fours = facts.colors, facts.wild_fours
             commitment = d["commitment"]
             phase = Phase.WAITING
         else:

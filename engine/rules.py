@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from engine.cards import Card, Color, Ranks
+from engine.cards import Card, Color, Ranks, plays_on
 from engine.rulesets import ReverseRule, WildDrawFourRule
 from engine.state import MatchState, PendingKinds
 
 
 def matches_top(card: Card, top: Card, color: Color | None) -> bool:
     """D5: same colour as the active colour, same number or symbol as the top, or any wild."""
-    if card.is_wild:
-        return True
-    return card.color is color or card.rank is top.rank
+    return plays_on(card, top.rank, color)
 
 
 def could_have_played(card: Card, top: Card, color: Color | None, rule: WildDrawFourRule) -> bool:
