@@ -12,8 +12,8 @@ machine hurts both sides alike):
   its command parsed by ``parse_seat_command`` (what ``unoduo simulate`` and the server's house
   bots do).
 - **fold**: the logs of about a second of engine-core self-play (played untimed, after the
-  measures above) folded from their events, with ``engine.fastfold``
-  (trusted stored events) and, for reference, ``engine.evolve.fold``.
+  measures above) folded from their events with ``engine.evolve.fold``, the one fold the
+  server and every replay use: whole matches, and one round at a time.
 - **RLCard** (with the optional ``bench`` extra): ``rlcard.games.uno.game.UnoGame`` (two players),
   ``init_game``, then ``step`` with a uniformly random action of ``get_legal_actions`` until
   ``is_over``.
@@ -41,7 +41,6 @@ from engine.commands import SeatCommand, parse_seat_command
 from engine.decide import decide_step
 from engine.events import Event
 from engine.evolve import fold
-from engine.fastfold import fast_fold
 from engine.match import LocalMatch
 from engine.rulesets import RULESETS, Ruleset, get_ruleset
 from engine.selfplay import match_seed
@@ -148,10 +147,10 @@ def _rounds_of(logs: list[list[Event]]) -> list[tuple[list[Event], MatchState]]:
     pieces: list[tuple[list[Event], MatchState]] = []
     for log in logs:
         starts = [i for i, e in enumerate(log) if e.type == "round_started"] + [len(log)]
-        state = fast_fold(log[: starts[0]])
+        state = fold(log[: starts[0]])
         for begin, end in zip(starts, starts[1:]):
             pieces.append((log[begin:end], state))
-            state = fast_fold(log[begin:end], state)
+            state = fold(log[begin:end], state)
     return pieces
 
 
@@ -241,9 +240,8 @@ class Results:
     ruleset: str
     core: Rate
     views: Rate
-    fast_fold: float
-    fast_fold_rounds: float
-    reference_fold: float
+    fold_whole: float
+    fold_rounds: float
     rlcard: Rate | None
     breakdown: dict[str, float]
     events_per_action: float
@@ -278,21 +276,18 @@ def run_bench(ruleset: Ruleset, seconds: float, seed: int, log: Callable[[str], 
     sample = Rate()
     _selfplay(ruleset, seed, FOLD_SAMPLE_SECONDS, sample, through_views=False, first_match=30_000, keep_logs=True)
     whole = [(events, INITIAL_STATE) for events in sample.logs]
-    log("fold whole logs: engine.fastfold.fast_fold")
-    fast = _fold_rate(whole, half / 2, fast_fold)
-    log("fold one round at a time: engine.fastfold.fast_fold")
-    fast_rounds = _fold_rate(_rounds_of(sample.logs), half / 2, fast_fold)
-    log("fold whole logs: engine.evolve.fold (reference)")
-    reference = _fold_rate(whole, half / 2, fold)
+    log("fold whole logs: engine.evolve.fold")
+    fold_whole = _fold_rate(whole, half / 2, fold)
+    log("fold one round at a time: engine.evolve.fold")
+    fold_rounds = _fold_rate(_rounds_of(sample.logs), half / 2, fold)
     log("where an action's time goes")
     breakdown = _breakdown(ruleset, seed, half / 2)
     return Results(
         ruleset.name,
         core,
         views,
-        fast,
-        fast_rounds,
-        reference,
+        fold_whole,
+        fold_rounds,
         theirs if game is not None else None,
         breakdown,
         sum(len(events) for events in sample.logs) / sample.actions if sample.actions else 0.0,
@@ -331,9 +326,8 @@ def result_rows(r: Results) -> list[tuple[str, str, str, str]]:
             f"{theirs.actions / theirs.rounds:,.0f}" if theirs and theirs.rounds else "-",
             "-",
         ),
-        ("fold stored events/s, whole matches (fastfold)", f"{r.fast_fold:,.0f}", "-", "-"),
-        ("fold stored events/s, one round at a time (fastfold)", f"{r.fast_fold_rounds:,.0f}", "-", "-"),
-        ("fold events/s, whole matches (evolve.fold, reference)", f"{r.reference_fold:,.0f}", "-", "-"),
+        ("fold stored events/s, whole matches (evolve.fold)", f"{r.fold_whole:,.0f}", "-", "-"),
+        ("fold stored events/s, one round at a time (evolve.fold)", f"{r.fold_rounds:,.0f}", "-", "-"),
     ]
     return rows
 
@@ -348,8 +342,8 @@ def bar_lines(r: Results) -> list[str]:
     else:
         lines.append(f"actions/s ≥ {ACTIONS_BAR:g}× RLCard: {_bar(r.ratio >= ACTIONS_BAR)} ({r.ratio:.2f}×)")
     lines.append(
-        f"fold ≥ {FOLD_BAR:,} events/s: {_bar(r.fast_fold >= FOLD_BAR)} ({r.fast_fold:,.0f} whole matches;"
-        f" {_bar(r.fast_fold_rounds >= FOLD_BAR)} with every event applied: {r.fast_fold_rounds:,.0f})"
+        f"fold ≥ {FOLD_BAR:,} events/s: {_bar(r.fold_whole >= FOLD_BAR)} ({r.fold_whole:,.0f} whole matches;"
+        f" {_bar(r.fold_rounds >= FOLD_BAR)} one round at a time: {r.fold_rounds:,.0f})"
     )
     return lines
 
@@ -416,9 +410,7 @@ def markdown(r: Results, facts: list[str], command: str) -> str:
         "JSON command parsed, as in `unoduo simulate`. *RLCard*: `rlcard.games.uno.game.UnoGame` (2 players), `init_game`, then "
         "`step` with a random action of `get_legal_actions` until `is_over`, in the same process and "
         "run. *Fold*: the logs of a second of engine-core self-play (played outside the timing), "
-        "folded from their events: whole matches "
-        "(`fast_fold` only skims the rounds before the last one, whose state a `round_started` "
-        "resets), and one round at a time (every event applied).",
+        "folded from their events with `evolve.fold`: whole matches, and one round at a time.",
         "",
         "| measure | ours | RLCard | ratio |",
         "| --- | ---: | ---: | ---: |",

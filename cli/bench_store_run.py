@@ -32,7 +32,7 @@ from cli.bench_cmd import BENCHMARKS_MD, cpu_model, section_head, write_docs_sec
 from cli.bench_store import SECTION
 from engine.chain import seal
 from engine.events import Event
-from engine.shuffle import ZERO_HASH
+from engine.chain import ZERO_HASH
 from server.db import make_engine
 from server.settings import Settings
 from server.store.event_store import EventStore, format_at, utc_now

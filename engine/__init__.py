@@ -30,7 +30,7 @@ from engine.rulesets import CLASSIC_2P, RULESETS, UNO_DUO, Ruleset, get_ruleset
 from engine.shuffle import Dealer, commitment_of, shuffle_ids, shuffle_key
 from engine.state import INITIAL_STATE, MatchState, PendingKind, Phase
 from engine.legal import legal_actions
-from engine.views import AUDITOR, SPECTATOR, legal_commands, view, visible_event
+from engine.views import AUDITOR, SPECTATOR, legal_commands, view
 
 ENGINE_VERSION = "0.1.0"
 
@@ -79,5 +79,4 @@ __all__ = [
     "shuffle_ids",
     "shuffle_key",
     "view",
-    "visible_event",
 ]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from engine.commands import Command, CreateMatch, JoinSeat, SeatCommand, parse_action
 from engine.decide import decide
 from engine.errors import CommandRefused, UnoDuoError
-from engine.events import HEAD_TYPES, Event
+from engine.events import HEAD_TYPES, Event, EventType
 from engine.evolve import evolve
 from engine.rulesets import Ruleset
 from engine.shuffle import Dealer
@@ -43,11 +43,11 @@ def batches(events: Sequence[Event]) -> Iterator[tuple[int, list[Event]]]:
 def command_of(head: Event) -> Command:
     """Rebuild the command a head event records."""
     data = head.data
-    if head.type == "match_created":
+    if head.type == EventType.MATCH_CREATED:
         return CreateMatch(Ruleset.from_dict(data["ruleset"]), data["commitment"])
-    if head.type == "seat_joined":
+    if head.type == EventType.SEAT_JOINED:
         return JoinSeat(data["seat"], data["entropy"])
-    if head.type == "command":
+    if head.type == EventType.COMMAND:
         return SeatCommand(data["seat"], parse_action(data["command"]))
     raise UnoDuoError(f"{head.type} is not a head event")
 

@@ -11,7 +11,7 @@ events are consistent with ``evolve`` by construction.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 from engine.cards import Card, Color, Ranks
@@ -34,10 +34,34 @@ from engine.commands import (
     MAX_ENTROPY_LENGTH,
 )
 from engine.errors import CommandRefused, ErrorCode
-from engine.events import Event
+from engine.events import (
+    Awaiting,
+    CardPlayed,
+    CardsDealt,
+    CardsDrawn,
+    ChallengeResolved,
+    ColorChosen,
+    CommandRecorded,
+    Cut,
+    Drafted,
+    DraftCompleted,
+    DrawLapsed,
+    Event,
+    EventType,
+    MatchCreated,
+    MatchEnded,
+    PileRecycled,
+    RoundEnded,
+    RoundStarted,
+    SeatJoined,
+    SeedRevealed,
+    StarterTurned,
+    UnoCaught,
+    UnoSaid,
+)
 from engine.evolve import EFFECTS
-from engine.rules import could_have_played, dump_cards, dump_offered, hand_points
-from engine.rulesets import Deal, Recycle, ReverseRule, Scoring, StarterWildDrawFour
+from engine.rules import could_have_played, dump_cards, dump_offered, hand_points, wild_draw_four_breaks_rule
+from engine.rulesets import Deal, Recycle, ReverseRule, Scoring, StarterWild, WildDrawFourCheck
 from engine.shuffle import Dealer
 from engine.state import MatchState, PendingKind, PendingKinds, Phases
 
@@ -63,9 +87,10 @@ class _Batch:
         self.dealer = dealer
         self.events: list[Event] = []
 
-    def emit(self, type_: str, **data: Any) -> None:
-        self.events.append(Event(type_, data))
-        self.fields.update(EFFECTS[type_](self.state, data))
+    def emit(self, type_: EventType, data: Mapping[str, Any]) -> None:
+        record = dict(data)  # TypedDict records are plain dicts; one private copy per event
+        self.events.append(Event(type_, record))
+        self.fields.update(EFFECTS[type_](self.state, record))
 
     def done(self) -> tuple[list[Event], MatchState]:
         self.fields["version"] += len(self.events)
@@ -80,8 +105,20 @@ class _Batch:
         codes = self.state.facts.codes
         return [codes[i] for i in ids]
 
-    def await_(self, seat: int, kind: PendingKind, **extra: Any) -> None:
-        self.emit("awaiting", seat=seat, kind=_KIND_VALUE[kind], **extra)
+    def await_(self, seat: int, kind: PendingKind, total: int | None = None, starter: bool = False) -> None:
+        record = Awaiting(seat=seat, kind=_KIND_VALUE[kind])
+        if total is not None:
+            record["total"] = total
+        if starter:
+            record["starter"] = True
+        self.emit(EventType.AWAITING, record)
+
+    def await_card(self, seat: int, kind: PendingKind, card_id: int, code: str | None = None) -> None:
+        """An awaited decision about one card: the card just drawn (D6), or the starter to colour (D4)."""
+        record = Awaiting(seat=seat, kind=_KIND_VALUE[kind], card=card_id)
+        if code is not None:
+            record["code"] = code
+        self.emit(EventType.AWAITING, record)
 
 
 _new = object.__new__
@@ -113,9 +150,7 @@ def decide_step(state: MatchState, command: Command, dealer: Dealer) -> tuple[li
 def _create(batch: _Batch, command: CreateMatch) -> None:
     if batch.state.phase is not Phases.NEW:
         _refuse(ErrorCode.NOT_NOW, "this match has already been created")
-    batch.emit(
-        "match_created", ruleset=command.ruleset.to_dict(), commitment=command.commitment
-    )
+    batch.emit(EventType.MATCH_CREATED, MatchCreated(ruleset=command.ruleset.to_dict(), commitment=command.commitment))
 
 
 def _join(batch: _Batch, command: JoinSeat) -> None:
@@ -128,7 +163,7 @@ def _join(batch: _Batch, command: JoinSeat) -> None:
         _refuse(ErrorCode.NOT_NOW, f"seat {command.seat} has already joined")
     if not isinstance(command.entropy, str) or len(command.entropy) > MAX_ENTROPY_LENGTH:
         _refuse(ErrorCode.MALFORMED, f"entropy must be a string of at most {MAX_ENTROPY_LENGTH} characters")
-    batch.emit("seat_joined", seat=command.seat, entropy=command.entropy)
+    batch.emit(EventType.SEAT_JOINED, SeatJoined(seat=command.seat, entropy=command.entropy))
     if None not in batch.state.entropies:
         _start_match(batch)
 
@@ -145,7 +180,7 @@ def _start_match(batch: _Batch) -> None:
             winner = None
             if na is not None and nb is not None and na != nb:
                 winner = 0 if na > nb else 1
-            batch.emit("cut", k=k, cards=[a, b], codes=batch.codes([a, b]), first_drafter=winner)
+            batch.emit(EventType.CUT, Cut(cut=k, codes=batch.codes([a, b]), first_drafter=winner, cards=[a, b]))
             if winner is not None:
                 first = winner
                 break
@@ -157,10 +192,13 @@ def _start_match(batch: _Batch) -> None:
 # ---------------------------------------------------------------- rounds
 
 
-def _start_round(batch: _Batch, number: int, player1: int) -> None:
+def _start_round(batch: _Batch, number: int, player1: int, restart: int = 0) -> None:
+    """Shuffle round ``number``'s deck (its ``restart``-th fresh start) and draft or deal it."""
     state = batch.state
-    deck = batch.dealer.round_deck(batch.entropies, number, len(state.deck))
-    batch.emit("round_started", round=number, player1=player1, deck=list(deck))
+    deck = batch.dealer.round_deck(batch.entropies, number, len(state.deck), restart)
+    batch.emit(
+        EventType.ROUND_STARTED, RoundStarted(round=number, player1=player1, restart=restart, deck=list(deck))
+    )
     ruleset = batch.state.ruleset
     if ruleset.deal is Deal.DRAFT:
         batch.await_(player1, PendingKinds.DRAFT)
@@ -170,29 +208,34 @@ def _start_round(batch: _Batch, number: int, player1: int) -> None:
     hands: list[list[int]] = [[], []]
     hands[player2] = list(dealt[0::2])
     hands[player1] = list(dealt[1::2])
-    batch.emit("cards_dealt", hands=hands)
+    batch.emit(
+        EventType.CARDS_DEALT,
+        CardsDealt(
+            counts=[len(hands[0]), len(hands[1])],
+            cards=hands,
+            hand0=batch.codes(sorted(hands[0])),
+            hand1=batch.codes(sorted(hands[1])),
+        ),
+    )
     _turn_starter(batch)
 
 
 def _turn_starter(batch: _Batch) -> None:
     """D4: turn the starter and let it act on Player 2."""
-    while True:
-        card_id = batch.state.draw_pile[0]
-        batch.emit("starter_turned", card=card_id, code=batch.codes([card_id])[0])
-        card = batch.state.card(card_id)
-        if (
-            card.rank is Ranks.WILD_DRAW_FOUR
-            and batch.state.ruleset.starter_wild_draw_four is StarterWildDrawFour.REDRAW
-        ):
-            batch.emit("starter_returned", card=card_id, code=card.code)
-            continue
-        break
+    card_id = batch.state.draw_pile[0]
+    batch.emit(EventType.STARTER_TURNED, StarterTurned(code=batch.codes([card_id])[0], card=card_id))
+    card = batch.state.card(card_id)
     state = batch.state
+    if card.is_wild and state.ruleset.starter_wild is StarterWild.RESTART:
+        # classic-2p, seed 004: "reshuffle the cards and start again": a fresh deck and deal.
+        assert state.player1 is not None
+        _start_round(batch, state.round, state.player1, state.restarts + 1)
+        return
     assert state.player1 is not None
     p1, p2 = state.player1, 1 - state.player1
     rank = card.rank
     if rank.is_wild:
-        batch.await_(p1, PendingKinds.COLOR, card=card_id)
+        batch.await_card(p1, PendingKinds.COLOR, card_id)
     elif rank is Ranks.DRAW_TWO:
         _draw(batch, p2, 2, "starter")
         batch.await_(p1, PendingKinds.TURN)
@@ -205,36 +248,51 @@ def _turn_starter(batch: _Batch) -> None:
 
 
 def _end_round(batch: _Batch, winner: int) -> None:
-    """D15/D16: score the round, then end the match or start the next round."""
+    """D15: a hand is empty (and any last Draw Two or Wild Draw Four settled)."""
+    _score_round(batch, winner, blocked=False)
+
+
+def _end_blocked_round(batch: _Batch) -> None:
+    """D17: both seats drew in succession and received nothing; the lower hand wins the round."""
+    state = batch.state
+    points = (hand_points(state, 0), hand_points(state, 1))
+    winner = None if points[0] == points[1] else (0 if points[0] < points[1] else 1)
+    _score_round(batch, winner, blocked=True)
+
+
+def _score_round(batch: _Batch, winner: int | None, blocked: bool) -> None:
+    """D15/D16/D17: score the round, then end the match or start the next round."""
     state = batch.state
     ruleset = state.ruleset
-    loser = 1 - winner
-    points = hand_points(state, loser)
     scores = list(state.scores)
-    scorer = loser if ruleset.scoring is Scoring.LOSER_SCORES else winner
-    scores[scorer] += points
-    batch.emit(
-        "round_ended",
+    loser = None if winner is None else 1 - winner
+    points = 0
+    scorer: int | None = None
+    if winner is not None and loser is not None:
+        points = hand_points(state, loser)
+        scorer = loser if ruleset.scoring is Scoring.LOSER_SCORES else winner
+        scores[scorer] += points
+    record = RoundEnded(
         round=state.round,
         winner=winner,
         loser=loser,
         points=points,
-        loser_hand=batch.codes(state.hands[loser]),
+        loser_hand=batch.codes(state.hands[loser]) if loser is not None else [],
         scores=scores,
+        blocked=blocked,
     )
-    if scores[scorer] >= ruleset.target:
-        match_winner = winner if ruleset.scoring is Scoring.WINNER_SCORES else 1 - scorer
+    if blocked:
+        record["hands"] = [batch.codes(state.hands[0]), batch.codes(state.hands[1])]
+    batch.emit(EventType.ROUND_ENDED, record)
+    if scorer is not None and scores[scorer] >= ruleset.target:
+        match_winner = (1 - scorer) if ruleset.scoring is Scoring.LOSER_SCORES else scorer
         batch.emit(
-            "match_ended",
-            winner=match_winner,
-            loser=1 - match_winner,
-            scores=scores,
-            rounds=state.round,
+            EventType.MATCH_ENDED,
+            MatchEnded(winner=match_winner, loser=1 - match_winner, scores=scores, rounds=state.round),
         )
         batch.emit(
-            "seed_revealed",
-            server_seed=batch.dealer.server_seed.hex(),
-            entropies=list(batch.entropies),
+            EventType.SEED_REVEALED,
+            SeedRevealed(server_seed=batch.dealer.server_seed.hex(), entropies=list(batch.entropies)),
         )
         return
     assert state.player1 is not None
@@ -244,33 +302,45 @@ def _end_round(batch: _Batch, winner: int) -> None:
 # ---------------------------------------------------------------- drawing
 
 
-def _recycle(batch: _Batch) -> bool:
-    """D7: set the top discard aside and make the rest the new draw pile. False if nothing to recycle."""
+def _recycle_if_empty(batch: _Batch) -> None:
+    """D7, at once: an empty draw pile takes every discard but the top, the moment it empties.
+
+    Called after every event that can empty the draw pile or grow the discard pile (a draw, a
+    play), so the draw pile is never empty while there is something to recycle.
+    """
     state = batch.state
-    if len(state.discard) <= 1:
-        return False
+    if state.draw_pile or len(state.discard) <= 1:
+        return
     rest = state.discard[:-1]
     m = state.recycles + 1
     if state.ruleset.recycle is Recycle.SHUFFLE:
         order = batch.dealer.recycle(batch.entropies, state.round, m, rest)
     else:
         order = rest  # turned over: the first card discarded becomes the top
-    batch.emit("pile_recycled", m=m, set_aside=state.discard[-1], cards=list(order), count=len(order))
-    return True
+    batch.emit(
+        EventType.PILE_RECYCLED,
+        PileRecycled(recycle=m, count=len(order), set_aside=state.discard[-1], cards=list(order)),
+    )
 
 
 def _draw(batch: _Batch, seat: int, count: int, reason: str) -> list[int]:
+    """Take ``count`` cards from the draw pile; what it cannot give lapses (D7)."""
     drawn: list[int] = []
     while len(drawn) < count:
         pile = batch.state.draw_pile
         if not pile:
-            if _recycle(batch):
-                continue
-            batch.emit("draw_lapsed", seat=seat, missing=count - len(drawn), reason=reason)
+            batch.emit(
+                EventType.DRAW_LAPSED,
+                DrawLapsed(seat=seat, missing=count - len(drawn), received=len(drawn), reason=reason),
+            )
             break
         take = list(pile[: count - len(drawn)])
-        batch.emit("cards_drawn", seat=seat, cards=take, codes=batch.codes(take), count=len(take), reason=reason)
+        batch.emit(
+            EventType.CARDS_DRAWN,
+            CardsDrawn(seat=seat, count=len(take), reason=reason, cards=take, codes=batch.codes(take)),
+        )
         drawn.extend(take)
+        _recycle_if_empty(batch)
     return drawn
 
 
@@ -345,7 +415,7 @@ def _seat_command(batch: _Batch, command: SeatCommand) -> None:
 
 
 def _head(batch: _Batch, seat: int, action: SeatAction) -> None:
-    batch.emit("command", seat=seat, command=format_action(action))
+    batch.emit(EventType.COMMAND, CommandRecorded(seat=seat, command=format_action(action)))
 
 
 def _say_uno(batch: _Batch, seat: int) -> None:
@@ -356,9 +426,9 @@ def _say_uno(batch: _Batch, seat: int) -> None:
         _refuse(ErrorCode.UNO_NOT_OPEN, "no UNO window is open: nobody holds an undeclared single card", "D14")
     _head(batch, seat, SayUno())
     if own:
-        batch.emit("uno_said", seat=seat)
+        batch.emit(EventType.UNO_SAID, UnoSaid(seat=seat))
     if catch:
-        batch.emit("uno_caught", seat=1 - seat, by=seat)
+        batch.emit(EventType.UNO_CAUGHT, UnoCaught(seat=1 - seat, by=seat))
         _draw(batch, 1 - seat, batch.state.ruleset.uno_penalty, "uno_penalty")
 
 
@@ -367,20 +437,25 @@ def _draft(batch: _Batch, seat: int, action: Draft) -> None:
     _head(batch, seat, action)
     top, second = batch.state.draw_pile[0], batch.state.draw_pile[1]
     hand_card, pile_card = (top, second) if action.keep else (second, top)
+    codes = batch.state.facts.codes
     batch.emit(
-        "drafted",
-        seat=seat,
-        keep=action.keep,
-        hand_card=hand_card,
-        hand_code=batch.codes([hand_card])[0],
-        pile_card=pile_card,
-        pile_code=batch.codes([pile_card])[0],
+        EventType.DRAFTED,
+        Drafted(
+            seat=seat,
+            keep=action.keep,
+            pile_code=codes[pile_card],
+            pile_card=pile_card,
+            hand_card=hand_card,
+            hand_code=codes[hand_card],
+        ),
     )
     state = batch.state
     if state.draft_steps < 2 * state.ruleset.hand_size:
         batch.await_(1 - seat, PendingKinds.DRAFT)
         return
-    batch.emit("draft_completed", draft_pile=list(state.draft_pile), codes=batch.codes(state.draft_pile))
+    batch.emit(
+        EventType.DRAFT_COMPLETED, DraftCompleted(codes=batch.codes(state.draft_pile), cards=list(state.draft_pile))
+    )
     _turn_starter(batch)
 
 
@@ -440,12 +515,24 @@ def _play(batch: _Batch, seat: int, action: Play) -> None:
             " play that colour, the same number or symbol, or a wild",
             "D6" if kind is PendingKinds.DRAWN else "D5",
         )
+    if card.rank is Ranks.WILD_DRAW_FOUR and state.ruleset.wd4_check is WildDrawFourCheck.ENFORCED:
+        if wild_draw_four_breaks_rule(state, seat, card_id):
+            _refuse(
+                ErrorCode.CARD_NOT_PLAYABLE,
+                f"a Wild Draw Four may be played only when no other card in your hand matches the top card"
+                f" {facts.codes[top_id]} by colour, number or symbol",
+                "D13c",
+            )
     _check_color(card, action)
     volley_total = pending.total if kind is PendingKinds.VOLLEY else 0
     _head(batch, seat, action)
     color = action.color if card.is_wild else card.color
     assert color is not None
-    batch.emit("card_played", seat=seat, card=card_id, code=card.code, color=_COLOR_VALUE[color], uno=action.uno)
+    batch.emit(
+        EventType.CARD_PLAYED,
+        CardPlayed(seat=seat, code=card.code, color=_COLOR_VALUE[color], uno=action.uno, card=card_id),
+    )
+    _recycle_if_empty(batch)
     _resolve_play(batch, seat, card, volley_total)
 
 
@@ -463,7 +550,12 @@ def _resolve_play(batch: _Batch, seat: int, card: Card, volley_total: int) -> No
         else:
             batch.await_(opponent, PendingKinds.VOLLEY, total=total)
     elif rank is Ranks.WILD_DRAW_FOUR:
-        batch.await_(opponent, PendingKinds.WILD_DRAW_FOUR)
+        if state.ruleset.wd4_check is WildDrawFourCheck.ENFORCED:
+            # D13c: checked when played, so nothing to challenge: the opponent draws 4 (D12).
+            _draw(batch, opponent, 4, "wild_draw_four")
+            _after_wild_draw_four(batch, seat)
+        else:
+            batch.await_(opponent, PendingKinds.WILD_DRAW_FOUR)
     elif hand_empty:
         _end_round(batch, seat)
     elif rank is Ranks.SKIP:
@@ -484,13 +576,18 @@ def _draw_command(batch: _Batch, seat: int, action: Draw) -> None:
     _head(batch, seat, action)
     if pending.kind is PendingKinds.VOLLEY:
         _draw(batch, seat, pending.total, "volley")
-        batch.await_(1 - seat, PendingKinds.TURN)
+        if batch.state.empty_draws >= 2:
+            _end_blocked_round(batch)  # D17
+        else:
+            batch.await_(1 - seat, PendingKinds.TURN)
         return
     drawn = _draw(batch, seat, 1, "draw")
     if drawn:
         # D6: the drawer always answers, with `play` (if the card is playable) or `pass`, so the
         # opponent never learns from the flow of the game whether the drawn card was playable.
-        batch.await_(seat, PendingKinds.DRAWN, card=drawn[0])
+        batch.await_card(seat, PendingKinds.DRAWN, drawn[0], batch.state.facts.codes[drawn[0]])
+    elif batch.state.empty_draws >= 2:
+        _end_blocked_round(batch)  # D17: the other seat drew nothing just before
     else:
         batch.await_(1 - seat, PendingKinds.TURN)
 
@@ -537,13 +634,10 @@ def _dump(batch: _Batch, seat: int, action: Dump) -> None:
     for index, card_id in enumerate(chosen):
         last = index == len(chosen) - 1
         batch.emit(
-            "card_played",
-            seat=seat,
-            card=card_id,
-            code=deck[card_id].code,
-            color=color.value,
-            uno=action.uno and last,
+            EventType.CARD_PLAYED,
+            CardPlayed(seat=seat, code=deck[card_id].code, color=color.value, uno=action.uno and last, card=card_id),
         )
+        _recycle_if_empty(batch)
     last_card = deck[chosen[-1]]
     opponent = 1 - seat
     if not batch.state.hands[seat]:
@@ -584,17 +678,19 @@ def _challenge(batch: _Batch, seat: int, action: Challenge) -> None:
     verdict = "illegal" if matching else "legal"
     _head(batch, seat, action)
     batch.emit(
-        "challenge_resolved",
-        by=seat,
-        player=context.player,
-        verdict=verdict,
-        hand=batch.codes(context.hand),
-        evidence={
-            "rule": rule.value,
-            "top": top.code,
-            "color": context.color_before.value if context.color_before else None,
-            "matching": batch.codes(matching),
-        },
+        EventType.CHALLENGE_RESOLVED,
+        ChallengeResolved(
+            by=seat,
+            player=context.player,
+            verdict=verdict,
+            evidence={
+                "rule": rule.value,
+                "top": top.code,
+                "color": context.color_before.value if context.color_before else None,
+            },
+            hand=batch.codes(context.hand),
+            matching=batch.codes(matching),
+        ),
     )
     if matching:
         _draw(batch, context.player, 4, "challenge_upheld")
@@ -609,7 +705,7 @@ def _choose_color(batch: _Batch, seat: int, action: ChooseColor) -> None:
     starter = batch.state.pending.card
     assert starter is not None
     _head(batch, seat, action)
-    batch.emit("color_chosen", seat=seat, color=action.color.value)
+    batch.emit(EventType.COLOR_CHOSEN, ColorChosen(seat=seat, color=action.color.value))
     if batch.state.card(starter).rank is Ranks.WILD_DRAW_FOUR:
         _draw(batch, 1 - seat, 4, "starter")
         batch.await_(seat, PendingKinds.TURN)

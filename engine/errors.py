@@ -58,3 +58,8 @@ class InvalidEventError(UnoDuoError):
 
 class ScenarioError(UnoDuoError):
     """A scenario file that cannot be read or does not have the documented shape."""
+
+
+class ReplayUnreadable(UnoDuoError):
+    """A file that is not a replay file this engine reads (``unoduo verify`` exit 2), as opposed
+    to one that fails a check (exit 1)."""

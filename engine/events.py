@@ -1,18 +1,26 @@
-"""Events: the append-only facts a match is made of. docs/EVENTS.md describes each one.
+"""Events: the append-only facts a match is made of, one typed record per event type.
 
-An event is ``(type, data)`` with JSON-ready data; the store wraps it in the hash-chained
-envelope of FAIRNESS.md. Every batch produced by one command starts with a *head* event
-(``match_created``, ``seat_joined`` or ``command``) from which an auditor rebuilds the command
-and re-runs the decision.
+An event is ``(type, data)`` with JSON-ready data. The Decider emits the *whole* data: what
+everyone at the table may see and what is hidden (physical card ids, a drawn card, a hand).
+Each type below declares its fields once; a field wrapped in ``Annotated[..., Sealed(...)]``
+is hidden and, in the stored envelope, becomes a salted commitment (``engine.sealing``,
+docs/FAIRNESS.md "Sealed fields") opened only to the viewer ``Sealed.to`` names. Every other
+field is public and goes into the envelope's ``data`` in the clear. docs/EVENTS.md describes
+each one; a test checks the two agree.
+
+Every batch produced by one command starts with a *head* event (``match_created``,
+``seat_joined`` or ``command``) from which an auditor rebuilds the command and re-runs the
+decision.
 """
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated, Any, NamedTuple, NotRequired, TypedDict, get_args, get_origin, get_type_hints
 
 
-class EventType(str, Enum):
+class EventType(StrEnum):
     MATCH_CREATED = "match_created"
     SEAT_JOINED = "seat_joined"
     COMMAND = "command"
@@ -22,7 +30,6 @@ class EventType(str, Enum):
     DRAFTED = "drafted"
     DRAFT_COMPLETED = "draft_completed"
     STARTER_TURNED = "starter_turned"
-    STARTER_RETURNED = "starter_returned"
     AWAITING = "awaiting"
     CARD_PLAYED = "card_played"
     CARDS_DRAWN = "cards_drawn"
@@ -37,20 +44,245 @@ class EventType(str, Enum):
     SEED_REVEALED = "seed_revealed"
 
 
-HEAD_TYPES = frozenset(
-    {EventType.MATCH_CREATED.value, EventType.SEAT_JOINED.value, EventType.COMMAND.value}
-)
+HEAD_TYPES = frozenset({EventType.MATCH_CREATED, EventType.SEAT_JOINED, EventType.COMMAND})
+
+
+@dataclass(frozen=True, slots=True)
+class Sealed:
+    """Marks a hidden field. ``to`` names who may open it during play: the data key that holds
+    a seat (``"seat"``, ``"by"``), a fixed seat (0 or 1), or None for nobody at the table (only
+    auditors, and everyone once the seed is revealed)."""
+
+    to: str | int | None = None
+
+
+AUDITORS = Sealed(None)
+THE_SEAT = Sealed("seat")
+
+
+# ---------------------------------------------------------------- one record per event type
+
+
+class MatchCreated(TypedDict):
+    ruleset: dict[str, Any]
+    commitment: str
+
+
+class SeatJoined(TypedDict):
+    seat: int
+    entropy: Annotated[str, THE_SEAT]
+
+
+class CommandRecorded(TypedDict):
+    seat: int
+    command: dict[str, Any]
+
+
+class Cut(TypedDict):
+    cut: int
+    codes: list[str]
+    first_drafter: int | None
+    cards: Annotated[list[int], AUDITORS]
+
+
+class RoundStarted(TypedDict):
+    round: int
+    player1: int
+    restart: int
+    deck: Annotated[list[int], AUDITORS]
+
+
+class CardsDealt(TypedDict):
+    counts: list[int]
+    cards: Annotated[list[list[int]], AUDITORS]
+    hand0: Annotated[list[str], Sealed(0)]
+    hand1: Annotated[list[str], Sealed(1)]
+
+
+class Drafted(TypedDict):
+    seat: int
+    keep: bool
+    pile_code: str
+    pile_card: Annotated[int, AUDITORS]
+    hand_card: Annotated[int, AUDITORS]
+    hand_code: Annotated[str, THE_SEAT]
+
+
+class DraftCompleted(TypedDict):
+    codes: list[str]
+    cards: Annotated[list[int], AUDITORS]
+
+
+class StarterTurned(TypedDict):
+    code: str
+    card: Annotated[int, AUDITORS]
+
+
+class Awaiting(TypedDict):
+    seat: int
+    kind: str
+    total: NotRequired[int]
+    starter: NotRequired[bool]
+    card: NotRequired[Annotated[int, AUDITORS]]
+    code: NotRequired[Annotated[str, THE_SEAT]]
+
+
+class CardPlayed(TypedDict):
+    seat: int
+    code: str
+    color: str
+    uno: bool
+    card: Annotated[int, AUDITORS]
+
+
+class CardsDrawn(TypedDict):
+    seat: int
+    count: int
+    reason: str
+    cards: Annotated[list[int], AUDITORS]
+    codes: Annotated[list[str], THE_SEAT]
+
+
+class DrawLapsed(TypedDict):
+    seat: int
+    missing: int
+    received: int
+    reason: str
+
+
+class PileRecycled(TypedDict):
+    recycle: int
+    count: int
+    set_aside: Annotated[int, AUDITORS]
+    cards: Annotated[list[int], AUDITORS]
+
+
+class ColorChosen(TypedDict):
+    seat: int
+    color: str
+
+
+class Evidence(TypedDict):
+    rule: str
+    top: str
+    color: str | None
+
+
+class ChallengeResolved(TypedDict):
+    by: int
+    player: int
+    verdict: str
+    evidence: Evidence
+    hand: Annotated[list[str], Sealed("by")]
+    matching: Annotated[list[str], Sealed("by")]
+
+
+class UnoSaid(TypedDict):
+    seat: int
+
+
+class UnoCaught(TypedDict):
+    seat: int
+    by: int
+
+
+class RoundEnded(TypedDict):
+    round: int
+    winner: int | None
+    loser: int | None
+    points: int
+    loser_hand: list[str]
+    scores: list[int]
+    blocked: bool
+    hands: NotRequired[list[list[str]]]
+
+
+class MatchEnded(TypedDict):
+    winner: int
+    loser: int
+    scores: list[int]
+    rounds: int
+
+
+class SeedRevealed(TypedDict):
+    server_seed: str
+    entropies: list[str]
+
+
+RECORDS: dict[EventType, type] = {
+    EventType.MATCH_CREATED: MatchCreated,
+    EventType.SEAT_JOINED: SeatJoined,
+    EventType.COMMAND: CommandRecorded,
+    EventType.CUT: Cut,
+    EventType.ROUND_STARTED: RoundStarted,
+    EventType.CARDS_DEALT: CardsDealt,
+    EventType.DRAFTED: Drafted,
+    EventType.DRAFT_COMPLETED: DraftCompleted,
+    EventType.STARTER_TURNED: StarterTurned,
+    EventType.AWAITING: Awaiting,
+    EventType.CARD_PLAYED: CardPlayed,
+    EventType.CARDS_DRAWN: CardsDrawn,
+    EventType.DRAW_LAPSED: DrawLapsed,
+    EventType.PILE_RECYCLED: PileRecycled,
+    EventType.COLOR_CHOSEN: ColorChosen,
+    EventType.CHALLENGE_RESOLVED: ChallengeResolved,
+    EventType.UNO_SAID: UnoSaid,
+    EventType.UNO_CAUGHT: UnoCaught,
+    EventType.ROUND_ENDED: RoundEnded,
+    EventType.MATCH_ENDED: MatchEnded,
+    EventType.SEED_REVEALED: SeedRevealed,
+}
+
+
+# ---------------------------------------------------------------- the schema, read off the records
+
+
+@dataclass(frozen=True, slots=True)
+class EventSchema:
+    """What one event type's records hold: every field, and which of them are sealed (and to whom)."""
+
+    type: EventType
+    fields: tuple[str, ...]
+    required: frozenset[str]
+    sealed: dict[str, Sealed]
+
+    @property
+    def public(self) -> tuple[str, ...]:
+        return tuple(name for name in self.fields if name not in self.sealed)
+
+
+def _sealed_mark(hint: Any) -> Sealed | None:
+    if get_origin(hint) is NotRequired:
+        hint = get_args(hint)[0]
+    if get_origin(hint) is Annotated:
+        for extra in hint.__metadata__:
+            if isinstance(extra, Sealed):
+                return extra
+    return None
+
+
+def _schema_of(event_type: EventType, record: type) -> EventSchema:
+    hints = get_type_hints(record, include_extras=True)
+    sealed = {name: mark for name, hint in hints.items() if (mark := _sealed_mark(hint)) is not None}
+    # Read off the hints: with postponed annotations, ``__required_keys__`` misses NotRequired.
+    required = frozenset(name for name, hint in hints.items() if get_origin(hint) is not NotRequired)
+    return EventSchema(event_type, tuple(hints), required, sealed)
+
+
+SCHEMAS: dict[str, EventSchema] = {t.value: _schema_of(t, record) for t, record in RECORDS.items()}
+"""Per event type (by its string value): the fields, and the sealed ones."""
 
 
 class Event(NamedTuple):
     """A named pair rather than a dataclass: the Decider builds a few per command, and a tuple
-    is the cheapest immutable record Python builds."""
+    is the cheapest immutable record Python builds. ``data`` is the whole record, hidden fields
+    included; ``engine.sealing`` splits it for the envelope."""
 
     type: str
     data: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "data": self.data}
+        return {"type": str(self.type), "data": self.data}
 
     @classmethod
     def from_dict(cls, obj: dict[str, Any]) -> Event:

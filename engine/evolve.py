@@ -6,8 +6,7 @@ spelled out, so folding trusted stored events is a cheap, mechanical step.
 Hot path: the Decider applies the effect of every event it emits (``EFFECTS``), several per
 command. Each effect returns only the fields that change, and they are written into a private
 copy of the state (one dict copy per command or fold, not one ``dataclasses.replace`` per
-event), which is handed out once complete and never changes again. ``engine.fastfold`` folds
-long trusted logs faster still.
+event), which is handed out once complete and never changes again.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from typing import Any
 
 from engine.cards import Color
 from engine.errors import InvalidEventError
-from engine.events import Event
+from engine.events import Event, EventType
 from engine.rulesets import Deal, Ruleset
 from engine.state import (
     INITIAL_STATE,
@@ -106,7 +105,7 @@ def _command(s: MatchState, d: Data) -> Changes:
 
 
 def _cut(s: MatchState, d: Data) -> Changes:
-    return {"cuts": d["k"] + 1}
+    return {"cuts": d["cut"] + 1}
 
 
 def _round_started(s: MatchState, d: Data) -> Changes:
@@ -123,13 +122,15 @@ def _round_started(s: MatchState, d: Data) -> Changes:
         "uno_open": (False, False),
         "wd4": None,
         "recycles": 0,
+        "restarts": d["restart"],
+        "empty_draws": 0,
         "draft_steps": 0,
         "phase": Phases.DRAFT if s.ruleset.deal is Deal.DRAFT else Phases.PLAY,
     }
 
 
 def _cards_dealt(s: MatchState, d: Data) -> Changes:
-    h0, h1 = d["hands"]
+    h0, h1 = d["cards"]
     dealt = len(h0) + len(h1)
     return {"hands": (tuple(sorted(h0)), tuple(sorted(h1))), "draw_pile": s.draw_pile[dealt:]}
 
@@ -152,10 +153,6 @@ def _draft_completed(s: MatchState, d: Data) -> Changes:
 def _starter_turned(s: MatchState, d: Data) -> Changes:
     card = d["card"]
     return {"draw_pile": s.draw_pile[1:], "discard": s.discard + (card,), "color": s.facts.colors[card]}
-
-
-def _starter_returned(s: MatchState, d: Data) -> Changes:
-    return {"discard": s.discard[:-1], "draw_pile": s.draw_pile + (d["card"],), "color": None}
 
 
 def _awaiting(s: MatchState, d: Data) -> Changes:
@@ -182,6 +179,7 @@ def _card_played(s: MatchState, d: Data) -> Changes:
         "pending": NO_PENDING,
         "uno_said": (said, s.uno_said[1]) if first else (s.uno_said[0], said),
         "uno_open": (opened, s.uno_open[1]) if first else (s.uno_open[0], opened),
+        "empty_draws": 0,
     }
     if card_id in facts.wild_fours:
         changes["wd4"] = WildDrawFourContext(seat, hand, s.discard[-1], s.color)
@@ -198,18 +196,25 @@ def _cards_drawn(s: MatchState, d: Data) -> Changes:
         "hands": _set_pair(s.hands, seat, hand),
         "uno_said": _set_pair(s.uno_said, seat, False),
         "uno_open": _set_pair(s.uno_open, seat, False),
+        "empty_draws": 0,
     }
 
 
-def _unchanged(s: MatchState, d: Data) -> Changes:
+def _draw_lapsed(s: MatchState, d: Data) -> Changes:
+    """D17 counts a seat's own draw (a turn's, or a volley's) that received nothing at all."""
+    if d["received"] == 0 and d["reason"] in _SEAT_DRAW_REASONS:
+        return {"empty_draws": s.empty_draws + 1}
     return {}
+
+
+_SEAT_DRAW_REASONS = frozenset({"draw", "volley"})
 
 
 def _pile_recycled(s: MatchState, d: Data) -> Changes:
     return {
         "discard": (d["set_aside"],),
         "draw_pile": s.draw_pile + tuple(d["cards"]),
-        "recycles": d["m"],
+        "recycles": d["recycle"],
     }
 
 
@@ -253,28 +258,27 @@ def _seed_revealed(s: MatchState, d: Data) -> Changes:
 
 EFFECTS: dict[str, Callable[[MatchState, Data], Changes]] = {
     # event type -> the fields it changes (version aside)
-    "match_created": _match_created,
-    "seat_joined": _seat_joined,
-    "command": _command,
-    "cut": _cut,
-    "round_started": _round_started,
-    "cards_dealt": _cards_dealt,
-    "drafted": _drafted,
-    "draft_completed": _draft_completed,
-    "starter_turned": _starter_turned,
-    "starter_returned": _starter_returned,
-    "awaiting": _awaiting,
-    "card_played": _card_played,
-    "cards_drawn": _cards_drawn,
-    "draw_lapsed": _unchanged,
-    "pile_recycled": _pile_recycled,
-    "color_chosen": _color_chosen,
-    "challenge_resolved": _challenge_resolved,
-    "uno_said": _uno_said,
-    "uno_caught": _uno_caught,
-    "round_ended": _round_ended,
-    "match_ended": _match_ended,
-    "seed_revealed": _seed_revealed,
+    EventType.MATCH_CREATED: _match_created,
+    EventType.SEAT_JOINED: _seat_joined,
+    EventType.COMMAND: _command,
+    EventType.CUT: _cut,
+    EventType.ROUND_STARTED: _round_started,
+    EventType.CARDS_DEALT: _cards_dealt,
+    EventType.DRAFTED: _drafted,
+    EventType.DRAFT_COMPLETED: _draft_completed,
+    EventType.STARTER_TURNED: _starter_turned,
+    EventType.AWAITING: _awaiting,
+    EventType.CARD_PLAYED: _card_played,
+    EventType.CARDS_DRAWN: _cards_drawn,
+    EventType.DRAW_LAPSED: _draw_lapsed,
+    EventType.PILE_RECYCLED: _pile_recycled,
+    EventType.COLOR_CHOSEN: _color_chosen,
+    EventType.CHALLENGE_RESOLVED: _challenge_resolved,
+    EventType.UNO_SAID: _uno_said,
+    EventType.UNO_CAUGHT: _uno_caught,
+    EventType.ROUND_ENDED: _round_ended,
+    EventType.MATCH_ENDED: _match_ended,
+    EventType.SEED_REVEALED: _seed_revealed,
 }
 
 

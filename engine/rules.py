@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.cards import Card, Color, Ranks, plays_on
-from engine.rulesets import ReverseRule, WildDrawFourRule
+from engine.rulesets import ReverseRule, WildDrawFourCheck, WildDrawFourRule
 from engine.state import MatchState, PendingKinds
 
 
@@ -16,11 +16,23 @@ def could_have_played(card: Card, top: Card, color: Color | None, rule: WildDraw
     """D13: does this card, left in the hand, make a Wild Draw Four play illegal?"""
     if rule is WildDrawFourRule.NO_COLOUR_MATCH:
         return card.color is not None and card.color is color
+    if rule is WildDrawFourRule.NO_MATCH:  # D13c: colour, number or symbol; a wild matches nothing
+        return not card.is_wild and (card.color is color or card.rank is top.rank)
     if card.rank is Ranks.WILD_DRAW_FOUR:
         return False
     if card.rank is Ranks.WILD:
         return True
     return card.color is color or card.rank is top.rank
+
+
+def wild_draw_four_breaks_rule(state: MatchState, seat: int, card_id: int) -> bool:
+    """D13/D13c: would playing Wild Draw Four ``card_id`` now break the ruleset's ``wd4_rule``?"""
+    deck = state.deck
+    top = deck[state.discard[-1]]
+    rule = state.ruleset.wd4_rule
+    return any(
+        could_have_played(deck[i], top, state.color, rule) for i in state.hands[seat] if i != card_id
+    )
 
 
 def dump_cards(state: MatchState, seat: int) -> tuple[int, ...]:
@@ -50,10 +62,15 @@ def playable_ids(state: MatchState, seat: int) -> tuple[int, ...]:
     if kind is PendingKinds.DRAWN:
         card = pending.card
         assert card is not None
-        return (card,) if ok[card] else ()
-    if kind is PendingKinds.TURN or (kind is PendingKinds.DUMP and pending.starter):
-        return tuple([i for i in state.hands[seat] if ok[i]])
-    return ()
+        found: tuple[int, ...] = (card,) if ok[card] else ()
+    elif kind is PendingKinds.TURN or (kind is PendingKinds.DUMP and pending.starter):
+        found = tuple([i for i in state.hands[seat] if ok[i]])
+    else:
+        return ()
+    if state.ruleset.wd4_check is WildDrawFourCheck.ENFORCED:  # D13c: refused at play time
+        fours = facts.wild_fours
+        return tuple([i for i in found if i not in fours or not wild_draw_four_breaks_rule(state, seat, i)])
+    return found
 
 
 def hand_points(state: MatchState, seat: int) -> int:

@@ -29,12 +29,18 @@ class ReverseRule(str, Enum):
 
 class WildDrawFourRule(str, Enum):
     NO_PLAYABLE = "no_playable"  # D13, UNO Duo text
-    NO_COLOUR_MATCH = "no_colour_match"  # classic
+    NO_COLOUR_MATCH = "no_colour_match"  # the official rules' challenge (D13c override)
+    NO_MATCH = "no_match"  # D13c, seed 004: no card matching the top's colour, number or symbol
 
 
-class StarterWildDrawFour(str, Enum):
-    PLAYER2_DRAWS = "player2_draws"  # D4
-    REDRAW = "redraw"  # classic: returned to the bottom of the draw pile, next card turned
+class WildDrawFourCheck(str, Enum):
+    CHALLENGE = "challenge"  # D13: the opponent may challenge
+    ENFORCED = "enforced"  # D13c: refused at play time when the hand breaks wd4_rule
+
+
+class StarterWild(str, Enum):
+    NAME_COLOR = "name_color"  # D4: Player 1 names the colour (a W+4 then hits Player 2)
+    RESTART = "restart"  # classic-2p, seed 004: reshuffle the cards and deal again
 
 
 class Recycle(str, Enum):
@@ -55,7 +61,8 @@ class Ruleset:
     draw_two_stacking: bool
     reverse: ReverseRule
     wd4_rule: WildDrawFourRule
-    starter_wild_draw_four: StarterWildDrawFour
+    wd4_check: WildDrawFourCheck
+    starter_wild: StarterWild
     recycle: Recycle
     uno_penalty: int
     hand_size: int = 7
@@ -135,7 +142,8 @@ UNO_DUO = Ruleset(
     draw_two_stacking=True,
     reverse=ReverseRule.DUMP,
     wd4_rule=WildDrawFourRule.NO_PLAYABLE,
-    starter_wild_draw_four=StarterWildDrawFour.PLAYER2_DRAWS,
+    wd4_check=WildDrawFourCheck.CHALLENGE,
+    starter_wild=StarterWild.NAME_COLOR,
     recycle=Recycle.SHUFFLE,
     uno_penalty=2,
 )
@@ -151,8 +159,9 @@ CLASSIC_2P = Ruleset(
     wild_draw_four_points=50,
     draw_two_stacking=False,
     reverse=ReverseRule.GO_AGAIN,
-    wd4_rule=WildDrawFourRule.NO_COLOUR_MATCH,
-    starter_wild_draw_four=StarterWildDrawFour.REDRAW,
+    wd4_rule=WildDrawFourRule.NO_MATCH,
+    wd4_check=WildDrawFourCheck.ENFORCED,
+    starter_wild=StarterWild.RESTART,
     recycle=Recycle.SHUFFLE,
     uno_penalty=2,
 )

@@ -12,9 +12,6 @@ import hmac
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-ZERO_HASH = "0" * 64
-
-
 def commitment_of(server_seed: bytes) -> str:
     return hashlib.sha256(server_seed).hexdigest()
 
@@ -70,8 +67,9 @@ def cut_label(k: int) -> str:
     return f"cut:{k}"
 
 
-def deck_label(round_number: int) -> str:
-    return f"round:{round_number}:deck"
+def deck_label(round_number: int, restart: int = 0) -> str:
+    """Round r's deck; ``restart`` k >= 1 labels the k-th fresh start of the round (classic-2p Wild starter)."""
+    return f"round:{round_number}:deck" if restart == 0 else f"round:{round_number}:deck:{restart}"
 
 
 def recycle_label(round_number: int, m: int) -> str:
@@ -98,10 +96,13 @@ class Dealer:
         order = shuffle_ids(range(deck_size), self.key(entropies), cut_label(k))
         return order[0], order[1]
 
-    def round_deck(self, entropies: Sequence[str], round_number: int, deck_size: int) -> tuple[int, ...]:
-        if round_number in self.stacked:
+    def round_deck(
+        self, entropies: Sequence[str], round_number: int, deck_size: int, restart: int = 0
+    ) -> tuple[int, ...]:
+        """Round ``round_number``'s deck; a stacked deck only stands for the round's first start."""
+        if restart == 0 and round_number in self.stacked:
             return self.stacked[round_number]
-        return shuffle_ids(range(deck_size), self.key(entropies), deck_label(round_number))
+        return shuffle_ids(range(deck_size), self.key(entropies), deck_label(round_number, restart))
 
     def recycle(
         self, entropies: Sequence[str], round_number: int, m: int, ids: Iterable[int]

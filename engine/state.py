@@ -108,6 +108,8 @@ class MatchState:
     wd4: WildDrawFourContext | None = None
     last_challenge: dict[str, object] | None = None
     recycles: int = 0
+    restarts: int = 0  # fresh starts of this round so far (classic-2p Wild starter)
+    empty_draws: int = 0  # draws in a row that received nothing (D17: two end the round)
     draft_steps: int = 0
     winner: int | None = None
     last_round: dict[str, object] | None = None

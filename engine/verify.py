@@ -1,29 +1,28 @@
-"""Check a replay file (FAIRNESS.md) with no trust in the server.
+"""Check a replay file (docs/FAIRNESS.md) with no trust in the server.
 
-In order: the header; the hash chain; the revealed seed against the commitment; a re-run of
-every command through the Decider with that seed (which re-derives every cut, shuffle, recycle,
-verdict and score); then each receipt a client kept. The first failure is named by its line.
+In order: the header; every line's shape; the hash chain; the revealed seed against the
+commitment; every sealed field against its opened value (salts recomputed from the seed);
+a re-run of every command through the Decider with that seed, which must give back each event
+whole and split exactly as its schema says (so every cut, shuffle, recycle, verdict and score
+is re-derived); then each receipt a client kept. The first failure is named by its line.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.audit import rerun
 from engine.chain import first_broken_seq
-from engine.events import Event
+from engine.errors import ReplayUnreadable
+from engine.events import Event, EventType
+from engine.replay import parse_replay
+from engine.sealing import commitment, join, seal_salt, split
 from engine.shuffle import Dealer
 
-REPLAY_FORMAT = "unoduo-replay"
-REPLAY_VERSION = 1
-
-
-class ReplayUnreadable(Exception):
-    """The file is not a replay file at all (exit 2), as opposed to one that fails a check (exit 1)."""
+__all__ = ["Receipt", "Report", "ReplayUnreadable", "verify_replay"]
 
 
 @dataclass(frozen=True)
@@ -54,69 +53,83 @@ class Report:
         return self
 
 
-def parse_replay(text: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not lines:
-        raise ReplayUnreadable("the file is empty")
-    parsed: list[Any] = []
-    for number, line in enumerate(lines, start=1):
-        try:
-            parsed.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise ReplayUnreadable(f"line {number} is not JSON: {exc.msg}") from None
-        if not isinstance(parsed[-1], dict):
-            raise ReplayUnreadable(f"line {number} is not a JSON object")
-    return parsed[0], parsed[1:]
+_SHAPE = (("stream", str), ("seq", int), ("type", str), ("data", dict), ("sealed", dict), ("at", str),
+          ("prev", str), ("hash", str), ("open", dict))
 
 
-def _envelope_problem(env: dict[str, Any]) -> str | None:
-    for key, kind in (("stream", str), ("seq", int), ("type", str), ("data", dict), ("at", str),
-                      ("prev", str), ("hash", str)):
-        if not isinstance(env.get(key), kind):
-            return f"the envelope has no valid '{key}'"
+def _line_problem(line: dict[str, Any]) -> str | None:
+    for key, kind in _SHAPE:
+        if not isinstance(line.get(key), kind):
+            return f"the line has no valid '{key}'"
+    return None
+
+
+def _seal_problem(line: dict[str, Any], seed: bytes) -> str | None:
+    """Does every sealed commitment open with its value and the salt the seed gives?"""
+    sealed, opened = line["sealed"], line["open"]
+    for name in sealed:
+        if name not in opened:
+            return f"sealed field '{name}' has no opened value"
+    for name in opened:
+        if name not in sealed:
+            return f"'{name}' is opened but is not a sealed field of this event"
+    for name, digest in sealed.items():
+        salt = seal_salt(seed, line["stream"], line["seq"], name)
+        if commitment(salt, opened[name]) != digest:
+            return f"field '{name}': the opened value does not match its commitment"
     return None
 
 
 def verify_replay(text: str, receipts: Sequence[Receipt] = ()) -> Report:
-    """Run every check; raises ReplayUnreadable if the text is not a replay file."""
-    header, envelopes = parse_replay(text)
+    """Run every check; raises ReplayUnreadable if the text is not a replay file of this version."""
+    _header, lines = parse_replay(text)
     report = Report()
-    if header.get("format") != REPLAY_FORMAT or header.get("version") != REPLAY_VERSION:
-        raise ReplayUnreadable(f"line 1 is not a '{REPLAY_FORMAT}' version {REPLAY_VERSION} header")
-    if not envelopes:
+    if not lines:
         return report.fail(2, "the replay holds no events")
-    for index, env in enumerate(envelopes):
-        problem = _envelope_problem(env)
+    for index, line in enumerate(lines):
+        problem = _line_problem(line)
         if problem:
             return report.fail(index + 2, problem)
-    broken = first_broken_seq(envelopes)
+    broken = first_broken_seq(lines)
     if broken is not None:
         return report.fail(broken + 1, f"the hash chain breaks at seq {broken}")
-    report.checks.append(f"chain: {len(envelopes)} events, every link and hash holds")
+    report.checks.append(f"chain: {len(lines)} events, every link and hash holds")
 
-    events = [Event(env["type"], env["data"]) for env in envelopes]
-    first, last = events[0], events[-1]
-    if first.type != "match_created":
+    first, last = lines[0], lines[-1]
+    if first["type"] != EventType.MATCH_CREATED:
         return report.fail(2, "the first event is not match_created")
-    if last.type != "seed_revealed":
-        return report.fail(len(envelopes) + 1, "the match is not finished: no seed_revealed event")
+    if last["type"] != EventType.SEED_REVEALED:
+        return report.fail(len(lines) + 1, "the match is not finished: no seed_revealed event")
     try:
-        seed = bytes.fromhex(last.data["server_seed"])
+        seed = bytes.fromhex(last["data"]["server_seed"])
     except (KeyError, TypeError, ValueError):
-        return report.fail(len(envelopes) + 1, "the revealed seed is not hex")
-    if hashlib.sha256(seed).hexdigest() != first.data.get("commitment"):
-        return report.fail(len(envelopes) + 1, "sha256 of the revealed seed is not the commitment of line 2")
+        return report.fail(len(lines) + 1, "the revealed seed is not hex")
+    if hashlib.sha256(seed).hexdigest() != first["data"].get("commitment"):
+        return report.fail(len(lines) + 1, "sha256 of the revealed seed is not the commitment of line 2")
     report.checks.append("seed: sha256(server_seed) equals the commitment made at creation")
 
+    sealed_count = 0
+    for index, line in enumerate(lines):
+        problem = _seal_problem(line, seed)
+        if problem:
+            return report.fail(index + 2, problem)
+        sealed_count += len(line["sealed"])
+    report.checks.append(f"sealed fields: all {sealed_count} commitments open with their values")
+
+    events = [Event(line["type"], join(line["data"], line["open"])) for line in lines]
+    for index, (line, event) in enumerate(zip(lines, events)):
+        public, hidden = split(event.type, event.data)
+        if public != line["data"] or set(hidden) != set(line["sealed"]):
+            return report.fail(index + 2, f"{event.type}: the public and sealed fields are not split as its schema says")
     mismatch = rerun(events, Dealer(seed))
     if mismatch is not None:
         return report.fail(mismatch.index + 2, mismatch.reason)
     report.checks.append("re-run: every cut, shuffle, decision, verdict and score follows from the rules")
 
-    by_seq = {env["seq"]: env["hash"] for env in envelopes}
+    by_seq = {line["seq"]: line["hash"] for line in lines}
     for receipt in receipts:
         if by_seq.get(receipt.seq) != receipt.hash:
-            line = receipt.seq + 1 if receipt.seq in by_seq else None
-            return report.fail(line, f"receipt {receipt.seq}:{receipt.hash[:12]}… is not in this log: it was rewritten")
+            found = receipt.seq + 1 if receipt.seq in by_seq else None
+            return report.fail(found, f"receipt {receipt.seq}:{receipt.hash[:12]}… is not in this log: it was rewritten")
         report.checks.append(f"receipt {receipt.seq}: present")
     return report

@@ -7,17 +7,15 @@ draft, a card the opponent just drew, or the deck seed before it is revealed.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, Union
+from typing import Any
 
-from engine.events import Event
 from engine.cards import COLOR_ORDER
 from engine.commands import ChooseColor, Play, format_action
 from engine.legal import legal_actions
+from engine.sealing import AUDITOR, SPECTATOR, Viewer
 from engine.state import MatchState, PendingKind
 
-SPECTATOR: Final = "spectator"
-AUDITOR: Final = "auditor"
-Viewer = Union[int, Literal["spectator", "auditor"]]
+__all__ = ["AUDITOR", "SPECTATOR", "Viewer", "legal_commands", "parse_viewer", "view"]
 
 
 def parse_viewer(text: str) -> Viewer:
@@ -86,9 +84,7 @@ def _challenge_view(record: dict[str, Any] | None, viewer: Viewer) -> dict[str, 
     if record is None:
         return None
     shown = _sees_seat(viewer, record["by"])
-    evidence = dict(record["evidence"])
-    if not shown:
-        evidence["matching"] = None
+    evidence = {**record["evidence"], "matching": list(record["matching"]) if shown else None}
     return {
         "by": record["by"],
         "player": record["player"],
@@ -139,34 +135,3 @@ def view(state: MatchState, viewer: Viewer) -> dict[str, Any]:
         out["hands"] = [[deck[i].code for i in hand] for hand in state.hands]
         out["draw_order"] = [deck[i].code for i in state.draw_pile]
     return out
-
-
-# ---------------------------------------------------------------- events as a viewer sees them
-
-
-def visible_event(event: Event, viewer: Viewer) -> Event:
-    """The copy of ``event`` that ``viewer`` may see: hidden card ids and codes removed."""
-    if _sees_all(viewer):
-        return event
-    kind, data = event.type, event.data
-    if kind == "seat_joined" and not _sees_seat(viewer, data["seat"]):
-        return Event(kind, {"seat": data["seat"]})
-    if kind == "round_started":
-        return Event(kind, {k: v for k, v in data.items() if k != "deck"})
-    if kind == "pile_recycled":
-        return Event(kind, {k: v for k, v in data.items() if k != "cards"})
-    if kind == "cards_dealt":
-        hands = [h if _sees_seat(viewer, s) else None for s, h in enumerate(data["hands"])]
-        counts = [len(h) for h in data["hands"]]
-        return Event(kind, {"hands": hands, "counts": counts})
-    if kind in ("cards_drawn",) and not _sees_seat(viewer, data["seat"]):
-        return Event(kind, {k: v for k, v in data.items() if k not in ("cards", "codes")})
-    if kind == "drafted" and not _sees_seat(viewer, data["seat"]):
-        return Event(kind, {k: v for k, v in data.items() if k not in ("hand_card", "hand_code")})
-    if kind == "awaiting" and data.get("kind") == PendingKind.DRAWN.value and not _sees_seat(viewer, data["seat"]):
-        return Event(kind, {k: v for k, v in data.items() if k != "card"})
-    if kind == "challenge_resolved" and not _sees_seat(viewer, data["by"]):
-        evidence = dict(data["evidence"])
-        evidence["matching"] = None
-        return Event(kind, {**data, "hand": None, "evidence": evidence})
-    return event

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import Connection, Table, insert
 
 from engine.chain import seal
-from engine.shuffle import ZERO_HASH
+from engine.chain import ZERO_HASH
 from server.store import read_models
 from server.store.errors import ConcurrencyError, StoreError
 from server.store.records import AppendResult, Envelope

@@ -30,7 +30,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from engine.chain import first_broken_seq
 from engine.events import Event
-from engine.shuffle import ZERO_HASH
+from engine.chain import ZERO_HASH
 from server.db import is_postgres, make_engine
 from server.settings import Settings
 from server.store import read_models

@@ -6,7 +6,7 @@ import hashlib
 import json
 
 from engine.chain import canonical, first_broken_seq, seal
-from engine.shuffle import ZERO_HASH
+from engine.chain import ZERO_HASH
 
 
 def chain(n: int) -> list[dict[str, object]]:

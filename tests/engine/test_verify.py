@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from cli.main import app
 from engine import UNO_DUO
 from engine.chain import seal
-from engine.shuffle import ZERO_HASH
+from engine.chain import ZERO_HASH
 from engine.verify import Receipt, verify_replay
 from tests.engine.playing import play_match, short
 

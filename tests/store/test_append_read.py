@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from engine.chain import envelope_hash, first_broken_seq, seal
 from engine.events import Event
-from engine.shuffle import ZERO_HASH
+from engine.chain import ZERO_HASH
 from server.db import make_engine
 from server.settings import Settings
 from server.store.errors import ConcurrencyError, InvalidAppendError, StoreClosedError
