@@ -30,7 +30,7 @@ from sqlalchemy import insert, make_url, text
 
 from cli.bench_cmd import BENCHMARKS_MD, cpu_model, section_head, write_docs_section
 from cli.bench_store import SECTION
-from engine.chain import seal
+from engine.chain import chain_envelope
 from engine.events import Event
 from engine.chain import ZERO_HASH
 from server.db import make_engine
@@ -117,9 +117,9 @@ def _raw_rows(count: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     prev, events, processed = ZERO_HASH, [], []
     for n in range(count):
         at = format_at(utc_now())
-        envelope = seal(stream, n + 1, "bench", {"writer": 0, "n": n}, at, prev)
+        envelope = chain_envelope(stream, n + 1, "bench", {"writer": 0, "n": n}, {}, at, prev)
         prev = envelope["hash"]
-        events.append(envelope)
+        events.append({**envelope, "openings": {}})
         processed.append(
             {"stream": stream, "command_id": f"c{n}", "first_seq": n + 1, "count": 1, "result": None, "at": at}
         )

@@ -1,7 +1,8 @@
 """Stacked-deck scripts (PROTOCOL.md ``unoduo scenario``): rules tests and dispute what-ifs.
 
 A scenario fixes the top of each round's deck, optionally the first drafter, and lists
-``[seat, command]`` pairs. Every command is answered (events or a refusal) and the script goes
+``[seat, command]`` pairs. A stacked deck stands for a round's first start only: a classic-2p
+round that starts again after a wild starter is dealt from the seeded shuffle, as in play. Every command is answered (events or a refusal) and the script goes
 on; the result ends with both seats' views and the audit view.
 """
 

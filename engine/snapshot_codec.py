@@ -16,7 +16,7 @@ from engine.cards import Color
 from engine.rulesets import Ruleset
 from engine.state import MatchState, Pending, PendingKind, Phase, WildDrawFourContext
 
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2  # 2: restarts and empty_draws (classic restart, D17)
 
 T = TypeVar("T")
 
@@ -68,6 +68,8 @@ def encode_state(state: MatchState) -> dict[str, Any]:
         "wd4": _wd4(state.wd4),
         "last_challenge": state.last_challenge,
         "recycles": state.recycles,
+        "restarts": state.restarts,
+        "empty_draws": state.empty_draws,
         "draft_steps": state.draft_steps,
         "winner": state.winner,
         "last_round": state.last_round,
@@ -184,6 +186,8 @@ def decode_state(data: Any) -> MatchState:
             wd4=_decode_wd4(data["wd4"]),
             last_challenge=_record(data["last_challenge"], "last_challenge"),
             recycles=_int(data["recycles"], "recycles"),
+            restarts=_int(data["restarts"], "restarts"),
+            empty_draws=_int(data["empty_draws"], "empty_draws"),
             draft_steps=_int(data["draft_steps"], "draft_steps"),
             winner=_opt(data["winner"], "winner", _int),
             last_round=_record(data["last_round"], "last_round"),

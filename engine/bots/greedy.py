@@ -6,12 +6,14 @@ What it does, decision by decision:
 - Turn: it plays the non-wild card with the best score (sheds points, keeps a colour it holds,
   Skips and Draw Twos for their effect, a Reverse by the size of the dump it opens). It keeps its
   wilds for later: a plain Wild only when no other card is playable and the round is getting
-  short, a Wild Draw Four only when it is a legal play (D13), never as a bluff. Otherwise it draws,
-  and plays the drawn card when it may.
+  short, a Wild Draw Four only when it is a legal play (D13; in classic-2p the D13c test, which
+  the engine enforces anyway), never as a bluff. Otherwise it draws, and plays the drawn card
+  when it may.
 - Volley: answers a Draw Two with a Draw Two when it holds one.
 - Reverse dump: dumps when the dump sheds cards, ordering it so the last card is a Draw Two or a
   Skip (the only card whose action counts, D10).
-- Wild Draw Four against it: challenges when the estimated chance that the play was illegal
+- Wild Draw Four against it (only where the ruleset has a challenge; classic-2p's is drawn at
+  once, D13c): challenges when the estimated chance that the play was illegal
   beats the break-even point of the payoff (the challenge wins 8 cards of swing, loses 2). The
   chance comes from the opponent's hand count and from how its own earlier challenges against
   this opponent turned out (the ``last_challenge`` verdicts in its views).
@@ -146,14 +148,18 @@ class GreedyBot:
         )
 
     def _wild_draw_four_is_legal(self, view: View, hand: list[str]) -> bool:
+        """D13 (uno-duo, no_playable) or D13c (classic-2p, no_match): no other card matches.
+
+        classic-2p's own test is the strictest one a classic table uses (a club's challenge
+        override judges the colour only), so a Wild Draw Four that passes it is never a bluff.
+        """
         rest = _without(hand, "W+4") if "W+4" in hand else hand
         colour = view["color"]
-        if view.get("ruleset") == "classic-2p":  # no_colour_match
-            return not any(colour_of(c) == colour for c in rest)
         top = view["top"]
         top_rank = rank_of(top) if top else None
+        wild_counts = view.get("ruleset") != "classic-2p"  # a plain Wild counts only under no_playable
         return not any(
-            c == "W" or (c not in WILDS and (colour_of(c) == colour or rank_of(c) == top_rank))
+            (c == "W" and wild_counts) or (c not in WILDS and (colour_of(c) == colour or rank_of(c) == top_rank))
             for c in rest
         )
 

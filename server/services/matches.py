@@ -11,8 +11,10 @@ match id and version, and its command goes through the same path under the comma
 ``bot-<version>``; so bot play is reproducible and a repeated drive appends nothing twice.
 The caller's response covers its command and the bot moves that followed it.
 
-Who sees what: a seat sees its view and its copies of the events (``visible_event``); anyone
-else a spectator's; the director, and everyone once the match is over, the auditor's.
+Who sees what: every viewer receives the same event envelopes (hidden fields only as sealed
+commitments, docs/FAIRNESS.md), each with the openings that viewer may see: a seat its own
+hidden cards, anyone else nothing hidden; the director, and everyone once the match is over,
+every opening. Views follow the same rule (``engine.views.view``).
 """
 
 from __future__ import annotations
@@ -32,11 +34,11 @@ from engine.decide import decide_step
 from engine.errors import CommandRefused
 from engine.events import Event
 from engine.evolve import fold
-from engine.replay import replay_header
+from engine.replay import header_line, replay_line
 from engine.rulesets import RULESETS, get_ruleset
 from engine.shuffle import Dealer, commitment_of
 from engine.state import INITIAL_STATE, MatchState, Phase
-from engine.views import AUDITOR, SPECTATOR, Viewer, legal_commands, view, visible_event
+from engine.views import AUDITOR, SPECTATOR, Viewer, legal_commands, view
 from server.errors import ApiError, malformed, not_a_player, not_found
 from server.services.players import Caller, house_bot_of, players_by_id, resolve_opponent
 from server.store.errors import ConcurrencyError
@@ -77,12 +79,6 @@ def seat_command_id(seat: int, client_id: str) -> str:
 
 def new_match_id() -> str:
     return "m_" + secrets.token_hex(8)
-
-
-def visible_envelope(envelope: Envelope, viewer: Viewer) -> Envelope:
-    """The envelope with the data ``viewer`` may see; ``seq`` and ``hash`` stay the stored ones."""
-    seen = visible_event(Event(envelope["type"], envelope["data"]), viewer)
-    return {**envelope, "data": seen.data}
 
 
 class MatchService:
@@ -173,6 +169,7 @@ class MatchService:
             command_id="create",
             result={"ok": True},
             extra_rows=lambda at: match_seed_rows(match_id, seed, at),
+            seal_seed=seed,
         )
         summary = self.summary(match_id)
         for seat, player_id in enumerate(summary.seats):
@@ -245,7 +242,7 @@ class MatchService:
         return Outcome(
             match=self.summary_api(summary),
             view=view(state, viewer),
-            events=[visible_envelope(e.envelope(), viewer) for e in envelopes],
+            events=[e.for_viewer(viewer) for e in envelopes],
         )
 
     def _bot_chain_end(self, stream: str, last: int) -> int:
@@ -321,7 +318,12 @@ class MatchService:
         stream = match_stream(match_id)
         events, after = decide_step(state, command, dealer)
         result = self.store.append(
-            stream, events, expected_seq=state.version, command_id=command_id, result={"ok": True}
+            stream,
+            events,
+            expected_seq=state.version,
+            command_id=command_id,
+            result={"ok": True},
+            seal_seed=dealer.server_seed,
         )
         if result.duplicate:
             return self.load(match_id)
@@ -342,12 +344,12 @@ class MatchService:
     def events_since(self, match_id: str, caller: Caller, since: int) -> list[Envelope]:
         viewer = self.viewer_of(match_id, caller)
         stored = self.store.iter_stream(match_stream(match_id), since + 1)
-        return [visible_envelope(e.envelope(), viewer) for e in stored]
+        return [e.for_viewer(viewer) for e in stored]
 
     async def follow(self, match_id: str, viewer: Viewer, since: int) -> AsyncIterator[bytes]:
         """NDJSON lines of the events after ``since``, live, until the match's last event."""
         async for stored in self.store.follow(match_stream(match_id), since):
-            yield ndjson_line(visible_envelope(stored.envelope(), viewer))
+            yield ndjson_line(stored.for_viewer(viewer))
             if stored.type == CLOSING_EVENT:
                 return
 
@@ -357,10 +359,9 @@ class MatchService:
         if state.phase is not Phase.MATCH_OVER:
             raise ApiError(409, "match_live", "a replay is only given for a finished match; this one is still live")
         players = [p or "" for p in summary.seats]
-        header = replay_header(match_id, state.ruleset.name, players, ENGINE_VERSION)
-        lines = [json.dumps(header, ensure_ascii=False, separators=(",", ":"))]
+        lines = [header_line(match_id, state.ruleset.name, players, ENGINE_VERSION)]
         for stored in self.store.iter_stream(match_stream(match_id)):
-            lines.append(json.dumps(stored.envelope(), ensure_ascii=False, separators=(",", ":")))
+            lines.append(replay_line(stored.envelope(), stored.openings))
         return "\n".join(lines) + "\n"
 
 

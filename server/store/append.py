@@ -17,8 +17,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Table, insert
 
-from engine.chain import seal
 from engine.chain import ZERO_HASH
+from engine.sealing import Opening, seal_event
 from server.store import read_models
 from server.store.errors import ConcurrencyError, StoreError
 from server.store.records import AppendResult, Envelope
@@ -36,7 +36,8 @@ class AppendRequest:
     """One command's append, validated and JSON-normalized by the caller's thread."""
 
     stream: str
-    events: list[tuple[str, dict[str, Any]]]
+    events: list[tuple[str, dict[str, Any]]]  # whole data: ``seal_event`` splits it
+    seal_seed: bytes | None  # the match's server seed, which salts its sealed fields
     expected_seq: int | None
     command_id: str | None
     result: Any
@@ -53,14 +54,16 @@ class WriteSql:
         j = "%s::json" if self.postgres else "?"
         self.p = p
         self.insert_event = (
-            f"INSERT INTO events (stream, seq, type, data, at, prev, hash) VALUES ({p}, {p}, {p}, {j}, {p}, {p}, {p})"
+            "INSERT INTO events (stream, seq, type, data, sealed, at, prev, hash, openings) "
+            f"VALUES ({p}, {p}, {p}, {j}, {j}, {p}, {p}, {p}, {j})"
         )
         self.insert_processed = (
             "INSERT INTO processed_commands (stream, command_id, first_seq, count, result, at) "
             f"VALUES ({p}, {p}, {p}, {p}, {j}, {p})"
         )
         self.range = (
-            "SELECT stream, seq, type, CAST(data AS TEXT), at, prev, hash FROM events "
+            "SELECT stream, seq, type, CAST(data AS TEXT), CAST(sealed AS TEXT), at, prev, hash,"
+            " CAST(openings AS TEXT) FROM events "
             f"WHERE stream = {p} AND seq >= {p} AND seq <= {p} ORDER BY seq"
         )
         self.notify = f"SELECT pg_notify({p}, {p})"
@@ -137,17 +140,23 @@ class Batch:
         at = self.at
         first_seq = seq + 1
         envelopes: list[Envelope] = []
+        openings: list[dict[str, Opening]] = []
         for type_, data in req.events:
             seq += 1
-            envelope = seal(req.stream, seq, type_, data, at, prev)
+            sealed = seal_event(req.stream, seq, type_, data, at, prev, req.seal_seed)
+            envelope = sealed.envelope
             prev = envelope["hash"]
             envelopes.append(envelope)
-            self.event_rows.append((req.stream, seq, type_, _dumps(data), at, envelope["prev"], prev))
+            openings.append(sealed.openings)
+            self.event_rows.append(
+                (req.stream, seq, type_, _dumps(envelope["data"]), _dumps(envelope["sealed"]), at,
+                 envelope["prev"], prev, _dumps(sealed.openings))
+            )
             read_models.project(self.view, envelope)
         self.heads[req.stream] = (seq, prev)
         if req.extra_rows is not None:
             self.extra.extend(req.extra_rows(at))
-        outcome = AppendResult(req.stream, tuple(envelopes), seq, req.result)
+        outcome = AppendResult(req.stream, tuple(envelopes), seq, req.result, openings=tuple(openings))
         if req.command_id is not None:
             result = None if req.result is None else _dumps(req.result)
             self.processed_rows.append((req.stream, req.command_id, first_seq, len(envelopes), result, at))
@@ -159,13 +168,16 @@ class Batch:
     def _duplicate(self, stream: str, first: int, count: int, result: Any) -> AppendResult:
         """What a retried command gets: the first run's events and result."""
         events: list[Envelope] = []
+        openings: list[dict[str, Opening]] = []
         if count:
             self.cursor.execute(self.sql.range, (stream, first, first + count - 1))
-            for s, seq, type_, data, at, prev, hash_ in self.cursor.fetchall():
+            for s, seq, type_, data, sealed, at, prev, hash_, opened in self.cursor.fetchall():
                 events.append(
-                    {"stream": s, "seq": seq, "type": type_, "data": json.loads(data), "at": at, "prev": prev, "hash": hash_}
+                    {"stream": s, "seq": seq, "type": type_, "data": json.loads(data), "sealed": json.loads(sealed),
+                     "at": at, "prev": prev, "hash": hash_}
                 )
-        return AppendResult(stream, tuple(events), first + count - 1, result, duplicate=True)
+                openings.append(json.loads(opened))
+        return AppendResult(stream, tuple(events), first + count - 1, result, duplicate=True, openings=tuple(openings))
 
     def write(self) -> None:
         """Insert everything the batch produced; the caller commits."""

@@ -30,6 +30,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from engine.chain import first_broken_seq
 from engine.events import Event
+from engine.sealing import split
 from engine.chain import ZERO_HASH
 from server.db import is_postgres, make_engine
 from server.settings import Settings
@@ -150,6 +151,7 @@ class EventStore:
         command_id: str | None,
         result: Any,
         extra_rows: ExtraRows | None,
+        seal_seed: bytes | None,
     ) -> AppendRequest:
         if self._closed:
             raise StoreClosedError("the event store is closed")
@@ -179,12 +181,19 @@ class EventStore:
                 raise InvalidAppendError(f"events[{i}]: bad event type {event.type!r}")
             if not isinstance(event.data, Mapping):
                 raise InvalidAppendError(f"events[{i}] ({event.type}): data must be a JSON object")
+            type_ = str(event.type)
             data = normalize_json(event.data, f"events[{i}].data")
-            read_models.check_event(stream, event.type, data)
-            checked.append((event.type, data))
+            public, hidden = split(type_, data)
+            if hidden and seal_seed is None:
+                raise InvalidAppendError(
+                    f"events[{i}] ({type_}) has hidden fields ({', '.join(hidden)}) but no seed to seal them with"
+                )
+            read_models.check_event(stream, type_, public)
+            checked.append((type_, data))
         return AppendRequest(
             stream=stream,
             events=checked,
+            seal_seed=seal_seed,
             expected_seq=expected_seq,
             command_id=command_id,
             result=normalize_json(result, "result"),
@@ -200,9 +209,10 @@ class EventStore:
         command_id: str | None = None,
         result: Any = None,
         extra_rows: ExtraRows | None = None,
+        seal_seed: bytes | None = None,
     ) -> Future[AppendResult]:
         """Start an append; the future holds its :class:`AppendResult` or its error."""
-        req = self._request(stream, events, expected_seq, command_id, result, extra_rows)
+        req = self._request(stream, events, expected_seq, command_id, result, extra_rows, seal_seed)
         if self._committer is not None:
             self._committer.submit(req)
         else:
@@ -218,15 +228,18 @@ class EventStore:
         command_id: str | None = None,
         result: Any = None,
         extra_rows: ExtraRows | None = None,
+        seal_seed: bytes | None = None,
     ) -> AppendResult:
         """Append ``events`` (all or none) after seq ``expected_seq`` (None: wherever the head is).
 
         With ``command_id``, the first run's outcome is recorded with ``result``; a retry returns
         it (``duplicate=True``) and appends nothing. Raises ConcurrencyError if the head is
-        elsewhere. ``extra_rows(at)`` gives rows to insert in the same transaction.
+        elsewhere. ``extra_rows(at)`` gives rows to insert in the same transaction. Hidden fields
+        (``engine.events``) are sealed with salts from ``seal_seed``, the match's server seed.
         """
         return self.submit(
-            stream, events, expected_seq=expected_seq, command_id=command_id, result=result, extra_rows=extra_rows
+            stream, events, expected_seq=expected_seq, command_id=command_id, result=result,
+            extra_rows=extra_rows, seal_seed=seal_seed,
         ).result()
 
     async def append_async(
@@ -238,6 +251,7 @@ class EventStore:
         command_id: str | None = None,
         result: Any = None,
         extra_rows: ExtraRows | None = None,
+        seal_seed: bytes | None = None,
     ) -> AppendResult:
         if self._committer is None:
             return await asyncio.to_thread(
@@ -248,9 +262,11 @@ class EventStore:
                 command_id=command_id,
                 result=result,
                 extra_rows=extra_rows,
+                seal_seed=seal_seed,
             )
         future = self.submit(
-            stream, events, expected_seq=expected_seq, command_id=command_id, result=result, extra_rows=extra_rows
+            stream, events, expected_seq=expected_seq, command_id=command_id, result=result,
+            extra_rows=extra_rows, seal_seed=seal_seed,
         )
         return await asyncio.wrap_future(future)
 

@@ -1,7 +1,8 @@
 """The tables (SQLModel). ``migrations/versions`` creates exactly these; a test checks for drift.
 
-- ``events``: the FAIRNESS.md envelope of every event of every stream, plus a global
-  ``position``; unique on (stream, seq). Append-only.
+- ``events``: the docs/FAIRNESS.md envelope of every event of every stream (``sealed`` holds
+  the commitments of its hidden fields), the ``openings`` of those commitments beside it (never
+  hashed, never sent whole), and a global ``position``; unique on (stream, seq). Append-only.
 - ``processed_commands``: one row per (stream, command_id) ever applied, with the result the
   first run returned, so a retry returns it and appends nothing.
 - ``snapshots``: cached match states (a cache: deleting them changes no result).
@@ -47,6 +48,8 @@ class EventRow(SQLModel, table=True):
     at: str = Field(sa_column=Column(String(AT_LEN), nullable=False))
     prev: str = Field(sa_column=Column(String(HASH_LEN), nullable=False))
     hash: str = Field(sa_column=Column(String(HASH_LEN), nullable=False))
+    sealed: dict[str, str] = Field(sa_column=Column(JSON, nullable=False, server_default="{}"))
+    openings: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False, server_default="{}"))
 
 
 class ProcessedCommand(SQLModel, table=True):

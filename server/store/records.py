@@ -7,36 +7,46 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.events import Event
+from engine.sealing import Opening, Viewer, join, openings_for
 
-Envelope = dict[str, Any]  # FAIRNESS.md: stream, seq, type, data, at, prev, hash
+Envelope = dict[str, Any]  # docs/FAIRNESS.md: stream, seq, type, data, sealed, at, prev, hash
 
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
-    """One stored event: the FAIRNESS.md envelope plus its global ``position``."""
+    """One stored event: the envelope, the openings of its sealed fields, its global ``position``."""
 
     position: int
     stream: str
     seq: int
     type: str
     data: dict[str, Any]
+    sealed: dict[str, str]
     at: str
     prev: str
     hash: str
+    openings: dict[str, Opening]
 
     def envelope(self) -> Envelope:
+        """The envelope every viewer receives alike (hidden fields only as commitments)."""
         return {
             "stream": self.stream,
             "seq": self.seq,
             "type": self.type,
             "data": self.data,
+            "sealed": self.sealed,
             "at": self.at,
             "prev": self.prev,
             "hash": self.hash,
         }
 
+    def for_viewer(self, viewer: Viewer) -> Envelope:
+        """The envelope plus ``open``: the openings (value and salt) ``viewer`` may see."""
+        return {**self.envelope(), "open": openings_for(self.type, self.data, self.openings, viewer)}
+
     def event(self) -> Event:
-        return Event(self.type, self.data)
+        """The whole event, hidden fields included: what the server folds."""
+        return Event(self.type, join(self.data, {k: o["value"] for k, o in self.openings.items()}))
 
     @classmethod
     def from_row(cls, row: Mapping[Any, Any]) -> StoredEvent:
@@ -46,9 +56,11 @@ class StoredEvent:
             seq=row["seq"],
             type=row["type"],
             data=row["data"],
+            sealed=row["sealed"],
             at=row["at"],
             prev=row["prev"],
             hash=row["hash"],
+            openings=row["openings"],
         )
 
 
@@ -61,6 +73,7 @@ class AppendResult:
     head_seq: int  # the stream's head right after this command
     result: Any  # the caller's result, as stored with the command id
     duplicate: bool = False  # True: the command id was seen before and nothing was appended now
+    openings: tuple[dict[str, Opening], ...] = ()  # per event: the openings of its sealed fields
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,9 +35,18 @@ def test_a_wild_draw_four_only_when_it_is_a_legal_play() -> None:
     # uno-duo (no_playable): nothing else could be played -> legal, and it plays it
     honest = craft_view(hand=["W+4", "G7", "B8"], legal=legal, top="R3", color="red")
     assert GreedyBot().choose(honest, RNG)["card"] == "W+4"
-    # classic-2p (no_colour_match): a red card in hand makes it illegal -> no bluff
+    # uno-duo: a plain Wild left in hand could have been played -> illegal, so it keeps the W+4
+    wild = craft_view(hand=["W+4", "W", "G7", "B8", "B9", "Y1"], legal=plays("W+4", "W") + [{"type": "draw"}],
+                      top="R3", color="red")
+    assert GreedyBot().choose(wild, RNG) == {"type": "draw"}
+    # classic-2p (no_match, D13c): a red card, or a card of the same number, makes it illegal -> no bluff
     bluff = craft_view(ruleset="classic-2p", hand=["W+4", "R7", "B8"], legal=legal, top="R3", color="red")
     assert GreedyBot().choose(bluff, RNG) == {"type": "draw"}
+    number = craft_view(ruleset="classic-2p", hand=["W+4", "G3", "B8"], legal=legal, top="R3", color="red")
+    assert GreedyBot().choose(number, RNG) == {"type": "draw"}
+    # classic-2p: a plain Wild does not match, so W+4 with only a W besides is legal
+    classic_wild = craft_view(ruleset="classic-2p", hand=["W+4", "W", "G7", "B8"], legal=legal, top="R3", color="red")
+    assert GreedyBot().choose(classic_wild, RNG)["card"] == "W+4"
 
 
 def test_it_always_says_uno_with_the_play_that_leaves_one_card() -> None:

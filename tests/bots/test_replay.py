@@ -13,9 +13,11 @@ import pytest
 from engine import CLASSIC_2P, ENGINE_VERSION, UNO_DUO, Ruleset
 from engine.chain import first_broken_seq
 from engine.events import Event
-from engine.fastfold import fast_fold
+from engine.evolve import fold
+from engine.sealing import join
 from engine.replay import BASE_TIME, at_of, replay_lines, replay_text
 from engine.selfplay import MatchResult, play_match
+from engine.errors import ReplayUnreadable
 from engine.verify import verify_replay
 
 REPLAYS = Path(__file__).resolve().parents[2] / "replays"
@@ -34,7 +36,7 @@ def result(request: pytest.FixtureRequest) -> MatchResult:
 def check_replay(text: str) -> None:
     lines = text.splitlines()
     header = json.loads(lines[0])
-    assert header["format"] == "unoduo-replay" and header["version"] == 1
+    assert header["format"] == "unoduo-replay" and header["version"] == 2
     for key in ("match", "ruleset", "players", "engine"):
         assert key in header
     envelopes = [json.loads(line) for line in lines[1:]]
@@ -55,16 +57,16 @@ def test_a_replay_file_is_complete_and_verifies(result: MatchResult) -> None:
     header = json.loads(text.splitlines()[0])
     assert header == {
         "format": "unoduo-replay",
-        "version": 1,
+        "version": 2,
         "match": result.match_id,
         "ruleset": result.ruleset,
         "players": list(result.players),
         "engine": ENGINE_VERSION,
     }
     envelopes = [json.loads(line) for line in text.splitlines()[1:]]
-    events = [Event(e["type"], e["data"]) for e in envelopes]
-    assert len(events) == len(result.events)
-    assert fast_fold(events).winner == result.winner
+    events = [Event(e["type"], join(e["data"], e["open"])) for e in envelopes]
+    assert events == result.events  # the public data and the opened values give back every event whole
+    assert fold(events).winner == result.winner
 
 
 def test_the_same_seed_gives_a_byte_identical_replay(result: MatchResult) -> None:
@@ -75,8 +77,14 @@ def test_the_same_seed_gives_a_byte_identical_replay(result: MatchResult) -> Non
 def test_times_are_a_fixed_base_plus_a_millisecond_per_seq() -> None:
     assert at_of(1) == "2026-01-01T00:00:00.001000Z"
     assert at_of(61_000, BASE_TIME) == "2026-01-01T00:01:01.000000Z"
-    lines = replay_lines("x", "uno-duo", ["a", "b"], [Event("match_created", {"k": 1})], engine_version="t")
+    events = [Event("match_created", {"k": 1}), Event("seed_revealed", {"server_seed": "00" * 32})]
+    lines = replay_lines("x", "uno-duo", ["a", "b"], events, engine_version="t")
     assert json.loads(lines[1])["at"] == at_of(1) and json.loads(lines[0])["engine"] == "t"
+
+
+def test_a_live_match_has_no_replay() -> None:
+    with pytest.raises(ReplayUnreadable, match="finished match"):
+        replay_lines("x", "uno-duo", ["a", "b"], [Event("match_created", {"k": 1})])
 
 
 def test_a_tampered_replay_fails_the_chain(result: MatchResult) -> None:

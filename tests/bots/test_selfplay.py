@@ -1,5 +1,6 @@
-"""Self-play: deterministic from (seed, match index), seats swap, stuck matches are stopped,
-and over 1,000 matches greedy beats random in at least 70%."""
+"""Self-play: deterministic from (seed, match index), seats swap, a match nobody plays in still
+ends (D17 blocked rounds), a runaway match is stopped, and over 1,000 matches greedy beats random
+in at least 70%."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import pytest
 
 import engine.selfplay as selfplay
 from engine import CLASSIC_2P, UNO_DUO
+from engine.cards import parse_card
+from engine.rulesets import Ruleset
 from engine.selfplay import (
     MatchResult,
     MatchStuck,
@@ -68,11 +71,50 @@ class Drawer:
         return dict(view["legal"][0])
 
 
-def test_a_match_in_which_nobody_can_ever_play_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+def _points(ruleset: Ruleset, hand: list[str]) -> int:
+    return sum(ruleset.points(parse_card(code)) for code in hand)
+
+
+@pytest.mark.parametrize("ruleset", [UNO_DUO, CLASSIC_2P], ids=lambda r: r.name)
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_a_match_in_which_nobody_ever_plays_ends_with_blocked_rounds(
+    monkeypatch: pytest.MonkeyPatch, ruleset: Ruleset, index: int
+) -> None:
+    """Two bots that only draw: once every card is held, two empty draws in a row end each
+    round (D17), the lower hand winning, so the match finishes instead of looping for ever."""
     monkeypatch.setattr(selfplay, "get_bot", lambda name: Drawer())
     monkeypatch.setattr(selfplay, "normalize_bot_name", lambda name: name)
-    with pytest.raises(MatchStuck, match="no card played"):
-        play_match(["drawer", "drawer"], UNO_DUO, 1, 0)
+    result = play_match(["drawer", "drawer"], ruleset, 1, index)
+    events = result.events
+    types = [e.type for e in events]
+    assert "card_played" not in types
+    assert types[-2:] == ["match_ended", "seed_revealed"]
+    ends = [i for i, t in enumerate(types) if t == "round_ended"]
+    assert len(ends) == result.rounds >= 1
+    scores = [0, 0]
+    for end in ends:
+        data = events[end].data
+        assert data["blocked"] is True
+        # the two draws just before: each seat's own draw, one after the other, receiving nothing
+        lapses = [e.data for e in events[:end] if e.type in ("draw_lapsed", "cards_drawn")][-2:]
+        assert [d.get("received") for d in lapses] == [0, 0]
+        assert {d["seat"] for d in lapses} == {0, 1}
+        assert all(d["reason"] in ("draw", "volley") for d in lapses)
+        points = [_points(ruleset, hand) for hand in data["hands"]]
+        if points[0] == points[1]:
+            assert (data["winner"], data["loser"], data["points"]) == (None, None, 0)
+            continue
+        winner = 0 if points[0] < points[1] else 1
+        assert (data["winner"], data["loser"], data["points"]) == (winner, 1 - winner, points[1 - winner])
+        scorer = 1 - winner if ruleset.name == "uno-duo" else winner
+        scores[scorer] += points[1 - winner]
+        assert data["scores"] == scores
+    assert list(result.scores) == scores
+
+
+def test_a_match_that_runs_past_its_action_bound_is_stopped() -> None:
+    with pytest.raises(MatchStuck, match="did not finish within 40 actions"):
+        play_match(["greedy", "random"], UNO_DUO, 1, 0, max_actions=40)
 
 
 def test_wilson_interval() -> None:

@@ -34,7 +34,17 @@ DOCS = ROOT / "docs"
 SCENARIOS = DOCS / "scenarios"
 RULES_DOC = DOCS / "RULES.md"
 SCENARIO_FILES = sorted(SCENARIOS.glob("*.json"))
-RULING_IDS = [f"D{n}" for n in range(1, 17)]
+RULING_ID = re.compile(r"D(\d+)([a-z]?)")
+
+
+def ruling_key(ruling: str) -> tuple[int, str]:
+    """``"D13c"`` -> ``(13, "c")``: rulings in document order (D13, then D13c, then D14)."""
+    found = RULING_ID.fullmatch(ruling)
+    assert found, f"not a ruling id: {ruling!r}"
+    return int(found.group(1)), found.group(2)
+
+
+RULING_IDS = sorted([f"D{n}" for n in range(1, 18)] + ["D13c"], key=ruling_key)
 EXPECT_KEYS = {"ok", "errors", "events", "setup", "views", "audit"}
 POINT_KEYS = EXPECT_KEYS - {"ok"}
 
@@ -235,7 +245,7 @@ def ruling_sections(text: str) -> dict[str, str]:
     headings = [(m.start(), len(m.group(1)), m.group(2)) for m in HEADING.finditer(text)]
     sections: dict[str, str] = {}
     for index, (start, level, title) in enumerate(headings):
-        found = re.match(r"(D\d+)\b", title)
+        found = re.match(r"(D\d+[a-z]?)\b", title)
         if not found:
             continue
         end = len(text)
@@ -249,7 +259,7 @@ def ruling_sections(text: str) -> dict[str, str]:
 
 def test_every_ruling_has_a_section_with_an_existing_worked_example() -> None:
     sections = ruling_sections(RULES_DOC.read_text(encoding="utf-8"))
-    assert sorted(sections, key=lambda r: int(r[1:])) == RULING_IDS
+    assert sorted(sections, key=ruling_key) == RULING_IDS
     for ruling in RULING_IDS:
         links = LINK.findall(sections[ruling])
         assert links, f"{ruling} links no scenario"
@@ -277,8 +287,15 @@ def test_every_ruling_is_cited_by_an_example_that_pins_it(ruling: str) -> None:
     """The scenarios a ruling links must exist and name the ruling (file name or note)."""
     sections = ruling_sections(RULES_DOC.read_text(encoding="utf-8"))
     names = [Path(link).name for link in LINK.findall(sections[ruling])]
-    number = int(ruling[1:])
+    number, suffix = ruling_key(ruling)
     assert any(
-        name.startswith(f"d{number:02d}_") or re.search(rf"\b{ruling}\b", load(SCENARIOS / name)["note"])
+        name.startswith(f"d{number:02d}{suffix}_") or re.search(rf"\b{ruling}\b", load(SCENARIOS / name)["note"])
         for name in names
     )
+
+
+def test_every_rule_a_refusal_cites_is_a_ruling_of_the_document() -> None:
+    for path in SCENARIO_FILES:
+        for key, error in load(path)["expect"].get("errors", {}).items():
+            rule = error.get("rule")
+            assert rule is None or rule in RULING_IDS, f"{path.name} errors[{key}] cites {rule!r}"

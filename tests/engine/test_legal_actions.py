@@ -17,7 +17,7 @@ from engine.commands import Draw, Pass, Play, SayUno, SeatCommand, format_action
 from engine.deck_facts import deck_facts
 from engine.legal import legal_actions
 from engine.rules import matches_top
-from tests.engine.test_refusals import STATES
+from tests.engine.test_refusals import SEAT0_CLASSIC, STATES, classic
 
 DEALER = Dealer(b"f" * 32)
 
@@ -80,3 +80,17 @@ def test_deck_tables_agree_with_the_cards_and_the_d5_predicate(wild_count: int) 
         for top in {c.rank: c for c in deck}.values():
             row = facts.matching[color][top.rank]
             assert row == tuple(matches_top(card, top, color) for card in deck)
+
+
+def test_an_enforced_wild_draw_four_is_listed_only_when_it_may_be_played() -> None:
+    """D13c: classic-2p leaves out a W+4 that the hand's G5 (same number as R5) forbids; with the
+    challenge switched back on (no_colour_match) the same W+4 is listed, in every colour."""
+    hand = ["W+4", "G5", "B1", "Y2", "G3", "B7", "Y8"]
+    enforced = classic(hand, SEAT0_CLASSIC, "R5").state
+    fours = [a for a in legal_actions(enforced, 1) if isinstance(a, Play) and a.card.rank is Rank.WILD_DRAW_FOUR]
+    assert fours == []
+    challenge = classic(hand, SEAT0_CLASSIC, "R5", {"wd4_check": "challenge", "wd4_rule": "no_colour_match"}).state
+    fours = [a for a in legal_actions(challenge, 1) if isinstance(a, Play) and a.card.rank is Rank.WILD_DRAW_FOUR]
+    assert [a.color for a in fours] == list(COLOR_ORDER)
+    allowed = classic(["W+4", "W", "B1", "Y2", "G3", "B7", "Y8"], SEAT0_CLASSIC, "R5").state
+    assert any(isinstance(a, Play) and a.card.rank is Rank.WILD_DRAW_FOUR for a in legal_actions(allowed, 1))

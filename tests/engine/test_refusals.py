@@ -25,6 +25,7 @@ from engine import (
     parse_seat_command,
 )
 from engine.cards import canonical_deck
+from engine.rulesets import Ruleset
 from engine.scenario import DEFAULT_SEED, build_dealer
 from tests.engine.playing import COLOURS, play_match, short
 
@@ -214,3 +215,74 @@ def test_impossible_ruleset_overrides_are_refused(overrides: dict[str, Any]) -> 
 
     with pytest.raises(ScenarioError):
         run_scenario({"ruleset": "uno-duo", "rules": overrides, "commands": []})
+
+
+# ---------------------------------------------------------------- D13c: the classic Wild Draw Four
+
+
+def classic(
+    seat1: list[str], seat0: list[str], starter: str, rules: dict[str, Any] | None = None, rest: tuple[str, ...] = ()
+) -> LocalMatch:
+    """A classic-2p match (seat 0 is Player 1): the hands dealt alternately, first to seat 1."""
+    ruleset = CLASSIC_2P if rules is None else Ruleset.from_dict({**CLASSIC_2P.to_dict(), **rules})
+    top = [code for pair in zip(seat1, seat0) for code in pair] + [starter, *rest]
+    dealer = build_dealer({"decks": [top], "first_drafter": 0}, ruleset)
+    return LocalMatch.start(DEFAULT_SEED, ruleset, dealer=dealer)
+
+
+SEAT0_CLASSIC = ["B2", "Y4", "G8", "R9", "Y1", "G2", "B3"]
+
+
+@pytest.mark.parametrize(
+    ("other", "starter"),
+    [("R1", "R5"), ("G5", "R5"), ("GS", "RS"), ("G+2", "R+2")],
+    ids=["colour", "number", "skip", "draw_two"],
+)
+def test_d13c_a_wild_draw_four_with_a_matching_card_is_refused(other: str, starter: str) -> None:
+    # after a Draw Two starter seat 1 draws B9 and Y9, which match nothing on R+2
+    match = classic(["W+4", other, "B1", "Y2", "G3", "B7", "Y8"], SEAT0_CLASSIC, starter, rest=("B9", "Y9"))
+    if match.state.pending.seat == 0:  # a Skip or Draw Two starter: Player 1 moves first; it draws and keeps
+        match.act(0, {"type": "draw"})
+        match.act(0, {"type": "pass"})
+    state = match.state
+    assert state.pending.seat == 1
+    refused = refusal(state, 1, {"type": "play", "card": "W+4", "color": "blue"})
+    assert (refused.code, refused.rule) == (ErrorCode.CARD_NOT_PLAYABLE, "D13c")
+    assert {"type": "play", "card": "W+4"} not in legal_commands(state, 1)
+    assert {"type": "play", "card": other} in legal_commands(state, 1)
+
+
+def test_d13c_wilds_never_match_and_the_four_are_drawn_at_once() -> None:
+    match = classic(["W+4", "W", "W+4", "Y2", "G3", "B7", "Y8"], SEAT0_CLASSIC, "R5")
+    assert {"type": "play", "card": "W+4"} in legal_commands(match.state, 1)
+    events = match.act(1, {"type": "play", "card": "W+4", "color": "blue"})
+    drawn = [e.data for e in events if e.type == "cards_drawn"]
+    assert [(d["seat"], d["count"], d["reason"]) for d in drawn] == [(0, 4, "wild_draw_four")]
+    state = match.state
+    assert (state.pending.kind.value, state.pending.seat) == ("turn", 1)
+    assert refusal(state, 0, {"type": "challenge"}).code is ErrorCode.NOT_YOUR_TURN
+    # B7 now matches the named colour, so the second W+4 is refused
+    refused = refusal(state, 1, {"type": "play", "card": "W+4", "color": "green"})
+    assert (refused.code, refused.rule) == (ErrorCode.CARD_NOT_PLAYABLE, "D13c")
+
+
+def test_d13c_a_drawn_wild_draw_four_is_judged_on_the_hand() -> None:
+    match = classic(["Y9", "G5", "B1", "Y2", "G3", "B7", "Y8"], SEAT0_CLASSIC, "R5", rest=("W+4",))
+    match.act(1, {"type": "draw"})
+    state = match.state
+    assert state.pending.kind.value == "drawn" and state.pending.card is not None
+    assert state.card(state.pending.card).code == "W+4"
+    assert legal_commands(state, 1) == [{"type": "pass"}]  # G5 still matches the 5 (D6, D13c)
+    refused = refusal(state, 1, {"type": "play", "card": "W+4", "color": "red"})
+    assert (refused.code, refused.rule) == (ErrorCode.CARD_NOT_PLAYABLE, "D13c")
+
+
+def test_d13c_override_gives_the_official_challenge() -> None:
+    rules = {"wd4_check": "challenge", "wd4_rule": "no_colour_match"}
+    match = classic(["W+4", "G5", "B1", "Y2", "G3", "B7", "Y8"], SEAT0_CLASSIC, "R5", rules)
+    assert {"type": "play", "card": "W+4"} in legal_commands(match.state, 1)  # G5 counts only under no_match
+    match.act(1, {"type": "play", "card": "W+4", "color": "blue"})
+    assert (match.state.pending.kind.value, match.state.pending.seat) == ("wild_draw_four", 0)
+    events = match.act(0, {"type": "challenge"})
+    verdict = next(e.data for e in events if e.type == "challenge_resolved")
+    assert (verdict["verdict"], verdict["matching"], verdict["evidence"]["rule"]) == ("legal", [], "no_colour_match")

@@ -71,3 +71,15 @@ def test_dealer_labels() -> None:
     assert dealer.round_deck(("e0", "e1"), 3, 112) == shuffle_ids(range(112), key, "round:3:deck")
     assert dealer.cut(("e0", "e1"), 2, 112) == shuffle_ids(range(112), key, "cut:2")[:2]
     assert dealer.recycle(("e0", "e1"), 1, 2, [9, 3, 5]) == shuffle_ids([3, 5, 9], key, "round:1:recycle:2")
+    # a classic-2p round started again after a wild starter: its k-th restart has its own stream
+    assert dealer.round_deck(("e0", "e1"), 3, 108, 2) == shuffle_ids(range(108), key, "round:3:deck:2")
+    assert dealer.round_deck(("e0", "e1"), 3, 108, 2) != dealer.round_deck(("e0", "e1"), 3, 108, 1)
+
+
+def test_a_stacked_deck_fixes_only_a_rounds_first_start() -> None:
+    seed = b"q" * 32
+    stacked = tuple(reversed(range(108)))
+    dealer = Dealer(seed, stacked={1: stacked})
+    key = shuffle_key(seed, "e0", "e1")
+    assert dealer.round_deck(("e0", "e1"), 1, 108) == stacked
+    assert dealer.round_deck(("e0", "e1"), 1, 108, 1) == shuffle_ids(range(108), key, "round:1:deck:1")

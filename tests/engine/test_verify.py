@@ -1,4 +1,9 @@
-"""`unoduo verify`: an auditor re-checks a replay with no trust in the server (FAIRNESS.md)."""
+"""`unoduo verify`: an auditor re-checks a replay with no trust in the server (docs/FAIRNESS.md).
+
+Replays here are made as a server makes them (``engine.replay``); tampering is done as a
+dishonest server would, with the seed in hand: edit, then recompute every commitment and hash
+after the edit. Each must still be caught, and named by its line.
+"""
 
 from __future__ import annotations
 
@@ -11,44 +16,51 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from engine import UNO_DUO
-from engine.chain import seal
-from engine.chain import ZERO_HASH
+from engine.chain import ZERO_HASH, chain_envelope
+from engine.replay import replay_text as make_replay
+from engine.sealing import commitment, seal_salt
 from engine.verify import Receipt, verify_replay
 from tests.engine.playing import play_match, short
 
 runner = CliRunner()
+SEED = (21).to_bytes(32, "big")  # play_match seeds the server with the match seed's bytes
 
 
-def envelopes_of(events: list[Any], stream: str = "match-1") -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    prev = ZERO_HASH
-    for seq, event in enumerate(events, start=1):
-        env = seal(stream, seq, event.type, json.loads(json.dumps(event.data)), f"2026-11-29T20:00:{seq % 60:02d}Z", prev)
-        out.append(env)
-        prev = env["hash"]
-    return out
+def lines_of(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines()[1:]]
 
 
-def replay_text(envelopes: list[dict[str, Any]]) -> str:
-    header = {"format": "unoduo-replay", "version": 1, "match": "1", "ruleset": "uno-duo",
+def replay_text(lines: list[dict[str, Any]], version: int = 2) -> str:
+    header = {"format": "unoduo-replay", "version": version, "match": "1", "ruleset": "uno-duo",
               "players": ["a", "b"], "engine": "test"}
-    return "\n".join(json.dumps(x) for x in [header, *envelopes]) + "\n"
+    return "\n".join(json.dumps(x) for x in [header, *lines]) + "\n"
 
 
-def reseal(envelopes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """What a dishonest server would do: rewrite, then recompute every hash after the edit."""
+def reseal(lines: list[dict[str, Any]], seed: bytes = SEED) -> list[dict[str, Any]]:
+    """A dishonest server's rewrite: recompute every commitment from its opened value, then every hash."""
     out: list[dict[str, Any]] = []
     prev = ZERO_HASH
-    for env in envelopes:
-        new = seal(env["stream"], env["seq"], env["type"], env["data"], env["at"], prev)
-        out.append(new)
-        prev = new["hash"]
+    for line in lines:
+        sealed = {name: commitment(seal_salt(seed, line["stream"], line["seq"], name), value)
+                  for name, value in line["open"].items()}
+        env = chain_envelope(line["stream"], line["seq"], line["type"], line["data"], sealed, line["at"], prev)
+        out.append({**env, "open": line["open"]})
+        prev = env["hash"]
     return out
 
 
 @pytest.fixture(scope="module")
 def finished() -> list[dict[str, Any]]:
-    return envelopes_of(play_match(21, short(UNO_DUO, 60), 0.85).events)
+    match = play_match(21, short(UNO_DUO, 60), 0.85)
+    return lines_of(make_replay("1", "uno-duo", ["a", "b"], match.events))
+
+
+def copy(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return json.loads(json.dumps(lines))
+
+
+def first(lines: list[dict[str, Any]], type_: str) -> int:
+    return next(i for i, e in enumerate(lines) if e["type"] == type_)
 
 
 def test_an_honest_replay_verifies(finished: list[dict[str, Any]], tmp_path: Path) -> None:
@@ -58,36 +70,67 @@ def test_an_honest_replay_verifies(finished: list[dict[str, Any]], tmp_path: Pat
     result = runner.invoke(app, ["verify", str(path), "--receipt", receipt])
     assert result.exit_code == 0, result.output
     assert "verified" in result.output and "receipt 11: present" in result.output
+    assert "sealed fields: all" in result.output
 
 
 def test_an_edited_event_breaks_the_chain_at_its_line(finished: list[dict[str, Any]]) -> None:
-    edited = [dict(e) for e in finished]
+    edited = copy(finished)
     edited[30]["data"] = {**edited[30]["data"], "seat": 1 - edited[30]["data"].get("seat", 0)}
     report = verify_replay(replay_text(edited))
     assert not report.ok and report.line == 32 and "seq 31" in (report.failure or "")
 
 
+def test_an_edited_opening_is_named_by_line_and_field(finished: list[dict[str, Any]], tmp_path: Path) -> None:
+    edited = copy(finished)
+    index = first(edited, "cards_drawn")
+    edited[index]["open"]["codes"] = ["W+4"] * len(edited[index]["open"]["codes"])
+    path = tmp_path / "m.jsonl"
+    path.write_text(replay_text(edited))
+    result = runner.invoke(app, ["verify", str(path)])
+    assert result.exit_code == 1
+    assert f"line {index + 2}: field 'codes': the opened value does not match its commitment" in result.output
+
+
+def test_a_missing_or_extra_opening_is_named(finished: list[dict[str, Any]]) -> None:
+    missing = copy(finished)
+    index = first(missing, "round_started")
+    del missing[index]["open"]["deck"]
+    report = verify_replay(replay_text(missing))
+    assert not report.ok and report.line == index + 2 and "'deck' has no opened value" in (report.failure or "")
+    extra = copy(finished)
+    extra[0]["open"]["note"] = "x"
+    report = verify_replay(replay_text(extra))
+    assert not report.ok and report.line == 2 and "'note'" in (report.failure or "")
+
+
 def test_a_rewritten_deck_is_caught_by_the_shuffle_re_run(finished: list[dict[str, Any]]) -> None:
-    forged = [dict(e) for e in finished]
-    index = next(i for i, e in enumerate(forged) if e["type"] == "round_started")
-    deck = list(forged[index]["data"]["deck"])
+    forged = copy(finished)
+    index = first(forged, "round_started")
+    deck = forged[index]["open"]["deck"]
     deck[0], deck[1] = deck[1], deck[0]
-    forged[index]["data"] = {**forged[index]["data"], "deck": deck}
     report = verify_replay(replay_text(reseal(forged)))
     assert not report.ok and report.line is not None and report.line <= index + 2
     assert "rules give" in (report.failure or "")
 
 
+def test_a_hidden_field_moved_into_the_clear_is_caught(finished: list[dict[str, Any]]) -> None:
+    forged = copy(finished)
+    index = first(forged, "card_played")
+    forged[index]["data"]["card"] = forged[index]["open"].pop("card")
+    report = verify_replay(replay_text(reseal(forged)))
+    assert not report.ok and report.line == index + 2 and "schema" in (report.failure or "")
+
+
 def test_a_forged_challenge_verdict_or_score_is_caught(finished: list[dict[str, Any]]) -> None:
-    forged = [dict(e) for e in finished]
-    index = next(i for i, e in enumerate(forged) if e["type"] == "round_ended")
+    forged = copy(finished)
+    index = first(forged, "round_ended")
     forged[index]["data"] = {**forged[index]["data"], "points": forged[index]["data"]["points"] + 1}
     report = verify_replay(replay_text(reseal(forged)))
     assert not report.ok and report.line == index + 2
 
 
 def test_a_wrong_seed_fails_the_commitment(finished: list[dict[str, Any]]) -> None:
-    forged = [dict(e) for e in finished]
+    forged = copy(finished)
     forged[-1]["data"] = {**forged[-1]["data"], "server_seed": "00" * 32}
     report = verify_replay(replay_text(reseal(forged)))
     assert not report.ok and "commitment" in (report.failure or "")
@@ -104,6 +147,15 @@ def test_a_receipt_missing_from_the_log_proves_a_rewrite(finished: list[dict[str
 def test_a_live_match_is_not_verifiable(finished: list[dict[str, Any]]) -> None:
     report = verify_replay(replay_text(finished[:40]))
     assert not report.ok and "not finished" in (report.failure or "")
+
+
+def test_a_version_1_replay_is_refused_with_the_version_named(finished: list[dict[str, Any]], tmp_path: Path) -> None:
+    path = tmp_path / "old.jsonl"
+    path.write_text(replay_text(finished, version=1))
+    result = runner.invoke(app, ["verify", str(path)])
+    assert result.exit_code == 2
+    assert "version 1 replay" in result.output and "reads version 2" in result.output
+    assert "Traceback" not in result.output
 
 
 @pytest.mark.parametrize("content", ["", "not json\n", '{"format": "other"}\n', "[1, 2]\n"])

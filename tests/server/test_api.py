@@ -107,7 +107,9 @@ def test_two_humans_see_only_their_own_cards(client: TestClient) -> None:
     assert started["match"]["status"] == "live" and started["match"]["ruleset"] == "classic-2p"
 
     audit = ok(client.get(f"/api/matches/{match_id}", headers=DIRECTOR))["view"]
-    assert audit["viewer"] == "auditor" and len(audit["hands"][0]) == 7 and "draw_order" in audit
+    # seven each, and two more for Player 2 when the starter is a Draw Two (D4)
+    assert audit["viewer"] == "auditor" and sorted(len(h) for h in audit["hands"]) in ([7, 7], [7, 9])
+    assert "draw_order" in audit
     for seat, headers in ((0, ada_h), (1, bob_h)):
         body = ok(client.get(f"/api/matches/{match_id}", headers=headers))
         assert body["view"]["viewer"] == seat and body["view"]["hand"] == audit["hands"][seat]
@@ -115,7 +117,8 @@ def test_two_humans_see_only_their_own_cards(client: TestClient) -> None:
         events = [json.loads(x) for x in client.get(f"/api/matches/{match_id}/events", headers=headers).text.splitlines()]
         check_seat_response({"view": body["view"], "events": events}, seat)
         dealt = next(e for e in events if e["type"] == "cards_dealt")
-        assert dealt["data"]["hands"][seat] is not None
+        assert set(dealt["open"]) == {f"hand{seat}"} and len(dealt["open"][f"hand{seat}"]["value"]) == 7
+        assert set(dealt["sealed"]) == {"cards", "hand0", "hand1"} and dealt["data"] == {"counts": [7, 7]}
     for headers in (eve_h, {}):
         body = ok(client.get(f"/api/matches/{match_id}", headers=headers))
         assert body["view"]["viewer"] == "spectator" and body["view"]["hand"] is None and body["view"]["legal"] == []

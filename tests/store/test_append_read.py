@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from engine.chain import envelope_hash, first_broken_seq, seal
+from engine.chain import chain_envelope, envelope_hash, first_broken_seq
 from engine.events import Event
 from engine.chain import ZERO_HASH
 from server.db import make_engine
@@ -44,7 +44,7 @@ def test_append_numbers_seals_and_reads_back(store: EventStore) -> None:
     assert stored[0].prev == ZERO_HASH
     assert stored[1].prev == stored[0].hash and stored[2].prev == stored[1].hash
     for e in stored:
-        assert e.hash == envelope_hash(e.stream, e.seq, e.type, e.data, e.at, e.prev)
+        assert e.hash == envelope_hash(e.stream, e.seq, e.type, e.data, e.sealed, e.at, e.prev)
     assert stored[0].at == "2026-11-29T19:55:34.001000Z"  # the injected clock, one tick per command
     assert stored[0].at == stored[1].at and stored[2].at == "2026-11-29T19:55:34.002000Z"
     assert store.verify_chain("match-a") is None
@@ -126,7 +126,7 @@ def test_data_is_stored_as_json_and_hashes_as_read_back(store: EventStore) -> No
     assert stored.data == {"t": [1, 2, [3]], "c": "red", "u": "ünïcødé ☂", "f": 0.5, "n": None, "b": False, "big": 2**70}
     assert type(stored.data["c"]) is str
     assert result.events[0] == stored.envelope()
-    assert stored.hash == seal("match-j", 1, "thing", stored.data, stored.at, ZERO_HASH)["hash"]
+    assert stored.hash == chain_envelope("match-j", 1, "thing", stored.data, {}, stored.at, ZERO_HASH)["hash"]
     assert first_broken_seq([stored.envelope()]) is None
 
 

@@ -97,7 +97,8 @@ def play_registered_matches(store: EventStore) -> None:
         stream = match_stream(match_id)
         for match, events in play_random(seed, ruleset, limit):
             if events:
-                store.append(stream, events, expected_seq=match.state.version - len(events))
+                store.append(stream, events, expected_seq=match.state.version - len(events),
+                             seal_seed=match.dealer.server_seed)
     store.append(MATCHES_STREAM, [Event("match_annulled", {"match": "c2", "reason": "test"})], expected_seq=None)
 
 

@@ -9,7 +9,7 @@ from sqlalchemy import text
 from typer.testing import CliRunner
 
 from cli.main import app
-from engine.chain import seal
+from engine.chain import chain_envelope
 from engine.events import Event
 from server.store.event_store import EventStore
 
@@ -58,7 +58,7 @@ def test_a_removed_last_event_is_not_a_break_but_the_head_moves(ten: EventStore)
 def test_a_resealed_event_breaks_the_link_after_it(ten: EventStore) -> None:
     """Rewriting an event with a correct hash of its own still breaks the next event's link."""
     old = ten.read("match-t", 3, to_seq=3)[0]
-    forged = seal("match-t", 3, "thing", {"i": 2, "who": "mallory"}, old.at, old.prev)
+    forged = chain_envelope("match-t", 3, "thing", {"i": 2, "who": "mallory"}, {}, old.at, old.prev)
     cast = "CAST(:data AS JSON)" if ten.engine.dialect.name == "postgresql" else ":data"
     sql(ten, f"UPDATE events SET data = {cast}, hash = :h WHERE stream = 'match-t' AND seq = 3",
         data=json.dumps(forged["data"]), h=forged["hash"])
