@@ -32,7 +32,7 @@ from engine.bots import get_bot
 from engine.commands import CreateMatch, JoinSeat, SeatCommand, parse_action, parse_seat_command
 from engine.decide import decide_step
 from engine.errors import CommandRefused
-from engine.events import Event
+from engine.events import Event, EventType
 from engine.evolve import fold
 from engine.replay import header_line, replay_line
 from engine.rulesets import RULESETS, get_ruleset
@@ -48,12 +48,12 @@ from server.store.read_models import MatchSummary, match_summary
 from server.store.records import Envelope
 from server.store.secrets import match_seed, match_seed_rows, new_server_seed
 from server.store.snapshots import Snapshots
-from server.store.streams import MATCHES_STREAM, match_stream
+from server.store.streams import MATCHES_STREAM, ServerEventType, match_stream
 
 log = logging.getLogger(__name__)
 
 MAX_BOT_MOVES = 5000  # a safety bound per drive; a whole match takes a few hundred
-CLOSING_EVENT = "seed_revealed"  # the last event of every finished match
+CLOSING_EVENT = EventType.SEED_REVEALED  # the last event of every finished match
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +152,7 @@ class MatchService:
             MATCHES_STREAM,
             [
                 Event(
-                    "match_registered",
+                    ServerEventType.MATCH_REGISTERED,
                     {"match": match_id, "seats": [caller.id, opponent.id], "tournament": None,
                      "round": None, "ruleset": ruleset.name},
                 )

@@ -19,7 +19,7 @@ from engine.events import Event
 from server.store.errors import InvalidAppendError
 from server.store.event_store import AppendResult, EventStore
 from server.store.models import players_table as T
-from server.store.streams import PLAYERS_STREAM
+from server.store.streams import PLAYERS_STREAM, ServerEventType
 
 PLAYER_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 KINDS = ("human", "bot")
@@ -67,7 +67,7 @@ def register_player(
 
     return store.append(
         PLAYERS_STREAM,
-        [Event("player_registered", dict(info))],
+        [Event(ServerEventType.PLAYER_REGISTERED, dict(info))],
         expected_seq=None,
         command_id=command_id,
         result=info,

@@ -20,18 +20,19 @@ from typing import Any, Protocol
 
 from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, text, update
 
+from engine.events import EventType
 from server.store.errors import InvalidAppendError
 from server.store.models import match_summaries_table as M
 from server.store.models import events_table as E
 from server.store.models import standings_table as S
-from server.store.streams import MATCH_PREFIX, MATCHES_STREAM, match_id_of
+from server.store.streams import MATCH_PREFIX, MATCHES_STREAM, ServerEventType, match_id_of
 
 WAITING, LIVE, FINISHED, ANNULLED = "waiting", "live", "finished", "annulled"
 STATUSES = (WAITING, LIVE, FINISHED, ANNULLED)
 
 # Event types that change a read model; every other event is skipped without loading a row.
-MATCH_EVENT_TYPES = frozenset({"match_created", "round_started", "round_ended", "match_ended"})
-REGISTRY_EVENT_TYPES = frozenset({"match_registered", "match_annulled"})
+MATCH_EVENT_TYPES = frozenset({EventType.MATCH_CREATED, EventType.ROUND_STARTED, EventType.ROUND_ENDED, EventType.MATCH_ENDED})
+REGISTRY_EVENT_TYPES = frozenset({ServerEventType.MATCH_REGISTERED, ServerEventType.MATCH_ANNULLED})
 
 
 @dataclass
@@ -239,7 +240,7 @@ def project(view: Projection, envelope: Mapping[str, Any]) -> None:
         return
     if stream == MATCHES_STREAM:
         m = view.match(data["match"])
-        if type_ == "match_registered":
+        if type_ == ServerEventType.MATCH_REGISTERED:
             counted = m.status == FINISHED
             if counted:
                 _count(view, m, -1)
@@ -251,7 +252,7 @@ def project(view: Projection, envelope: Mapping[str, Any]) -> None:
                 m.winner = m.seats[m.winner_seat]
             if counted:
                 _count(view, m, 1)
-        elif type_ == "match_annulled":
+        elif type_ == ServerEventType.MATCH_ANNULLED:
             if m.status == FINISHED:
                 _count(view, m, -1)
             m.status = ANNULLED
@@ -259,16 +260,16 @@ def project(view: Projection, envelope: Mapping[str, Any]) -> None:
     match_id = match_id_of(stream)
     assert match_id is not None
     m = view.match(match_id)
-    if type_ == "match_created":
+    if type_ == EventType.MATCH_CREATED:
         if m.ruleset is None:
             m.ruleset = data["ruleset"]["name"]
-    elif type_ == "round_started":
+    elif type_ == EventType.ROUND_STARTED:
         if m.status == WAITING:
             m.status = LIVE
         m.player1 = data["player1"]
-    elif type_ == "round_ended":
+    elif type_ == EventType.ROUND_ENDED:
         m.scores = [data["scores"][0], data["scores"][1]]
-    elif type_ == "match_ended" and m.status != ANNULLED:
+    elif type_ == EventType.MATCH_ENDED and m.status != ANNULLED:
         m.status = FINISHED
         m.scores = [data["scores"][0], data["scores"][1]]
         m.winner_seat = data["winner"]
@@ -298,21 +299,21 @@ def check_event(stream: str, type_: str, data: Mapping[str, Any]) -> None:
 
     if type_ in REGISTRY_EVENT_TYPES:
         need(isinstance(data.get("match"), str) and bool(data.get("match")), "needs a match id")
-    if type_ == "match_registered":
+    if type_ == ServerEventType.MATCH_REGISTERED:
         seats = data.get("seats")
         need(isinstance(seats, list) and len(seats) == 2 and all(_is_opt_str(s) for s in seats),
              "seats must be two player ids (or null)")
         need(_is_opt_str(data.get("tournament")), "tournament must be an id or null")
         need(data.get("round") is None or _is_int(data.get("round")), "round must be a number or null")
         need(_is_opt_str(data.get("ruleset")), "ruleset must be a name or null")
-    elif type_ == "match_created":
+    elif type_ == EventType.MATCH_CREATED:
         ruleset = data.get("ruleset")
         need(isinstance(ruleset, Mapping) and isinstance(ruleset.get("name"), str), "needs ruleset.name")
-    elif type_ == "round_started":
+    elif type_ == EventType.ROUND_STARTED:
         need(data.get("player1") in (0, 1) and _is_int(data.get("player1")), "player1 must be 0 or 1")
-    elif type_ == "round_ended":
+    elif type_ == EventType.ROUND_ENDED:
         need(scores_ok(data.get("scores")), "scores must be two numbers")
-    elif type_ == "match_ended":
+    elif type_ == EventType.MATCH_ENDED:
         need(scores_ok(data.get("scores")), "scores must be two numbers")
         need(data.get("winner") in (0, 1) and _is_int(data.get("winner")), "winner must be seat 0 or 1")
 

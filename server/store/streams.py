@@ -11,12 +11,23 @@
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 
 MATCH_PREFIX = "match-"
 MATCHES_STREAM = "matches"
 PLAYERS_STREAM = "players"
 
 STREAM_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,199}")
+
+
+class ServerEventType(StrEnum):
+    """The server's own event types (engine events are ``engine.events.EventType``)."""
+
+    MATCH_REGISTERED = "match_registered"
+    MATCH_ANNULLED = "match_annulled"
+    PLAYER_REGISTERED = "player_registered"
+
+
 EVENT_TYPE_RE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from engine import CLASSIC_2P, UNO_DUO, CommandRefused, Dealer, decide, legal_commands
 from engine.cards import COLOR_ORDER, Rank, canonical_deck
-from engine.commands import Draw, Pass, Play, SayUno, SeatCommand, format_action
+from engine.commands import Draw, Pass, Play, SayUno, SeatAction, SeatCommand, format_action
 from engine.deck_facts import deck_facts
 from engine.legal import legal_actions
 from engine.rules import matches_top
@@ -48,7 +48,8 @@ def test_a_play_or_draw_the_list_leaves_out_is_refused(index: int) -> None:
     faces = sorted({card.code for card in state.deck})
     for seat in (0, 1):
         listed = set(legal_actions(state, seat))
-        candidates = [Draw(), Pass(), SayUno()] + [
+        candidates: list[SeatAction] = [Draw(), Pass(), SayUno()]
+        candidates += [
             Play(card, rng.choice(COLOR_ORDER) if card.is_wild else None)
             for card in (state.deck[[c.code for c in state.deck].index(code)] for code in faces)
         ]
