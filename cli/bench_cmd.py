@@ -1,50 +1,83 @@
-"""``unoduo bench …``: the benchmark group. Each benchmark registers itself on ``bench_app``.
+"""``unoduo bench …``: thin commands over the benchmark harness in the ``bench`` package.
 
-Also what every benchmark shares: the machine's CPU model and writing its own section of
-docs/BENCHMARKS.md without touching the others.
+Each command checks its options and hands over; the harness is imported only when a benchmark
+runs, so every other ``unoduo`` command starts without it (and without the store).
 """
 
 from __future__ import annotations
 
-import platform
-import re
-from datetime import datetime, timezone
-from pathlib import Path
+import os
+import sys
 
 import typer
+
+from bench.report import ENGINE_SECTION, STORE_SECTION
+from cli.db_guard import guarded
+from engine.rulesets import RULESETS, get_ruleset
+
+DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 bench_app = typer.Typer(
     help="Benchmarks: each result a ratio against a reference run in the same process.",
     no_args_is_help=True,
 )
 
-BENCHMARKS_MD = Path(__file__).resolve().parents[1] / "docs" / "BENCHMARKS.md"
-_INTRO = "# Benchmarks\n\nFigures from `unoduo bench …` runs, each with the machine and the exact command.\n\n"
+
+def _command_line(fallback: str) -> str:
+    return "unoduo " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else fallback
 
 
-def cpu_model() -> str:
+@bench_app.command("engine")
+def engine(
+    seconds: float = typer.Option(10.0, "--seconds", help="about how long each of our measures and RLCard's run"),
+    ruleset: str = typer.Option("uno-duo", "--ruleset", help=f"one of {', '.join(RULESETS)}"),
+    seed: int = typer.Option(1, "--seed", help="seeds the matches and the random choices"),
+    write_docs: bool = typer.Option(
+        False, "--write-docs", help=f"update the '{ENGINE_SECTION}' section of docs/BENCHMARKS.md"
+    ),
+) -> None:
+    """Engine: random self-play actions/s and rounds/s, fold events/s; a ratio of RLCard's UNO core."""
+    if not seconds > 0 or seconds > 3600:
+        typer.echo("unoduo bench engine: --seconds must be more than 0 and at most 3600", err=True)
+        raise typer.Exit(2)
     try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+        rules = get_ruleset(ruleset)
+    except ValueError as exc:
+        typer.echo(f"unoduo bench engine: {exc}", err=True)
+        raise typer.Exit(2) from None
+    from bench.engine import run_and_report
+
+    command = _command_line(
+        f"unoduo bench engine --seconds {seconds:g} --ruleset {rules.name} --seed {seed} --write-docs"
+    )
+    run_and_report(rules, seconds, seed, write_docs, command)
 
 
-def write_docs_section(path: Path, heading: str, section: str) -> None:
-    """Replace (or add) the section that starts with ``heading``, leaving the others as they are."""
-    old = path.read_text(encoding="utf-8") if path.exists() else _INTRO
-    pattern = re.compile(rf"^{re.escape(heading)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(old):
-        new = pattern.sub(lambda _: section + "\n", old, count=1)
-    else:
-        new = old.rstrip("\n") + "\n\n" + section
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(new.rstrip("\n") + "\n", encoding="utf-8")
+@bench_app.command("store")
+def store(
+    seconds: float = typer.Option(3.0, min=0.1, help="how long each writer count runs"),
+    db: str = typer.Option("both", help="sqlite, postgres or both"),
+    writers: str = typer.Option("1,4,16", help="comma-separated writer counts"),
+    postgres_url: str = typer.Option(
+        os.environ.get("UNODUO_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL),
+        help="PostgreSQL server to use (a throw-away schema is created and dropped)",
+    ),
+    write_docs: bool = typer.Option(
+        False, "--write-docs", help=f"update the '{STORE_SECTION}' section of docs/BENCHMARKS.md"
+    ),
+) -> None:
+    """Event store: commands appended per second with 1, 4, 16 writers, beside a raw batched insert."""
+    choices = {"sqlite": ["sqlite"], "postgres": ["postgres"], "both": ["sqlite", "postgres"]}
+    if db not in choices:
+        typer.echo("unoduo bench store: --db must be sqlite, postgres or both", err=True)
+        raise typer.Exit(2)
+    try:
+        counts = [int(w) for w in writers.split(",")]
+        if not counts or min(counts) < 1:
+            raise ValueError
+    except ValueError:
+        typer.echo("unoduo bench store: --writers must be positive whole numbers, e.g. 1,4,16", err=True)
+        raise typer.Exit(2) from None
+    from bench.store import run_and_report
 
-
-def section_head(heading: str, command: str, facts: list[str]) -> list[str]:
-    """The opening lines every benchmark section shares: heading, date and command, machine facts."""
-    return [heading, "", f"Measured {datetime.now(timezone.utc):%Y-%m-%d} with `{command}`.", "",
-            *[f"- {fact}" for fact in facts], ""]
+    guarded("unoduo bench store", lambda: run_and_report(choices[db], seconds, counts, postgres_url, write_docs))

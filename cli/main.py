@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from cli import bench_engine, bench_store, scenario_cmd, serve_cmd, simulate_cmd, verify_cmd
+from cli import scenario_cmd, serve_cmd, simulate_cmd, verify_cmd
 from cli.bench_cmd import bench_app
 from cli.db_cmd import db_app
 
@@ -26,8 +26,6 @@ scenario_cmd.register(app)
 verify_cmd.register(app)
 simulate_cmd.register(app)
 serve_cmd.register(app)
-bench_engine.register(bench_app)
-bench_store.register(bench_app)
 app.add_typer(bench_app, name="bench")
 app.add_typer(db_app, name="db")
 

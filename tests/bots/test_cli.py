@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import cli.bench_engine as bench_engine
+import bench.engine as bench_engine
 from cli.main import app
 from engine.verify import verify_replay
 

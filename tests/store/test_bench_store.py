@@ -6,7 +6,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from cli.bench_cmd import write_docs_section
+from bench.report import write_docs_section
 from cli.main import app
 
 

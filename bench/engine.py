@@ -1,4 +1,4 @@
-"""``unoduo bench engine``: self-play and fold rates, as a ratio of RLCard's UNO core, same process.
+"""``unoduo bench engine`` (the command is in ``cli.bench_cmd``): self-play and fold rates, as a ratio of RLCard's UNO core, same process.
 
 Measured, each for about ``--seconds`` (in two alternating halves, so a noisy neighbour on the
 machine hurts both sides alike):
@@ -31,24 +31,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import typer
 from rich.console import Console
 from rich.table import Table
 
-from cli.bench_cmd import BENCHMARKS_MD, bench_app, cpu_model, section_head, write_docs_section
+from bench.report import BENCHMARKS_MD, ENGINE_SECTION as SECTION, cpu_model, section_head, write_docs_section
 from engine.bots import get_bot
 from engine.commands import SeatCommand, parse_seat_command
 from engine.decide import decide_step
 from engine.events import Event
 from engine.evolve import fold
 from engine.match import LocalMatch
-from engine.rulesets import RULESETS, Ruleset, get_ruleset
+from engine.rulesets import Ruleset
 from engine.selfplay import match_seed
 from engine.state import INITIAL_STATE, MatchState, Phase
 from engine.legal import legal_actions
 from engine.views import view
 
-SECTION = "## Engine"
 ACTIONS_BAR = 2.0  # our self-play actions/s over RLCard's
 FOLD_BAR = 1_000_000  # events/s
 FOLD_SAMPLE_SECONDS = 1.0  # of untimed self-play whose logs the fold measures fold
@@ -432,21 +430,8 @@ def markdown(r: Results, facts: list[str], command: str) -> str:
 
 
 
-def engine(
-    seconds: float = typer.Option(10.0, "--seconds", help="about how long each of our measures and RLCard's run"),
-    ruleset: str = typer.Option("uno-duo", "--ruleset", help=f"one of {', '.join(RULESETS)}"),
-    seed: int = typer.Option(1, "--seed", help="seeds the matches and the random choices"),
-    write_docs: bool = typer.Option(False, "--write-docs", help=f"update the '{SECTION}' section of docs/BENCHMARKS.md"),
-) -> None:
-    """Engine: random self-play actions/s and rounds/s, fold events/s; a ratio of RLCard's UNO core."""
-    if not seconds > 0 or seconds > 3600:
-        typer.echo("unoduo bench engine: --seconds must be more than 0 and at most 3600", err=True)
-        raise typer.Exit(2)
-    try:
-        rules = get_ruleset(ruleset)
-    except ValueError as exc:
-        typer.echo(f"unoduo bench engine: {exc}", err=True)
-        raise typer.Exit(2) from None
+def run_and_report(rules: Ruleset, seconds: float, seed: int, write_docs: bool, command: str) -> None:
+    """Run the benchmark, print its tables and bars, and (``write_docs``) rewrite its docs section."""
     console = Console()
     err = Console(stderr=True)
     results = run_bench(rules, seconds, seed, lambda message: err.log(message))
@@ -458,12 +443,5 @@ def engine(
     for fact in facts:
         console.print(f"  {fact}")
     if write_docs:
-        command = "unoduo " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else (
-            f"unoduo bench engine --seconds {seconds:g} --ruleset {rules.name} --seed {seed} --write-docs"
-        )
         write_docs_section(BENCHMARKS_MD, SECTION, markdown(results, facts, command))
         console.print(f"wrote {BENCHMARKS_MD}")
-
-
-def register(app: typer.Typer = bench_app) -> None:
-    app.command("engine")(engine)

@@ -1,6 +1,4 @@
-"""The measuring part of ``unoduo bench store`` (imported only when the benchmark runs).
-
-Appended commands per second, beside a raw batched insert of the same rows.
+"""``unoduo bench store``: appended commands per second, beside a raw batched insert of the same rows.
 
 For each database, for 1, 4 and 16 concurrent writer threads (each on its own stream, each
 command one event with a command id) and for both append modes (group commit, and one
@@ -28,11 +26,9 @@ from rich.console import Console
 from rich.table import Table
 from sqlalchemy import insert, make_url, text
 
-from cli.bench_cmd import BENCHMARKS_MD, cpu_model, section_head, write_docs_section
-from cli.bench_store import SECTION
-from engine.chain import chain_envelope
+from bench.report import BENCHMARKS_MD, STORE_SECTION as SECTION, cpu_model, section_head, write_docs_section
+from engine.chain import ZERO_HASH, chain_envelope
 from engine.events import Event
-from engine.chain import ZERO_HASH
 from server.db import make_engine
 from server.settings import Settings
 from server.store.event_store import EventStore, format_at, utc_now
