@@ -5,11 +5,15 @@ A match records its whole ruleset in its first event, so a dispute can name the 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+import json
+from dataclasses import asdict, dataclass, fields
 from enum import Enum
 from typing import Any
 
+from pydantic import ConfigDict, TypeAdapter, ValidationError
+
 from engine.cards import Card, Rank, canonical_deck
+from engine.errors import UnoDuoError
 
 
 class Deal(str, Enum):
@@ -50,6 +54,8 @@ class Recycle(str, Enum):
 
 @dataclass(frozen=True, slots=True)
 class Ruleset:
+    __pydantic_config__ = ConfigDict(extra="forbid")  # an unknown field is refused, not ignored
+
     name: str
     deck_size: int
     deal: Deal
@@ -91,30 +97,35 @@ class Ruleset:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Ruleset:
-        """Rebuild a ruleset from :meth:`to_dict` output; unknown keys or bad values raise ValueError."""
-        known = {f.name: f for f in fields(cls)}
-        unknown = set(data) - set(known)
-        if unknown:
-            raise ValueError(f"unknown ruleset fields: {', '.join(sorted(unknown))}")
+        """A ruleset from :meth:`to_dict` output, or a partial one over the named ruleset's fields
+        (``name`` picks the base, default uno-duo); anything unknown or out of range raises
+        :class:`RulesetError` naming the field."""
         base = RULESETS.get(str(data.get("name", "")), UNO_DUO)
-        values: dict[str, Any] = {}
-        for key, value in data.items():
-            current = getattr(base, key)
-            if isinstance(current, Enum):
-                values[key] = type(current)(value)
-            elif isinstance(current, bool):
-                if not isinstance(value, bool):
-                    raise ValueError(f"ruleset field {key} must be true or false")
-                values[key] = value
-            elif isinstance(current, int):
-                if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                    raise ValueError(f"ruleset field {key} must be a whole number")
-                values[key] = value
-            else:
-                values[key] = str(value)
-        ruleset = replace(base, **values)
-        _check_limits(ruleset)
-        return ruleset
+        merged = {**base.to_dict(), **data}
+        try:
+            # Strict, as JSON: true is no number and "7" none either; enums are read by value.
+            return _RULESET.validate_json(json.dumps(merged), strict=True)
+        except ValidationError as exc:
+            raise RulesetError(_explain(exc)) from None
+
+    def __post_init__(self) -> None:
+        _check_limits(self)
+
+
+class RulesetError(UnoDuoError, ValueError):
+    """A ruleset (or an override of one) the engine cannot play."""
+
+
+def _explain(exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"])
+        if error["type"] == "unexpected_keyword_argument":
+            problems.append(f"unknown ruleset field {where}")
+            continue
+        message = str(error["msg"]).removeprefix("Value error, ")
+        problems.append(f"{where}: {message}" if where else message)
+    return "; ".join(problems)
 
 
 def _check_limits(ruleset: Ruleset) -> None:
@@ -128,6 +139,10 @@ def _check_limits(ruleset: Ruleset) -> None:
     for name in ("uno_penalty", "failed_challenge_draw"):
         if getattr(ruleset, name) > 20:
             raise ValueError(f"{name} must be at most 20")
+    for field in fields(ruleset):
+        value = getattr(ruleset, field.name)
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            raise ValueError(f"{field.name} must be a whole number, not {value}")
 
 
 UNO_DUO = Ruleset(
@@ -167,10 +182,11 @@ CLASSIC_2P = Ruleset(
 )
 
 RULESETS: dict[str, Ruleset] = {r.name: r for r in (UNO_DUO, CLASSIC_2P)}
+_RULESET = TypeAdapter(Ruleset)
 
 
 def get_ruleset(name: str) -> Ruleset:
     try:
         return RULESETS[name]
     except KeyError:
-        raise ValueError(f"unknown ruleset {name!r}: choose one of {', '.join(RULESETS)}") from None
+        raise RulesetError(f"unknown ruleset {name!r}: choose one of {', '.join(RULESETS)}") from None

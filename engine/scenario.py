@@ -14,12 +14,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
 from engine.cards import parse_card
-from engine.errors import CardParseError
 from engine.commands import parse_seat_command
-from engine.errors import CommandRefused, ScenarioError
+from engine.errors import CardParseError, CommandRefused, ScenarioError
 from engine.match import LocalMatch
-from engine.rulesets import RULESETS, Ruleset
+from engine.rulesets import RULESETS, Ruleset, RulesetError
 from engine.shuffle import Dealer
 from engine.views import AUDITOR
 
@@ -48,73 +49,94 @@ def stack_deck(ruleset: Ruleset, codes: Sequence[object], where: str) -> tuple[i
     return tuple(top) + tuple(i for i in range(len(deck)) if i not in taken)
 
 
-def _ruleset(spec: Mapping[str, Any]) -> Ruleset:
-    name = spec.get("ruleset", "uno-duo")
-    if not isinstance(name, str) or name not in RULESETS:
-        raise ScenarioError(f"ruleset must be one of {', '.join(RULESETS)}, not {name!r}")
-    ruleset = RULESETS[name]
-    overrides = spec.get("rules")
-    if overrides is None:
-        return ruleset
-    if not isinstance(overrides, Mapping):
-        raise ScenarioError("rules must be an object of ruleset fields to override")
+class ScenarioSpec(BaseModel):
+    """A scenario file's shape (docs/PROTOCOL.md ``unoduo scenario``), read strictly: no
+    unknown key, no string where a number belongs. Seats and commands are left as they are:
+    a bad one is the engine's to refuse, and the script goes on."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    ruleset: str = "uno-duo"
+    rules: dict[str, Any] | None = None
+    first_drafter: int | None = None
+    decks: list[list[str]] = []
+    seed: str | None = None
+    entropy: tuple[str, str] = ("", "")
+    commands: list[tuple[Any, Any]] = []
+    note: str | None = None
+    expect: Any = None
+
+    @field_validator("first_drafter", mode="before")
+    @classmethod
+    def _a_seat(cls, seat: object) -> object:
+        if seat is not None and (seat not in (0, 1) or isinstance(seat, bool)):
+            raise ValueError("must be 0 or 1")
+        return seat
+
+    @field_validator("seed")
+    @classmethod
+    def _hex_seed(cls, seed: str | None) -> str | None:
+        if seed is not None:
+            try:
+                bytes.fromhex(seed)
+            except ValueError:
+                raise ValueError(f"seed must be a hex string, not {seed!r}") from None
+        return seed
+
+    @field_validator("ruleset")
+    @classmethod
+    def _known_ruleset(cls, name: str) -> str:
+        if name not in RULESETS:
+            raise ValueError(f"ruleset must be one of {', '.join(RULESETS)}, not {name!r}")
+        return name
+
+
+def parse_spec(spec: object) -> ScenarioSpec:
+    """The scenario's fields, or ScenarioError naming each problem (``decks.0.1: ...``)."""
+    if not isinstance(spec, Mapping):
+        raise ScenarioError("a scenario is a JSON object")
     try:
-        return Ruleset.from_dict({**ruleset.to_dict(), **overrides, "name": name})
-    except (ValueError, KeyError) as exc:
+        # As JSON, which is what a scenario file is: strict, yet arrays may stand for pairs.
+        return ScenarioSpec.model_validate_json(json.dumps(spec))
+    except ValidationError as exc:
+        raise ScenarioError(_explain(exc)) from None
+
+
+def _explain(exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors(include_url=False):
+        where = ".".join(str(part) for part in error["loc"])
+        if error["type"] == "extra_forbidden":
+            problems.append(f"unknown scenario key: {where}")
+        else:
+            problems.append(f"{where}: {str(error['msg']).removeprefix('Value error, ')}")
+    return "; ".join(problems)
+
+
+def _ruleset(spec: ScenarioSpec) -> Ruleset:
+    ruleset = RULESETS[spec.ruleset]
+    if spec.rules is None:
+        return ruleset
+    try:
+        return Ruleset.from_dict({**ruleset.to_dict(), **spec.rules, "name": spec.ruleset})
+    except RulesetError as exc:
         raise ScenarioError(f"rules: {exc}") from None
 
 
-def _seed(spec: Mapping[str, Any]) -> bytes:
-    raw = spec.get("seed")
-    if raw is None:
-        return DEFAULT_SEED
-    if not isinstance(raw, str):
-        raise ScenarioError("seed must be a hex string")
-    try:
-        return bytes.fromhex(raw)
-    except ValueError:
-        raise ScenarioError(f"seed must be a hex string, not {raw!r}") from None
+def build_dealer(spec: ScenarioSpec, ruleset: Ruleset) -> Dealer:
+    seed = DEFAULT_SEED if spec.seed is None else bytes.fromhex(spec.seed)
+    stacked = {r + 1: stack_deck(ruleset, d, f"decks[{r}]") for r, d in enumerate(spec.decks)}
+    return Dealer(seed, stacked=stacked, first_drafter=spec.first_drafter)
 
 
-def build_dealer(spec: Mapping[str, Any], ruleset: Ruleset) -> Dealer:
-    decks = spec.get("decks", [])
-    if not isinstance(decks, list) or not all(isinstance(d, list) for d in decks):
-        raise ScenarioError("decks must be a list of lists of card codes (one list per round)")
-    first = spec.get("first_drafter")
-    if first is not None and (first not in (0, 1) or isinstance(first, bool)):
-        raise ScenarioError("first_drafter must be 0 or 1")
-    stacked = {r + 1: stack_deck(ruleset, d, f"decks[{r}]") for r, d in enumerate(decks)}
-    return Dealer(_seed(spec), stacked=stacked, first_drafter=first)
-
-
-def _commands(spec: Mapping[str, Any]) -> list[tuple[Any, Any]]:
-    commands = spec.get("commands", [])
-    if not isinstance(commands, list):
-        raise ScenarioError("commands must be a list of [seat, command] pairs")
-    out = []
-    for index, item in enumerate(commands):
-        if not isinstance(item, list) or len(item) != 2:
-            raise ScenarioError(f"commands[{index}] must be a [seat, command] pair")
-        out.append((item[0], item[1]))
-    return out
-
-
-def run_scenario(spec: object) -> dict[str, Any]:
+def run_scenario(raw: object) -> dict[str, Any]:
     """Run a parsed scenario object; raise ScenarioError if its shape is wrong."""
-    if not isinstance(spec, Mapping):
-        raise ScenarioError("a scenario is a JSON object")
-    unknown = set(spec) - {"ruleset", "rules", "first_drafter", "decks", "seed", "commands", "entropy", "note", "expect"}
-    if unknown:
-        raise ScenarioError(f"unknown scenario keys: {', '.join(sorted(unknown))}")
+    spec = parse_spec(raw)
     ruleset = _ruleset(spec)
     dealer = build_dealer(spec, ruleset)
-    entropy = spec.get("entropy", ["", ""])
-    if not (isinstance(entropy, list) and len(entropy) == 2 and all(isinstance(e, str) for e in entropy)):
-        raise ScenarioError("entropy must be a list of two strings")
-    commands = _commands(spec)
-    match = LocalMatch.start(dealer.server_seed, ruleset, (entropy[0], entropy[1]), dealer)
+    match = LocalMatch.start(dealer.server_seed, ruleset, spec.entropy, dealer)
     results: list[dict[str, Any]] = []
-    for seat, command in commands:
+    for seat, command in spec.commands:
         try:
             events = match.apply(parse_seat_command(seat, command))
         except CommandRefused as refusal:

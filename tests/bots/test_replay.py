@@ -65,7 +65,7 @@ def test_a_replay_file_is_complete_and_verifies(result: MatchResult) -> None:
     }
     envelopes = [json.loads(line) for line in text.splitlines()[1:]]
     events = [Event(e["type"], join(e["data"], e["open"])) for e in envelopes]
-    assert events == result.events  # the public data and the opened values give back every event whole
+    assert events == list(result.events)  # the public data and the opened values give back every event whole
     assert fold(events).winner == result.winner
 
 

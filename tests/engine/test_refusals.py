@@ -26,7 +26,7 @@ from engine import (
 )
 from engine.cards import canonical_deck
 from engine.rulesets import Ruleset
-from engine.scenario import DEFAULT_SEED, build_dealer
+from engine.scenario import DEFAULT_SEED, build_dealer, parse_spec
 from tests.engine.playing import COLOURS, play_match, short
 
 CODES = sorted({c.code for c in canonical_deck(8)})
@@ -40,7 +40,7 @@ def refusal(state: MatchState, seat: Any, command: Any, dealer: Dealer | None = 
 
 
 def stacked(top: list[str], first: int = 0) -> LocalMatch:
-    dealer = build_dealer({"decks": [top], "first_drafter": first}, UNO_DUO)
+    dealer = build_dealer(parse_spec({"decks": [top], "first_drafter": first}), UNO_DUO)
     return LocalMatch.start(DEFAULT_SEED, UNO_DUO, dealer=dealer)
 
 
@@ -226,7 +226,7 @@ def classic(
     """A classic-2p match (seat 0 is Player 1): the hands dealt alternately, first to seat 1."""
     ruleset = CLASSIC_2P if rules is None else Ruleset.from_dict({**CLASSIC_2P.to_dict(), **rules})
     top = [code for pair in zip(seat1, seat0) for code in pair] + [starter, *rest]
-    dealer = build_dealer({"decks": [top], "first_drafter": 0}, ruleset)
+    dealer = build_dealer(parse_spec({"decks": [top], "first_drafter": 0}), ruleset)
     return LocalMatch.start(DEFAULT_SEED, ruleset, dealer=dealer)
 
 

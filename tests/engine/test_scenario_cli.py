@@ -140,27 +140,27 @@ def test_invalid_json_on_stdin_exits_2() -> None:
 
 WRONG_SHAPES = {
     "not_an_object": ([{"commands": []}], "a scenario is a JSON object"),
-    "decks_not_a_list": ({"decks": "R5 G7"}, "decks must be a list"),
-    "deck_not_a_list": ({"decks": ["R5"]}, "decks must be a list"),
+    "decks_not_a_list": ({"decks": "R5 G7"}, "decks: Input should be a valid array"),
+    "deck_not_a_list": ({"decks": ["R5"]}, "decks.0: Input should be a valid array"),
     "unknown_card": ({"decks": [["R5", "R10"]]}, "decks[0][1]: unknown card 'R10'"),
-    "card_not_a_string": ({"decks": [["R5", 7]]}, "decks[0][1]"),
+    "card_not_a_string": ({"decks": [["R5", 7]]}, "decks.0.1: Input should be a valid string"),
     "too_many_wilds_uno_duo": ({"decks": [["W"] * 9]}, "decks[0][8]: the uno-duo deck has no more W"),
     "too_many_wilds_classic": (
         {"ruleset": "classic-2p", "decks": [["W"] * 5]},
         "decks[0][4]: the classic-2p deck has no more W",
     ),
     "two_zeros": ({"decks": [[], ["R0", "r0"]]}, "decks[1][1]: the uno-duo deck has no more R0"),
-    "unknown_key": ({"deck": [["R5"]]}, "unknown scenario keys: deck"),
+    "unknown_key": ({"deck": [["R5"]]}, "unknown scenario key: deck"),
     "unknown_ruleset": ({"ruleset": "uno"}, "ruleset must be one of"),
-    "bad_first_drafter": ({"first_drafter": 2}, "first_drafter must be 0 or 1"),
-    "boolean_first_drafter": ({"first_drafter": True}, "first_drafter must be 0 or 1"),
-    "commands_not_a_list": ({"commands": {"0": "draw"}}, "commands must be a list"),
-    "command_not_a_pair": ({"commands": [[0]]}, "commands[0] must be a [seat, command] pair"),
+    "bad_first_drafter": ({"first_drafter": 2}, "first_drafter: must be 0 or 1"),
+    "boolean_first_drafter": ({"first_drafter": True}, "first_drafter: must be 0 or 1"),
+    "commands_not_a_list": ({"commands": {"0": "draw"}}, "commands: Input should be a valid array"),
+    "command_not_a_pair": ({"commands": [[0]]}, "commands.0.1: Field required"),
     "bad_rules_value": ({"rules": {"recycle": "burn"}}, "rules:"),
-    "unknown_rules_field": ({"rules": {"colour": 1}}, "unknown ruleset fields: colour"),
-    "rules_not_an_object": ({"rules": ["flip"]}, "rules must be an object"),
+    "unknown_rules_field": ({"rules": {"colour": 1}}, "rules: unknown ruleset field colour"),
+    "rules_not_an_object": ({"rules": ["flip"]}, "rules: Input should be an object"),
     "seed_not_hex": ({"seed": "xyz"}, "seed must be a hex string"),
-    "bad_entropy": ({"entropy": ["only one"]}, "entropy must be a list of two strings"),
+    "bad_entropy": ({"entropy": ["only one"]}, "entropy.1: Field required"),
 }
 
 

@@ -108,7 +108,7 @@ def broken(**changes: Any) -> dict[str, Any]:
         broken(draw_pile=[1, "2"]),
         broken(hands=[[1]]),
         broken(uno_said=[1, 0]),
-        broken(pending={"kind": "turn"}),
+        broken(pending={"kind": "turn", "seat": "0"}),
         broken(pending={"kind": "turn", "seat": 0, "total": 0, "card": None, "starter": "no"}),
         broken(wd4={"player": 0}),
         broken(ruleset={"name": "uno-duo", "deck_size": 50}),
