@@ -20,6 +20,7 @@ from engine.commands import (
     Challenge,
     ChooseColor,
     Command,
+    CommandType,
     CreateMatch,
     Draft,
     Draw,
@@ -60,7 +61,14 @@ from engine.events import (
     UnoSaid,
 )
 from engine.evolve import EFFECTS
-from engine.rules import could_have_played, dump_cards, dump_offered, hand_points, wild_draw_four_breaks_rule
+from engine.rules import (
+    allowed_commands,
+    could_have_played,
+    dump_cards,
+    dump_offered,
+    hand_points,
+    wild_draw_four_breaks_rule,
+)
 from engine.rulesets import Deal, Recycle, ReverseRule, Scoring, StarterWild, WildDrawFourCheck
 from engine.shuffle import Dealer
 from engine.state import MatchState, PendingKind, PendingKinds, Phases
@@ -399,18 +407,13 @@ def _seat_command(batch: _Batch, command: SeatCommand) -> None:
             f"it is {whose} decision ({describe_pending(pending.kind)})",
             _PENDING_RULE.get(pending.kind),
         )
-    handler = _ACTION_HANDLERS.get(type(action))
-    if handler is None:  # pragma: no cover - the type union is closed
-        _refuse(ErrorCode.UNKNOWN_COMMAND, f"unknown action {action!r}")
-    allowed = _ALLOWED.get(pending.kind, ())
-    if handler not in allowed and not (
-        pending.kind is PendingKinds.DUMP and pending.starter and (handler is _play or handler is _draw_command)
-    ):
+    if action.type not in allowed_commands(pending):
         _refuse(
             ErrorCode.NOT_NOW,
             f"'{action.type.value}' is not allowed now: you face {describe_pending(pending.kind)}",
             _PENDING_RULE.get(pending.kind),
         )
+    handler = _ACTION_HANDLERS[action.type]
     handler(batch, seat, action)
 
 
@@ -714,24 +717,13 @@ def _choose_color(batch: _Batch, seat: int, action: ChooseColor) -> None:
 
 
 _ActionHandler = Callable[[_Batch, int, Any], None]
-_ACTION_HANDLERS: dict[type, _ActionHandler] = {
-    Play: _play,
-    Draw: _draw_command,
-    Draft: _draft,
-    Pass: _pass,
-    Dump: _dump,
-    Accept: _accept,
-    Challenge: _challenge,
-    ChooseColor: _choose_color,
-}
-
-# What each pending decision allows (a Reverse starter's dump also allows a normal turn, D4).
-_ALLOWED: dict[PendingKind, frozenset[_ActionHandler]] = {
-    PendingKinds.DRAFT: frozenset({_draft}),
-    PendingKinds.TURN: frozenset({_play, _draw_command}),
-    PendingKinds.DRAWN: frozenset({_play, _pass}),
-    PendingKinds.VOLLEY: frozenset({_play, _draw_command}),
-    PendingKinds.WILD_DRAW_FOUR: frozenset({_accept, _challenge}),
-    PendingKinds.DUMP: frozenset({_dump, _pass}),
-    PendingKinds.COLOR: frozenset({_choose_color}),
+_ACTION_HANDLERS: dict[CommandType, _ActionHandler] = {
+    CommandType.PLAY: _play,
+    CommandType.DRAW: _draw_command,
+    CommandType.DRAFT: _draft,
+    CommandType.PASS: _pass,
+    CommandType.DUMP: _dump,
+    CommandType.ACCEPT: _accept,
+    CommandType.CHALLENGE: _challenge,
+    CommandType.COLOR: _choose_color,
 }

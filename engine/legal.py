@@ -9,9 +9,20 @@ Self-play drives the Decider with these objects directly, skipping JSON parsing.
 from __future__ import annotations
 
 from engine.cards import COLOR_ORDER
-from engine.commands import Accept, Challenge, ChooseColor, Draft, Draw, Dump, Pass, SayUno, SeatAction
-from engine.rules import dump_cards, playable_ids
-from engine.state import MatchState, PendingKinds, Phases
+from engine.commands import (
+    Accept,
+    Challenge,
+    ChooseColor,
+    CommandType,
+    Draft,
+    Draw,
+    Dump,
+    Pass,
+    SayUno,
+    SeatAction,
+)
+from engine.rules import allowed_commands, dump_cards, playable_ids
+from engine.state import MatchState, Phases
 
 _IDLE_PHASES = frozenset({Phases.NEW, Phases.WAITING, Phases.MATCH_OVER})
 DRAFT_ACTIONS: tuple[SeatAction, ...] = (Draft(keep=True), Draft(keep=False))
@@ -29,17 +40,17 @@ def legal_actions(state: MatchState, seat: int) -> list[SeatAction]:
     out: list[SeatAction] = []
     pending = state.pending
     if pending.seat == seat:
-        kind = pending.kind
-        if kind is PendingKinds.DRAFT:
+        allowed = allowed_commands(pending)
+        if CommandType.DRAFT in allowed:
             out.extend(DRAFT_ACTIONS)
-        elif kind is PendingKinds.WILD_DRAW_FOUR:
+        if CommandType.ACCEPT in allowed:
             out.extend(CHALLENGE_ACTIONS)
-        elif kind is PendingKinds.COLOR:
+        if CommandType.COLOR in allowed:
             out.extend(COLOR_ACTIONS)
-        else:
-            facts = state.facts
-            if kind is PendingKinds.DUMP:
-                out.append(Dump(tuple(facts.cards[i] for i in dump_cards(state, seat))))
+        facts = state.facts
+        if CommandType.DUMP in allowed:
+            out.append(Dump(tuple(facts.cards[i] for i in dump_cards(state, seat))))
+        if CommandType.PLAY in allowed:
             faces, plays = facts.faces, facts.plays
             seen: set[int] = set()
             for card_id in playable_ids(state, seat):
@@ -47,12 +58,10 @@ def legal_actions(state: MatchState, seat: int) -> list[SeatAction]:
                 if face not in seen:
                     seen.add(face)
                     out.extend(plays[card_id])
-            if kind is PendingKinds.TURN or kind is PendingKinds.VOLLEY or (
-                kind is PendingKinds.DUMP and pending.starter
-            ):
-                out.append(DRAW)
-            if kind is PendingKinds.DRAWN or kind is PendingKinds.DUMP:
-                out.append(PASS)
+        if CommandType.DRAW in allowed:
+            out.append(DRAW)
+        if CommandType.PASS in allowed:
+            out.append(PASS)
     uno_open = state.uno_open
     if uno_open[0] or uno_open[1]:
         out.append(SAY_UNO)

@@ -3,8 +3,32 @@
 from __future__ import annotations
 
 from engine.cards import Card, Color, Ranks, plays_on
+from engine.commands import CommandType
 from engine.rulesets import ReverseRule, WildDrawFourCheck, WildDrawFourRule
-from engine.state import MatchState, PendingKinds
+from engine.state import MatchState, Pending, PendingKind, PendingKinds
+
+# What each pending decision lets its seat send (``uno`` is open to both seats whenever a UNO
+# window is, D14, and is not listed). The Decider refuses anything else; ``legal_actions``
+# lists only these.
+ALLOWED_COMMANDS: dict[PendingKind, frozenset[CommandType]] = {
+    PendingKinds.DRAFT: frozenset({CommandType.DRAFT}),  # D3
+    PendingKinds.TURN: frozenset({CommandType.PLAY, CommandType.DRAW}),  # D5, D6
+    PendingKinds.DRAWN: frozenset({CommandType.PLAY, CommandType.PASS}),  # D6
+    PendingKinds.VOLLEY: frozenset({CommandType.PLAY, CommandType.DRAW}),  # D8
+    PendingKinds.WILD_DRAW_FOUR: frozenset({CommandType.ACCEPT, CommandType.CHALLENGE}),  # D12, D13
+    PendingKinds.DUMP: frozenset({CommandType.DUMP, CommandType.PASS}),  # D10
+    PendingKinds.COLOR: frozenset({CommandType.COLOR}),  # D4
+    PendingKinds.NONE: frozenset(),
+}
+# D4: a Reverse starter's dump leaves Player 2 a normal turn as well.
+_STARTER_DUMP = ALLOWED_COMMANDS[PendingKinds.DUMP] | ALLOWED_COMMANDS[PendingKinds.TURN]
+
+
+def allowed_commands(pending: Pending) -> frozenset[CommandType]:
+    """The command types the pending decision allows its seat (one table, for decide and legal)."""
+    if pending.starter and pending.kind is PendingKinds.DUMP:
+        return _STARTER_DUMP
+    return ALLOWED_COMMANDS[pending.kind]
 
 
 def matches_top(card: Card, top: Card, color: Color | None) -> bool:
@@ -63,7 +87,7 @@ def playable_ids(state: MatchState, seat: int) -> tuple[int, ...]:
         card = pending.card
         assert card is not None
         found: tuple[int, ...] = (card,) if ok[card] else ()
-    elif kind is PendingKinds.TURN or (kind is PendingKinds.DUMP and pending.starter):
+    elif CommandType.PLAY in allowed_commands(pending):  # a turn, or a Reverse starter's dump (D4)
         found = tuple([i for i in state.hands[seat] if ok[i]])
     else:
         return ()
