@@ -34,7 +34,8 @@ from rich.table import Table
 from engine.bots import UnknownBotError, normalize_bot_name
 from engine.replay import replay_text
 from engine.rulesets import RULESETS, Ruleset, get_ruleset
-from engine.selfplay import MatchResult, RunSummary, Tally, play_match
+from engine.selfplay import MatchResult, play_match
+from engine.tally import RunSummary, Tally
 
 Task = tuple[tuple[str, str], str, int, int, str | None]
 

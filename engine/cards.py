@@ -127,10 +127,6 @@ def parse_color(text: object) -> Color:
     raise CardParseError(f"unknown colour {text!r}: use red, yellow, green or blue")
 
 
-def format_color(color: Color | None) -> str | None:
-    return None if color is None else color.value
-
-
 def parse_card(text: object) -> Card:
     """Parse a card code such as ``R5``, ``bs``, ``Y+2``, ``w`` or ``W+4``."""
     if not isinstance(text, str):

@@ -510,7 +510,7 @@ def _play(batch: _Batch, seat: int, action: Play) -> None:
                 f"facing a Draw Two volley only a Draw Two may be played, or draw {pending.total}",
                 "D8",
             )
-    elif not facts.matching[state.color][facts.ranks[top_id]][card_id]:  # D5, as matches_top
+    elif not facts.matching[state.color][facts.ranks[top_id]][card_id]:  # D5, as cards.plays_on
         colour = state.color.value if state.color else "none"
         _refuse(
             ErrorCode.CARD_NOT_PLAYABLE,

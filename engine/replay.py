@@ -22,13 +22,13 @@ from engine import ENGINE_VERSION
 from engine.chain import ZERO_HASH
 from engine.errors import ReplayUnreadable
 from engine.events import Event, EventType
+from engine.jsonfmt import AT_FORMAT, compact
 from engine.sealing import Opening, SealedEvent, seal_event
 
 REPLAY_FORMAT = "unoduo-replay"
 REPLAY_VERSION = 2
 
 BASE_TIME = datetime(2026, 1, 1, tzinfo=timezone.utc)
-AT_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"  # the event store's format: ISO 8601 UTC, microseconds, Z
 
 
 def stream_of(match_id: str) -> str:
@@ -69,17 +69,13 @@ def sealed_log(events: Iterable[Event], stream: str, server_seed: bytes, base: d
     return out
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def replay_line(envelope: Mapping[str, Any], openings: Mapping[str, Opening]) -> str:
     """One event's line: its envelope and, in ``open``, the value of every sealed field."""
-    return _dumps({**envelope, "open": {name: o["value"] for name, o in openings.items()}})
+    return compact({**envelope, "open": {name: o["value"] for name, o in openings.items()}})
 
 
 def header_line(match_id: str, ruleset: str, players: Sequence[str], engine_version: str | None = None) -> str:
-    return _dumps(replay_header(match_id, ruleset, players, engine_version or ENGINE_VERSION))
+    return compact(replay_header(match_id, ruleset, players, engine_version or ENGINE_VERSION))
 
 
 def replay_lines(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.cards import Card, Color, Ranks, plays_on
+from engine.cards import Card, Color, Ranks
 from engine.commands import CommandType
 from engine.rulesets import ReverseRule, WildDrawFourCheck, WildDrawFourRule
 from engine.state import MatchState, Pending, PendingKind, PendingKinds
@@ -29,11 +29,6 @@ def allowed_commands(pending: Pending) -> frozenset[CommandType]:
     if pending.starter and pending.kind is PendingKinds.DUMP:
         return _STARTER_DUMP
     return ALLOWED_COMMANDS[pending.kind]
-
-
-def matches_top(card: Card, top: Card, color: Color | None) -> bool:
-    """D5: same colour as the active colour, same number or symbol as the top, or any wild."""
-    return plays_on(card, top.rank, color)
 
 
 def could_have_played(card: Card, top: Card, color: Color | None, rule: WildDrawFourRule) -> bool:

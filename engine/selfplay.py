@@ -12,16 +12,15 @@ server records first" is settled by a seeded coin. A bot gets nothing but
 from __future__ import annotations
 
 import hashlib
-import math
 import random
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.bots import Bot, get_bot, normalize_bot_name
 from engine.commands import parse_seat_command
 from engine.decide import decide_step
-from engine.errors import CommandRefused
+from engine.errors import CommandRefused, UnoDuoError
 from engine.events import Event
 from engine.match import LocalMatch
 from engine.rulesets import Ruleset
@@ -32,11 +31,11 @@ from engine.views import view
 MAX_ACTIONS = 1_000_000  # a guard against bots that never end a match; far above any real match
 
 
-class BotMisbehaved(RuntimeError):
+class BotMisbehaved(UnoDuoError):
     """A bot sent a command the engine refused: a bug in that bot."""
 
 
-class MatchStuck(RuntimeError):
+class MatchStuck(UnoDuoError):
     """The match did not end within ``max_actions`` actions.
 
     A round in which nobody plays cannot go on for ever: once every card is held, two empty
@@ -184,110 +183,3 @@ def _result(
         catches=(catches[0], catches[1]),
         events=tuple(events),
     )
-
-
-def run_matches(
-    bots: Sequence[str], ruleset: Ruleset, master_seed: int | str, matches: int, start: int = 0
-) -> Iterator[MatchResult]:
-    """Matches ``start`` .. ``start + matches - 1`` of a run, in order."""
-    for index in range(start, start + matches):
-        yield play_match(bots, ruleset, master_seed, index)
-
-
-# ---------------------------------------------------------------- a run's table
-
-
-def wilson_interval(successes: int, trials: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion (sound near 0 and 1, unlike the normal one)."""
-    if trials <= 0:
-        return (0.0, 1.0)
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-@dataclass(frozen=True)
-class EntrantStats:
-    bot: str
-    wins: int
-    challenges: int
-    challenges_upheld: int
-    catches: int
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """What ``unoduo simulate`` prints: a function of (bots, ruleset, seed, matches) only."""
-
-    ruleset: str
-    seed: str
-    matches: int
-    rounds: int
-    actions: int
-    entrants: tuple[EntrantStats, EntrantStats]
-
-    @property
-    def mean_rounds(self) -> float:
-        return self.rounds / self.matches if self.matches else 0.0
-
-    @property
-    def mean_actions_per_round(self) -> float:
-        return self.actions / self.rounds if self.rounds else 0.0
-
-    def win_rate(self, entrant: int) -> float:
-        return self.entrants[entrant].wins / self.matches if self.matches else 0.0
-
-    def win_interval(self, entrant: int) -> tuple[float, float]:
-        return wilson_interval(self.entrants[entrant].wins, self.matches)
-
-
-class Tally:
-    """Adds up match results one at a time (so a long run keeps no logs in memory)."""
-
-    def __init__(self, bots: Sequence[str], ruleset: str, seed: int | str) -> None:
-        self.bots = [normalize_bot_name(b) for b in bots]
-        self.ruleset = ruleset
-        self.seed = str(seed)
-        self.matches = 0
-        self.rounds = 0
-        self.actions = 0
-        self.wins = [0, 0]
-        self.challenges = [0, 0]
-        self.upheld = [0, 0]
-        self.catches = [0, 0]
-
-    def add(self, result: MatchResult) -> None:
-        self.matches += 1
-        self.rounds += result.rounds
-        self.actions += result.actions
-        self.wins[result.winner_entrant] += 1
-        for seat in (0, 1):
-            entrant = result.entrants[seat]
-            self.challenges[entrant] += result.challenges[seat]
-            self.upheld[entrant] += result.challenges_upheld[seat]
-            self.catches[entrant] += result.catches[seat]
-
-    def summary(self) -> RunSummary:
-        entrants = tuple(
-            EntrantStats(self.bots[e], self.wins[e], self.challenges[e], self.upheld[e], self.catches[e])
-            for e in (0, 1)
-        )
-        return RunSummary(
-            ruleset=self.ruleset,
-            seed=self.seed,
-            matches=self.matches,
-            rounds=self.rounds,
-            actions=self.actions,
-            entrants=(entrants[0], entrants[1]),
-        )
-
-
-def summarize(
-    results: Iterable[MatchResult], bots: Sequence[str], ruleset: str, seed: int | str
-) -> RunSummary:
-    tally = Tally(bots, ruleset, seed)
-    for result in results:
-        tally.add(result)
-    return tally.summary()

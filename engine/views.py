@@ -15,15 +15,7 @@ from engine.legal import legal_actions
 from engine.sealing import AUDITOR, SPECTATOR, Viewer
 from engine.state import MatchState, PendingKind
 
-__all__ = ["AUDITOR", "SPECTATOR", "Viewer", "legal_commands", "parse_viewer", "view"]
-
-
-def parse_viewer(text: str) -> Viewer:
-    if text in (SPECTATOR, AUDITOR):
-        return text  # type: ignore[return-value]
-    if text in ("0", "1"):
-        return int(text)
-    raise ValueError(f"a viewer is 0, 1, {SPECTATOR} or {AUDITOR}, not {text!r}")
+__all__ = ["AUDITOR", "SPECTATOR", "Viewer", "legal_commands", "view"]
 
 
 def _sees_all(viewer: Viewer) -> bool:
@@ -109,6 +101,7 @@ def view(state: MatchState, viewer: Viewer) -> dict[str, Any]:
         "viewer": viewer,
         "version": state.version,
         "ruleset": state.ruleset.name,
+        "rules": state.ruleset.to_dict(),
         "phase": state.phase.value,
         "round": state.round,
         "scores": list(state.scores),

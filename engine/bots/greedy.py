@@ -25,10 +25,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from functools import lru_cache
 from typing import Any
 
 from engine.bots import CommandObject, View
-from engine.bots._common import COLOURS, WILDS, colour_of, is_number, rank_of
+from engine.bots._common import COLOURS, WILDS
+from engine.cards import Card, Color, Rank, parse_card
+from engine.rules import could_have_played
+from engine.rulesets import ReverseRule, Ruleset
 
 NAME = "greedy"
 
@@ -39,18 +43,31 @@ CHALLENGE_COST = 2.0
 # Chance that one unseen card would have been playable before the Wild Draw Four: about a
 # quarter of the coloured cards share the active colour; add same-rank cards and (in uno-duo,
 # where a plain Wild counts) the eight Wilds.
-CARD_COULD_PLAY = {"no_playable": 0.36, "no_colour_match": 0.23}
+CARD_COULD_PLAY = {"no_playable": 0.36, "no_colour_match": 0.23, "no_match": 0.30}
 
 
-def _points(code: str, classic: bool) -> int:
-    rank = rank_of(code)
-    if rank.isdigit():
-        return int(rank)
-    if rank == "W":
-        return 50 if classic else 15
-    if rank == "W+4":
-        return 50 if classic else 20
-    return 20 if classic else 10
+@lru_cache(maxsize=64)
+def _card(code: str) -> Card:
+    return parse_card(code)
+
+
+def colour_of(code: str) -> str | None:
+    colour = _card(code).color
+    return None if colour is None else colour.value
+
+
+def rank_of(code: str) -> Rank:
+    return _card(code).rank
+
+
+@lru_cache(maxsize=16)
+def _ruleset(items: tuple[tuple[str, Any], ...]) -> Ruleset:
+    return Ruleset.from_dict(dict(items))
+
+
+def rules_of(view: View) -> Ruleset:
+    """The ruleset in force, from the view's ``rules`` (points and rules under any override)."""
+    return _ruleset(tuple(view["rules"].items()))
 
 
 def _without(hand: list[str], code: str) -> list[str]:
@@ -104,11 +121,11 @@ class GreedyBot:
     # ------------------------------------------------------------ decisions
 
     def _turn(self, view: View, me: int, hand: list[str], plays: list[str], rng: random.Random) -> CommandObject:
-        classic = view.get("ruleset") == "classic-2p"
+        rules = rules_of(view)
         opponent_cards = view["hand_counts"][1 - me]
         coloured = [p for p in plays if p not in WILDS]
         if coloured:
-            best = max(coloured, key=lambda code: self._score(code, hand, classic, opponent_cards))
+            best = max(coloured, key=lambda code: self._score(code, hand, rules, opponent_cards))
             return self._play(best, hand, rng)
         for wild in ("W+4", "W"):
             if wild in plays and self._wild_now(wild, view, me, hand):
@@ -117,18 +134,19 @@ class GreedyBot:
             return {"type": "draw"}
         return self._play(plays[0], hand, rng) if plays else dict(view["legal"][0])
 
-    def _score(self, code: str, hand: list[str], classic: bool, opponent_cards: int) -> float:
+    def _score(self, code: str, hand: list[str], rules: Ruleset, opponent_cards: int) -> float:
         rest = _without(hand, code)
         rank, colour = rank_of(code), colour_of(code)
         if not rest:
-            return 1000.0 + (10.0 if rank == "+2" else 0.0)
+            return 1000.0 + (10.0 if rank is Rank.DRAW_TWO else 0.0)
         same_colour = sum(1 for c in rest if colour_of(c) == colour)
-        score = _points(code, classic) / (20.0 if classic else 10.0) + 0.6 * same_colour
-        if rank == "S" or (rank == "R" and classic):
+        score = rules.points(_card(code)) / max(rules.action_points, 1) + 0.6 * same_colour
+        go_again = rules.reverse is ReverseRule.GO_AGAIN
+        if rank is Rank.SKIP or (rank is Rank.REVERSE and go_again):
             score += 3.0  # another turn at once (D9; a classic two-player Reverse)
-        elif rank == "R":
+        elif rank is Rank.REVERSE:
             score += 1.0 + 1.5 * same_colour if same_colour else 0.0  # opens a dump (D10)
-        elif rank == "+2":
+        elif rank is Rank.DRAW_TWO:
             score += 3.0 + (2.0 if opponent_cards <= 2 else 0.0)
         return score
 
@@ -148,27 +166,24 @@ class GreedyBot:
         )
 
     def _wild_draw_four_is_legal(self, view: View, hand: list[str]) -> bool:
-        """D13 (uno-duo, no_playable) or D13c (classic-2p, no_match): no other card matches.
-
-        classic-2p's own test is the strictest one a classic table uses (a club's challenge
-        override judges the colour only), so a Wild Draw Four that passes it is never a bluff.
-        """
+        """The ruleset's own test (``wd4_rule``: D13 or D13c), with the engine's predicate: no
+        other card in hand would have made the play illegal. So the bot never bluffs."""
         rest = _without(hand, "W+4") if "W+4" in hand else hand
-        colour = view["color"]
         top = view["top"]
-        top_rank = rank_of(top) if top else None
-        wild_counts = view.get("ruleset") != "classic-2p"  # a plain Wild counts only under no_playable
-        return not any(
-            (c == "W" and wild_counts) or (c not in WILDS and (colour_of(c) == colour or rank_of(c) == top_rank))
-            for c in rest
-        )
+        if top is None:
+            return True
+        colour = Color(view["color"]) if view["color"] else None
+        rule = rules_of(view).wd4_rule
+        return not any(could_have_played(_card(c), _card(top), colour, rule) for c in rest)
 
     def _dump(self, cards: list[str], hand: list[str]) -> CommandObject:
         """Dump every card of the colour, with a Draw Two (else a Skip) last: its action counts."""
-        order = sorted(cards, key=lambda c: (rank_of(c) == "+2", rank_of(c) == "S", is_number(c)))
+        order = sorted(
+            cards, key=lambda c: (rank_of(c) is Rank.DRAW_TWO, rank_of(c) is Rank.SKIP, rank_of(c).is_number)
+        )
         emptied = len(hand) == len(cards)
         if emptied:
-            order = sorted(cards, key=lambda c: rank_of(c) == "+2")
+            order = sorted(cards, key=lambda c: rank_of(c) is Rank.DRAW_TWO)
         command: CommandObject = {"type": "dump", "cards": order}
         if len(hand) - len(cards) == 1:
             command["uno"] = True
@@ -178,7 +193,7 @@ class GreedyBot:
         held = view["hand_counts"][1 - me]  # the challenged hand as the Wild Draw Four left it
         if held == 0:
             return {"type": "accept"}  # nothing else was held: a challenge must fail (D15)
-        rule = "no_colour_match" if view.get("ruleset") == "classic-2p" else "no_playable"
+        rule = rules_of(view).wd4_rule.value
         could_play = 1.0 - (1.0 - CARD_COULD_PLAY[rule]) ** held
         bluff_rate = (self._upheld + 1) / (self._upheld + self._failed + 2)  # Beta(1, 1) prior
         p_illegal = bluff_rate * could_play
@@ -188,7 +203,7 @@ class GreedyBot:
         return {"type": "accept"}
 
     def _keep_in_draft(self, card: str | None, hand: list[str]) -> bool:
-        if card is None or card in WILDS or not is_number(card):
+        if card is None or card in WILDS or not rank_of(card).is_number:
             return True
         return any(colour_of(c) == colour_of(card) for c in hand)
 

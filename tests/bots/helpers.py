@@ -6,7 +6,7 @@ import json
 import random
 from typing import Any
 
-from engine import LocalMatch, Phase, Ruleset
+from engine import RULESETS, LocalMatch, Phase, Ruleset
 from engine.bots import get_bot
 from engine.views import view
 
@@ -30,6 +30,7 @@ def craft_view(**fields: Any) -> dict[str, Any]:
         "last_challenge": None,
     }
     base.update(fields)
+    base["rules"] = RULESETS[base["ruleset"]].to_dict()  # the ruleset in force, as views carry it
     if "hand" in fields and "hand_counts" not in fields:
         base["hand_counts"] = [len(fields["hand"]), 7]
     return base

@@ -15,15 +15,8 @@ import engine.selfplay as selfplay
 from engine import CLASSIC_2P, UNO_DUO
 from engine.cards import parse_card
 from engine.rulesets import Ruleset
-from engine.selfplay import (
-    MatchResult,
-    MatchStuck,
-    Tally,
-    match_seed,
-    play_match,
-    summarize,
-    wilson_interval,
-)
+from engine.selfplay import MatchResult, MatchStuck, match_seed, play_match
+from engine.tally import Tally, summarize, wilson_interval
 
 SEED = 2026  # the fixed seed of the README figure (`unoduo simulate -n 1000 --seed 2026`)
 

@@ -16,7 +16,7 @@ from engine.cards import COLOR_ORDER, Rank, canonical_deck
 from engine.commands import Draw, Pass, Play, SayUno, SeatAction, SeatCommand, format_action
 from engine.deck_facts import deck_facts
 from engine.legal import legal_actions
-from engine.rules import matches_top
+from engine.cards import plays_on
 from tests.engine.test_refusals import SEAT0_CLASSIC, STATES, classic
 
 DEALER = Dealer(b"f" * 32)
@@ -80,7 +80,7 @@ def test_deck_tables_agree_with_the_cards_and_the_d5_predicate(wild_count: int) 
     for color in (None, *COLOR_ORDER):
         for top in {c.rank: c for c in deck}.values():
             row = facts.matching[color][top.rank]
-            assert row == tuple(matches_top(card, top, color) for card in deck)
+            assert row == tuple(plays_on(card, top.rank, color) for card in deck)
 
 
 def test_an_enforced_wild_draw_four_is_listed_only_when_it_may_be_played() -> None:
