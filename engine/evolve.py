@@ -58,15 +58,13 @@ def _set_pair(pair: tuple[Any, Any], index: int, value: Any) -> tuple[Any, Any]:
 _COLOR_BY_VALUE: dict[str | None, Color | None] = {None: None, **{c.value: c for c in Color}}
 
 
+# Speed: equal Pending records are shared, not rebuilt: ~8% of engine self-play (paired timing,
+# docs/BENCHMARKS.md). Only exact int/bool/str keys, so True is never shared as seat 1.
 _PENDING_CACHE: dict[tuple[Any, ...], Pending] = {}
 
 
 def _pending(kind: Any, seat: Any, total: Any, card: Any, starter: Any) -> Pending:
-    """Pending records are immutable values, so equal ones are shared (bounded: kinds x seats x cards).
-
-    Only records of the exact types the Decider writes are shared, so a shared record is
-    identical to a freshly built one (``True`` is not cached as seat ``1``).
-    """
+    """The Pending record of an ``awaiting`` event (bounded cache: kinds x seats x cards)."""
     if (
         seat.__class__ is int
         and total.__class__ is int
@@ -167,7 +165,6 @@ def _card_played(s: MatchState, d: Data) -> Changes:
     index = old_hand.index(card_id)
     hand = old_hand[:index] + old_hand[index + 1 :]
     facts = s.facts
-    facts.colors[card_id]  # an id outside the deck is an IndexError, as with ``deck[card_id]``
     one_left = len(hand) == 1
     said = one_left and bool(d.get("uno"))
     opened = one_left and not said

@@ -31,8 +31,9 @@ class PendingKind(str, Enum):
     NONE = "none"
 
 
+# Speed: the same alias trick as engine.cards.Ranks (measured together: ~6% of self-play).
 class Phases:
-    """The :class:`Phase` members as plain class attributes (see :class:`engine.cards.Ranks`)."""
+    """The :class:`Phase` members as plain class attributes."""
 
     NEW: Final = Phase.NEW
     WAITING: Final = Phase.WAITING
@@ -42,8 +43,9 @@ class Phases:
     MATCH_OVER: Final = Phase.MATCH_OVER
 
 
+# Speed: the same alias trick as engine.cards.Ranks (measured together: ~6% of self-play).
 class PendingKinds:
-    """The :class:`PendingKind` members as plain class attributes (see :class:`engine.cards.Ranks`)."""
+    """The :class:`PendingKind` members as plain class attributes."""
 
     DRAFT: Final = PendingKind.DRAFT
     TURN: Final = PendingKind.TURN
@@ -81,12 +83,10 @@ class WildDrawFourContext:
 
 @dataclass(frozen=True)
 class MatchState:
-    """Everything a match is, folded from its events.
+    """Everything a match is, folded from its events. Frozen: a state, once handed out, never changes."""
 
-    Frozen but deliberately without ``slots``: ``engine.evolve`` derives the next state by
-    copying the instance dict, which is several times cheaper than ``dataclasses.replace`` on
-    this 25-field class (folding is the engine's hot path).
-    """
+    # Speed: no ``slots``, so engine.evolve and engine.decide build the next state by writing a
+    # private copy's __dict__; ``dataclasses.replace`` per event is several times slower.
 
     version: int = 0
     ruleset: Ruleset = UNO_DUO

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from server.errors import unauthorized
+from server.services.errors import Unauthorized
 from server.services.matches import MatchService
 from server.services.players import Caller, authenticate
 from server.store.event_store import EventStore
-from server.store.players import PlayerInfo
+from server.store.models import PlayerPublic
 
 
 def get_store(request: Request) -> EventStore:
@@ -26,35 +27,34 @@ def get_match_service(request: Request) -> MatchService:
 StoreDep = Annotated[EventStore, Depends(get_store)]
 MatchServiceDep = Annotated[MatchService, Depends(get_match_service)]
 
-
-def bearer_token(authorization: str | None) -> str | None:
-    if authorization is None:
-        return None
-    scheme, _, token = authorization.strip().partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise unauthorized("use 'Authorization: Bearer TOKEN'")
-    return token.strip()
+# auto_error=False: no header is a spectator, not an error; get_caller answers the rest.
+bearer = HTTPBearer(
+    auto_error=False,
+    description="a player's token (from POST /api/players) or the director's; without one you are a spectator",
+)
+BearerDep = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
 
-def get_caller(store: StoreDep, authorization: Annotated[str | None, Header()] = None) -> Caller:
+def get_caller(request: Request, store: StoreDep, credentials: BearerDep) -> Caller:
     """Anyone: no token is a spectator; a token must name a player or the director (else 401)."""
-    token = bearer_token(authorization)
-    if token is None:
+    if credentials is None:
+        if "authorization" in request.headers:  # present, but not 'Bearer TOKEN'
+            raise Unauthorized("use 'Authorization: Bearer TOKEN'")
         return Caller()
-    caller = authenticate(store, token)
+    caller = authenticate(store, credentials.credentials.strip())
     if caller is None:
-        raise unauthorized("this token belongs to nobody")
+        raise Unauthorized("this token belongs to nobody")
     return caller
 
 
 CallerDep = Annotated[Caller, Depends(get_caller)]
 
 
-def get_player(caller: CallerDep) -> PlayerInfo:
+def get_player(caller: CallerDep) -> PlayerPublic:
     """A registered player (401 without a player's token)."""
     if caller.player is None:
-        raise unauthorized("this needs a player's token: 'Authorization: Bearer TOKEN' (POST /api/players gives one)")
+        raise Unauthorized("this needs a player's token: 'Authorization: Bearer TOKEN' (POST /api/players gives one)")
     return caller.player
 
 
-PlayerDep = Annotated[PlayerInfo, Depends(get_player)]
+PlayerDep = Annotated[PlayerPublic, Depends(get_player)]

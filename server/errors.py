@@ -1,8 +1,17 @@
-"""HTTP errors in PROTOCOL.md's shape: ``{"code", "message", "rule"}``.
+"""HTTP errors in PROTOCOL.md's shape, ``{"code", "message", "rule"}``: the one place that knows statuses.
 
-Every refusal the server knows of is mapped here: engine refusals (by code), request bodies
-that do not validate (``malformed``, 400), unknown routes and ids (404), authentication (401,
-403), the store's races (409 ``stale_version``) and a database that is unavailable (503).
+Services raise domain errors (``server.services.errors``), the engine ``CommandRefused``, the
+store its ``StoreError``s; nothing below the routes builds an HTTP answer. This module maps
+each of them, and FastAPI's own refusals, to a status and an :class:`ErrorBody`:
+
+- domain errors by class (:data:`STATUS_OF_ERROR`), engine refusals by code
+  (:data:`STATUS_OF_CODE`, else 422);
+- request bodies and parameters that do not validate, bad JSON: 400 ``malformed``;
+- unknown paths 404 ``not_found``, wrong methods 405 ``method_not_allowed``;
+- the store: a lost race 409 ``stale_version``, an append it refuses 400 ``malformed``, a
+  database that is unavailable (or a store that is closing) 503 ``unavailable``.
+
+:func:`error_responses` documents a route's error answers in ``/openapi.json``.
 """
 
 from __future__ import annotations
@@ -12,12 +21,39 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.errors import CommandRefused, ErrorCode
+from server.services.errors import (
+    DomainError,
+    Malformed,
+    MatchLive,
+    NotASeat,
+    NotFound,
+    NotNow,
+    Unauthorized,
+)
 from server.store.errors import ConcurrencyError, InvalidAppendError, StoreClosedError, StoreUnavailableError
 
+
+class ErrorBody(BaseModel):
+    """A refused request (PROTOCOL.md "Errors"): nothing changed, and this says why."""
+
+    code: str = Field(description="malformed, unauthorized, not_found, stale_version, not_your_turn, …")
+    message: str
+    rule: str | None = Field(description="the RULES.md ruling the refusal rests on, or null")
+
+
+STATUS_OF_ERROR: dict[type[DomainError], int] = {
+    Malformed: 400,
+    Unauthorized: 401,
+    NotASeat: 403,
+    NotFound: 404,
+    NotNow: 409,
+    MatchLive: 409,
+}
 STATUS_OF_CODE: dict[ErrorCode, int] = {
     ErrorCode.MALFORMED: 400,
     ErrorCode.UNKNOWN_COMMAND: 400,
@@ -26,49 +62,44 @@ STATUS_OF_CODE: dict[ErrorCode, int] = {
     ErrorCode.MATCH_OVER: 409,
 }
 RULE_REFUSAL_STATUS = 422
+UNAVAILABLE = "unavailable"
+BEARER_CHALLENGE = {"WWW-Authenticate": "Bearer"}
+
+ERROR_DESCRIPTIONS: dict[int, str] = {
+    400: "`malformed` (a body or parameter that does not validate, bad JSON, an unknown ruleset) or `unknown_command`",
+    401: "`unauthorized`: no player's token where one is needed, a header that is not 'Bearer TOKEN', "
+    "or a token nobody has",
+    403: "`not_a_player`: the caller has no seat in this match",
+    404: "`not_found`: no such match, player or house bot",
+    409: "`stale_version` (the match moved on: read it again), `match_over`, `match_live` "
+    "(no replay while live) or `not_now` (joining twice, a match never opened)",
+    422: "a rule refusal of PROTOCOL.md (`not_your_turn`, `card_not_playable`, …) with its RULES.md ruling",
+    503: "`unavailable`: the database could not complete it; a retry with the same command_id is safe",
+}
 
 
-class ApiError(Exception):
-    """A refused request: nothing changed, and the body says why."""
-
-    def __init__(self, status: int, code: str, message: str, rule: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.rule = rule
-
-    def body(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, "rule": self.rule}
-
-    @classmethod
-    def refused(cls, refusal: CommandRefused) -> ApiError:
-        status = STATUS_OF_CODE.get(refusal.code, RULE_REFUSAL_STATUS)
-        return cls(status, refusal.code.value, refusal.message, refusal.rule)
+def status_of(error: DomainError) -> int:
+    for cls in type(error).__mro__:
+        if cls in STATUS_OF_ERROR:
+            return STATUS_OF_ERROR[cls]
+    raise LookupError(f"{type(error).__name__} has no HTTP status")  # a server bug: every class is mapped
 
 
-def malformed(message: str) -> ApiError:
-    return ApiError(400, ErrorCode.MALFORMED.value, message)
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The ``responses=`` of a route that may answer ``statuses``; any other 4xx has the same body."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for status in statuses:
+        out[status] = {"model": ErrorBody, "description": ERROR_DESCRIPTIONS[status]}
+        if status == 401:
+            out[status]["headers"] = {"WWW-Authenticate": {"description": "Bearer", "schema": {"type": "string"}}}
+    out["4XX"] = {"model": ErrorBody, "description": "any other refusal (e.g. 405 `method_not_allowed`)"}
+    return out
 
 
-def not_found(message: str) -> ApiError:
-    return ApiError(404, "not_found", message)
-
-
-def unauthorized(message: str) -> ApiError:
-    return ApiError(401, "unauthorized", message)
-
-
-def not_a_player(message: str) -> ApiError:
-    return ApiError(403, ErrorCode.NOT_A_PLAYER.value, message)
-
-
-def stale(message: str) -> ApiError:
-    return ApiError(409, ErrorCode.STALE_VERSION.value, message)
-
-
-def _json(error: ApiError, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(error.body(), status_code=error.status, headers=headers)
+def _answer(status: int, code: str, message: str, rule: str | None = None) -> JSONResponse:
+    body = ErrorBody(code=code, message=message, rule=rule)
+    headers = BEARER_CHALLENGE if status == 401 else None
+    return JSONResponse(body.model_dump(), status_code=status, headers=headers)
 
 
 def _where(loc: tuple[Any, ...] | list[Any]) -> str:
@@ -87,40 +118,41 @@ def describe_validation(exc: RequestValidationError) -> str:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(ApiError)
-    async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-        return _json(exc, headers)
+    @app.exception_handler(DomainError)
+    async def _domain(_request: Request, exc: DomainError) -> JSONResponse:
+        return _answer(status_of(exc), exc.code, exc.message)
 
     @app.exception_handler(CommandRefused)
     async def _refused(_request: Request, exc: CommandRefused) -> JSONResponse:
-        return _json(ApiError.refused(exc))
+        status = STATUS_OF_CODE.get(exc.code, RULE_REFUSAL_STATUS)
+        return _answer(status, exc.code.value, exc.message, exc.rule)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        return _json(malformed(describe_validation(exc)))
+        return _answer(400, ErrorCode.MALFORMED.value, describe_validation(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "malformed")
-        return _json(ApiError(exc.status_code, code, str(exc.detail)))
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, ErrorCode.MALFORMED.value)
+        return _answer(exc.status_code, code, str(exc.detail))
 
     @app.exception_handler(ConcurrencyError)
     async def _race(_request: Request, exc: ConcurrencyError) -> JSONResponse:
-        return _json(stale(f"the match moved on while this command was decided (now at {exc.actual}); read it again"))
+        message = f"the match moved on while this command was decided (now at {exc.actual}); read it again"
+        return _answer(409, ErrorCode.STALE_VERSION.value, message)
 
     @app.exception_handler(InvalidAppendError)
     async def _invalid_append(_request: Request, exc: InvalidAppendError) -> JSONResponse:
-        return _json(malformed(str(exc)))
+        return _answer(400, ErrorCode.MALFORMED.value, str(exc))
 
     @app.exception_handler(StoreUnavailableError)
     async def _unavailable(_request: Request, exc: StoreUnavailableError) -> JSONResponse:
-        return _json(ApiError(503, "unavailable", f"the database is unavailable; retry with the same command_id ({exc})"))
+        return _answer(503, UNAVAILABLE, f"the database is unavailable; retry with the same command_id ({exc})")
 
     @app.exception_handler(OperationalError)
     async def _db_down(_request: Request, exc: OperationalError) -> JSONResponse:
-        return _json(ApiError(503, "unavailable", f"the database is unavailable: {exc.orig}"))
+        return _answer(503, UNAVAILABLE, f"the database is unavailable: {exc.orig}")
 
     @app.exception_handler(StoreClosedError)
     async def _closed(_request: Request, _exc: StoreClosedError) -> JSONResponse:
-        return _json(ApiError(503, "unavailable", "the server is shutting down"))
+        return _answer(503, UNAVAILABLE, "the server is shutting down")

@@ -8,15 +8,30 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, Field, StrictInt, StrictStr, field_validator
 
+from engine.jsonfmt import ndjson_line
 from server.deps import CallerDep, MatchServiceDep, PlayerDep
-from server.services.matches import ndjson_line
-from server.store.models import ID_LEN
+from server.errors import error_responses
+from server.schemas import MatchDetail, MatchOutcome
+from server.store.models import ID_LEN, MatchSummaryPublic
 
 router = APIRouter(prefix="/api/matches", tags=["matches"])
 
 MatchId = Annotated[str, Path(min_length=1, max_length=ID_LEN, pattern=r"^[A-Za-z0-9_-]+$")]
 NDJSON = "application/x-ndjson"
 CLIENT_COMMAND_ID_LEN = 190  # stored as "s<seat>:<id>" in a 200-character column
+
+EVENTS_BODY = {
+    "description": "NDJSON: one event envelope a line (an `EventPublic`: the envelope and the `open` values "
+    "the caller may see), in seq order",
+    "content": {NDJSON: {"schema": {"type": "string"}, "itemSchema": {"$ref": "#/components/schemas/EventPublic"}}},
+}
+# No token is a spectator: these routes document the bearer as optional.
+BEARER_OPTIONAL: dict[str, Any] = {"security": [{}]}
+REPLAY_BODY = {
+    "description": "the replay file (FAIRNESS.md), NDJSON: a header line `{format, version, match, ruleset, "
+    "players, engine}`, then one line per event: its envelope with `open` holding each sealed field's value",
+    "content": {NDJSON: {"schema": {"type": "string"}, "itemSchema": {"type": "object"}}},
+}
 
 
 class CreateMatchRequest(BaseModel):
@@ -41,41 +56,57 @@ class CommandRequest(BaseModel):
         return value
 
 
-@router.post("", status_code=201)
-def create_match(body: CreateMatchRequest, player: PlayerDep, matches: MatchServiceDep) -> dict[str, Any]:
+@router.post(
+    "", status_code=201, response_model=MatchSummaryPublic, responses=error_responses(400, 401, 404, 503)
+)
+def create_match(body: CreateMatchRequest, player: PlayerDep, matches: MatchServiceDep) -> MatchSummaryPublic:
     """A casual match: the caller takes seat 0, the opponent (a player or a house bot) seat 1."""
     return matches.create(player, body.opponent, body.ruleset)
 
 
-@router.post("/{match_id}/join")
+@router.post(
+    "/{match_id}/join", response_model=MatchOutcome, responses=error_responses(400, 401, 403, 404, 409, 422, 503)
+)
 def join_match(
     match_id: MatchId, caller: CallerDep, matches: MatchServiceDep, body: JoinRequest | None = None
-) -> dict[str, Any]:
+) -> MatchOutcome:
     """Take your seat; the match starts when both seats have joined."""
-    return matches.join(match_id, caller, (body or JoinRequest()).entropy).to_api()
+    return matches.join(match_id, caller, (body or JoinRequest()).entropy)
 
 
-@router.get("/{match_id}")
-def get_match(match_id: MatchId, caller: CallerDep, matches: MatchServiceDep) -> dict[str, Any]:
+@router.get(
+    "/{match_id}",
+    response_model=MatchDetail,
+    responses=error_responses(400, 401, 404, 503),
+    openapi_extra=BEARER_OPTIONAL,
+)
+def get_match(match_id: MatchId, caller: CallerDep, matches: MatchServiceDep) -> MatchDetail:
     """The caller's view (seat, spectator, or audit) and the match summary."""
     return matches.show(match_id, caller)
 
 
-@router.post("/{match_id}/commands")
-def send_command(
-    match_id: MatchId, body: CommandRequest, caller: CallerDep, matches: MatchServiceDep
-) -> dict[str, Any]:
+@router.post(
+    "/{match_id}/commands",
+    response_model=MatchOutcome,
+    responses=error_responses(400, 401, 403, 404, 409, 422, 503),
+)
+def send_command(match_id: MatchId, body: CommandRequest, caller: CallerDep, matches: MatchServiceDep) -> MatchOutcome:
     """Apply a seat's command; returns the new view and the events as the caller may see them."""
-    return matches.command(match_id, caller, body.command_id, body.expected_version, body.command).to_api()
+    return matches.command(match_id, caller, body.command_id, body.expected_version, body.command)
 
 
-@router.get("/{match_id}/events")
+@router.get(
+    "/{match_id}/events",
+    response_class=Response,
+    responses={200: EVENTS_BODY, **error_responses(400, 401, 404, 503)},
+    openapi_extra=BEARER_OPTIONAL,
+)
 def match_events(
     match_id: MatchId,
     caller: CallerDep,
     matches: MatchServiceDep,
-    since: Annotated[int, Query(ge=0)] = 0,
-    follow: Annotated[int, Query(ge=0, le=1)] = 0,
+    since: Annotated[int, Query(ge=0, description="the last seq the client has")] = 0,
+    follow: Annotated[int, Query(ge=0, le=1, description="1: keep the stream open until the match's last event")] = 0,
 ) -> Response:
     """The events after ``since`` the caller may see, one JSON envelope per line."""
     if follow:
@@ -85,7 +116,11 @@ def match_events(
     return Response(b"".join(ndjson_line(e) for e in envelopes), media_type=NDJSON)
 
 
-@router.get("/{match_id}/replay")
+@router.get(
+    "/{match_id}/replay",
+    response_class=Response,
+    responses={200: REPLAY_BODY, **error_responses(400, 404, 409, 503)},
+)
 def match_replay(match_id: MatchId, matches: MatchServiceDep) -> Response:
     """The replay file of a finished match (FAIRNESS.md); 409 while it is live."""
     return Response(

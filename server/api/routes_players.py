@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 from pydantic import BaseModel, Field, field_validator
 
 from server.deps import MatchServiceDep, PlayerDep, StoreDep
-from server.services.players import matches_of, register_human
+from server.errors import error_responses
+from server.schemas import Me, PlayerWithToken
+from server.services.players import register_human
 
 router = APIRouter(prefix="/api", tags=["players"])
 
@@ -24,14 +24,14 @@ class RegisterRequest(BaseModel):
         return value.strip()
 
 
-@router.post("/players", status_code=201)
-def register(body: RegisterRequest, store: StoreDep) -> dict[str, Any]:
+@router.post("/players", status_code=201, response_model=PlayerWithToken, responses=error_responses(400, 503))
+def register(body: RegisterRequest, store: StoreDep) -> PlayerWithToken:
     """Register a human player; the token is returned this once (the server keeps its hash only)."""
     player, token = register_human(store, body.name)
-    return {**player.to_api(), "token": token}
+    return PlayerWithToken(**player.model_dump(), token=token)
 
 
-@router.get("/me")
-def me(player: PlayerDep, store: StoreDep, matches: MatchServiceDep) -> dict[str, Any]:
+@router.get("/me", response_model=Me, responses=error_responses(401, 503))
+def me(player: PlayerDep, matches: MatchServiceDep) -> Me:
     """Who the token belongs to, and their matches."""
-    return {**player.to_api(), "matches": [matches.summary_api(s) for s in matches_of(store, player.id)]}
+    return Me(**player.model_dump(), matches=matches.matches_of(player))

@@ -2,7 +2,7 @@
 
 A match's state is its snapshot plus a fold of the events after it (``Snapshots.load``). A
 command is decided against that state with the match's ``Dealer(server_seed)`` and appended
-with ``expected_seq`` = the state's version (a race gives ``ConcurrencyError``, HTTP 409) and
+with ``expected_seq`` = the state's version (a race gives ``ConcurrencyError``: ``stale_version``) and
 the client's ``command_id`` (a retry gets the first outcome back and appends nothing).
 
 After every append, while a house bot has something to decide (its turn, or a UNO window it
@@ -19,12 +19,10 @@ every opening. Views follow the same rule (``engine.views.view``).
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import secrets
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
 
 from engine import ENGINE_VERSION
@@ -34,17 +32,20 @@ from engine.decide import decide_step
 from engine.errors import CommandRefused
 from engine.events import Event, EventType
 from engine.evolve import fold
+from engine.jsonfmt import ndjson_line
 from engine.replay import header_line, replay_line
 from engine.rulesets import RULESETS, get_ruleset
 from engine.shuffle import Dealer, commitment_of
 from engine.state import INITIAL_STATE, MatchState, Phase
 from engine.views import AUDITOR, SPECTATOR, Viewer, legal_commands, view
-from server.errors import ApiError, malformed, not_a_player, not_found
-from server.services.players import Caller, house_bot_of, players_by_id, resolve_opponent
+from server.schemas import MatchDetail, MatchOutcome, MatchView
+from server.services.errors import Malformed, MatchLive, MatchNotFound, NotASeat, NotNow, NotOpen, PlayerNotFound
+from server.services.players import Caller, house_bot_of, resolve_opponent
 from server.store.errors import ConcurrencyError
 from server.store.event_store import EventStore
-from server.store.players import PlayerInfo
-from server.store.read_models import MatchSummary, match_summary
+from server.store.models import EventPublic, MatchSummaryPublic, PlayerPublic
+from server.store.players import get_player
+from server.store.read_models import MatchSummary, match_summary, matches_of
 from server.store.records import Envelope
 from server.store.secrets import match_seed, match_seed_rows, new_server_seed
 from server.store.snapshots import Snapshots
@@ -54,18 +55,6 @@ log = logging.getLogger(__name__)
 
 MAX_BOT_MOVES = 5000  # a safety bound per drive; a whole match takes a few hundred
 CLOSING_EVENT = EventType.SEED_REVEALED  # the last event of every finished match
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What a command did, as its caller may see it."""
-
-    match: dict[str, Any]
-    view: dict[str, Any]
-    events: list[Envelope]
-
-    def to_api(self) -> dict[str, Any]:
-        return {"match": self.match, "view": self.view, "events": self.events}
 
 
 def seat_command_id(seat: int, client_id: str) -> str:
@@ -85,22 +74,34 @@ class MatchService:
     def __init__(self, store: EventStore, snapshot_every: int = 100) -> None:
         self.store = store
         self.snapshots = Snapshots(store, every=snapshot_every)
-        self._bot_cache: dict[str, str | None] = {}
+        self._players: dict[str, PlayerPublic] = {}  # a player's id, name and kind never change
 
     # ------------------------------------------------------------ reading
 
     def summary(self, match_id: str) -> MatchSummary:
         found = match_summary(self.store.engine, match_id)
         if found is None:
-            raise not_found(f"no match {match_id!r}")
+            raise MatchNotFound(match_id)
         return found
 
-    def summary_api(self, summary: MatchSummary) -> dict[str, Any]:
-        out = summary.to_api()
-        people = players_by_id(self.store, list(summary.seats))
-        out["seats"] = [people[p].to_api() if p in people else None for p in summary.seats]
-        out["ruleset"] = summary.ruleset
-        return out
+    def player(self, player_id: str | None) -> PlayerPublic | None:
+        """The player ``player_id`` (None: no such player); cached, as players never change."""
+        if player_id is None:
+            return None
+        found = self._players.get(player_id)
+        if found is None:
+            found = get_player(self.store, player_id)
+            if found is not None:
+                self._players[player_id] = found
+        return found
+
+    def summary_public(self, summary: MatchSummary) -> MatchSummaryPublic:
+        """API.md's match summary: the seats as players."""
+        return summary.public([self.player(p) for p in summary.seats])
+
+    def matches_of(self, player: PlayerPublic) -> list[MatchSummaryPublic]:
+        """Every match ``player`` has a seat in, by match id."""
+        return [self.summary_public(s) for s in matches_of(self.store.engine, player.id)]
 
     def load(self, match_id: str) -> MatchState:
         return self.snapshots.load(match_stream(match_id))
@@ -127,26 +128,27 @@ class MatchService:
         seat = self.seat_of(summary, caller)
         return SPECTATOR if seat is None else seat
 
-    def show(self, match_id: str, caller: Caller) -> dict[str, Any]:
+    def show(self, match_id: str, caller: Caller) -> MatchDetail:
         summary = self.summary(match_id)
         state = self.drive_bots(match_id, summary, self.load(match_id))
         summary = self.summary(match_id)
-        return {"match": self.summary_api(summary), "view": view(state, self.viewer_for(summary, caller, state))}
+        seen = view(state, self.viewer_for(summary, caller, state))
+        return MatchDetail(match=self.summary_public(summary), view=MatchView.model_validate(seen))
 
     # ------------------------------------------------------------ creating and joining
 
-    def create(self, caller: PlayerInfo, opponent_entry: str, ruleset_name: str | None) -> dict[str, Any]:
+    def create(self, caller: PlayerPublic, opponent_entry: str, ruleset_name: str | None) -> MatchSummaryPublic:
         name = ruleset_name or "uno-duo"
         if name not in RULESETS:
-            raise malformed(f"unknown ruleset {name!r}: choose one of {', '.join(RULESETS)}")
+            raise Malformed(f"unknown ruleset {name!r}: choose one of {', '.join(RULESETS)}")
         ruleset = get_ruleset(name)
         opponent = resolve_opponent(self.store, opponent_entry)
         if opponent is None:
-            raise not_found(f"no player or house bot {opponent_entry!r}")
+            raise PlayerNotFound(opponent_entry)
         if opponent.id == caller.id:
-            raise malformed("a match needs two different players")
+            raise Malformed("a match needs two different players")
         if opponent.kind == "bot" and house_bot_of(opponent) is None:
-            raise malformed(f"{opponent.id!r} is a bot that this server does not run")
+            raise Malformed(f"{opponent.id!r} is a bot that this server does not run")
         match_id = new_match_id()
         self.store.append(
             MATCHES_STREAM,
@@ -176,9 +178,9 @@ class MatchService:
             bot = self._bot_of_player_id(player_id)
             if bot is not None:
                 state = self._apply(match_id, state, JoinSeat(seat, ""), f"join-{seat}", Dealer(seed))
-        return self.summary_api(self.summary(match_id))
+        return self.summary_public(self.summary(match_id))
 
-    def join(self, match_id: str, caller: Caller, entropy: str) -> Outcome:
+    def join(self, match_id: str, caller: Caller, entropy: str) -> MatchOutcome:
         summary = self.summary(match_id)
         seat = self._require_seat(summary, caller)
         command_id = f"join-{seat}"
@@ -186,9 +188,9 @@ class MatchService:
         if prior is None:
             state = self.load(match_id)
             if state.phase is Phase.NEW:
-                raise ApiError(409, "not_now", f"match {match_id!r} was never opened; it cannot be joined")
+                raise NotOpen(f"match {match_id!r} was never opened; it cannot be joined")
             if state.phase is not Phase.WAITING or state.entropies[seat] is not None:
-                raise ApiError(409, "not_now", f"seat {seat} has already joined this match")
+                raise NotNow(f"seat {seat} has already joined this match")
             try:
                 state = self._apply(match_id, state, JoinSeat(seat, entropy), command_id, self._dealer(match_id))
             except ConcurrencyError:
@@ -202,7 +204,7 @@ class MatchService:
 
     def command(
         self, match_id: str, caller: Caller, command_id: str, expected_version: int | None, command: dict[str, Any]
-    ) -> Outcome:
+    ) -> MatchOutcome:
         summary = self.summary(match_id)
         seat = self._require_seat(summary, caller)
         stream = match_stream(match_id)
@@ -222,7 +224,7 @@ class MatchService:
 
     def _respond(
         self, match_id: str, caller: Caller, command_id: str, state: MatchState | None = None
-    ) -> Outcome:
+    ) -> MatchOutcome:
         """The outcome of ``command_id`` (first run or retry): its events, the bots' answers, the view after.
 
         ``state``: the match right after the command, when the caller has it (saves a load).
@@ -239,10 +241,10 @@ class MatchService:
         summary = self.summary(match_id)
         viewer = self.viewer_for(summary, caller, state)
         envelopes = self.store.read(stream, first, to_seq=last) if info.count else []
-        return Outcome(
-            match=self.summary_api(summary),
-            view=view(state, viewer),
-            events=[e.for_viewer(viewer) for e in envelopes],
+        return MatchOutcome(
+            match=self.summary_public(summary),
+            view=MatchView.model_validate(view(state, viewer)),
+            events=[EventPublic.model_validate(e.for_viewer(viewer)) for e in envelopes],
         )
 
     def _bot_chain_end(self, stream: str, last: int) -> int:
@@ -256,15 +258,9 @@ class MatchService:
     # ------------------------------------------------------------ the house bots
 
     def _bot_of_player_id(self, player_id: str | None) -> str | None:
-        """The engine bot playing for ``player_id`` (a player's kind and id never change: cached)."""
-        if player_id is None:
-            return None
-        if player_id not in self._bot_cache:
-            people = players_by_id(self.store, [player_id])
-            if player_id not in people:
-                return None
-            self._bot_cache[player_id] = house_bot_of(people[player_id])
-        return self._bot_cache[player_id]
+        """The engine bot playing for ``player_id``, if it is a house bot."""
+        player = self.player(player_id)
+        return None if player is None else house_bot_of(player)
 
     def drive_bots(self, match_id: str, summary: MatchSummary, state: MatchState) -> MatchState:
         """Let house bots move until a human must decide or the match is over."""
@@ -300,7 +296,7 @@ class MatchService:
     def _dealer(self, match_id: str) -> Dealer:
         seed = match_seed(self.store, match_id)
         if seed is None:
-            raise ApiError(409, "not_now", f"match {match_id!r} was never opened (no seed); it cannot be played")
+            raise NotOpen(f"match {match_id!r} was never opened (no seed); it cannot be played")
         return Dealer(seed)
 
     def _apply(
@@ -333,7 +329,7 @@ class MatchService:
     def _require_seat(self, summary: MatchSummary, caller: Caller) -> int:
         seat = self.seat_of(summary, caller)
         if seat is None:
-            raise not_a_player(f"you do not have a seat in match {summary.id!r}")
+            raise NotASeat(summary.id)
         return seat
 
     # ------------------------------------------------------------ events and replays
@@ -357,13 +353,9 @@ class MatchService:
         summary = self.summary(match_id)
         state = self.load(match_id)
         if state.phase is not Phase.MATCH_OVER:
-            raise ApiError(409, "match_live", "a replay is only given for a finished match; this one is still live")
+            raise MatchLive()
         players = [p or "" for p in summary.seats]
         lines = [header_line(match_id, state.ruleset.name, players, ENGINE_VERSION)]
         for stored in self.store.iter_stream(match_stream(match_id)):
             lines.append(replay_line(stored.envelope(), stored.openings))
         return "\n".join(lines) + "\n"
-
-
-def ndjson_line(value: dict[str, Any]) -> bytes:
-    return (json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n").encode()

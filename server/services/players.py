@@ -11,20 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sqlalchemy import or_, select
-
 from engine.bots import BOT_PREFIX, UnknownBotError, bot_names, normalize_bot_name
 from server.store.event_store import EventStore
-from server.store.models import match_summaries_table as M
-from server.store.players import (
-    PlayerInfo,
-    get_player,
-    new_player_id,
-    new_token,
-    player_by_token,
-    register_player,
-)
-from server.store.read_models import MatchSummary
+from server.store.models import PlayerPublic
+from server.store.players import get_player, new_player_id, new_token, player_by_token, register_player
 from server.store.secrets import is_director_token
 
 HOUSE_BOT_RE = re.compile(r"bot-([a-z0-9_]+)-1")
@@ -34,7 +24,7 @@ HOUSE_BOT_RE = re.compile(r"bot-([a-z0-9_]+)-1")
 class Caller:
     """Who sent a request: a player, the director, or nobody (no token)."""
 
-    player: PlayerInfo | None = None
+    player: PlayerPublic | None = None
     director: bool = False
 
 
@@ -46,20 +36,20 @@ def authenticate(store: EventStore, token: str) -> Caller | None:
     return None if player is None else Caller(player=player)
 
 
-def register_human(store: EventStore, name: str) -> tuple[PlayerInfo, str]:
+def register_human(store: EventStore, name: str) -> tuple[PlayerPublic, str]:
     """A new human player and their token (the only time the token is seen)."""
     token = new_token()
     player_id = new_player_id()
     result = register_player(store, player_id=player_id, name=name, kind="human", token=token)
     info = result.result
-    return PlayerInfo(info["id"], info["name"], info["kind"]), token
+    return PlayerPublic.model_validate(info), token
 
 
 def house_bot_id(bot: str) -> str:
     return f"bot-{bot}-1"
 
 
-def house_bot_of(player: PlayerInfo) -> str | None:
+def house_bot_of(player: PlayerPublic) -> str | None:
     """The engine bot that plays for ``player`` if it is a house bot, else None."""
     if player.kind != "bot":
         return None
@@ -67,7 +57,7 @@ def house_bot_of(player: PlayerInfo) -> str | None:
     return found.group(1) if found else None
 
 
-def ensure_house_bot(store: EventStore, entry: str) -> PlayerInfo:
+def ensure_house_bot(store: EventStore, entry: str) -> PlayerPublic:
     """The bot player for ``bot:NAME`` (created now if it does not exist yet)."""
     bot = normalize_bot_name(entry)
     player_id = house_bot_id(bot)
@@ -87,11 +77,11 @@ def ensure_house_bot(store: EventStore, entry: str) -> PlayerInfo:
     return created
 
 
-def ensure_house_bots(store: EventStore) -> list[PlayerInfo]:
+def ensure_house_bots(store: EventStore) -> list[PlayerPublic]:
     return [ensure_house_bot(store, name) for name in bot_names()]
 
 
-def resolve_opponent(store: EventStore, entry: str) -> PlayerInfo | None:
+def resolve_opponent(store: EventStore, entry: str) -> PlayerPublic | None:
     """A player id, or a ``bot:NAME`` entry; None if no such player or bot exists."""
     if entry.startswith(BOT_PREFIX):
         try:
@@ -99,21 +89,3 @@ def resolve_opponent(store: EventStore, entry: str) -> PlayerInfo | None:
         except UnknownBotError:
             return None
     return get_player(store, entry)
-
-
-def players_by_id(store: EventStore, ids: list[str | None]) -> dict[str, PlayerInfo]:
-    out: dict[str, PlayerInfo] = {}
-    for player_id in ids:
-        if player_id is not None and player_id not in out:
-            found = get_player(store, player_id)
-            if found is not None:
-                out[player_id] = found
-    return out
-
-
-def matches_of(store: EventStore, player_id: str) -> list[MatchSummary]:
-    with store.engine.connect() as conn:
-        rows = conn.execute(
-            select(M).where(or_(M.c.seat0 == player_id, M.c.seat1 == player_id)).order_by(M.c.id)
-        ).mappings()
-        return [MatchSummary.from_row(r) for r in rows]

@@ -1,9 +1,10 @@
 """One append transaction (a batch of commands): check each, seal its events, write them all.
 
-The statements of this path go to the driver's cursor directly, in its own parameter style:
-here SQLAlchemy's per-statement overhead was several times the database's own work, and group
-commit only pays off when a batch costs little more than its disk sync. Everything else in
-the store uses SQLAlchemy Core.
+The statements of this path go to the driver's cursor directly, in its own parameter style,
+not through SQLModel or SQLAlchemy Core: here SQLAlchemy's per-statement overhead was several
+times the database's own work, and group commit only pays off when a batch costs little more
+than its disk sync (docs/BENCHMARKS.md). The read-model rows the batch changes are written
+with Core (``read_models.Projection.flush``); reads elsewhere in the store use Core or SQLModel.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from sqlalchemy import Connection, Table, insert
 
 from engine.chain import ZERO_HASH
+from engine.jsonfmt import compact
 from engine.sealing import Opening, seal_event
 from server.store import read_models
 from server.store.errors import ConcurrencyError, StoreError
@@ -27,8 +29,6 @@ from server.store.values import Clock, format_at
 ExtraRows = Callable[[str], Sequence[tuple[Table, Mapping[str, Any]]]]
 
 LOOKUPS_PER_QUERY = 100  # SQLite allows 500 terms in a compound SELECT
-
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 @dataclass(slots=True)
@@ -149,8 +149,8 @@ class Batch:
             envelopes.append(envelope)
             openings.append(sealed.openings)
             self.event_rows.append(
-                (req.stream, seq, type_, _dumps(envelope["data"]), _dumps(envelope["sealed"]), at,
-                 envelope["prev"], prev, _dumps(sealed.openings))
+                (req.stream, seq, type_, compact(envelope["data"]), compact(envelope["sealed"]), at,
+                 envelope["prev"], prev, compact(sealed.openings))
             )
             read_models.project(self.view, envelope)
         self.heads[req.stream] = (seq, prev)
@@ -158,7 +158,7 @@ class Batch:
             self.extra.extend(req.extra_rows(at))
         outcome = AppendResult(req.stream, tuple(envelopes), seq, req.result, openings=tuple(openings))
         if req.command_id is not None:
-            result = None if req.result is None else _dumps(req.result)
+            result = None if req.result is None else compact(req.result)
             self.processed_rows.append((req.stream, req.command_id, first_seq, len(envelopes), result, at))
             self.commands[(req.stream, req.command_id)] = outcome
         if envelopes:

@@ -10,7 +10,7 @@ class StoreError(Exception):
 class ConcurrencyError(StoreError):
     """The stream moved on: the caller expected its head at ``expected``, it is at ``actual``.
 
-    Nothing was appended. The HTTP layer answers 409; the client re-reads and decides again.
+    Nothing was appended. ``server/errors.py`` answers ``stale_version``; the client re-reads and decides again.
     """
 
     def __init__(self, stream: str, expected: int, actual: int) -> None:

@@ -28,10 +28,9 @@ from typing import Any
 from sqlalchemy import Connection, Engine, and_, func, select
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from engine.chain import first_broken_seq
+from engine.chain import ZERO_HASH, first_broken_seq
 from engine.events import Event
 from engine.sealing import split
-from engine.chain import ZERO_HASH
 from server.db import is_postgres, make_engine
 from server.settings import Settings
 from server.store import read_models
@@ -61,17 +60,15 @@ __all__ = [
     "utc_now",
 ]
 
-E = events_table
-P = processed_table
-
 ALONE_ATTEMPTS = 5
 
 
 def _read(conn: Connection, stream: str, from_seq: int, to_seq: int | None, limit: int | None) -> list[StoredEvent]:
-    query = select(E).where(and_(E.c.stream == stream, E.c.seq >= from_seq))
+    events = events_table.c
+    query = select(events_table).where(and_(events.stream == stream, events.seq >= from_seq))
     if to_seq is not None:
-        query = query.where(E.c.seq <= to_seq)
-    query = query.order_by(E.c.seq)
+        query = query.where(events.seq <= to_seq)
+    query = query.order_by(events.seq)
     if limit is not None:
         query = query.limit(limit)
     return [StoredEvent.from_row(r) for r in conn.execute(query).mappings()]
@@ -353,36 +350,41 @@ class EventStore:
     def read_all(self, after_position: int = 0, limit: int = 1000) -> list[StoredEvent]:
         """Events of every stream in global position order."""
         with self.engine.connect() as conn:
+            position = events_table.c.position
             rows = conn.execute(
-                select(E).where(E.c.position > after_position).order_by(E.c.position).limit(limit)
+                select(events_table).where(position > after_position).order_by(position).limit(limit)
             ).mappings()
             return [StoredEvent.from_row(r) for r in rows]
 
     def head(self, stream: str) -> int:
         """The seq of the stream's last event, 0 if it has none."""
         with self.engine.connect() as conn:
-            found = conn.execute(select(func.max(E.c.seq)).where(E.c.stream == stream)).scalar()
+            events = events_table.c
+            found = conn.execute(select(func.max(events.seq)).where(events.stream == stream)).scalar()
         return int(found or 0)
 
     def head_hash(self, stream: str) -> str:
         """The hash of the stream's last event (64 zeros if it has none)."""
         with self.engine.connect() as conn:
+            events = events_table.c
             found = conn.execute(
-                select(E.c.hash).where(E.c.stream == stream).order_by(E.c.seq.desc()).limit(1)
+                select(events.hash).where(events.stream == stream).order_by(events.seq.desc()).limit(1)
             ).scalar()
         return str(found) if found is not None else ZERO_HASH
 
     def streams(self, prefix: str = "") -> list[str]:
         with self.engine.connect() as conn:
-            query = select(E.c.stream).distinct().order_by(E.c.stream)
+            stream = events_table.c.stream
+            query = select(stream).distinct().order_by(stream)
             if prefix:
-                query = query.where(func.substr(E.c.stream, 1, len(prefix)) == prefix)
+                query = query.where(func.substr(stream, 1, len(prefix)) == prefix)
             return [r[0] for r in conn.execute(query)]
 
     def processed(self, stream: str, command_id: str) -> ProcessedCommandInfo | None:
         with self.engine.connect() as conn:
+            processed = processed_table.c
             row = conn.execute(
-                select(P).where(and_(P.c.stream == stream, P.c.command_id == command_id))
+                select(processed_table).where(and_(processed.stream == stream, processed.command_id == command_id))
             ).mappings().first()
         return None if row is None else ProcessedCommandInfo(**dict(row))
 

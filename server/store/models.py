@@ -1,8 +1,24 @@
-"""The tables (SQLModel). ``migrations/versions`` creates exactly these; a test checks for drift.
+"""The tables, and the public shapes derived from them (SQLModel). ``migrations/versions``
+creates exactly these tables; a test checks for drift.
 
-- ``events``: the docs/FAIRNESS.md envelope of every event of every stream (``sealed`` holds
-  the commitments of its hidden fields), the ``openings`` of those commitments beside it (never
-  hashed, never sent whole), and a global ``position``; unique on (stream, seq). Append-only.
+Each concept the API hands out is one ladder, as in the FastAPI/SQLModel template: a ``…Base``
+with the fields it shares, the ``table=True`` class that adds what only the database keeps,
+and a ``…Public`` response model that adds what only clients see:
+
+- events: ``EventBase`` (the docs/FAIRNESS.md envelope) → ``EventRow`` (+ ``position``,
+  ``openings``) → ``EventPublic`` (+ ``open``: the openings one viewer may see);
+- players: ``PlayerBase`` ``{id, name, kind}`` → ``Player`` (+ token hash, time) → ``PlayerPublic``;
+- match summaries: ``MatchSummaryBase`` → ``MatchSummaryRow`` (seats, scores, winner's seat as
+  columns) → ``MatchSummaryPublic`` (API.md's summary: ``seats`` as players, ``scores``);
+- standings: ``StandingBase`` → ``StandingRow`` → ``StandingPublic``.
+
+Tables the API never shows (``processed_commands``, ``snapshots``, ``match_secrets``,
+``server_secrets``) are plain table classes. Core code reaches every table through the
+``*_table`` names at the end (``table_of``), never through ``Model.__table__``.
+
+- ``events``: the envelope of every event of every stream (``sealed`` holds the commitments
+  of its hidden fields), the ``openings`` of those commitments beside it (never hashed, never
+  sent whole), and a global ``position``; unique on (stream, seq). Append-only.
 - ``processed_commands``: one row per (stream, command_id) ever applied, with the result the
   first run returned, so a retry returns it and appends nothing.
 - ``snapshots``: cached match states (a cache: deleting them changes no result).
@@ -18,9 +34,10 @@ Times are stored as the exact ISO 8601 UTC strings that were hashed (``2026-11-2
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from sqlalchemy import JSON, BigInteger, Column, Integer, String, UniqueConstraint
+from pydantic import BaseModel
+from sqlalchemy import JSON, BigInteger, Column, Integer, String, Table, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 STREAM_LEN = 200
@@ -33,23 +50,130 @@ ID_LEN = 64
 # An INTEGER PRIMARY KEY is SQLite's auto-incrementing rowid; elsewhere a 64-bit identity.
 PositionType = BigInteger().with_variant(Integer(), "sqlite")
 
+PlayerKind = Literal["human", "bot"]
+MatchStatus = Literal["waiting", "live", "finished", "annulled"]
 
-class EventRow(SQLModel, table=True):
+
+# ---------------------------------------------------------------- events
+
+
+class EventBase(SQLModel):
+    """An event's envelope (docs/FAIRNESS.md): the same for every viewer; ``hash`` chains it to ``prev``."""
+
+    stream: str = Field(sa_type=String(STREAM_LEN))
+    seq: int = Field(sa_type=Integer, description="1, 2, … within the stream")
+    type: str = Field(sa_type=String(TYPE_LEN))
+    data: dict[str, Any] = Field(sa_type=JSON, description="the public fields")
+    sealed: dict[str, str] = Field(
+        sa_type=JSON, sa_column_kwargs={"server_default": "{}"},
+        description="each hidden field's salted commitment (hex), by field name",
+    )
+    at: str = Field(sa_type=String(AT_LEN), description="ISO 8601 UTC, microseconds, Z")
+    prev: str = Field(sa_type=String(HASH_LEN), description="the previous event's hash (64 zeros for seq 1)")
+    hash: str = Field(sa_type=String(HASH_LEN))
+
+
+class EventRow(EventBase, table=True):
     __tablename__ = "events"
     __table_args__ = (UniqueConstraint("stream", "seq", name="uq_events_stream_seq"),)
 
     position: int | None = Field(
-        default=None, sa_column=Column(PositionType, primary_key=True, autoincrement=True)
+        default=None, primary_key=True, sa_type=PositionType, sa_column_kwargs={"autoincrement": True}
     )
-    stream: str = Field(sa_column=Column(String(STREAM_LEN), nullable=False))
-    seq: int = Field(sa_column=Column(Integer, nullable=False))
-    type: str = Field(sa_column=Column(String(TYPE_LEN), nullable=False))
-    data: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
-    at: str = Field(sa_column=Column(String(AT_LEN), nullable=False))
-    prev: str = Field(sa_column=Column(String(HASH_LEN), nullable=False))
-    hash: str = Field(sa_column=Column(String(HASH_LEN), nullable=False))
-    sealed: dict[str, str] = Field(sa_column=Column(JSON, nullable=False, server_default="{}"))
-    openings: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False, server_default="{}"))
+    openings: dict[str, Any] = Field(sa_type=JSON, sa_column_kwargs={"server_default": "{}"})
+
+
+class OpeningPublic(BaseModel):
+    """What opens one commitment: the hidden value and its salt (hex)."""
+
+    value: Any
+    salt: str
+
+
+class EventPublic(EventBase):
+    """An envelope as one viewer receives it: ``open`` holds the openings that viewer may see."""
+
+    open: dict[str, OpeningPublic] = Field(description="sealed field name → {value, salt}")
+
+
+# ---------------------------------------------------------------- players
+
+
+class PlayerBase(SQLModel):
+    id: str = Field(primary_key=True, sa_type=String(ID_LEN))
+    name: str = Field(sa_type=String(100))
+    kind: PlayerKind = Field(sa_type=String(16))
+
+
+class Player(PlayerBase, table=True):
+    __tablename__ = "players"
+    __table_args__ = (UniqueConstraint("token_hash", name="uq_players_token_hash"),)
+
+    token_hash: str = Field(sa_type=String(HASH_LEN))
+    created_at: str = Field(sa_type=String(AT_LEN))
+
+
+class PlayerPublic(PlayerBase):
+    """API.md's player: ``{id, name, kind}``."""
+
+
+# ---------------------------------------------------------------- match summaries
+
+
+class MatchSummaryBase(SQLModel):
+    # No defaults: every key is in every summary (and required in /openapi.json).
+    id: str = Field(primary_key=True, sa_type=String(ID_LEN))
+    status: MatchStatus = Field(sa_type=String(16))
+    player1: int | None = Field(sa_type=Integer, description="the seat of round 1's first drafter")
+    winner: str | None = Field(sa_type=String(ID_LEN), description="a player id")
+    tournament: str | None = Field(sa_type=String(ID_LEN), index=True)
+    round: int | None = Field(sa_type=Integer)
+    ruleset: str | None = Field(sa_type=String(64))
+
+
+class MatchSummaryRow(MatchSummaryBase, table=True):
+    """The read model's row: seats and winner as player ids, one column per seat."""
+
+    __tablename__ = "match_summaries"
+
+    seat0: str | None = Field(default=None, sa_type=String(ID_LEN), index=True)
+    seat1: str | None = Field(default=None, sa_type=String(ID_LEN), index=True)
+    score0: int = Field(sa_type=Integer)
+    score1: int = Field(sa_type=Integer)
+    winner_seat: int | None = Field(default=None, sa_type=Integer)
+
+
+class MatchSummaryPublic(MatchSummaryBase):
+    """API.md's match summary; a seat nobody holds is null."""
+
+    seats: list[PlayerPublic | None]
+    scores: list[int]
+
+
+# ---------------------------------------------------------------- standings
+
+
+class StandingBase(SQLModel):
+    """A per-player tally over finished matches; ``scope`` is a tournament id, '' for casual matches."""
+
+    scope: str = Field(primary_key=True, sa_type=String(ID_LEN))
+    player: str = Field(primary_key=True, sa_type=String(ID_LEN))
+    played: int = Field(sa_type=Integer)
+    won: int = Field(sa_type=Integer)
+    lost: int = Field(sa_type=Integer)
+    points_for: int = Field(sa_type=Integer)
+    points_against: int = Field(sa_type=Integer)
+
+
+class StandingRow(StandingBase, table=True):
+    __tablename__ = "standings"
+
+
+class StandingPublic(StandingBase):
+    pass
+
+
+# ---------------------------------------------------------------- server-only tables
 
 
 class ProcessedCommand(SQLModel, table=True):
@@ -74,50 +198,6 @@ class Snapshot(SQLModel, table=True):
     at: str = Field(sa_column=Column(String(AT_LEN), nullable=False))
 
 
-class Player(SQLModel, table=True):
-    __tablename__ = "players"
-    __table_args__ = (UniqueConstraint("token_hash", name="uq_players_token_hash"),)
-
-    id: str = Field(sa_column=Column(String(ID_LEN), primary_key=True))
-    name: str = Field(sa_column=Column(String(100), nullable=False))
-    kind: str = Field(sa_column=Column(String(16), nullable=False))
-    token_hash: str = Field(sa_column=Column(String(HASH_LEN), nullable=False))
-    created_at: str = Field(sa_column=Column(String(AT_LEN), nullable=False))
-
-
-class MatchSummaryRow(SQLModel, table=True):
-    """API.md's match summary; ``seat0``/``seat1``/``winner`` are player ids."""
-
-    __tablename__ = "match_summaries"
-
-    id: str = Field(sa_column=Column(String(ID_LEN), primary_key=True))
-    status: str = Field(sa_column=Column(String(16), nullable=False))
-    seat0: str | None = Field(default=None, sa_column=Column(String(ID_LEN), nullable=True, index=True))
-    seat1: str | None = Field(default=None, sa_column=Column(String(ID_LEN), nullable=True, index=True))
-    player1: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
-    score0: int = Field(sa_column=Column(Integer, nullable=False))
-    score1: int = Field(sa_column=Column(Integer, nullable=False))
-    winner: str | None = Field(default=None, sa_column=Column(String(ID_LEN), nullable=True))
-    winner_seat: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
-    tournament: str | None = Field(default=None, sa_column=Column(String(ID_LEN), nullable=True, index=True))
-    round: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
-    ruleset: str | None = Field(default=None, sa_column=Column(String(64), nullable=True))
-
-
-class StandingRow(SQLModel, table=True):
-    """A per-player tally over finished matches; ``scope`` is a tournament id, '' for casual matches."""
-
-    __tablename__ = "standings"
-
-    scope: str = Field(sa_column=Column(String(ID_LEN), primary_key=True))
-    player: str = Field(sa_column=Column(String(ID_LEN), primary_key=True))
-    played: int = Field(sa_column=Column(Integer, nullable=False))
-    won: int = Field(sa_column=Column(Integer, nullable=False))
-    lost: int = Field(sa_column=Column(Integer, nullable=False))
-    points_for: int = Field(sa_column=Column(Integer, nullable=False))
-    points_against: int = Field(sa_column=Column(Integer, nullable=False))
-
-
 class MatchSecret(SQLModel, table=True):
     """The secret server seed of a match (FAIRNESS.md), hex; only the server reads it."""
 
@@ -138,13 +218,23 @@ class ServerSecret(SQLModel, table=True):
     created_at: str = Field(sa_column=Column(String(AT_LEN), nullable=False))
 
 
-events_table = EventRow.__table__  # type: ignore[attr-defined]
-processed_table = ProcessedCommand.__table__  # type: ignore[attr-defined]
-snapshots_table = Snapshot.__table__  # type: ignore[attr-defined]
-players_table = Player.__table__  # type: ignore[attr-defined]
-match_summaries_table = MatchSummaryRow.__table__  # type: ignore[attr-defined]
-standings_table = StandingRow.__table__  # type: ignore[attr-defined]
-match_secrets_table = MatchSecret.__table__  # type: ignore[attr-defined]
-server_secrets_table = ServerSecret.__table__  # type: ignore[attr-defined]
+# ---------------------------------------------------------------- Core access
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table of a ``table=True`` model, for SQLAlchemy Core statements."""
+    name = model.__tablename__
+    assert isinstance(name, str), f"{model.__name__} names its table"
+    return SQLModel.metadata.tables[name]
+
+
+events_table = table_of(EventRow)
+processed_table = table_of(ProcessedCommand)
+snapshots_table = table_of(Snapshot)
+players_table = table_of(Player)
+match_summaries_table = table_of(MatchSummaryRow)
+standings_table = table_of(StandingRow)
+match_secrets_table = table_of(MatchSecret)
+server_secrets_table = table_of(ServerSecret)
 
 READ_MODEL_TABLES = (match_summaries_table, standings_table)

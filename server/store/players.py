@@ -10,29 +10,19 @@ import hashlib
 import re
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Table, select
+import sqlmodel
+from sqlalchemy import Table
 
 from engine.events import Event
 from server.store.errors import InvalidAppendError
 from server.store.event_store import AppendResult, EventStore
-from server.store.models import players_table as T
+from server.store.models import Player, PlayerPublic, players_table
 from server.store.streams import PLAYERS_STREAM, ServerEventType
 
 PLAYER_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 KINDS = ("human", "bot")
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerInfo:
-    id: str
-    name: str
-    kind: str
-
-    def to_api(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "kind": self.kind}
 
 
 def new_token() -> str:
@@ -63,7 +53,7 @@ def register_player(
     info = {"id": player_id, "name": clean, "kind": kind}
 
     def row(at: str) -> Sequence[tuple[Table, Mapping[str, Any]]]:
-        return [(T, {**info, "token_hash": hash_token(token), "created_at": at})]
+        return [(players_table, {**info, "token_hash": hash_token(token), "created_at": at})]
 
     return store.append(
         PLAYERS_STREAM,
@@ -75,15 +65,14 @@ def register_player(
     )
 
 
-def _one(store: EventStore, column: Any, value: str) -> PlayerInfo | None:
-    with store.engine.connect() as conn:
-        row = conn.execute(select(T.c.id, T.c.name, T.c.kind).where(column == value)).first()
-    return None if row is None else PlayerInfo(row[0], row[1], row[2])
+def player_by_token(store: EventStore, token: str) -> PlayerPublic | None:
+    query = sqlmodel.select(Player).where(sqlmodel.col(Player.token_hash) == hash_token(token))
+    with sqlmodel.Session(store.engine) as session:
+        found = session.exec(query).first()
+        return None if found is None else PlayerPublic.model_validate(found)
 
 
-def player_by_token(store: EventStore, token: str) -> PlayerInfo | None:
-    return _one(store, T.c.token_hash, hash_token(token))
-
-
-def get_player(store: EventStore, player_id: str) -> PlayerInfo | None:
-    return _one(store, T.c.id, player_id)
+def get_player(store: EventStore, player_id: str) -> PlayerPublic | None:
+    with sqlmodel.Session(store.engine) as session:
+        found = session.get(Player, player_id)
+        return None if found is None else PlayerPublic.model_validate(found)

@@ -10,25 +10,39 @@ Standings: one row per (scope, player) over finished matches, ``scope`` a tourna
 for casual matches; points are the engine's match scores (``points_for`` the player's own).
 An annulled match counts for nobody. A match whose seats are unknown when it ends (the server
 always registers a match before creating it) is counted when it is registered.
+
+The projection runs inside the append transaction and writes with SQLAlchemy Core; the
+server's reads (:func:`match_summary`, :func:`matches_of`) go through SQLModel sessions on
+``MatchSummaryRow``. Every query on these tables is in this module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
+import sqlmodel
 from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, text, update
 
 from engine.events import EventType
 from server.store.errors import InvalidAppendError
-from server.store.models import match_summaries_table as M
-from server.store.models import events_table as E
-from server.store.models import standings_table as S
+from server.store.models import (
+    MatchStatus,
+    MatchSummaryPublic,
+    MatchSummaryRow,
+    PlayerPublic,
+    events_table,
+    match_summaries_table,
+    standings_table,
+)
 from server.store.streams import MATCH_PREFIX, MATCHES_STREAM, ServerEventType, match_id_of
 
-WAITING, LIVE, FINISHED, ANNULLED = "waiting", "live", "finished", "annulled"
-STATUSES = (WAITING, LIVE, FINISHED, ANNULLED)
+WAITING: Final = "waiting"
+LIVE: Final = "live"
+FINISHED: Final = "finished"
+ANNULLED: Final = "annulled"
+STATUSES: tuple[MatchStatus, ...] = (WAITING, LIVE, FINISHED, ANNULLED)
 
 # Event types that change a read model; every other event is skipped without loading a row.
 MATCH_EVENT_TYPES = frozenset({EventType.MATCH_CREATED, EventType.ROUND_STARTED, EventType.ROUND_ENDED, EventType.MATCH_ENDED})
@@ -37,8 +51,10 @@ REGISTRY_EVENT_TYPES = frozenset({ServerEventType.MATCH_REGISTERED, ServerEventT
 
 @dataclass
 class MatchSummary:
+    """A match summary as the projection works on it (``MatchSummaryRow`` is its stored form)."""
+
     id: str
-    status: str = WAITING
+    status: MatchStatus = WAITING
     seats: list[str | None] = field(default_factory=lambda: [None, None])
     player1: int | None = None
     scores: list[int] = field(default_factory=lambda: [0, 0])
@@ -79,22 +95,25 @@ class MatchSummary:
             ruleset=row["ruleset"],
         )
 
-    def to_api(self) -> dict[str, Any]:
-        """API.md's match summary, ``seats`` as player ids (the HTTP layer expands them)."""
-        return {
-            "id": self.id,
-            "status": self.status,
-            "seats": list(self.seats),
-            "player1": self.player1,
-            "scores": list(self.scores),
-            "winner": self.winner,
-            "tournament": self.tournament,
-            "round": self.round,
-        }
+    def public(self, seats: list[PlayerPublic | None]) -> MatchSummaryPublic:
+        """API.md's match summary, with ``seats`` the players of ``self.seats`` (looked up by the caller)."""
+        return MatchSummaryPublic(
+            id=self.id,
+            status=self.status,
+            seats=seats,
+            player1=self.player1,
+            scores=list(self.scores),
+            winner=self.winner,
+            tournament=self.tournament,
+            round=self.round,
+            ruleset=self.ruleset,
+        )
 
 
 @dataclass
 class Standing:
+    """A standing as the projection works on it (``StandingRow`` is its stored form)."""
+
     scope: str
     player: str
     played: int = 0
@@ -167,25 +186,27 @@ class Projection:
         new = [self.matches[k].to_row() for k in sorted(self._dirty_matches - self._stored_matches)]
         old = [self.matches[k].to_row() for k in sorted(self._dirty_matches & self._stored_matches)]
         if new:
-            conn.execute(insert(M), new)
+            conn.execute(insert(match_summaries_table), new)
         for row in old:
-            conn.execute(update(M).where(M.c.id == row["id"]).values(row))
+            conn.execute(update(match_summaries_table).where(match_summaries_table.c.id == row["id"]).values(row))
         # a standing whose every match was taken back (annulled) is no row at all
         empty = {k for k in self._dirty_standings if self.standings[k].played == 0}
         snew = [self.standings[k].to_row() for k in sorted(self._dirty_standings - self._stored_standings - empty)]
         sold = [self.standings[k].to_row() for k in sorted((self._dirty_standings & self._stored_standings) - empty)]
         if snew:
-            conn.execute(insert(S), snew)
+            conn.execute(insert(standings_table), snew)
         for row in sold:
-            conn.execute(
-                update(S).where(and_(S.c.scope == row["scope"], S.c.player == row["player"])).values(row)
-            )
+            conn.execute(update(standings_table).where(_standing_key(row["scope"], row["player"])).values(row))
         for scope, player in sorted(empty & self._stored_standings):
-            conn.execute(delete(S).where(and_(S.c.scope == scope, S.c.player == player)))
+            conn.execute(delete(standings_table).where(_standing_key(scope, player)))
         self._stored_matches |= self._dirty_matches
         self._stored_standings = (self._stored_standings | self._dirty_standings) - empty
         self._dirty_matches.clear()
         self._dirty_standings.clear()
+
+
+def _standing_key(scope: str, player: str) -> Any:
+    return and_(standings_table.c.scope == scope, standings_table.c.player == player)
 
 
 class DbLoader:
@@ -196,12 +217,12 @@ class DbLoader:
         self._lock = conn.dialect.name == "postgresql"
 
     def load_match(self, match_id: str) -> MatchSummary | None:
-        query = select(M).where(M.c.id == match_id)
+        query = select(match_summaries_table).where(match_summaries_table.c.id == match_id)
         row = self._conn.execute(query.with_for_update() if self._lock else query).mappings().first()
         return None if row is None else MatchSummary.from_row(row)
 
     def load_standing(self, scope: str, player: str) -> Standing | None:
-        query = select(S).where(and_(S.c.scope == scope, S.c.player == player))
+        query = select(standings_table).where(_standing_key(scope, player))
         row = self._conn.execute(query.with_for_update() if self._lock else query).mappings().first()
         return None if row is None else Standing.from_row(row)
 
@@ -329,13 +350,14 @@ class RebuildReport:
 
 
 def _projected_events(conn: Connection, chunk: int = 2000) -> Iterator[dict[str, Any]]:
-    relevant = or_(E.c.stream == MATCHES_STREAM, E.c.stream.like(f"{MATCH_PREFIX}%"))
+    events = events_table.c
+    relevant = or_(events.stream == MATCHES_STREAM, events.stream.like(f"{MATCH_PREFIX}%"))
     after = 0
     while True:
         rows = conn.execute(
-            select(E.c.position, E.c.stream, E.c.type, E.c.data)
-            .where(and_(E.c.position > after, relevant))
-            .order_by(E.c.position)
+            select(events.position, events.stream, events.type, events.data)
+            .where(and_(events.position > after, relevant))
+            .order_by(events.position)
             .limit(chunk)
         ).mappings().all()
         if not rows:
@@ -353,8 +375,8 @@ def rebuild(engine: Engine) -> RebuildReport:
     with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as conn, conn.begin():
         if conn.dialect.name == "postgresql":
             conn.execute(text("LOCK TABLE events IN SHARE MODE"))
-        conn.execute(delete(M))
-        conn.execute(delete(S))
+        conn.execute(delete(match_summaries_table))
+        conn.execute(delete(standings_table))
         view = Projection()
         count = 0
         for envelope in _projected_events(conn):
@@ -367,16 +389,35 @@ def rebuild(engine: Engine) -> RebuildReport:
 
 def read_rows(engine: Engine) -> dict[str, list[dict[str, Any]]]:
     """Every read-model row, in key order (for comparisons and the CLI)."""
+    summaries, standings = match_summaries_table, standings_table
     with engine.connect() as conn:
         return {
-            "match_summaries": [dict(r) for r in conn.execute(select(M).order_by(M.c.id)).mappings()],
+            "match_summaries": [
+                dict(r) for r in conn.execute(select(summaries).order_by(summaries.c.id)).mappings()
+            ],
             "standings": [
-                dict(r) for r in conn.execute(select(S).order_by(S.c.scope, S.c.player)).mappings()
+                dict(r)
+                for r in conn.execute(select(standings).order_by(standings.c.scope, standings.c.player)).mappings()
             ],
         }
 
 
+# ---------------------------------------------------------------- queries (outside the append path)
+
+
 def match_summary(engine: Engine, match_id: str) -> MatchSummary | None:
-    with engine.connect() as conn:
-        row = conn.execute(select(M).where(M.c.id == match_id)).mappings().first()
-    return None if row is None else MatchSummary.from_row(row)
+    with sqlmodel.Session(engine) as session:
+        row = session.get(MatchSummaryRow, match_id)
+        return None if row is None else MatchSummary.from_row(row.model_dump())
+
+
+def matches_of(engine: Engine, player_id: str) -> list[MatchSummary]:
+    """The matches ``player_id`` has a seat in, by match id."""
+    seat0, seat1 = sqlmodel.col(MatchSummaryRow.seat0), sqlmodel.col(MatchSummaryRow.seat1)
+    query = (
+        sqlmodel.select(MatchSummaryRow)
+        .where(or_(seat0 == player_id, seat1 == player_id))
+        .order_by(sqlmodel.col(MatchSummaryRow.id))
+    )
+    with sqlmodel.Session(engine) as session:
+        return [MatchSummary.from_row(row.model_dump()) for row in session.exec(query)]

@@ -14,12 +14,12 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import sqlmodel
 from sqlalchemy import Table, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from server.store.event_store import EventStore, format_at
-from server.store.models import match_secrets_table as MS
-from server.store.models import server_secrets_table as SS
+from server.store.models import MatchSecret, ServerSecret, match_secrets_table, server_secrets_table
 from server.store.players import hash_token, new_token
 
 DIRECTOR_TOKEN = "director_token"
@@ -32,19 +32,19 @@ def new_server_seed() -> bytes:
 
 def match_seed_rows(match_id: str, seed: bytes, at: str) -> Sequence[tuple[Table, Mapping[str, Any]]]:
     """The ``match_secrets`` row of a new match, for ``EventStore.append(extra_rows=...)``."""
-    return [(MS, {"match_id": match_id, "seed_hex": seed.hex(), "created_at": at})]
+    return [(match_secrets_table, {"match_id": match_id, "seed_hex": seed.hex(), "created_at": at})]
 
 
 def match_seed(store: EventStore, match_id: str) -> bytes | None:
-    with store.engine.connect() as conn:
-        found = conn.execute(select(MS.c.seed_hex).where(MS.c.match_id == match_id)).scalar()
-    return None if found is None else bytes.fromhex(str(found))
+    with sqlmodel.Session(store.engine) as session:
+        found = session.get(MatchSecret, match_id)
+        return None if found is None else bytes.fromhex(found.seed_hex)
 
 
 def _secret_hash(store: EventStore, name: str) -> str | None:
-    with store.engine.connect() as conn:
-        found = conn.execute(select(SS.c.value_hash).where(SS.c.name == name)).scalar()
-    return None if found is None else str(found)
+    with sqlmodel.Session(store.engine) as session:
+        found = session.get(ServerSecret, name)
+        return None if found is None else found.value_hash
 
 
 def ensure_director_token(store: EventStore, configured: str | None) -> str | None:
@@ -65,14 +65,14 @@ def ensure_director_token(store: EventStore, configured: str | None) -> str | No
     try:
         with store.engine.connect().execution_options(sqlite_begin="IMMEDIATE") as conn, conn.begin():
             # Re-read inside the writing transaction: two servers starting together agree.
-            now = conn.execute(select(SS.c.value_hash).where(SS.c.name == DIRECTOR_TOKEN)).scalar()
+            is_director = server_secrets_table.c.name == DIRECTOR_TOKEN
+            now = conn.execute(select(server_secrets_table.c.value_hash).where(is_director)).scalar()
             if now is None:
                 row = {"name": DIRECTOR_TOKEN, "value_hash": value_hash, "created_at": at}
-                conn.execute(insert(SS), [row])
+                conn.execute(insert(server_secrets_table), [row])
             elif configured:
-                conn.execute(
-                    update(SS).where(SS.c.name == DIRECTOR_TOKEN).values(value_hash=value_hash, created_at=at)
-                )
+                changed = {"value_hash": value_hash, "created_at": at}
+                conn.execute(update(server_secrets_table).where(is_director).values(changed))
             else:
                 return None  # another process generated one meanwhile
     except IntegrityError:  # PostgreSQL: another server inserted it first

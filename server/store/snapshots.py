@@ -18,7 +18,7 @@ from engine.evolve import fold
 from engine.snapshot_codec import SNAPSHOT_FORMAT, decode_state, encode_state
 from engine.state import INITIAL_STATE, MatchState
 from server.store.event_store import AppendResult, EventStore, format_at
-from server.store.models import snapshots_table as T
+from server.store.models import snapshots_table
 
 log = logging.getLogger(__name__)
 
@@ -43,9 +43,12 @@ class Snapshots:
 
     def latest(self, stream: str) -> SnapshotRecord | None:
         """The newest readable snapshot of ``stream`` (unreadable ones are skipped)."""
+        snapshots = snapshots_table.c
         with self.store.engine.connect() as conn:
             rows = conn.execute(
-                select(T).where(and_(T.c.stream == stream, T.c.format == SNAPSHOT_FORMAT)).order_by(T.c.seq.desc())
+                select(snapshots_table)
+                .where(and_(snapshots.stream == stream, snapshots.format == SNAPSHOT_FORMAT))
+                .order_by(snapshots.seq.desc())
             ).mappings()
             for row in rows:
                 try:
@@ -71,7 +74,7 @@ class Snapshots:
         }
         try:
             with self._writing() as conn, conn.begin():
-                conn.execute(insert(T), [row])
+                conn.execute(insert(snapshots_table), [row])
         except IntegrityError:
             return False  # someone saved this one already
         return True
@@ -109,13 +112,15 @@ class Snapshots:
 
     def delete(self, stream: str | None = None) -> int:
         """Delete the snapshots of ``stream`` (all streams if None); returns how many."""
-        query = delete(T) if stream is None else delete(T).where(T.c.stream == stream)
+        query = delete(snapshots_table)
+        if stream is not None:
+            query = query.where(snapshots_table.c.stream == stream)
         with self._writing() as conn, conn.begin():
             return int(conn.execute(query).rowcount)
 
     def count(self, stream: str | None = None) -> int:
-        query = select(func.count()).select_from(T)
+        query = select(func.count()).select_from(snapshots_table)
         if stream is not None:
-            query = query.where(T.c.stream == stream)
+            query = query.where(snapshots_table.c.stream == stream)
         with self.store.engine.connect() as conn:
             return int(conn.execute(query).scalar_one())

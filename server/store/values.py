@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
+from engine.jsonfmt import AT_FORMAT
 from server.store.errors import InvalidAppendError
 
 Clock = Callable[[], datetime]
@@ -20,7 +21,7 @@ def format_at(moment: datetime) -> str:
     """ISO 8601 UTC with microseconds and a ``Z``: exactly the string stored and hashed."""
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise InvalidAppendError("the store's clock must return an aware datetime, not a naive one")
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.astimezone(timezone.utc).strftime(AT_FORMAT)
 
 
 def normalize_json(value: Any, where: str = "data") -> Any:

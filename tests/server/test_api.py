@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
+import httpx
 from fastapi.testclient import TestClient
+from pydantic import BaseModel
 
 from engine.verify import verify_replay
+from server.errors import ErrorBody
+from server.schemas import MatchDetail, MatchOutcome, Me, PlayerWithToken
+from server.store.models import EventPublic, MatchSummaryPublic
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import check_seat_response, ok, play_to_end, register, with_color
 
@@ -238,3 +245,128 @@ def test_a_body_that_is_not_json_is_named_as_such(client: TestClient) -> None:
     response = client.post("/api/players", content=b"{not json", headers={"Content-Type": "application/json"})
     assert response.status_code == 400
     assert response.json()["message"] == "the request body is not valid JSON"
+
+
+SEAT_ERRORS = {"400", "401", "403", "404", "409", "422", "503"}
+OPERATIONS = {
+    ("POST", "/api/players"): (201, PlayerWithToken, {"400", "503"}),
+    ("GET", "/api/me"): (200, Me, {"401", "503"}),
+    ("POST", "/api/matches"): (201, MatchSummaryPublic, {"400", "401", "404", "503"}),
+    ("POST", "/api/matches/{match_id}/join"): (200, MatchOutcome, SEAT_ERRORS),
+    ("GET", "/api/matches/{match_id}"): (200, MatchDetail, {"400", "401", "404", "503"}),
+    ("POST", "/api/matches/{match_id}/commands"): (200, MatchOutcome, SEAT_ERRORS),
+    ("GET", "/api/matches/{match_id}/events"): (200, None, {"400", "401", "404", "503"}),
+    ("GET", "/api/matches/{match_id}/replay"): (200, None, {"400", "404", "409", "503"}),
+}
+ERROR_SCHEMA = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
+
+
+def same_after_validation(model: type[BaseModel], body: Any) -> None:
+    """``body`` validates against ``model``, and the model gives it back unchanged (no key lost or added)."""
+    assert model.model_validate(body).model_dump(mode="json") == body, model.__name__
+
+
+def test_openapi_documents_every_answer_and_the_answers_fit_it(client: TestClient) -> None:
+    spec = ok(client.get("/openapi.json"))
+    schemas = spec["components"]["schemas"]
+    assert "HTTPValidationError" not in schemas  # bad input is a 400 ErrorBody, never FastAPI's 422 shape
+    operations = {(m.upper(), path): op for path, ops in spec["paths"].items() for m, op in ops.items()}
+    assert set(operations) == set(OPERATIONS)
+    for key, op in operations.items():
+        status, model, errors = OPERATIONS[key]
+        answers = op["responses"]
+        assert [s for s in answers if s.startswith("2")] == [str(status)], key
+        for media, content in answers[str(status)]["content"].items():
+            assert content["schema"], (key, media)
+        if model is not None:
+            assert answers[str(status)]["content"] == {
+                "application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}
+            }, key
+        else:
+            assert set(answers["200"]["content"]) == {"application/x-ndjson"}, key
+        assert errors | {"4XX"} <= set(answers), (key, sorted(answers))
+        for code, answer in answers.items():
+            if not code.startswith("2"):
+                assert answer["content"] == ERROR_SCHEMA and answer["description"], (key, code)
+    assert set(schemas["ErrorBody"]["required"]) == {"code", "message", "rule"}
+    assert {"HTTPBearer"} == set(spec["components"]["securitySchemes"])
+
+    def route_of(method: str, url: str) -> tuple[str, str]:
+        path = httpx.URL(url).path
+        for m, template in OPERATIONS:
+            if m == method and re.fullmatch(re.sub(r"\{[^}]+\}", "[^/]+", template), path):
+                return m, template
+        raise AssertionError(f"no route for {method} {path}")
+
+    def answer(method: str, url: str, status: int, **kwargs: Any) -> Any:
+        """The answer to a request: its status as expected, documented for the route, its body fitting the model."""
+        response = client.request(method, url, **kwargs)
+        assert response.status_code == status, (method, url, response.status_code, response.text)
+        route = route_of(method, url)
+        documented = operations[route]["responses"]
+        assert str(status) in documented, (route, status, sorted(documented))
+        if status >= 400:
+            same_after_validation(ErrorBody, response.json())
+            return response.json()
+        model = OPERATIONS[route][1]
+        if model is None:
+            return response.text
+        same_after_validation(model, response.json())
+        return response.json()
+
+    body = answer("POST", "/api/players", 201, json={"name": "ada"})
+    headers = {"Authorization": f"Bearer {body['token']}"}
+    answer("POST", "/api/players", 400, json={"name": " "})
+    answer("GET", "/api/me", 401)
+    answer("GET", "/api/me", 401, headers={"Authorization": "Basic abc"})
+    match_id = answer("POST", "/api/matches", 201, headers=headers, json={"opponent": "bot:greedy"})["id"]
+    answer("POST", "/api/matches", 401, json={"opponent": "bot:greedy"})
+    answer("POST", "/api/matches", 404, headers=headers, json={"opponent": "bot:nobody"})
+    answer("POST", "/api/matches", 400, headers=headers, json={"opponent": "bot:greedy", "ruleset": "poker"})
+    answer("GET", f"/api/matches/{match_id}/replay", 409)
+    answer("POST", f"/api/matches/{match_id}/join", 403, headers=DIRECTOR)
+    answer("POST", "/api/matches/m_nope/join", 404, headers=headers)
+    joined = answer("POST", f"/api/matches/{match_id}/join", 200, headers=headers, json={"entropy": "dice"})
+    assert joined["events"]
+    for who in (headers, DIRECTOR, {}):
+        seen = answer("GET", f"/api/matches/{match_id}", 200, headers=who)["view"]
+        assert ("hands" in seen) == (who is DIRECTOR)
+    answer("GET", f"/api/matches/{match_id}", 401, headers={"Authorization": "Bearer nobody-has-this"})
+    answer("GET", "/api/matches/m_nope", 404)
+    answer("GET", "/api/matches/bad%20id!", 400)
+    seen = answer("GET", f"/api/matches/{match_id}", 200, headers=headers)["view"]
+    url = f"/api/matches/{match_id}/commands"
+    answer("POST", url, 403, json={"command_id": "a", "command": {"type": "draw"}})
+    answer("POST", url, 400, headers=headers, json={"command_id": "a"})
+    answer("POST", url, 422, headers=headers, json={"command_id": "u", "command": {"type": "uno"}})
+    answer("POST", url, 409, headers=headers,
+           json={"command_id": "old", "expected_version": seen["version"] - 1, "command": seen["legal"][0]})
+    command = with_color(seen["legal"][0], random.Random(0))
+    answer("POST", url, 200, headers=headers,
+           json={"command_id": "c", "expected_version": seen["version"], "command": command})
+    lines = answer("GET", f"/api/matches/{match_id}/events", 200, headers=headers).splitlines()
+    assert lines
+    for line in lines:
+        same_after_validation(EventPublic, json.loads(line))
+    answer("GET", f"/api/matches/{match_id}/events?since=-1", 400)
+    answer("GET", "/api/matches/m_nope/events", 404)
+    answer("GET", "/api/matches/m_nope/replay", 404)
+    me = answer("GET", "/api/me", 200, headers=headers)
+    assert [m["id"] for m in me["matches"]] == [match_id]
+
+
+def test_a_token_is_read_from_a_bearer_header_only(client: TestClient) -> None:
+    _, headers = register(client, "ada")
+    token = headers["Authorization"].removeprefix("Bearer ")
+    assert ok(client.get("/api/me", headers={"Authorization": f"bearer   {token}"}))["name"] == "ada"
+    for value in (token, f"Token {token}", "Bearer", "Bearer ", ""):
+        response = client.get("/api/me", headers={"Authorization": value})
+        assert response.status_code == 401, value
+        assert response.headers["WWW-Authenticate"] == "Bearer"
+        assert response.json() == {"code": "unauthorized", "message": "use 'Authorization: Bearer TOKEN'", "rule": None}
+    unknown = client.get("/api/me", headers={"Authorization": "Bearer nobody-has-this-token"})
+    assert unknown.status_code == 401 and unknown.headers["WWW-Authenticate"] == "Bearer"
+    assert unknown.json()["message"] == "this token belongs to nobody"
+    anonymous = client.get("/api/me")
+    assert anonymous.status_code == 401 and anonymous.headers["WWW-Authenticate"] == "Bearer"
+    assert anonymous.json()["code"] == "unauthorized"

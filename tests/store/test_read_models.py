@@ -37,10 +37,10 @@ def ended(match: str, winner: int, scores: list[int]) -> dict[str, Any]:
 def test_the_projection_follows_a_match_through_its_life() -> None:
     view = Projection()
     project(view, registered("m1", ["ann", "bob"], "cup"))
-    assert view.matches["m1"].to_api() == {
-        "id": "m1", "status": "waiting", "seats": ["ann", "bob"], "player1": None, "scores": [0, 0],
-        "winner": None, "tournament": "cup", "round": 1,
-    }
+    assert view.matches["m1"] == MatchSummary(
+        id="m1", status="waiting", seats=["ann", "bob"], player1=None, scores=[0, 0],
+        winner=None, tournament="cup", round=1, ruleset="uno-duo",
+    )
     project(view, env("match-m1", "match_created", ruleset={"name": "uno-duo"}, commitment="c"))
     project(view, env("match-m1", "seat_joined", seat=0, entropy=""))
     assert view.matches["m1"].status == "waiting"
