@@ -13,7 +13,7 @@ from engine.scenario import load_scenario, run_scenario
 
 
 def scenario(
-    file: Path = typer.Argument(..., help="scenario JSON file (PROTOCOL.md), or - for stdin"),
+    file: Path = typer.Argument(..., help="scenario JSON file (docs/PROTOCOL.md), or - for stdin"),
     indent: int | None = typer.Option(None, help="pretty-print the output with this indent"),
 ) -> None:
     """Run a stacked-deck scenario: every command answered, then both seats' views and the audit view."""

@@ -130,7 +130,7 @@ def simulate(
     ruleset: str = typer.Option("uno-duo", "--ruleset", help=f"one of {', '.join(RULESETS)}"),
     seed: int = typer.Option(1, "--seed", help="master seed: the same seed gives the same table"),
     replays: Path | None = typer.Option(
-        None, "--replays", help="write every match as a replay file (FAIRNESS.md) into this directory"
+        None, "--replays", help="write every match as a replay file (docs/FAIRNESS.md) into this directory"
     ),
     jobs: int = typer.Option(1, "--jobs", "-j", help="worker processes (the table does not depend on it)"),
 ) -> None:

@@ -1,4 +1,4 @@
-"""The UNO Duo rules engine: pure, event-sourced, exact to every ruling of RULES.md.
+"""The UNO Duo rules engine: pure, event-sourced, exact to every ruling of docs/RULES.md.
 
 ``decide(state, command, dealer) -> events`` holds every rule; ``evolve(state, event)`` folds a
 recorded fact; views say what each seat, a spectator or an auditor may see. This package

@@ -2,7 +2,7 @@
 
 Parse/format come in pairs, as in python-chess: ``parse_card("r+2")`` gives a :class:`Card`,
 ``card.code`` gives ``"R+2"`` back. Physical cards are identified by a stable id in the
-canonical order of FAIRNESS.md; two copies of the same face are the same card for play.
+canonical order of docs/FAIRNESS.md; two copies of the same face are the same card for play.
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ _COLOUR_RUN: tuple[Rank, ...] = (
 
 @cache
 def canonical_deck(wild_count: int) -> tuple[Card, ...]:
-    """All cards in canonical order; the index of a card is its id (FAIRNESS.md).
+    """All cards in canonical order; the index of a card is its id (docs/FAIRNESS.md).
 
     Each colour runs 0, 1, 1, ... 9, 9, S, S, R, R, +2, +2 (25 cards); then the plain wilds,
     then four Wild Draw Fours.

@@ -1,4 +1,4 @@
-"""Commands: what a seat asks for (PROTOCOL.md), plus the two system commands that open a match.
+"""Commands: what a seat asks for (docs/PROTOCOL.md), plus the two system commands that open a match.
 
 ``parse_command`` reads the JSON shape and refuses a bad one with ``malformed`` or
 ``unknown_command``; ``format_command`` writes the canonical JSON shape back.
@@ -93,7 +93,7 @@ class CreateMatch:
 
 @dataclass(frozen=True, slots=True)
 class JoinSeat:
-    """System command: a player takes a seat and adds entropy (FAIRNESS.md)."""
+    """System command: a player takes a seat and adds entropy (docs/FAIRNESS.md)."""
 
     seat: int
     entropy: str = ""
@@ -153,7 +153,7 @@ _NO_FIELD_ACTIONS: dict[str, SeatAction] = {
 
 
 def parse_action(obj: object) -> SeatAction:
-    """Read a PROTOCOL.md command object into a :data:`SeatAction`."""
+    """Read a docs/PROTOCOL.md command object into a :data:`SeatAction`."""
     if not isinstance(obj, Mapping):
         raise _malformed("a command is a JSON object with a 'type'")
     kind = obj.get("type")

@@ -1,4 +1,4 @@
-"""``decide(state, command, dealer) -> events``: the only place the rules of RULES.md live.
+"""``decide(state, command, dealer) -> events``: the only place the rules of docs/RULES.md live.
 
 Pure: no I/O, no clock, no randomness of its own. Every deck order comes from the injected
 :class:`~engine.shuffle.Dealer`. A command the rules do not allow raises

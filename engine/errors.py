@@ -1,8 +1,8 @@
 """The engine's exception hierarchy.
 
 Everything the engine raises derives from :class:`UnoDuoError`, so callers can catch one type.
-A :class:`CommandRefused` carries the PROTOCOL.md error code, a message a player understands,
-and the RULES.md ruling id the refusal rests on.
+A :class:`CommandRefused` carries the docs/PROTOCOL.md error code, a message a player understands,
+and the docs/RULES.md ruling id the refusal rests on.
 """
 
 from __future__ import annotations

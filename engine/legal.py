@@ -2,7 +2,7 @@
 
 :func:`legal_actions` lists every fully specified action the Decider accepts from ``seat``: a
 wild once per colour, the ``color`` command once per colour. ``engine.views.legal_commands``
-formats the same list for clients (PROTOCOL.md lists wilds and ``color`` without a colour).
+formats the same list for clients (docs/PROTOCOL.md lists wilds and ``color`` without a colour).
 Self-play drives the Decider with these objects directly, skipping JSON parsing.
 """
 

@@ -1,4 +1,4 @@
-"""Rulesets as data: every switch of RULES.md's last table is a field here.
+"""Rulesets as data: every switch of docs/RULES.md's last table is a field here.
 
 A match records its whole ruleset in its first event, so a dispute can name the rule in force.
 """

@@ -1,4 +1,4 @@
-"""Stacked-deck scripts (PROTOCOL.md ``unoduo scenario``): rules tests and dispute what-ifs.
+"""Stacked-deck scripts (docs/PROTOCOL.md ``unoduo scenario``): rules tests and dispute what-ifs.
 
 A scenario fixes the top of each round's deck, optionally the first drafter, and lists
 ``[seat, command]`` pairs. A stacked deck stands for a round's first start only: a classic-2p

@@ -1,4 +1,4 @@
-"""The exact, re-implementable shuffle of FAIRNESS.md, and the dealer that injects it.
+"""The exact, re-implementable shuffle of docs/FAIRNESS.md, and the dealer that injects it.
 
 The Decider never draws randomness itself: every deck order comes from a :class:`Dealer`
 passed in by the caller, computed from the server seed and the players' entropy. An auditor

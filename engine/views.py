@@ -1,4 +1,4 @@
-"""What each viewer may see: a seat, a spectator, or an auditor (PROTOCOL.md "View").
+"""What each viewer may see: a seat, a spectator, or an auditor (docs/PROTOCOL.md "View").
 
 A seat's view and a seat's copy of an event never hold what that seat could not see at the
 table: the opponent's hand, the draw pile's order, the card the opponent looks at in the
@@ -87,7 +87,7 @@ def _challenge_view(record: dict[str, Any] | None, viewer: Viewer) -> dict[str, 
 
 
 def _entropies_view(state: MatchState, viewer: Viewer) -> list[str | None]:
-    """A player's entropy stays theirs until the last event reveals both (FAIRNESS.md)."""
+    """A player's entropy stays theirs until the last event reveals both (docs/FAIRNESS.md)."""
     revealed = state.server_seed is not None
     return [e if revealed or _sees_seat(viewer, s) else None for s, e in enumerate(state.entropies)]
 

@@ -48,10 +48,6 @@ def normalize_url(url: str | URL) -> URL:
     raise DatabaseURLError(f"unsupported database {backend!r}: use sqlite:///FILE or postgresql+psycopg://…")
 
 
-def is_sqlite(engine: Engine) -> bool:
-    return engine.dialect.name == "sqlite"
-
-
 def is_postgres(engine: Engine) -> bool:
     return engine.dialect.name == "postgresql"
 

@@ -1,4 +1,4 @@
-"""HTTP errors in PROTOCOL.md's shape, ``{"code", "message", "rule"}``: the one place that knows statuses.
+"""HTTP errors in docs/PROTOCOL.md's shape, ``{"code", "message", "rule"}``: the one place that knows statuses.
 
 Services raise domain errors (``server.services.errors``), the engine ``CommandRefused``, the
 store its ``StoreError``s; nothing below the routes builds an HTTP answer. This module maps
@@ -39,11 +39,11 @@ from server.store.errors import ConcurrencyError, InvalidAppendError, StoreClose
 
 
 class ErrorBody(BaseModel):
-    """A refused request (PROTOCOL.md "Errors"): nothing changed, and this says why."""
+    """A refused request (docs/PROTOCOL.md "Errors"): nothing changed, and this says why."""
 
     code: str = Field(description="malformed, unauthorized, not_found, stale_version, not_your_turn, …")
     message: str
-    rule: str | None = Field(description="the RULES.md ruling the refusal rests on, or null")
+    rule: str | None = Field(description="the docs/RULES.md ruling the refusal rests on, or null")
 
 
 STATUS_OF_ERROR: dict[type[DomainError], int] = {
@@ -73,7 +73,7 @@ ERROR_DESCRIPTIONS: dict[int, str] = {
     404: "`not_found`: no such match, player or house bot",
     409: "`stale_version` (the match moved on: read it again), `match_over`, `match_live` "
     "(no replay while live) or `not_now` (joining twice, a match never opened)",
-    422: "a rule refusal of PROTOCOL.md (`not_your_turn`, `card_not_playable`, …) with its RULES.md ruling",
+    422: "a rule refusal of docs/PROTOCOL.md (`not_your_turn`, `card_not_playable`, …) with its docs/RULES.md ruling",
     503: "`unavailable`: the database could not complete it; a retry with the same command_id is safe",
 }
 

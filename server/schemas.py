@@ -1,6 +1,6 @@
 """The API's answers that are not one table's public model (those are in ``server/store/models.py``).
 
-A view is ``engine.views.view()``'s dict: :class:`MatchView` documents the keys PROTOCOL.md
+A view is ``engine.views.view()``'s dict: :class:`MatchView` documents the keys docs/PROTOCOL.md
 fixes and lets every other key through unchanged (a view may gain keys), rather than modelling
 each nested shape.
 """
@@ -39,7 +39,7 @@ class Pending(BaseModel):
 
 
 class MatchView(BaseModel):
-    """What one viewer sees of a match (PROTOCOL.md "View"): a seat's, a spectator's, or the audit view.
+    """What one viewer sees of a match (docs/PROTOCOL.md "View"): a seat's, a spectator's, or the audit view.
 
     Only an audit view (the director, or anyone once the match is over) has ``hands`` and
     ``draw_order``. A view may carry keys beyond those listed here.
@@ -63,8 +63,8 @@ class MatchView(BaseModel):
     draw_pile: int = Field(description="how many cards the draw pile holds")
     draft_pile: list[str]
     uno: list[bool] = Field(description="per seat: has said UNO on its current one-card hand")
-    legal: list[dict[str, Any]] = Field(description="the commands this viewer may send now (PROTOCOL.md)")
-    commitment: str = Field(description="the deck-seed commitment (FAIRNESS.md)")
+    legal: list[dict[str, Any]] = Field(description="the commands this viewer may send now (docs/PROTOCOL.md)")
+    commitment: str = Field(description="the deck-seed commitment (docs/FAIRNESS.md)")
     last_challenge: dict[str, Any] | None = Field(description="null or {by, hand, verdict, evidence}")
     hands: list[list[str]] | None = Field(
         default=None, exclude_if=_absent_if_none, description="audit view only: both hands"

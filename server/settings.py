@@ -7,7 +7,6 @@ the server add their own fields.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Literal
 
 from pydantic import Field, field_validator
@@ -48,8 +47,3 @@ class Settings(BaseSettings):
             raise ValueError("notify_channel must be a lower-case SQL identifier (letters, digits, _)")
         return value
 
-
-@lru_cache(maxsize=1)
-def get_settings() -> Settings:
-    """The process-wide settings, read once from the environment."""
-    return Settings()

@@ -1,7 +1,7 @@
-"""House bots: players that decide from a seat's view only (PROTOCOL.md "View").
+"""House bots: players that decide from a seat's view only (docs/PROTOCOL.md "View").
 
 A bot never sees the match state: it gets ``engine.views.view(state, seat)`` (a dict) and
-returns a PROTOCOL.md command object chosen from ``view["legal"]``, adding the ``color`` that
+returns a docs/PROTOCOL.md command object chosen from ``view["legal"]``, adding the ``color`` that
 wild plays and the ``color`` command need. Any randomness comes from the ``random.Random`` it is
 handed, so a seeded run is reproducible.
 

@@ -28,7 +28,7 @@ EVENTS_BODY = {
 # No token is a spectator: these routes document the bearer as optional.
 BEARER_OPTIONAL: dict[str, Any] = {"security": [{}]}
 REPLAY_BODY = {
-    "description": "the replay file (FAIRNESS.md), NDJSON: a header line `{format, version, match, ruleset, "
+    "description": "the replay file (docs/FAIRNESS.md), NDJSON: a header line `{format, version, match, ruleset, "
     "players, engine}`, then one line per event: its envelope with `open` holding each sealed field's value",
     "content": {NDJSON: {"schema": {"type": "string"}, "itemSchema": {"type": "object"}}},
 }
@@ -122,7 +122,7 @@ def match_events(
     responses={200: REPLAY_BODY, **error_responses(400, 404, 409, 503)},
 )
 def match_replay(match_id: MatchId, matches: MatchServiceDep) -> Response:
-    """The replay file of a finished match (FAIRNESS.md); 409 while it is live."""
+    """The replay file of a finished match (docs/FAIRNESS.md); 409 while it is live."""
     return Response(
         matches.replay(match_id).encode(),
         media_type=NDJSON,

@@ -1,6 +1,6 @@
 """What the services refuse, as domain errors: no HTTP here (``server/errors.py`` maps them).
 
-Each error carries PROTOCOL.md's ``code`` and a message for the player; the HTTP status of
+Each error carries docs/PROTOCOL.md's ``code`` and a message for the player; the HTTP status of
 each class is decided in ``server/errors.py`` alone. The engine's refusals
 (``engine.errors.CommandRefused``) and the store's errors (``server.store.errors``) are not
 wrapped: they reach ``server/errors.py`` as they are.

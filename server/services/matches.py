@@ -96,7 +96,7 @@ class MatchService:
         return found
 
     def summary_public(self, summary: MatchSummary) -> MatchSummaryPublic:
-        """API.md's match summary: the seats as players."""
+        """docs/API.md's match summary: the seats as players."""
         return summary.public([self.player(p) for p in summary.seats])
 
     def matches_of(self, player: PlayerPublic) -> list[MatchSummaryPublic]:

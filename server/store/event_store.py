@@ -1,4 +1,4 @@
-"""The event store: append-only, hash-chained streams of events (FAIRNESS.md).
+"""The event store: append-only, hash-chained streams of events (docs/FAIRNESS.md).
 
 **Append** is one transaction: if the command id was seen before, the first result comes back
 and nothing is written; otherwise the stream's head must be at ``expected_seq`` (else

@@ -9,7 +9,7 @@ and a ``…Public`` response model that adds what only clients see:
   ``openings``) → ``EventPublic`` (+ ``open``: the openings one viewer may see);
 - players: ``PlayerBase`` ``{id, name, kind}`` → ``Player`` (+ token hash, time) → ``PlayerPublic``;
 - match summaries: ``MatchSummaryBase`` → ``MatchSummaryRow`` (seats, scores, winner's seat as
-  columns) → ``MatchSummaryPublic`` (API.md's summary: ``seats`` as players, ``scores``);
+  columns) → ``MatchSummaryPublic`` (docs/API.md's summary: ``seats`` as players, ``scores``);
 - standings: ``StandingBase`` → ``StandingRow`` → ``StandingPublic``.
 
 Tables the API never shows (``processed_commands``, ``snapshots``, ``match_secrets``,
@@ -114,7 +114,7 @@ class Player(PlayerBase, table=True):
 
 
 class PlayerPublic(PlayerBase):
-    """API.md's player: ``{id, name, kind}``."""
+    """docs/API.md's player: ``{id, name, kind}``."""
 
 
 # ---------------------------------------------------------------- match summaries
@@ -144,7 +144,7 @@ class MatchSummaryRow(MatchSummaryBase, table=True):
 
 
 class MatchSummaryPublic(MatchSummaryBase):
-    """API.md's match summary; a seat nobody holds is null."""
+    """docs/API.md's match summary; a seat nobody holds is null."""
 
     seats: list[PlayerPublic | None]
     scores: list[int]
@@ -199,7 +199,7 @@ class Snapshot(SQLModel, table=True):
 
 
 class MatchSecret(SQLModel, table=True):
-    """The secret server seed of a match (FAIRNESS.md), hex; only the server reads it."""
+    """The secret server seed of a match (docs/FAIRNESS.md), hex; only the server reads it."""
 
     __tablename__ = "match_secrets"
 

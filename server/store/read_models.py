@@ -1,4 +1,4 @@
-"""Read models: match summaries (API.md) and standings, projected from the events.
+"""Read models: match summaries (docs/API.md) and standings, projected from the events.
 
 :func:`project` is the whole projection: a small function from one event envelope to changes
 in a :class:`Projection`, with no I/O of its own. The store calls it inside every append
@@ -42,7 +42,6 @@ WAITING: Final = "waiting"
 LIVE: Final = "live"
 FINISHED: Final = "finished"
 ANNULLED: Final = "annulled"
-STATUSES: tuple[MatchStatus, ...] = (WAITING, LIVE, FINISHED, ANNULLED)
 
 # Event types that change a read model; every other event is skipped without loading a row.
 MATCH_EVENT_TYPES = frozenset({EventType.MATCH_CREATED, EventType.ROUND_STARTED, EventType.ROUND_ENDED, EventType.MATCH_ENDED})
@@ -96,7 +95,7 @@ class MatchSummary:
         )
 
     def public(self, seats: list[PlayerPublic | None]) -> MatchSummaryPublic:
-        """API.md's match summary, with ``seats`` the players of ``self.seats`` (looked up by the caller)."""
+        """docs/API.md's match summary, with ``seats`` the players of ``self.seats`` (looked up by the caller)."""
         return MatchSummaryPublic(
             id=self.id,
             status=self.status,

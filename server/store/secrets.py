@@ -1,6 +1,6 @@
 """Server secrets: each match's hidden server seed, and hashed server-wide secrets.
 
-A match's ``server_seed`` (FAIRNESS.md) is written in the same transaction as the match's
+A match's ``server_seed`` (docs/FAIRNESS.md) is written in the same transaction as the match's
 first event (``match_seed_row`` is an ``extra_rows`` for that append), and read back by the
 server for every decision that shuffles. It is revealed by the match's last event.
 

@@ -1,4 +1,4 @@
-"""Replay files of self-play matches: FAIRNESS.md format, chain intact, seed revealed, verifiable,
+"""Replay files of self-play matches: docs/FAIRNESS.md format, chain intact, seed revealed, verifiable,
 and byte-identical for the same seed."""
 
 from __future__ import annotations

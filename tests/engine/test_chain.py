@@ -1,4 +1,4 @@
-"""FAIRNESS.md's envelope: canonical JSON, sha256 chain, and naming the first broken seq."""
+"""docs/FAIRNESS.md's envelope: canonical JSON, sha256 chain, and naming the first broken seq."""
 
 from __future__ import annotations
 

@@ -233,7 +233,7 @@ def test_subset_match_is_strict_about_booleans_and_lists() -> None:
     assert not subset_problems({"a": {"b": 2}}, {"a": {"b": 2, "c": 3}}, "x")
 
 
-# ---------------------------------------------------------------- RULES.md links the examples
+# ---------------------------------------------------------------- docs/RULES.md links the examples
 
 LINK = re.compile(r"\]\((?:\./)?(scenarios/[A-Za-z0-9_.-]+\.json)\)")
 HEADING = re.compile(r"^(#{1,6}) +(.*)$", re.MULTILINE)

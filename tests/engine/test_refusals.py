@@ -1,4 +1,4 @@
-"""Bad input: every refusal carries its PROTOCOL.md code, a message and a ruling; nothing changes.
+"""Bad input: every refusal carries its docs/PROTOCOL.md code, a message and a ruling; nothing changes.
 
 Also the contract of ``legal``: a command is accepted exactly when ``legal`` lists it.
 """

@@ -1,4 +1,4 @@
-"""``unoduo scenario FILE`` (PROTOCOL.md): exit 0 with the JSON answer for a good file, whether or
+"""``unoduo scenario FILE`` (docs/PROTOCOL.md): exit 0 with the JSON answer for a good file, whether or
 not its commands are refused; exit 2 with the reason on stderr for a file that cannot be read or
 does not have the scenario shape."""
 

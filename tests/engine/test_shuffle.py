@@ -1,4 +1,4 @@
-"""FAIRNESS.md: the key, the HMAC stream, below(n), Fisher-Yates, and the dealer's labels."""
+"""docs/FAIRNESS.md: the key, the HMAC stream, below(n), Fisher-Yates, and the dealer's labels."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from engine.shuffle import Dealer, RandomStream, commitment_of, shuffle_ids, shu
 
 
 def reference_shuffle(ids: list[int], key: bytes, label: str) -> list[int]:
-    """An independent, literal re-implementation of FAIRNESS.md, as an auditor would write it."""
+    """An independent, literal re-implementation of docs/FAIRNESS.md, as an auditor would write it."""
     buffer = b""
     i = 0
 

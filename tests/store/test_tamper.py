@@ -49,7 +49,7 @@ def test_a_removed_event_is_named(ten: EventStore) -> None:
 
 
 def test_a_removed_last_event_is_not_a_break_but_the_head_moves(ten: EventStore) -> None:
-    """Truncation keeps a valid chain: receipts (FAIRNESS.md) are what catch it."""
+    """Truncation keeps a valid chain: receipts (docs/FAIRNESS.md) are what catch it."""
     last = ten.read("match-t")[-1]
     sql(ten, "DELETE FROM events WHERE stream = 'match-t' AND seq = 10")
     assert ten.verify_chain("match-t") is None and ten.head_hash("match-t") != last.hash
