@@ -22,10 +22,10 @@ machine hurts both sides alike):
 from __future__ import annotations
 
 import importlib.metadata
+import itertools
 import os
 import platform
 import random
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,17 +34,18 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from bench.report import BENCHMARKS_MD, ENGINE_SECTION as SECTION, cpu_model, section_head, write_docs_section
+from bench.report import BENCHMARKS_MD, cpu_model, section_head, write_docs_section
+from bench.report import ENGINE_SECTION as SECTION
 from engine.bots import get_bot
 from engine.commands import SeatCommand, parse_seat_command
 from engine.decide import decide_step
 from engine.events import Event
 from engine.evolve import fold
+from engine.legal import legal_actions
 from engine.match import LocalMatch
 from engine.rulesets import Ruleset
 from engine.selfplay import match_seed
 from engine.state import INITIAL_STATE, MatchState, Phase
-from engine.legal import legal_actions
 from engine.views import view
 
 ACTIONS_BAR = 2.0  # our self-play actions/s over RLCard's
@@ -146,7 +147,7 @@ def _rounds_of(logs: list[list[Event]]) -> list[tuple[list[Event], MatchState]]:
     for log in logs:
         starts = [i for i, e in enumerate(log) if e.type == "round_started"] + [len(log)]
         state = fold(log[: starts[0]])
-        for begin, end in zip(starts, starts[1:]):
+        for begin, end in itertools.pairwise(starts):
             pieces.append((log[begin:end], state))
             state = fold(log[begin:end], state)
     return pieces
@@ -179,7 +180,7 @@ def _breakdown(ruleset: Ruleset, seed: int, seconds: float) -> dict[str, float]:
             t3 = clock()
             _, state = decide_step(state, command, dealer)
             t4 = clock()
-            for step, took in zip(STEPS, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+            for step, took in zip(STEPS, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=False):
                 spent[step] += took
             actions += 1
     return {step: spent[step] / actions * 1e6 if actions else 0.0 for step in STEPS}
@@ -220,8 +221,6 @@ def _version(package: str) -> str | None:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
         return None
-
-
 
 
 def machine_facts() -> list[str]:
@@ -334,8 +333,7 @@ def bar_lines(r: Results) -> list[str]:
     lines = []
     if r.ratio is None:
         lines.append(
-            "actions/s ≥ 2× RLCard: not measured — RLCard is not installed "
-            "(pip install -e '.[bench]' adds it)"
+            "actions/s ≥ 2× RLCard: not measured — RLCard is not installed (pip install -e '.[bench]' adds it)"
         )
     else:
         lines.append(f"actions/s ≥ {ACTIONS_BAR:g}× RLCard: {_bar(r.ratio >= ACTIONS_BAR)} ({r.ratio:.2f}×)")
@@ -391,10 +389,7 @@ def reading(r: Results) -> str:
         "immutable state; RLCard's `step` changes its objects in place and records nothing."
     )
     if r.rlcard is not None and r.rlcard.per_second:
-        text += (
-            f" The 2× bar means {1e6 / r.rlcard.per_second / ACTIONS_BAR:,.1f} µs per whole action "
-            "here."
-        )
+        text += f" The 2× bar means {1e6 / r.rlcard.per_second / ACTIONS_BAR:,.1f} µs per whole action here."
     return text
 
 
@@ -426,8 +421,6 @@ def markdown(r: Results, facts: list[str], command: str) -> str:
         *[f"| {a} | {b} |" for a, b in breakdown_rows(r)],
     ]
     return "\n".join(lines) + "\n"
-
-
 
 
 def run_and_report(rules: Ruleset, seconds: float, seed: int, write_docs: bool, command: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import platform
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 BENCHMARKS_MD = Path(__file__).resolve().parents[1] / "docs" / "BENCHMARKS.md"
@@ -38,5 +38,11 @@ def write_docs_section(path: Path, heading: str, section: str) -> None:
 
 def section_head(heading: str, command: str, facts: list[str]) -> list[str]:
     """The opening lines every benchmark section shares: heading, date and command, machine facts."""
-    return [heading, "", f"Measured {datetime.now(timezone.utc):%Y-%m-%d} with `{command}`.", "",
-            *[f"- {fact}" for fact in facts], ""]
+    return [
+        heading,
+        "",
+        f"Measured {datetime.now(UTC):%Y-%m-%d} with `{command}`.",
+        "",
+        *[f"- {fact}" for fact in facts],
+        "",
+    ]

@@ -26,7 +26,8 @@ from rich.console import Console
 from rich.table import Table
 from sqlalchemy import insert, make_url, text
 
-from bench.report import BENCHMARKS_MD, STORE_SECTION as SECTION, cpu_model, section_head, write_docs_section
+from bench.report import BENCHMARKS_MD, cpu_model, section_head, write_docs_section
+from bench.report import STORE_SECTION as SECTION
 from engine.chain import ZERO_HASH, chain_envelope
 from engine.events import Event
 from server.db import make_engine
@@ -158,8 +159,6 @@ def run_bench(
     return rows, raws, versions
 
 
-
-
 def machine_facts(versions: dict[str, str]) -> list[str]:
     facts = [
         f"nproc: {os.cpu_count()}",
@@ -177,16 +176,26 @@ def machine_facts(versions: dict[str, str]) -> list[str]:
 def _table(rows: list[Row], raws: dict[str, Row]) -> Table:
     table = Table(title="unoduo bench store: single-event commands appended per second")
     for name, justify in (
-        ("database", "left"), ("mode", "left"), ("writers", "right"), ("commands", "right"),
-        ("commands/s", "right"), ("per transaction", "right"), ("vs raw insert", "right"),
+        ("database", "left"),
+        ("mode", "left"),
+        ("writers", "right"),
+        ("commands", "right"),
+        ("commands/s", "right"),
+        ("per transaction", "right"),
+        ("vs raw insert", "right"),
     ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for db, raw in raws.items():
         for r in [x for x in rows if x.db == db] + [raw]:
             per_tx = r.commands / r.batches if r.batches else 0.0
             table.add_row(
-                r.db, r.mode, str(r.writers), str(r.commands), f"{r.rate:,.0f}",
-                f"{per_tx:.1f}", f"{r.rate / raw.rate:.2f}" if raw.rate else "-",
+                r.db,
+                r.mode,
+                str(r.writers),
+                str(r.commands),
+                f"{r.rate:,.0f}",
+                f"{per_tx:.1f}",
+                f"{r.rate / raw.rate:.2f}" if raw.rate else "-",
             )
     return table
 
@@ -230,8 +239,10 @@ def _verdict(rows: list[Row]) -> list[str]:
     met = [r for r in grouped if r.rate >= TARGET]
     if not met:
         best = max(grouped, key=lambda r: r.rate)
-        return [f"Target ≥ {TARGET:,} commands/s on SQLite from one process: NOT met (best {best.rate:,.0f}"
-                f" with {best.writers} writers)."]
+        return [
+            f"Target ≥ {TARGET:,} commands/s on SQLite from one process: NOT met (best {best.rate:,.0f}"
+            f" with {best.writers} writers)."
+        ]
     shown = ", ".join(f"{r.writers} writers: {r.rate:,.0f}" for r in met)
     return [f"Target ≥ {TARGET:,} commands/s on SQLite from one process: met with group commit ({shown})."]
 

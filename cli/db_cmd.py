@@ -36,7 +36,8 @@ def upgrade(
     revision: str = typer.Option("head", help="the revision to reach"),
 ) -> None:
     """Apply the migrations (Alembic) up to the latest revision."""
-    from server.store.migrate import current_revision, upgrade as run_upgrade
+    from server.store.migrate import current_revision
+    from server.store.migrate import upgrade as run_upgrade
 
     url = _url(db)
 

@@ -81,9 +81,7 @@ def summary_table(summary: RunSummary) -> Table:
     same = summary.entrants[0].bot == summary.entrants[1].bot
     for number, entrant in enumerate(summary.entrants):
         low, high = summary.win_interval(number)
-        upheld = (
-            f"{entrant.challenges_upheld / entrant.challenges:.1%}" if entrant.challenges else "-"
-        )
+        upheld = f"{entrant.challenges_upheld / entrant.challenges:.1%}" if entrant.challenges else "-"
         table.add_row(
             f"{entrant.bot} #{number + 1}" if same else entrant.bot,
             f"{entrant.wins:,}",

@@ -25,11 +25,11 @@ from engine.errors import (
 )
 from engine.events import Event, EventType
 from engine.evolve import evolve, fold
+from engine.legal import legal_actions
 from engine.match import LocalMatch
 from engine.rulesets import CLASSIC_2P, RULESETS, UNO_DUO, Ruleset, get_ruleset
 from engine.shuffle import Dealer, commitment_of, shuffle_ids, shuffle_key
 from engine.state import INITIAL_STATE, MatchState, PendingKind, Phase
-from engine.legal import legal_actions
 from engine.views import AUDITOR, SPECTATOR, legal_commands, view
 
 ENGINE_VERSION = "0.1.0"
@@ -37,30 +37,30 @@ ENGINE_VERSION = "0.1.0"
 __all__ = [
     "AUDITOR",
     "CLASSIC_2P",
+    "ENGINE_VERSION",
+    "INITIAL_STATE",
+    "RULESETS",
+    "SPECTATOR",
+    "UNO_DUO",
     "Card",
     "CardParseError",
     "Color",
     "CommandRefused",
     "CreateMatch",
     "Dealer",
-    "ENGINE_VERSION",
     "ErrorCode",
     "Event",
     "EventType",
-    "INITIAL_STATE",
     "InvalidEventError",
     "JoinSeat",
     "LocalMatch",
     "MatchState",
     "PendingKind",
     "Phase",
-    "RULESETS",
     "Rank",
     "Ruleset",
-    "SPECTATOR",
     "ScenarioError",
     "SeatCommand",
-    "UNO_DUO",
     "UnoDuoError",
     "canonical_deck",
     "commitment_of",

@@ -67,7 +67,7 @@ def rerun(events: Sequence[Event], dealer: Dealer) -> Mismatch | None:
             return Mismatch(start, f"the recorded command was not legal: {refusal.message} ({refusal.code.value})")
         except (UnoDuoError, KeyError, TypeError, ValueError) as exc:
             return Mismatch(start, f"cannot re-run this command: {exc}")
-        for offset, (got, want) in enumerate(zip(batch, expected)):
+        for offset, (got, want) in enumerate(zip(batch, expected, strict=False)):
             if got != want:
                 return Mismatch(
                     start + offset,

@@ -8,14 +8,14 @@ canonical order of docs/FAIRNESS.md; two copies of the same face are the same ca
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
-from typing import Final
+from enum import StrEnum
 from functools import cache
+from typing import Final
 
 from engine.errors import CardParseError
 
 
-class Color(str, Enum):
+class Color(StrEnum):
     RED = "red"
     YELLOW = "yellow"
     GREEN = "green"
@@ -30,7 +30,7 @@ COLOR_ORDER: tuple[Color, ...] = (Color.RED, Color.YELLOW, Color.GREEN, Color.BL
 _COLOR_BY_LETTER = {c.letter: c for c in COLOR_ORDER}
 
 
-class Rank(str, Enum):
+class Rank(StrEnum):
     """The face of a card apart from its colour; the value is its notation suffix."""
 
     N0 = "0"
@@ -133,8 +133,7 @@ def parse_card(text: object) -> Card:
     card = _CARD_BY_CODE.get(code)
     if card is None:
         raise CardParseError(
-            f"unknown card {text!r}: write colour letter (R, Y, G, B) + rank "
-            "(0-9, S, R, +2), or W / W+4"
+            f"unknown card {text!r}: write colour letter (R, Y, G, B) + rank (0-9, S, R, +2), or W / W+4"
         )
     return card
 
@@ -154,9 +153,14 @@ def _all_faces() -> dict[str, Card]:
 _CARD_BY_CODE = _all_faces()
 
 _COLOUR_RUN: tuple[Rank, ...] = (
-    (Rank.N0,)
-    + tuple(r for n in NUMBER_RANKS[1:] for r in (n, n))
-    + (Rank.SKIP, Rank.SKIP, Rank.REVERSE, Rank.REVERSE, Rank.DRAW_TWO, Rank.DRAW_TWO)
+    Rank.N0,
+    *tuple(r for n in NUMBER_RANKS[1:] for r in (n, n)),
+    Rank.SKIP,
+    Rank.SKIP,
+    Rank.REVERSE,
+    Rank.REVERSE,
+    Rank.DRAW_TWO,
+    Rank.DRAW_TWO,
 )
 
 
@@ -172,4 +176,3 @@ def canonical_deck(wild_count: int) -> tuple[Card, ...]:
     wilds = (face["W"],) * wild_count
     wild_fours = (face["W+4"],) * 4
     return coloured + wilds + wild_fours
-

@@ -21,9 +21,7 @@ def canonical(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def envelope_hash(
-    stream: str, seq: int, type_: str, data: Any, sealed: Mapping[str, str], at: str, prev: str
-) -> str:
+def envelope_hash(stream: str, seq: int, type_: str, data: Any, sealed: Mapping[str, str], at: str, prev: str) -> str:
     body = {"stream": stream, "seq": seq, "type": type_, "data": data, "sealed": sealed, "at": at, "prev": prev}
     return hashlib.sha256(canonical(body)).hexdigest()
 

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import Enum
-from typing import Any, NamedTuple, Union
+from enum import StrEnum
+from typing import Any, NamedTuple
 
 from engine.cards import Card, Color, Rank, parse_card, parse_color
 from engine.errors import CardParseError, CommandRefused, ErrorCode
 from engine.rulesets import Ruleset
 
 
-class CommandType(str, Enum):
+class CommandType(StrEnum):
     DRAFT = "draft"
     PLAY = "play"
     DRAW = "draw"
@@ -80,7 +80,7 @@ class SayUno:
     type = CommandType.UNO
 
 
-SeatAction = Union[Draft, Play, Draw, Pass, Dump, Accept, Challenge, ChooseColor, SayUno]
+SeatAction = Draft | Play | Draw | Pass | Dump | Accept | Challenge | ChooseColor | SayUno
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +111,7 @@ class SeatCommand(NamedTuple):
     expected_version: int | None = None
 
 
-Command = Union[CreateMatch, JoinSeat, SeatCommand]
+Command = CreateMatch | JoinSeat | SeatCommand
 
 MAX_ENTROPY_LENGTH = 256
 
@@ -165,7 +165,7 @@ def parse_action(obj: object) -> SeatAction:
         return Draft(keep=_bool_field(obj, "keep"))
     if kind == "play":
         if "card" not in obj:
-            raise _malformed("'play' needs a 'card', e.g. {\"type\": \"play\", \"card\": \"R5\"}")
+            raise _malformed('\'play\' needs a \'card\', e.g. {"type": "play", "card": "R5"}')
         card = _card_field(obj["card"], "card")
         color_value = obj.get("color")
         rule = "D12" if card.rank is Rank.WILD_DRAW_FOUR else "D11"
@@ -175,19 +175,14 @@ def parse_action(obj: object) -> SeatAction:
         cards = obj.get("cards")
         if not isinstance(cards, list) or not cards:
             raise _malformed("'dump' needs 'cards': the list of cards in the order you play them")
-        return Dump(
-            cards=tuple(_card_field(c, "cards") for c in cards), uno=_bool_field(obj, "uno", False)
-        )
+        return Dump(cards=tuple(_card_field(c, "cards") for c in cards), uno=_bool_field(obj, "uno", False))
     if kind == "color":
         if obj.get("color") is None:
-            raise CommandRefused(
-                ErrorCode.COLOR_REQUIRED, "'color' needs a colour: red, yellow, green or blue", "D4"
-            )
+            raise CommandRefused(ErrorCode.COLOR_REQUIRED, "'color' needs a colour: red, yellow, green or blue", "D4")
         return ChooseColor(color=_color_field(obj["color"], "D4"))
     raise CommandRefused(
         ErrorCode.UNKNOWN_COMMAND,
-        f"unknown command type {kind!r}: use draft, play, draw, pass, dump, accept, challenge,"
-        " color or uno",
+        f"unknown command type {kind!r}: use draft, play, draw, pass, dump, accept, challenge, color or uno",
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 from engine.cards import Card, Color, Ranks
 from engine.commands import (
+    MAX_ENTROPY_LENGTH,
     Accept,
     Challenge,
     ChooseColor,
@@ -32,7 +33,6 @@ from engine.commands import (
     SeatAction,
     SeatCommand,
     format_action,
-    MAX_ENTROPY_LENGTH,
 )
 from engine.errors import CommandRefused, ErrorCode
 from engine.events import (
@@ -44,8 +44,8 @@ from engine.events import (
     ColorChosen,
     CommandRecorded,
     Cut,
-    Drafted,
     DraftCompleted,
+    Drafted,
     DrawLapsed,
     Event,
     EventType,
@@ -204,9 +204,7 @@ def _start_round(batch: _Batch, number: int, player1: int, restart: int = 0) -> 
     """Shuffle round ``number``'s deck (its ``restart``-th fresh start) and draft or deal it."""
     state = batch.state
     deck = batch.dealer.round_deck(batch.entropies, number, len(state.deck), restart)
-    batch.emit(
-        EventType.ROUND_STARTED, RoundStarted(round=number, player1=player1, restart=restart, deck=list(deck))
-    )
+    batch.emit(EventType.ROUND_STARTED, RoundStarted(round=number, player1=player1, restart=restart, deck=list(deck)))
     ruleset = batch.state.ruleset
     if ruleset.deal is Deal.DRAFT:
         batch.await_(player1, PendingKinds.DRAFT)
@@ -393,8 +391,7 @@ def _seat_command(batch: _Batch, command: SeatCommand) -> None:
     if command.expected_version is not None and command.expected_version != state.version:
         _refuse(
             ErrorCode.STALE_VERSION,
-            f"the match has moved on: you saw version {command.expected_version},"
-            f" it is now {state.version}",
+            f"the match has moved on: you saw version {command.expected_version}, it is now {state.version}",
         )
     if isinstance(action, SayUno):
         _say_uno(batch, seat)
@@ -474,9 +471,11 @@ def _check_color(card: Card, action: Play) -> None:
     if card.is_wild:
         if action.color is None:
             rule = "D12" if card.rank is Ranks.WILD_DRAW_FOUR else "D11"
-            _refuse(ErrorCode.COLOR_REQUIRED, f"{card.code} needs a colour: add \"color\": red, yellow, green or blue", rule)
+            _refuse(
+                ErrorCode.COLOR_REQUIRED, f'{card.code} needs a colour: add "color": red, yellow, green or blue', rule
+            )
     elif action.color is not None:
-        _refuse(ErrorCode.MALFORMED, f"{card.code} is not a wild: it takes no colour, leave out \"color\"")
+        _refuse(ErrorCode.MALFORMED, f'{card.code} is not a wild: it takes no colour, leave out "color"')
 
 
 def _play(batch: _Batch, seat: int, action: Play) -> None:

@@ -34,10 +34,7 @@ class DeckFacts:
 def deck_facts(wild_count: int) -> DeckFacts:
     """The tables of ``canonical_deck(wild_count)`` (the deck of ``Ruleset.deck``)."""
     deck = canonical_deck(wild_count)
-    plays = tuple(
-        tuple(Play(card, color) for color in COLOR_ORDER) if card.is_wild else (Play(card),)
-        for card in deck
-    )
+    plays = tuple(tuple(Play(card, color) for color in COLOR_ORDER) if card.is_wild else (Play(card),) for card in deck)
     return DeckFacts(
         cards=deck,
         codes=tuple(card.code for card in deck),

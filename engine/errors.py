@@ -7,11 +7,11 @@ and the docs/RULES.md ruling id the refusal rests on.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class ErrorCode(str, Enum):
+class ErrorCode(StrEnum):
     MALFORMED = "malformed"
     UNKNOWN_COMMAND = "unknown_command"
     NOT_YOUR_TURN = "not_your_turn"

@@ -139,7 +139,7 @@ def _drafted(s: MatchState, d: Data) -> Changes:
     return {
         "draw_pile": s.draw_pile[2:],
         "hands": _set_pair(s.hands, seat, hand),
-        "draft_pile": s.draft_pile + (d["pile_card"],),
+        "draft_pile": (*s.draft_pile, d["pile_card"]),
         "draft_steps": s.draft_steps + 1,
     }
 
@@ -150,7 +150,7 @@ def _draft_completed(s: MatchState, d: Data) -> Changes:
 
 def _starter_turned(s: MatchState, d: Data) -> Changes:
     card = d["card"]
-    return {"draw_pile": s.draw_pile[1:], "discard": s.discard + (card,), "color": s.facts.colors[card]}
+    return {"draw_pile": s.draw_pile[1:], "discard": (*s.discard, card), "color": s.facts.colors[card]}
 
 
 def _awaiting(s: MatchState, d: Data) -> Changes:
@@ -171,7 +171,7 @@ def _card_played(s: MatchState, d: Data) -> Changes:
     first = seat == 0
     changes: Changes = {
         "hands": (hand, hands[1]) if first else (hands[0], hand),
-        "discard": s.discard + (card_id,),
+        "discard": (*s.discard, card_id),
         "color": _COLOR_BY_VALUE[d["color"]],
         "pending": NO_PENDING,
         "uno_said": (said, s.uno_said[1]) if first else (s.uno_said[0], said),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from engine import ENGINE_VERSION
@@ -28,7 +28,7 @@ from engine.sealing import Opening, SealedEvent, seal_event
 REPLAY_FORMAT = "unoduo-replay"
 REPLAY_VERSION = 2
 
-BASE_TIME = datetime(2026, 1, 1, tzinfo=timezone.utc)
+BASE_TIME = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def stream_of(match_id: str) -> str:
@@ -58,7 +58,9 @@ def revealed_seed(events: Sequence[Event]) -> bytes:
     return bytes.fromhex(events[-1].data["server_seed"])
 
 
-def sealed_log(events: Iterable[Event], stream: str, server_seed: bytes, base: datetime = BASE_TIME) -> list[SealedEvent]:
+def sealed_log(
+    events: Iterable[Event], stream: str, server_seed: bytes, base: datetime = BASE_TIME
+) -> list[SealedEvent]:
     """Every event sealed onto the chain, ``seq`` from 1, with deterministic times."""
     out: list[SealedEvent] = []
     prev = ZERO_HASH

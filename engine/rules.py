@@ -49,9 +49,7 @@ def wild_draw_four_breaks_rule(state: MatchState, seat: int, card_id: int) -> bo
     deck = state.deck
     top = deck[state.discard[-1]]
     rule = state.ruleset.wd4_rule
-    return any(
-        could_have_played(deck[i], top, state.color, rule) for i in state.hands[seat] if i != card_id
-    )
+    return any(could_have_played(deck[i], top, state.color, rule) for i in state.hands[seat] if i != card_id)
 
 
 def dump_cards(state: MatchState, seat: int) -> tuple[int, ...]:

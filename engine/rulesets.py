@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, fields
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
@@ -16,38 +16,38 @@ from engine.cards import Card, Rank, canonical_deck
 from engine.errors import UnoDuoError
 
 
-class Deal(str, Enum):
+class Deal(StrEnum):
     DRAFT = "draft"  # D3
     DEAL = "deal"  # classic: 7 each, one at a time
 
 
-class Scoring(str, Enum):
+class Scoring(StrEnum):
     LOSER_SCORES = "loser_scores"  # uno-duo: the loser of a round scores; reaching the target loses
     WINNER_SCORES = "winner_scores"  # classic: the winner scores the loser's hand; reaching it wins
 
 
-class ReverseRule(str, Enum):
+class ReverseRule(StrEnum):
     DUMP = "dump"  # D10
     GO_AGAIN = "go_again"  # two-player classic: a Reverse acts as a Skip
 
 
-class WildDrawFourRule(str, Enum):
+class WildDrawFourRule(StrEnum):
     NO_PLAYABLE = "no_playable"  # D13, UNO Duo text
     NO_COLOUR_MATCH = "no_colour_match"  # the official rules' challenge (D13c override)
     NO_MATCH = "no_match"  # D13c, seed 004: no card matching the top's colour, number or symbol
 
 
-class WildDrawFourCheck(str, Enum):
+class WildDrawFourCheck(StrEnum):
     CHALLENGE = "challenge"  # D13: the opponent may challenge
     ENFORCED = "enforced"  # D13c: refused at play time when the hand breaks wd4_rule
 
 
-class StarterWild(str, Enum):
+class StarterWild(StrEnum):
     NAME_COLOR = "name_color"  # D4: Player 1 names the colour (a W+4 then hits Player 2)
     RESTART = "restart"  # classic-2p, seed 004: reshuffle the cards and deal again
 
 
-class Recycle(str, Enum):
+class Recycle(StrEnum):
     SHUFFLE = "shuffle"  # D7
     FLIP = "flip"  # the seed's literal "turn it over"
 

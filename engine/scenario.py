@@ -41,9 +41,7 @@ def stack_deck(ruleset: Ruleset, codes: Sequence[object], where: str) -> tuple[i
             raise ScenarioError(f"{where}[{position}]: {exc}") from None
         ids = free.get(card.code)
         if not ids:
-            raise ScenarioError(
-                f"{where}[{position}]: the {ruleset.name} deck has no more {card.code} to stack"
-            )
+            raise ScenarioError(f"{where}[{position}]: the {ruleset.name} deck has no more {card.code} to stack")
         top.append(ids.pop(0))
     taken = set(top)
     return tuple(top) + tuple(i for i in range(len(deck)) if i not in taken)

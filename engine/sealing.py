@@ -17,14 +17,14 @@ import hashlib
 import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypedDict, Union
+from typing import Any, Final, Literal, TypedDict
 
 from engine.chain import canonical, chain_envelope
 from engine.events import SCHEMAS, Sealed
 
 SPECTATOR: Final = "spectator"
 AUDITOR: Final = "auditor"
-Viewer = Union[int, Literal["spectator", "auditor"]]
+Viewer = int | Literal["spectator", "auditor"]
 """Who is looking: seat 0 or 1, a spectator, or an auditor (the director, or anyone once a
 match is over)."""
 

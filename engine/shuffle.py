@@ -12,20 +12,19 @@ import hmac
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+
 def commitment_of(server_seed: bytes) -> str:
     return hashlib.sha256(server_seed).hexdigest()
 
 
 def shuffle_key(server_seed: bytes, entropy0: str, entropy1: str) -> bytes:
-    return hashlib.sha256(
-        server_seed + b"|" + entropy0.encode() + b"|" + entropy1.encode()
-    ).digest()
+    return hashlib.sha256(server_seed + b"|" + entropy0.encode() + b"|" + entropy1.encode()).digest()
 
 
 class RandomStream:
     """The byte stream HMAC-SHA256(key, f"{label}:{i}") for i = 0, 1, ... and ``below(n)``."""
 
-    __slots__ = ("_key", "_label", "_counter", "_buffer")
+    __slots__ = ("_buffer", "_counter", "_key", "_label")
 
     def __init__(self, key: bytes, label: str) -> None:
         self._key = key
@@ -35,9 +34,7 @@ class RandomStream:
 
     def read(self, n: int) -> bytes:
         while len(self._buffer) < n:
-            block = hmac.new(
-                self._key, f"{self._label}:{self._counter}".encode(), hashlib.sha256
-            ).digest()
+            block = hmac.new(self._key, f"{self._label}:{self._counter}".encode(), hashlib.sha256).digest()
             self._buffer += block
             self._counter += 1
         out, self._buffer = self._buffer[:n], self._buffer[n:]
@@ -104,7 +101,5 @@ class Dealer:
             return self.stacked[round_number]
         return shuffle_ids(range(deck_size), self.key(entropies), deck_label(round_number, restart))
 
-    def recycle(
-        self, entropies: Sequence[str], round_number: int, m: int, ids: Iterable[int]
-    ) -> tuple[int, ...]:
+    def recycle(self, entropies: Sequence[str], round_number: int, m: int, ids: Iterable[int]) -> tuple[int, ...]:
         return shuffle_ids(sorted(ids), self.key(entropies), recycle_label(round_number, m))

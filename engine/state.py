@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Final
 
 from engine.cards import Card, Color
@@ -11,7 +11,7 @@ from engine.deck_facts import DeckFacts, deck_facts
 from engine.rulesets import UNO_DUO, Ruleset
 
 
-class Phase(str, Enum):
+class Phase(StrEnum):
     NEW = "new"  # before match_created
     WAITING = "waiting"  # seats joining
     DRAFT = "draft"
@@ -20,7 +20,7 @@ class Phase(str, Enum):
     MATCH_OVER = "match_over"
 
 
-class PendingKind(str, Enum):
+class PendingKind(StrEnum):
     DRAFT = "draft"
     TURN = "turn"
     DRAWN = "drawn"

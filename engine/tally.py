@@ -100,9 +100,7 @@ class Tally:
         )
 
 
-def summarize(
-    results: Iterable[MatchResult], bots: Sequence[str], ruleset: str, seed: int | str
-) -> RunSummary:
+def summarize(results: Iterable[MatchResult], bots: Sequence[str], ruleset: str, seed: int | str) -> RunSummary:
     tally = Tally(bots, ruleset, seed)
     for result in results:
         tally.add(result)

@@ -22,7 +22,7 @@ from engine.replay import parse_replay
 from engine.sealing import commitment, join, seal_salt, split
 from engine.shuffle import Dealer
 
-__all__ = ["Receipt", "Report", "ReplayUnreadable", "verify_replay"]
+__all__ = ["Receipt", "ReplayUnreadable", "Report", "verify_replay"]
 
 
 @dataclass(frozen=True)
@@ -53,8 +53,17 @@ class Report:
         return self
 
 
-_SHAPE = (("stream", str), ("seq", int), ("type", str), ("data", dict), ("sealed", dict), ("at", str),
-          ("prev", str), ("hash", str), ("open", dict))
+_SHAPE = (
+    ("stream", str),
+    ("seq", int),
+    ("type", str),
+    ("data", dict),
+    ("sealed", dict),
+    ("at", str),
+    ("prev", str),
+    ("hash", str),
+    ("open", dict),
+)
 
 
 def _line_problem(line: dict[str, Any]) -> str | None:
@@ -117,10 +126,12 @@ def verify_replay(text: str, receipts: Sequence[Receipt] = ()) -> Report:
     report.checks.append(f"sealed fields: all {sealed_count} commitments open with their values")
 
     events = [Event(line["type"], join(line["data"], line["open"])) for line in lines]
-    for index, (line, event) in enumerate(zip(lines, events)):
+    for index, (line, event) in enumerate(zip(lines, events, strict=False)):
         public, hidden = split(event.type, event.data)
         if public != line["data"] or set(hidden) != set(line["sealed"]):
-            return report.fail(index + 2, f"{event.type}: the public and sealed fields are not split as its schema says")
+            return report.fail(
+                index + 2, f"{event.type}: the public and sealed fields are not split as its schema says"
+            )
     mismatch = rerun(events, Dealer(seed))
     if mismatch is not None:
         return report.fail(mismatch.index + 2, mismatch.reason)
@@ -130,6 +141,8 @@ def verify_replay(text: str, receipts: Sequence[Receipt] = ()) -> Report:
     for receipt in receipts:
         if by_seq.get(receipt.seq) != receipt.hash:
             found = receipt.seq + 1 if receipt.seq in by_seq else None
-            return report.fail(found, f"receipt {receipt.seq}:{receipt.hash[:12]}… is not in this log: it was rewritten")
+            return report.fail(
+                found, f"receipt {receipt.seq}:{receipt.hash[:12]}… is not in this log: it was rewritten"
+            )
         report.checks.append(f"receipt {receipt.seq}: present")
     return report

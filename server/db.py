@@ -29,7 +29,7 @@ def normalize_url(url: str | URL) -> URL:
     """Parse ``url`` and pick the psycopg 3 driver for PostgreSQL; refuse what cannot work."""
     try:
         parsed = make_url(url)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - SQLAlchemy raises several kinds; all mean "not a URL"
         raise DatabaseURLError(f"not a database URL: {url!r} ({exc})") from None
     backend = parsed.get_backend_name()
     if backend in ("postgresql", "postgres"):

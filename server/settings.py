@@ -46,4 +46,3 @@ class Settings(BaseSettings):
         if not re.fullmatch(r"[a-z_][a-z0-9_]{0,62}", value):
             raise ValueError("notify_channel must be a lower-case SQL identifier (letters, digits, _)")
         return value
-

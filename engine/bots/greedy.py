@@ -158,12 +158,7 @@ class GreedyBot:
         """
         if wild == "W+4":
             return self._wild_draw_four_is_legal(view, hand)
-        return (
-            len(hand) <= 4
-            or len(hand) >= 9
-            or view["hand_counts"][1 - me] <= 3
-            or not view.get("draw_pile")
-        )
+        return len(hand) <= 4 or len(hand) >= 9 or view["hand_counts"][1 - me] <= 3 or not view.get("draw_pile")
 
     def _wild_draw_four_is_legal(self, view: View, hand: list[str]) -> bool:
         """The ruleset's own test (``wd4_rule``: D13 or D13c), with the engine's predicate: no

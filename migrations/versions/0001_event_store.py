@@ -21,7 +21,9 @@ depends_on: str | Sequence[str] | None = None
 def upgrade() -> None:
     op.create_table(
         "events",
-        sa.Column("position", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True, autoincrement=True),
+        sa.Column(
+            "position", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True, autoincrement=True
+        ),
         sa.Column("stream", sa.String(200), nullable=False),
         sa.Column("seq", sa.Integer(), nullable=False),
         sa.Column("type", sa.String(64), nullable=False),

@@ -44,7 +44,9 @@ class JoinRequest(BaseModel):
 
 
 class CommandRequest(BaseModel):
-    command_id: StrictStr = Field(min_length=1, max_length=CLIENT_COMMAND_ID_LEN, description="makes a retry idempotent")
+    command_id: StrictStr = Field(
+        min_length=1, max_length=CLIENT_COMMAND_ID_LEN, description="makes a retry idempotent"
+    )
     expected_version: StrictInt | None = Field(default=None, ge=0)
     command: dict[str, Any]
 
@@ -56,9 +58,7 @@ class CommandRequest(BaseModel):
         return value
 
 
-@router.post(
-    "", status_code=201, response_model=MatchSummaryPublic, responses=error_responses(400, 401, 404, 503)
-)
+@router.post("", status_code=201, response_model=MatchSummaryPublic, responses=error_responses(400, 401, 404, 503))
 def create_match(body: CreateMatchRequest, player: PlayerDep, matches: MatchServiceDep) -> MatchSummaryPublic:
     """A casual match: the caller takes seat 0, the opponent (a player or a house bot) seat 1."""
     return matches.create(player, body.opponent, body.ruleset)

@@ -155,8 +155,13 @@ class MatchService:
             [
                 Event(
                     ServerEventType.MATCH_REGISTERED,
-                    {"match": match_id, "seats": [caller.id, opponent.id], "tournament": None,
-                     "round": None, "ruleset": ruleset.name},
+                    {
+                        "match": match_id,
+                        "seats": [caller.id, opponent.id],
+                        "tournament": None,
+                        "round": None,
+                        "ruleset": ruleset.name,
+                    },
                 )
             ],
             expected_seq=None,
@@ -222,9 +227,7 @@ class MatchService:
                 return self._respond(match_id, caller, command_id, state)
         return self._respond(match_id, caller, command_id)
 
-    def _respond(
-        self, match_id: str, caller: Caller, command_id: str, state: MatchState | None = None
-    ) -> MatchOutcome:
+    def _respond(self, match_id: str, caller: Caller, command_id: str, state: MatchState | None = None) -> MatchOutcome:
         """The outcome of ``command_id`` (first run or retry): its events, the bots' answers, the view after.
 
         ``state``: the match right after the command, when the caller has it (saves a load).

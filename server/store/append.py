@@ -68,13 +68,13 @@ class WriteSql:
         )
         self.notify = f"SELECT pg_notify({p}, {p})"
 
-    @lru_cache(maxsize=512)
+    @lru_cache(maxsize=512)  # noqa: B019 - one WriteSql per store, alive as long as the store
     def heads(self, n: int) -> str:
         """The last (stream, seq, hash) of n streams: one index seek each (a UNION ALL of LIMIT 1s)."""
         one = f"SELECT * FROM (SELECT stream, seq, hash FROM events WHERE stream = {self.p} ORDER BY seq DESC LIMIT 1) h{{}}"
         return " UNION ALL ".join(one.format(i) for i in range(n))
 
-    @lru_cache(maxsize=512)
+    @lru_cache(maxsize=512)  # noqa: B019 - as above
     def processed(self, n: int) -> str:
         """n (stream, command_id) lookups: one primary-key seek each (SQLite scans for a row-value IN)."""
         one = (
@@ -149,8 +149,17 @@ class Batch:
             envelopes.append(envelope)
             openings.append(sealed.openings)
             self.event_rows.append(
-                (req.stream, seq, type_, compact(envelope["data"]), compact(envelope["sealed"]), at,
-                 envelope["prev"], prev, compact(sealed.openings))
+                (
+                    req.stream,
+                    seq,
+                    type_,
+                    compact(envelope["data"]),
+                    compact(envelope["sealed"]),
+                    at,
+                    envelope["prev"],
+                    prev,
+                    compact(sealed.openings),
+                )
             )
             read_models.project(self.view, envelope)
         self.heads[req.stream] = (seq, prev)
@@ -173,8 +182,16 @@ class Batch:
             self.cursor.execute(self.sql.range, (stream, first, first + count - 1))
             for s, seq, type_, data, sealed, at, prev, hash_, opened in self.cursor.fetchall():
                 events.append(
-                    {"stream": s, "seq": seq, "type": type_, "data": json.loads(data), "sealed": json.loads(sealed),
-                     "at": at, "prev": prev, "hash": hash_}
+                    {
+                        "stream": s,
+                        "seq": seq,
+                        "type": type_,
+                        "data": json.loads(data),
+                        "sealed": json.loads(sealed),
+                        "at": at,
+                        "prev": prev,
+                        "hash": hash_,
+                    }
                 )
                 openings.append(json.loads(opened))
         return AppendResult(stream, tuple(events), first + count - 1, result, duplicate=True, openings=tuple(openings))

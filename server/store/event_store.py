@@ -161,9 +161,7 @@ class EventStore:
         ):
             raise InvalidAppendError(f"expected_seq must be a whole number >= 0 or None, not {expected_seq!r}")
         if command_id is not None and (
-            not isinstance(command_id, str)
-            or not 0 < len(command_id) <= COMMAND_ID_LEN
-            or not command_id.isprintable()
+            not isinstance(command_id, str) or not 0 < len(command_id) <= COMMAND_ID_LEN or not command_id.isprintable()
         ):
             raise InvalidAppendError(f"command_id must be 1-{COMMAND_ID_LEN} printable characters, not {command_id!r}")
         if isinstance(events, (str, bytes, Mapping, Event)) or not isinstance(events, Sequence):
@@ -235,8 +233,13 @@ class EventStore:
         (``engine.events``) are sealed with salts from ``seal_seed``, the match's server seed.
         """
         return self.submit(
-            stream, events, expected_seq=expected_seq, command_id=command_id, result=result,
-            extra_rows=extra_rows, seal_seed=seal_seed,
+            stream,
+            events,
+            expected_seq=expected_seq,
+            command_id=command_id,
+            result=result,
+            extra_rows=extra_rows,
+            seal_seed=seal_seed,
         ).result()
 
     async def append_async(
@@ -262,8 +265,13 @@ class EventStore:
                 seal_seed=seal_seed,
             )
         future = self.submit(
-            stream, events, expected_seq=expected_seq, command_id=command_id, result=result,
-            extra_rows=extra_rows, seal_seed=seal_seed,
+            stream,
+            events,
+            expected_seq=expected_seq,
+            command_id=command_id,
+            result=result,
+            extra_rows=extra_rows,
+            seal_seed=seal_seed,
         )
         return await asyncio.wrap_future(future)
 
@@ -301,7 +309,7 @@ class EventStore:
             except self._db_errors as exc:  # a race lost to another process, a deadlock, a lock timeout
                 last = exc
                 time.sleep(0.005 * (2**attempt))
-            except Exception as exc:  # a bug: report it to this caller only
+            except Exception as exc:  # noqa: BLE001 - a bug: report it to this caller only
                 return _unexpected(exc)
         cause = getattr(last, "orig", None) or last
         if isinstance(last, self._integrity_errors):
@@ -315,12 +323,12 @@ class EventStore:
         outcomes: list[AppendResult | StoreError]
         try:
             outcomes = self._transaction(ordered)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - retried one by one, each caller gets its own outcome
             if len(ordered) == 1 and not isinstance(exc, self._db_errors):
                 outcomes = [exc if isinstance(exc, StoreError) else _unexpected(exc)]
             else:
                 outcomes = [self._run_alone(req) for req in ordered]
-        for req, outcome in zip(ordered, outcomes):
+        for req, outcome in zip(ordered, outcomes, strict=False):
             if isinstance(outcome, AppendResult):
                 if outcome.events and not outcome.duplicate:
                     self.notifier.notify(req.stream)
@@ -383,9 +391,13 @@ class EventStore:
     def processed(self, stream: str, command_id: str) -> ProcessedCommandInfo | None:
         with self.engine.connect() as conn:
             processed = processed_table.c
-            row = conn.execute(
-                select(processed_table).where(and_(processed.stream == stream, processed.command_id == command_id))
-            ).mappings().first()
+            row = (
+                conn.execute(
+                    select(processed_table).where(and_(processed.stream == stream, processed.command_id == command_id))
+                )
+                .mappings()
+                .first()
+            )
         return None if row is None else ProcessedCommandInfo(**dict(row))
 
     def verify_chain(self, stream: str) -> int | None:

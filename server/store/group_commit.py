@@ -91,7 +91,7 @@ class GroupCommitter(Generic[R]):
             self._last_size = len(batch)
             try:
                 self._run_batch(batch)
-            except BaseException as exc:  # a bug in run_batch must not leave callers waiting forever
+            except BaseException as exc:  # noqa: BLE001 - a bug in run_batch must not leave callers waiting forever
                 for request in batch:
                     if not request.future.done():
                         request.future.set_exception(exc)

@@ -65,7 +65,8 @@ class EventBase(SQLModel):
     type: str = Field(sa_type=String(TYPE_LEN))
     data: dict[str, Any] = Field(sa_type=JSON, description="the public fields")
     sealed: dict[str, str] = Field(
-        sa_type=JSON, sa_column_kwargs={"server_default": "{}"},
+        sa_type=JSON,
+        sa_column_kwargs={"server_default": "{}"},
         description="each hidden field's salted commitment (hex), by field name",
     )
     at: str = Field(sa_type=String(AT_LEN), description="ISO 8601 UTC, microseconds, Z")

@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 class Waiter:
     """One follower's wake-up flag, bound to the event loop it was made in."""
 
-    __slots__ = ("stream", "loop", "event")
+    __slots__ = ("event", "loop", "stream")
 
     def __init__(self, stream: str) -> None:
         self.stream = stream
@@ -41,7 +41,7 @@ class Waiter:
         """True if woken, False after ``timeout`` seconds."""
         try:
             await asyncio.wait_for(self.event.wait(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return False
         return True
 
@@ -102,7 +102,7 @@ class PgListener:
             self._task = asyncio.create_task(self._run(), name=f"unoduo-listen-{self._channel}")
         try:
             await asyncio.wait_for(self._ready.wait(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise ConnectionError(f"could not LISTEN on PostgreSQL: {self.last_error!r}") from None
 
     async def _run(self) -> None:
@@ -123,7 +123,7 @@ class PgListener:
                             self._notifier.notify(stream)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # connection lost or refused: retry, followers keep polling
+            except Exception as exc:  # noqa: BLE001 - connection lost or refused: retry, followers keep polling
                 self.last_error = exc
                 log.warning("LISTEN %s failed (%r); retrying in %.1fs", self._channel, exc, backoff)
                 await asyncio.sleep(backoff)
@@ -135,5 +135,5 @@ class PgListener:
             task.cancel()
             try:
                 await task
-            except (asyncio.CancelledError, Exception):
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - closing: nothing left to report
                 pass

@@ -44,7 +44,9 @@ FINISHED: Final = "finished"
 ANNULLED: Final = "annulled"
 
 # Event types that change a read model; every other event is skipped without loading a row.
-MATCH_EVENT_TYPES = frozenset({EventType.MATCH_CREATED, EventType.ROUND_STARTED, EventType.ROUND_ENDED, EventType.MATCH_ENDED})
+MATCH_EVENT_TYPES = frozenset(
+    {EventType.MATCH_CREATED, EventType.ROUND_STARTED, EventType.ROUND_ENDED, EventType.MATCH_ENDED}
+)
 REGISTRY_EVENT_TYPES = frozenset({ServerEventType.MATCH_REGISTERED, ServerEventType.MATCH_ANNULLED})
 
 
@@ -321,8 +323,10 @@ def check_event(stream: str, type_: str, data: Mapping[str, Any]) -> None:
         need(isinstance(data.get("match"), str) and bool(data.get("match")), "needs a match id")
     if type_ == ServerEventType.MATCH_REGISTERED:
         seats = data.get("seats")
-        need(isinstance(seats, list) and len(seats) == 2 and all(_is_opt_str(s) for s in seats),
-             "seats must be two player ids (or null)")
+        need(
+            isinstance(seats, list) and len(seats) == 2 and all(_is_opt_str(s) for s in seats),
+            "seats must be two player ids (or null)",
+        )
         need(_is_opt_str(data.get("tournament")), "tournament must be an id or null")
         need(data.get("round") is None or _is_int(data.get("round")), "round must be a number or null")
         need(_is_opt_str(data.get("ruleset")), "ruleset must be a name or null")
@@ -353,12 +357,16 @@ def _projected_events(conn: Connection, chunk: int = 2000) -> Iterator[dict[str,
     relevant = or_(events.stream == MATCHES_STREAM, events.stream.like(f"{MATCH_PREFIX}%"))
     after = 0
     while True:
-        rows = conn.execute(
-            select(events.position, events.stream, events.type, events.data)
-            .where(and_(events.position > after, relevant))
-            .order_by(events.position)
-            .limit(chunk)
-        ).mappings().all()
+        rows = (
+            conn.execute(
+                select(events.position, events.stream, events.type, events.data)
+                .where(and_(events.position > after, relevant))
+                .order_by(events.position)
+                .limit(chunk)
+            )
+            .mappings()
+            .all()
+        )
         if not rows:
             return
         for row in rows:
@@ -391,9 +399,7 @@ def read_rows(engine: Engine) -> dict[str, list[dict[str, Any]]]:
     summaries, standings = match_summaries_table, standings_table
     with engine.connect() as conn:
         return {
-            "match_summaries": [
-                dict(r) for r in conn.execute(select(summaries).order_by(summaries.c.id)).mappings()
-            ],
+            "match_summaries": [dict(r) for r in conn.execute(select(summaries).order_by(summaries.c.id)).mappings()],
             "standings": [
                 dict(r)
                 for r in conn.execute(select(standings).order_by(standings.c.scope, standings.c.player)).mappings()

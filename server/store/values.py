@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from engine.jsonfmt import AT_FORMAT
@@ -14,14 +14,14 @@ Clock = Callable[[], datetime]
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def format_at(moment: datetime) -> str:
     """ISO 8601 UTC with microseconds and a ``Z``: exactly the string stored and hashed."""
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise InvalidAppendError("the store's clock must return an aware datetime, not a naive one")
-    return moment.astimezone(timezone.utc).strftime(AT_FORMAT)
+    return moment.astimezone(UTC).strftime(AT_FORMAT)
 
 
 def normalize_json(value: Any, where: str = "data") -> Any:

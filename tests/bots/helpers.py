@@ -64,6 +64,7 @@ def play_through_views(bots: tuple[str, str], ruleset: Ruleset, seed: int, max_a
 
 def _listed(command: dict[str, Any], legal: list[dict[str, Any]]) -> bool:
     """The command is one of ``legal`` once the fields a bot adds (colour, uno, dump order) are set aside."""
+
     def core(c: dict[str, Any]) -> dict[str, Any]:
         out = {k: v for k, v in c.items() if k not in ("color", "uno")}
         if out.get("type") == "dump":

@@ -24,8 +24,17 @@ def simulate(*args: str) -> tuple[int, str, str]:
 def test_simulate_prints_the_table() -> None:
     code, out, err = simulate("--matches", "6", "--bots", "greedy,random", "--seed", "4")
     assert code == 0, err
-    for text in ("6 matches · uno-duo · seed 4", "greedy", "random", "95% interval", "challenges",
-                 "upheld", "UNO catches", "mean rounds per match", "mean actions per round"):
+    for text in (
+        "6 matches · uno-duo · seed 4",
+        "greedy",
+        "random",
+        "95% interval",
+        "challenges",
+        "upheld",
+        "UNO catches",
+        "mean rounds per match",
+        "mean actions per round",
+    ):
         assert text in out
     assert "6 matches in" in err  # the timing goes to stderr, not into the table
 
@@ -45,13 +54,18 @@ def test_replays_are_written_verifiable_and_byte_identical(tmp_path: Path) -> No
     assert simulate("-n", "3", "--seed", "8", "--replays", str(one))[0] == 0
     assert simulate("-n", "3", "--seed", "8", "--replays", str(two), "--jobs", "2")[0] == 0
     names = sorted(p.name for p in one.iterdir())
-    assert names == ["sim-8-uno-duo-0-greedy-vs-random.jsonl", "sim-8-uno-duo-1-random-vs-greedy.jsonl",
-                     "sim-8-uno-duo-2-greedy-vs-random.jsonl"]
+    assert names == [
+        "sim-8-uno-duo-0-greedy-vs-random.jsonl",
+        "sim-8-uno-duo-1-random-vs-greedy.jsonl",
+        "sim-8-uno-duo-2-greedy-vs-random.jsonl",
+    ]
     for name in names:
         text = (one / name).read_text(encoding="utf-8")
         assert (two / name).read_bytes() == (one / name).read_bytes()
-        assert json.loads(text.splitlines()[0])["players"] in (["bot:greedy", "bot:random"],
-                                                              ["bot:random", "bot:greedy"])
+        assert json.loads(text.splitlines()[0])["players"] in (
+            ["bot:greedy", "bot:random"],
+            ["bot:random", "bot:greedy"],
+        )
         assert verify_replay(text).ok
 
 
@@ -109,7 +123,9 @@ def test_bench_engine_against_rlcard_writes_its_docs_section(monkeypatch: pytest
     assert "## Engine" in text and "| self-play actions/s (engine core) |" in text and "rlcard" in text
 
 
-@pytest.mark.parametrize(("args", "message"), [(["--seconds", "0"], "--seconds"), (["--ruleset", "x"], "unknown ruleset")])
+@pytest.mark.parametrize(
+    ("args", "message"), [(["--seconds", "0"], "--seconds"), (["--ruleset", "x"], "unknown ruleset")]
+)
 def test_bench_engine_refuses_bad_input(args: list[str], message: str) -> None:
     code, _, err = bench(*args)
     assert code == 2 and message in err

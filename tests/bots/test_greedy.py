@@ -16,12 +16,12 @@ def plays(*cards: str) -> list[dict[str, Any]]:
 
 
 def test_it_keeps_wilds_for_later() -> None:
-    view = craft_view(hand=["W", "R5", "G7", "G8", "B1", "B2"], legal=plays("W", "R5") + [{"type": "draw"}])
+    view = craft_view(hand=["W", "R5", "G7", "G8", "B1", "B2"], legal=[*plays("W", "R5"), {"type": "draw"}])
     assert GreedyBot().choose(view, RNG) == {"type": "play", "card": "R5"}
 
 
 def test_with_only_a_wild_playable_early_it_draws_and_late_it_plays_it() -> None:
-    legal = plays("W") + [{"type": "draw"}]
+    legal = [*plays("W"), {"type": "draw"}]
     early = craft_view(hand=["W", "G7", "G8", "B1", "B2", "Y4"], legal=legal)
     assert GreedyBot().choose(early, RNG) == {"type": "draw"}
     late = craft_view(hand=["W", "G7", "G8"], legal=legal)
@@ -31,13 +31,14 @@ def test_with_only_a_wild_playable_early_it_draws_and_late_it_plays_it() -> None
 
 
 def test_a_wild_draw_four_only_when_it_is_a_legal_play() -> None:
-    legal = plays("W+4") + [{"type": "draw"}]
+    legal = [*plays("W+4"), {"type": "draw"}]
     # uno-duo (no_playable): nothing else could be played -> legal, and it plays it
     honest = craft_view(hand=["W+4", "G7", "B8"], legal=legal, top="R3", color="red")
     assert GreedyBot().choose(honest, RNG)["card"] == "W+4"
     # uno-duo: a plain Wild left in hand could have been played -> illegal, so it keeps the W+4
-    wild = craft_view(hand=["W+4", "W", "G7", "B8", "B9", "Y1"], legal=plays("W+4", "W") + [{"type": "draw"}],
-                      top="R3", color="red")
+    wild = craft_view(
+        hand=["W+4", "W", "G7", "B8", "B9", "Y1"], legal=[*plays("W+4", "W"), {"type": "draw"}], top="R3", color="red"
+    )
     assert GreedyBot().choose(wild, RNG) == {"type": "draw"}
     # classic-2p (no_match, D13c): a red card, or a card of the same number, makes it illegal -> no bluff
     bluff = craft_view(ruleset="classic-2p", hand=["W+4", "R7", "B8"], legal=legal, top="R3", color="red")
@@ -50,48 +51,67 @@ def test_a_wild_draw_four_only_when_it_is_a_legal_play() -> None:
 
 
 def test_it_always_says_uno_with_the_play_that_leaves_one_card() -> None:
-    view = craft_view(hand=["R5", "G7"], legal=plays("R5") + [{"type": "draw"}])
+    view = craft_view(hand=["R5", "G7"], legal=[*plays("R5"), {"type": "draw"}])
     assert GreedyBot().choose(view, RNG) == {"type": "play", "card": "R5", "uno": True}
 
 
 def test_it_catches_the_opponent_and_declares_its_own_card() -> None:
-    catch = craft_view(hand=["R5", "G7", "B1"], hand_counts=[3, 1],
-                       legal=plays("R5") + [{"type": "draw"}, {"type": "uno"}])
+    catch = craft_view(
+        hand=["R5", "G7", "B1"], hand_counts=[3, 1], legal=[*plays("R5"), {"type": "draw"}, {"type": "uno"}]
+    )
     assert GreedyBot().choose(catch, RNG) == {"type": "uno"}
     out_of_turn = craft_view(pending={"kind": "turn", "seat": 1}, hand=["R5", "G7"], legal=[{"type": "uno"}])
     assert GreedyBot().choose(out_of_turn, RNG) == {"type": "uno"}
 
 
 def test_it_volleys_a_draw_two() -> None:
-    view = craft_view(pending={"kind": "volley", "seat": 0, "total": 2}, top="R+2", hand=["G+2", "B5", "Y1"],
-                      legal=plays("G+2") + [{"type": "draw"}])
+    view = craft_view(
+        pending={"kind": "volley", "seat": 0, "total": 2},
+        top="R+2",
+        hand=["G+2", "B5", "Y1"],
+        legal=[*plays("G+2"), {"type": "draw"}],
+    )
     assert GreedyBot().choose(view, RNG) == {"type": "play", "card": "G+2"}
 
 
 def test_it_prefers_a_reverse_that_opens_a_big_dump_and_dumps_ending_on_a_draw_two() -> None:
     hand = ["RR", "R1", "R+2", "RS", "G9", "B9"]
-    turn = craft_view(hand=hand, top="R3", legal=plays("RR", "R1", "R+2", "RS") + [{"type": "draw"}])
+    turn = craft_view(hand=hand, top="R3", legal=[*plays("RR", "R1", "R+2", "RS"), {"type": "draw"}])
     assert GreedyBot().choose(turn, RNG)["card"] == "RR"
-    dump = craft_view(pending={"kind": "dump", "seat": 0, "color": "red", "starter": False},
-                      hand=["R1", "R+2", "RS", "G9", "B9"], top="RR",
-                      legal=[{"type": "dump", "cards": ["R1", "R+2", "RS"]}, {"type": "pass"}])
+    dump = craft_view(
+        pending={"kind": "dump", "seat": 0, "color": "red", "starter": False},
+        hand=["R1", "R+2", "RS", "G9", "B9"],
+        top="RR",
+        legal=[{"type": "dump", "cards": ["R1", "R+2", "RS"]}, {"type": "pass"}],
+    )
     command = GreedyBot().choose(dump, RNG)
-    assert command["type"] == "dump" and command["cards"][-1] == "R+2" and sorted(command["cards"]) == ["R+2", "R1", "RS"]
+    assert (
+        command["type"] == "dump" and command["cards"][-1] == "R+2" and sorted(command["cards"]) == ["R+2", "R1", "RS"]
+    )
     assert "uno" not in command
 
 
 def test_a_dump_that_leaves_one_card_says_uno() -> None:
-    dump = craft_view(pending={"kind": "dump", "seat": 0, "color": "red", "starter": False},
-                      hand=["R1", "RS", "G9"], top="RR",
-                      legal=[{"type": "dump", "cards": ["R1", "RS"]}, {"type": "pass"}])
+    dump = craft_view(
+        pending={"kind": "dump", "seat": 0, "color": "red", "starter": False},
+        hand=["R1", "RS", "G9"],
+        top="RR",
+        legal=[{"type": "dump", "cards": ["R1", "RS"]}, {"type": "pass"}],
+    )
     command = GreedyBot().choose(dump, RNG)
     assert command == {"type": "dump", "cards": ["R1", "RS"], "uno": True}
 
 
 def facing_wild_draw_four(opponent_cards: int, **extra: Any) -> dict[str, Any]:
-    return craft_view(pending={"kind": "wild_draw_four", "seat": 0, "played_by": 1}, top="W+4", color="blue",
-                      hand=["R1", "G2", "Y3"], hand_counts=[3, opponent_cards],
-                      legal=[{"type": "accept"}, {"type": "challenge"}], **extra)
+    return craft_view(
+        pending={"kind": "wild_draw_four", "seat": 0, "played_by": 1},
+        top="W+4",
+        color="blue",
+        hand=["R1", "G2", "Y3"],
+        hand_counts=[3, opponent_cards],
+        legal=[{"type": "accept"}, {"type": "challenge"}],
+        **extra,
+    )
 
 
 def test_it_challenges_when_the_odds_favour_it() -> None:
@@ -124,15 +144,24 @@ def test_it_learns_from_the_verdicts_of_its_own_challenges() -> None:
 
 
 def test_wild_colours_and_the_starter_colour_are_the_colour_it_holds_most() -> None:
-    view = craft_view(pending={"kind": "color", "seat": 0, "starter": "W"}, top="W", color=None,
-                      hand=["B1", "B2", "G3", "W"], legal=[{"type": "color"}])
+    view = craft_view(
+        pending={"kind": "color", "seat": 0, "starter": "W"},
+        top="W",
+        color=None,
+        hand=["B1", "B2", "G3", "W"],
+        legal=[{"type": "color"}],
+    )
     assert GreedyBot().choose(view, RNG) == {"type": "color", "color": "blue"}
 
 
 def test_draft_keeps_wilds_actions_and_colours_it_holds() -> None:
     def draft(card: str, hand: list[str]) -> dict[str, Any]:
-        return craft_view(phase="draft", pending={"kind": "draft", "seat": 0, "step": 3, "card": card}, hand=hand,
-                          legal=[{"type": "draft", "keep": True}, {"type": "draft", "keep": False}])
+        return craft_view(
+            phase="draft",
+            pending={"kind": "draft", "seat": 0, "step": 3, "card": card},
+            hand=hand,
+            legal=[{"type": "draft", "keep": True}, {"type": "draft", "keep": False}],
+        )
 
     assert GreedyBot().choose(draft("W+4", []), RNG) == {"type": "draft", "keep": True}
     assert GreedyBot().choose(draft("YS", ["R1"]), RNG) == {"type": "draft", "keep": True}
@@ -141,6 +170,9 @@ def test_draft_keeps_wilds_actions_and_colours_it_holds() -> None:
 
 
 def test_a_drawn_card_is_played_when_it_may_be() -> None:
-    view = craft_view(pending={"kind": "drawn", "seat": 0, "card": "R9"}, hand=["R9", "G1", "B2", "Y3", "Y4"],
-                      legal=plays("R9") + [{"type": "pass"}])
+    view = craft_view(
+        pending={"kind": "drawn", "seat": 0, "card": "R9"},
+        hand=["R9", "G1", "B2", "Y3", "Y4"],
+        legal=[*plays("R9"), {"type": "pass"}],
+    )
     assert GreedyBot().choose(view, RNG) == {"type": "play", "card": "R9"}

@@ -13,8 +13,13 @@ from engine.bots.random_bot import RandomBot
 
 @pytest.mark.parametrize(
     ("name", "kind"),
-    [("random", RandomBot), ("bot:random", RandomBot), ("greedy", GreedyBot), ("bot:greedy", GreedyBot),
-     (" BOT:Greedy ", GreedyBot)],
+    [
+        ("random", RandomBot),
+        ("bot:random", RandomBot),
+        ("greedy", GreedyBot),
+        ("bot:greedy", GreedyBot),
+        (" BOT:Greedy ", GreedyBot),
+    ],
 )
 def test_bots_are_chosen_by_name(name: str, kind: type) -> None:
     bot = get_bot(name)
@@ -42,5 +47,4 @@ def test_an_unknown_bot_is_a_clear_error(name: str) -> None:
 def test_a_bot_with_nothing_legal_says_so() -> None:
     for name in bot_names():
         with pytest.raises(ValueError, match="no legal command"):
-            get_bot(name).choose({"viewer": 0, "legal": [], "pending": {"kind": "none"}, "hand": []},
-                                 random.Random(0))
+            get_bot(name).choose({"viewer": 0, "legal": [], "pending": {"kind": "none"}, "hand": []}, random.Random(0))

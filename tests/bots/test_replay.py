@@ -12,12 +12,12 @@ import pytest
 
 from engine import CLASSIC_2P, ENGINE_VERSION, UNO_DUO, Ruleset
 from engine.chain import first_broken_seq
+from engine.errors import ReplayUnreadable
 from engine.events import Event
 from engine.evolve import fold
-from engine.sealing import join
 from engine.replay import BASE_TIME, at_of, replay_lines, replay_text
+from engine.sealing import join
 from engine.selfplay import MatchResult, play_match
-from engine.errors import ReplayUnreadable
 from engine.verify import verify_replay
 
 REPLAYS = Path(__file__).resolve().parents[2] / "replays"

@@ -37,8 +37,9 @@ def test_canonical_order_and_ids() -> None:
         assert len(cards) == 25
 
 
-@pytest.mark.parametrize("text,code", [("r5", "R5"), (" BS ", "BS"), ("yr", "YR"), ("r+2", "R+2"),
-                                       ("w", "W"), ("w+4", "W+4"), ("G0", "G0")])
+@pytest.mark.parametrize(
+    "text,code", [("r5", "R5"), (" BS ", "BS"), ("yr", "YR"), ("r+2", "R+2"), ("w", "W"), ("w+4", "W+4"), ("G0", "G0")]
+)
 def test_parse_is_case_insensitive_and_formats_back(text: str, code: str) -> None:
     assert format_card(parse_card(text)) == code
 

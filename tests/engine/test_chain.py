@@ -5,15 +5,22 @@ from __future__ import annotations
 import hashlib
 import json
 
-from engine.chain import canonical, chain_envelope, first_broken_seq
-from engine.chain import ZERO_HASH
+from engine.chain import ZERO_HASH, canonical, chain_envelope, first_broken_seq
 
 
 def chain(n: int) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     prev = ZERO_HASH
     for seq in range(1, n + 1):
-        env = chain_envelope("match-1", seq, "cut", {"cut": seq, "codes": ["R5", "W+4"], "é": True}, {"cards": "ab" * 32}, f"2026-01-01T00:00:0{seq % 10}Z", prev)
+        env = chain_envelope(
+            "match-1",
+            seq,
+            "cut",
+            {"cut": seq, "codes": ["R5", "W+4"], "é": True},
+            {"cards": "ab" * 32},
+            f"2026-01-01T00:00:0{seq % 10}Z",
+            prev,
+        )
         out.append(env)
         prev = str(env["hash"])
     return out

@@ -74,7 +74,7 @@ def subset_problems(expected: Any, actual: Any, where: str) -> list[str]:
         if not isinstance(actual, list) or len(expected) != len(actual):
             return [f"{where}: expected {expected!r}, got {actual!r}"]
         problems = []
-        for index, (e, a) in enumerate(zip(expected, actual)):
+        for index, (e, a) in enumerate(zip(expected, actual, strict=False)):
             problems += subset_problems(e, a, f"{where}[{index}]")
         return problems
     if not _same(expected, actual):
@@ -116,7 +116,7 @@ def expect_problems(spec: Mapping[str, Any], output: Mapping[str, Any]) -> list[
     if not isinstance(ok, list) or len(ok) != len(spec.get("commands", [])):
         return [f"expect.ok must list one boolean per command ({len(spec.get('commands', []))})"]
     actual_ok = [r["ok"] for r in results]
-    for index, (wanted, got) in enumerate(zip(ok, actual_ok)):
+    for index, (wanted, got) in enumerate(zip(ok, actual_ok, strict=False)):
         if wanted is not got:
             detail = "" if got else f": {results[index]['error']}"
             problems.append(f"command {index}: expected ok={wanted}, got ok={got}{detail}")
@@ -192,7 +192,7 @@ def test_checker_catches_a_wrong_error_code() -> None:
 def test_checker_catches_a_missing_or_misplaced_event() -> None:
     spec = load(_first("d13_illegal_no_playable.json"))
     output = run_scenario(spec)
-    for key, events in spec["expect"]["events"].items():
+    for events in spec["expect"]["events"].values():
         for item in events:
             if item[0] == "challenge_resolved":
                 item[1]["verdict"] = "legal"

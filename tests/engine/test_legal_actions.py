@@ -12,11 +12,10 @@ import random
 import pytest
 
 from engine import CLASSIC_2P, UNO_DUO, CommandRefused, Dealer, decide, legal_commands
-from engine.cards import COLOR_ORDER, Rank, canonical_deck
+from engine.cards import COLOR_ORDER, Rank, canonical_deck, plays_on
 from engine.commands import Draw, Pass, Play, SayUno, SeatAction, SeatCommand, format_action
 from engine.deck_facts import deck_facts
 from engine.legal import legal_actions
-from engine.cards import plays_on
 from tests.engine.test_refusals import SEAT0_CLASSIC, STATES, classic
 
 DEALER = Dealer(b"f" * 32)

@@ -33,8 +33,8 @@ from engine import (
     view,
 )
 from engine.audit import rerun
-from engine.sealing import may_open, split
 from engine.rulesets import Scoring
+from engine.sealing import may_open, split
 from engine.state import PendingKind
 from tests.engine.playing import play_match, short
 

@@ -62,7 +62,7 @@ def standard_top(starter: str = "R9") -> list[str]:
     top: list[str] = []
     for i in range(7):
         top += [SEAT0[i], FILLER[2 * i], SEAT1[i], FILLER[2 * i + 1]]
-    return top + [starter]
+    return [*top, starter]
 
 
 @pytest.fixture
@@ -121,7 +121,7 @@ def test_d10_dump_refusals() -> None:
     assert refusal(state, 0, {"type": "dump", "cards": ["B3"]}).code is ErrorCode.DUMP_WRONG_COLOR
     assert refusal(state, 0, {"type": "dump", "cards": ["R2"]}).code is ErrorCode.CARD_NOT_IN_HAND
     assert refusal(state, 0, {"type": "play", "card": "R1"}).code is ErrorCode.NOT_NOW
-    incomplete = drafted(top[:8] + ["R2"] + top[9:])  # seat 0 now also holds R2 in place of W+4
+    incomplete = drafted([*top[:8], "R2", *top[9:]])  # seat 0 now also holds R2 in place of W+4
     incomplete.act(1, {"type": "play", "card": "R7"})
     incomplete.act(0, {"type": "play", "card": "RR"})
     partial = refusal(incomplete.state, 0, {"type": "dump", "cards": ["R1"]})
@@ -206,9 +206,19 @@ def test_d4_bad_colour_for_a_wild_starter_cites_d4() -> None:
     assert refusal(match.state, 0, {"type": "color"}).code is ErrorCode.COLOR_REQUIRED
 
 
-@pytest.mark.parametrize("overrides", [{"hand_size": 60}, {"hand_size": 0}, {"target": 0},
-                                       {"deck_size": 100}, {"uno_penalty": 500}, {"wd4_rule": "maybe"},
-                                       {"draw_two_stacking": "yes"}, {"colour": "red"}])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"hand_size": 60},
+        {"hand_size": 0},
+        {"target": 0},
+        {"deck_size": 100},
+        {"uno_penalty": 500},
+        {"wd4_rule": "maybe"},
+        {"draw_two_stacking": "yes"},
+        {"colour": "red"},
+    ],
+)
 def test_impossible_ruleset_overrides_are_refused(overrides: dict[str, Any]) -> None:
     from engine.errors import ScenarioError
     from engine.scenario import run_scenario
@@ -225,7 +235,7 @@ def classic(
 ) -> LocalMatch:
     """A classic-2p match (seat 0 is Player 1): the hands dealt alternately, first to seat 1."""
     ruleset = CLASSIC_2P if rules is None else Ruleset.from_dict({**CLASSIC_2P.to_dict(), **rules})
-    top = [code for pair in zip(seat1, seat0) for code in pair] + [starter, *rest]
+    top = [code for pair in zip(seat1, seat0, strict=False) for code in pair] + [starter, *rest]
     dealer = build_dealer(parse_spec({"decks": [top], "first_drafter": 0}), ruleset)
     return LocalMatch.start(DEFAULT_SEED, ruleset, dealer=dealer)
 

@@ -81,7 +81,10 @@ def test_the_installed_command_runs_a_scenario_end_to_end(tmp_path: Path) -> Non
     path = write(tmp_path, spec)
     done = subprocess.run(
         [sys.executable, "-m", "cli.main", "scenario", str(path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     answer = assert_answer(done.stdout, 1)
@@ -92,7 +95,10 @@ def test_the_installed_command_runs_a_scenario_end_to_end(tmp_path: Path) -> Non
 def test_the_installed_command_exits_2_on_a_bad_file(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "cli.main", "scenario", str(tmp_path / "missing.json")],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 2
     assert "cannot read" in done.stderr and done.stdout == ""

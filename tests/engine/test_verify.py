@@ -31,8 +31,14 @@ def lines_of(text: str) -> list[dict[str, Any]]:
 
 
 def replay_text(lines: list[dict[str, Any]], version: int = 2) -> str:
-    header = {"format": "unoduo-replay", "version": version, "match": "1", "ruleset": "uno-duo",
-              "players": ["a", "b"], "engine": "test"}
+    header = {
+        "format": "unoduo-replay",
+        "version": version,
+        "match": "1",
+        "ruleset": "uno-duo",
+        "players": ["a", "b"],
+        "engine": "test",
+    }
     return "\n".join(json.dumps(x) for x in [header, *lines]) + "\n"
 
 
@@ -41,8 +47,10 @@ def reseal(lines: list[dict[str, Any]], seed: bytes = SEED) -> list[dict[str, An
     out: list[dict[str, Any]] = []
     prev = ZERO_HASH
     for line in lines:
-        sealed = {name: commitment(seal_salt(seed, line["stream"], line["seq"], name), value)
-                  for name, value in line["open"].items()}
+        sealed = {
+            name: commitment(seal_salt(seed, line["stream"], line["seq"], name), value)
+            for name, value in line["open"].items()
+        }
         env = chain_envelope(line["stream"], line["seq"], line["type"], line["data"], sealed, line["at"], prev)
         out.append({**env, "open": line["open"]})
         prev = env["hash"]

@@ -23,8 +23,6 @@ DIRECTOR_TOKEN = "director-token-for-tests-0123456789"
 
 @pytest.fixture
 def client(url: str) -> Iterator[TestClient]:  # noqa: F811
-    settings = Settings(
-        database_url=url, director_token=DIRECTOR_TOKEN, snapshot_every=25, sqlite_synchronous="NORMAL"
-    )
+    settings = Settings(database_url=url, director_token=DIRECTOR_TOKEN, snapshot_every=25, sqlite_synchronous="NORMAL")
     with TestClient(make_app(settings), raise_server_exceptions=False) as test_client:
         yield test_client

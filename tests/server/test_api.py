@@ -75,7 +75,11 @@ def test_a_retried_command_returns_its_first_result_and_appends_nothing(client: 
     match_id, _, headers = new_bot_match(client)
     ok(client.post(f"/api/matches/{match_id}/join", headers=headers))
     seen = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
-    command = {"command_id": "once", "expected_version": seen["version"], "command": with_color(seen["legal"][0], random.Random(0))}
+    command = {
+        "command_id": "once",
+        "expected_version": seen["version"],
+        "command": with_color(seen["legal"][0], random.Random(0)),
+    }
     first = ok(client.post(f"/api/matches/{match_id}/commands", headers=headers, json=command))
     again = ok(client.post(f"/api/matches/{match_id}/commands", headers=headers, json=command))
     assert again == first
@@ -102,10 +106,12 @@ def test_a_stale_expected_version_is_refused_with_409(client: TestClient) -> Non
 
 
 def test_two_humans_see_only_their_own_cards(client: TestClient) -> None:
-    ada, ada_h = register(client, "ada")
+    _, ada_h = register(client, "ada")
     bob, bob_h = register(client, "bob")
     _, eve_h = register(client, "eve")
-    match_id = ok(client.post("/api/matches", headers=ada_h, json={"opponent": bob, "ruleset": "classic-2p"}), 201)["id"]
+    match_id = ok(client.post("/api/matches", headers=ada_h, json={"opponent": bob, "ruleset": "classic-2p"}), 201)[
+        "id"
+    ]
     waiting = ok(client.post(f"/api/matches/{match_id}/join", headers=ada_h, json={"entropy": "a"}))
     assert waiting["match"]["status"] == "waiting" and waiting["view"]["phase"] == "waiting"
     again = client.post(f"/api/matches/{match_id}/join", headers=ada_h, json={"entropy": "b"})
@@ -121,7 +127,9 @@ def test_two_humans_see_only_their_own_cards(client: TestClient) -> None:
         body = ok(client.get(f"/api/matches/{match_id}", headers=headers))
         assert body["view"]["viewer"] == seat and body["view"]["hand"] == audit["hands"][seat]
         assert "hands" not in body["view"] and "draw_order" not in body["view"]
-        events = [json.loads(x) for x in client.get(f"/api/matches/{match_id}/events", headers=headers).text.splitlines()]
+        events = [
+            json.loads(x) for x in client.get(f"/api/matches/{match_id}/events", headers=headers).text.splitlines()
+        ]
         check_seat_response({"view": body["view"], "events": events}, seat)
         dealt = next(e for e in events if e["type"] == "cards_dealt")
         assert set(dealt["open"]) == {f"hand{seat}"} and len(dealt["open"][f"hand{seat}"]["value"]) == 7
@@ -138,7 +146,9 @@ def test_two_humans_see_only_their_own_cards(client: TestClient) -> None:
     command = {"command_id": "same", "command": with_color(legal[0], random.Random(0))}
     first = ok(client.post(f"/api/matches/{match_id}/commands", headers=turn_h, json=command))
     # The other seat's command ids are its own: the same id is not the first seat's command.
-    other = client.post(f"/api/matches/{match_id}/commands", headers=waiting_h, json={"command_id": "same", "command": {"type": "uno"}})
+    other = client.post(
+        f"/api/matches/{match_id}/commands", headers=waiting_h, json={"command_id": "same", "command": {"type": "uno"}}
+    )
     assert other.status_code in (200, 422) and other.json() != first
     if other.status_code == 422:
         assert other.json()["code"] in ("uno_not_open", "not_your_turn")
@@ -165,7 +175,13 @@ def test_bad_requests_are_answered_in_protocol_shape_never_500(client: TestClien
         ("POST", "/api/players", {"json": {}}, 400, "malformed"),
         ("POST", "/api/players", {"json": {"name": 5}}, 400, "malformed"),
         ("POST", "/api/players", {"json": {"name": "   "}}, 400, "malformed"),
-        ("POST", "/api/players", {"content": b"{not json", "headers": {"Content-Type": "application/json"}}, 400, "malformed"),
+        (
+            "POST",
+            "/api/players",
+            {"content": b"{not json", "headers": {"Content-Type": "application/json"}},
+            400,
+            "malformed",
+        ),
         ("POST", "/api/players", {"json": ["a", "list"]}, 400, "malformed"),
         ("GET", "/api/me", {}, 401, "unauthorized"),
         ("GET", "/api/me", {"headers": {"Authorization": "Bearer nobody-has-this-token"}}, 401, "unauthorized"),
@@ -173,7 +189,13 @@ def test_bad_requests_are_answered_in_protocol_shape_never_500(client: TestClien
         ("POST", "/api/matches", {"json": {"opponent": "bot:greedy"}}, 401, "unauthorized"),
         ("POST", "/api/matches", {"json": {"opponent": "bot:nobody"}, "headers": headers}, 404, "not_found"),
         ("POST", "/api/matches", {"json": {"opponent": "p_0000"}, "headers": headers}, 404, "not_found"),
-        ("POST", "/api/matches", {"json": {"opponent": "bot:random", "ruleset": "poker"}, "headers": headers}, 400, "malformed"),
+        (
+            "POST",
+            "/api/matches",
+            {"json": {"opponent": "bot:random", "ruleset": "poker"}, "headers": headers},
+            400,
+            "malformed",
+        ),
         ("POST", "/api/matches", {"json": {"opponent": 3}, "headers": headers}, 400, "malformed"),
         ("GET", "/api/matches/m_nope", {}, 404, "not_found"),
         ("GET", "/api/matches/bad%20id!", {}, 400, "malformed"),
@@ -183,18 +205,60 @@ def test_bad_requests_are_answered_in_protocol_shape_never_500(client: TestClien
         ("GET", f"/api/matches/{match_id}/events?since=abc", {}, 400, "malformed"),
         ("POST", "/api/matches/m_nope/join", {"headers": headers}, 404, "not_found"),
         ("POST", f"/api/matches/{match_id}/join", {"json": {"entropy": 7}, "headers": headers}, 400, "malformed"),
-        ("POST", f"/api/matches/{match_id}/join", {"json": {"entropy": "x" * 300}, "headers": headers}, 400, "malformed"),
-        ("POST", "/api/matches/m_nope/commands", {"json": {"command_id": "a", "command": {"type": "draw"}}, "headers": headers}, 404, "not_found"),
+        (
+            "POST",
+            f"/api/matches/{match_id}/join",
+            {"json": {"entropy": "x" * 300}, "headers": headers},
+            400,
+            "malformed",
+        ),
+        (
+            "POST",
+            "/api/matches/m_nope/commands",
+            {"json": {"command_id": "a", "command": {"type": "draw"}}, "headers": headers},
+            404,
+            "not_found",
+        ),
         ("POST", url, {"json": {"command": {"type": "draw"}}, "headers": headers}, 400, "malformed"),
         ("POST", url, {"json": {"command_id": "a"}, "headers": headers}, 400, "malformed"),
         ("POST", url, {"json": {"command_id": "", "command": {"type": "draw"}}, "headers": headers}, 400, "malformed"),
         ("POST", url, {"json": {"command_id": "a", "command": "draw"}, "headers": headers}, 400, "malformed"),
-        ("POST", url, {"json": {"command_id": "a", "expected_version": "3", "command": {"type": "draw"}}, "headers": headers}, 400, "malformed"),
-        ("POST", url, {"json": {"command_id": "a", "expected_version": -1, "command": {"type": "draw"}}, "headers": headers}, 400, "malformed"),
-        ("POST", url, {"json": {"command_id": "a", "command": {"type": "teleport"}}, "headers": headers}, 400, "unknown_command"),
+        (
+            "POST",
+            url,
+            {"json": {"command_id": "a", "expected_version": "3", "command": {"type": "draw"}}, "headers": headers},
+            400,
+            "malformed",
+        ),
+        (
+            "POST",
+            url,
+            {"json": {"command_id": "a", "expected_version": -1, "command": {"type": "draw"}}, "headers": headers},
+            400,
+            "malformed",
+        ),
+        (
+            "POST",
+            url,
+            {"json": {"command_id": "a", "command": {"type": "teleport"}}, "headers": headers},
+            400,
+            "unknown_command",
+        ),
         ("POST", url, {"json": {"command_id": "a", "command": {"type": "play"}}, "headers": headers}, 400, "malformed"),
-        ("POST", url, {"json": {"command_id": "a", "command": {"type": "play", "card": "Q9"}}, "headers": headers}, 400, "malformed"),
-        ("POST", url, {"json": {"command_id": "a", "command": {"type": "draft", "keep": "yes"}}, "headers": headers}, 400, "malformed"),
+        (
+            "POST",
+            url,
+            {"json": {"command_id": "a", "command": {"type": "play", "card": "Q9"}}, "headers": headers},
+            400,
+            "malformed",
+        ),
+        (
+            "POST",
+            url,
+            {"json": {"command_id": "a", "command": {"type": "draft", "keep": "yes"}}, "headers": headers},
+            400,
+            "malformed",
+        ),
         ("POST", url, {"json": {"command_id": "a", "command": {"type": "draw"}}}, 403, "not_a_player"),
         ("DELETE", f"/api/matches/{match_id}", {}, 405, "method_not_allowed"),
         ("GET", "/api/nothing-here", {}, 404, "not_found"),
@@ -339,11 +403,21 @@ def test_openapi_documents_every_answer_and_the_answers_fit_it(client: TestClien
     answer("POST", url, 403, json={"command_id": "a", "command": {"type": "draw"}})
     answer("POST", url, 400, headers=headers, json={"command_id": "a"})
     answer("POST", url, 422, headers=headers, json={"command_id": "u", "command": {"type": "uno"}})
-    answer("POST", url, 409, headers=headers,
-           json={"command_id": "old", "expected_version": seen["version"] - 1, "command": seen["legal"][0]})
+    answer(
+        "POST",
+        url,
+        409,
+        headers=headers,
+        json={"command_id": "old", "expected_version": seen["version"] - 1, "command": seen["legal"][0]},
+    )
     command = with_color(seen["legal"][0], random.Random(0))
-    answer("POST", url, 200, headers=headers,
-           json={"command_id": "c", "expected_version": seen["version"], "command": command})
+    answer(
+        "POST",
+        url,
+        200,
+        headers=headers,
+        json={"command_id": "c", "expected_version": seen["version"], "command": command},
+    )
     lines = answer("GET", f"/api/matches/{match_id}/events", 200, headers=headers).splitlines()
     assert lines
     for line in lines:

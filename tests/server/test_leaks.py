@@ -34,7 +34,6 @@ from engine.cards import canonical_deck
 from engine.chain import canonical, envelope_hash
 from engine.sealing import opening_problem
 from tests.server.helpers import ok, register, shedding, with_color
-from tests.server.test_api import DIRECTOR
 
 ID_FIELDS = {"card", "cards", "deck", "set_aside", "hand_card", "pile_card"}
 CODE = re.compile(r"(?<![A-Za-z0-9+])(?:[RYGB](?:[0-9]|S|R|\+2)|W\+4|W)(?![A-Za-z0-9+])")
@@ -89,7 +88,11 @@ def probe_errors(client: TestClient, match_id: str, attacker: Attacker, view: di
         answer = client.post(
             f"/api/matches/{match_id}/commands",
             headers=attacker.headers,
-            json={"command_id": f"probe-{view['version']}-{face}", "expected_version": view["version"], "command": command},
+            json={
+                "command_id": f"probe-{view['version']}-{face}",
+                "expected_version": view["version"],
+                "command": command,
+            },
         )
         assert answer.status_code in (409, 422), answer.text
         attacker.errors.append((view, answer.json()["message"]))
@@ -115,11 +118,13 @@ def play_match(client: TestClient, ruleset: str, seed: int) -> tuple[str, Attack
             probe_errors(client, match_id, attacker, view)
             probes += 1
         command = with_color(rng.choice(shedding(seat_view["legal"])), rng)
-        body = ok(client.post(
-            f"/api/matches/{match_id}/commands",
-            headers=headers,
-            json={"command_id": f"c{step}", "expected_version": seat_view["version"], "command": command},
-        ))
+        body = ok(
+            client.post(
+                f"/api/matches/{match_id}/commands",
+                headers=headers,
+                json={"command_id": f"c{step}", "expected_version": seat_view["version"], "command": command},
+            )
+        )
         if seat == 0:
             attacker.keep(body)
     raise AssertionError("the match did not finish")
@@ -162,7 +167,9 @@ def test_a_seat_that_keeps_everything_recovers_no_hidden_card(client: TestClient
 
     # The truth, from the finished match's replay: the attack had hidden cards to go after.
     replay = [json.loads(line) for line in client.get(f"/api/matches/{match_id}/replay").text.splitlines()[1:]]
-    opponent_draws = [e for e in replay if e["type"] == "cards_drawn" and e["data"]["seat"] == 1 and e["seq"] in received]
+    opponent_draws = [
+        e for e in replay if e["type"] == "cards_drawn" and e["data"]["seat"] == 1 and e["seq"] in received
+    ]
     assert opponent_draws and unopened > 100, "no hidden opponent card reached the attacker: nothing was tested"
     for event in opponent_draws:  # each such card reached the attacker only as a commitment
         assert "codes" not in received[event["seq"]]["open"] and "cards" not in received[event["seq"]]["open"]
@@ -190,20 +197,28 @@ def test_every_commitment_of_a_match_resists_all_guesses_without_the_salt() -> N
     """Unit form: all 112 ids and every card code (alone, as a list, and as a code or id string)
     against every commitment of a sample match's replay: not one matches."""
     from engine.replay import replay_text
-    from engine.selfplay import play_match as self_play
     from engine.rulesets import UNO_DUO
+    from engine.selfplay import play_match as self_play
 
     result = self_play(["greedy", "random"], UNO_DUO, 5, 0)
-    lines = [json.loads(line) for line in replay_text(result.match_id, "uno-duo", result.players, result.events).splitlines()[1:]]
-    values: list[Any] = list(range(112)) + FACES + [str(i) for i in range(112)] + [[i] for i in range(112)] + [[c] for c in FACES]
+    lines = [
+        json.loads(line)
+        for line in replay_text(result.match_id, "uno-duo", result.players, result.events).splitlines()[1:]
+    ]
+    values: list[Any] = (
+        list(range(112)) + FACES + [str(i) for i in range(112)] + [[i] for i in range(112)] + [[c] for c in FACES]
+    )
     tried = {hashlib.sha256(canonical(v)).hexdigest() for v in values}
     tried |= {hashlib.sha256(str(v).encode()).hexdigest() for v in values}
     commitments = [d for line in lines for d in line["sealed"].values()]
     assert len(commitments) > 200
     assert not tried & set(commitments)
     # ...while every commitment opens with its value and the salt the revealed seed gives.
-    assert all(opening_problem(line, name, {"value": line["open"][name], "salt": _salt(lines, line, name)}) is None
-               for line in lines[:200] for name in line["sealed"])
+    assert all(
+        opening_problem(line, name, {"value": line["open"][name], "salt": _salt(lines, line, name)}) is None
+        for line in lines[:200]
+        for name in line["sealed"]
+    )
 
 
 def _salt(lines: list[dict[str, Any]], line: dict[str, Any], name: str) -> str:

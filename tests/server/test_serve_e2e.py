@@ -49,7 +49,16 @@ def test_unoduo_serve_plays_a_match_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     env.pop("UNODUO_DIRECTOR_TOKEN", None)
     env.pop("UNODUO_DATABASE_URL", None)
     process = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--db", f"sqlite:///{tmp_path / 'e2e.sqlite3'}"],
+        [
+            sys.executable,
+            "-m",
+            "cli.main",
+            "serve",
+            "--port",
+            str(port),
+            "--db",
+            f"sqlite:///{tmp_path / 'e2e.sqlite3'}",
+        ],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

@@ -45,7 +45,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def postgres_reachable() -> None:
     try:
         psycopg.connect(pg_conninfo(), connect_timeout=5).close()
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure to connect fails the run loudly
         pytest.fail(f"PostgreSQL is not reachable at {PG_URL} ({exc}); the store tests need it", pytrace=False)
 
 

@@ -7,7 +7,7 @@ import random
 import secrets
 import threading
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -26,7 +26,7 @@ COLORS = ("red", "yellow", "green", "blue")
 class TickClock:
     """A clock for tests: starts at a fixed instant and moves 1 ms per call (thread-safe)."""
 
-    def __init__(self, start: datetime = datetime(2026, 11, 29, 19, 55, 34, tzinfo=timezone.utc)) -> None:
+    def __init__(self, start: datetime = datetime(2026, 11, 29, 19, 55, 34, tzinfo=UTC)) -> None:
         self._now = start
         self._lock = threading.Lock()
 
@@ -78,7 +78,9 @@ def random_command(match: LocalMatch, rng: random.Random) -> tuple[int, dict[str
     return seat, command
 
 
-def play_random(seed: int, ruleset: Ruleset = UNO_DUO, max_commands: int | None = None) -> Iterator[tuple[LocalMatch, list[Any]]]:
+def play_random(
+    seed: int, ruleset: Ruleset = UNO_DUO, max_commands: int | None = None
+) -> Iterator[tuple[LocalMatch, list[Any]]]:
     """Start a match and yield (match, events of that step) for the start and each command."""
     rng = random.Random(seed)
     match = LocalMatch.start(seed.to_bytes(32, "big"), ruleset=ruleset, entropies=(f"e{seed}", "x"))

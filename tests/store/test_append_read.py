@@ -6,15 +6,14 @@ import math
 import threading
 from concurrent.futures import Future
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 import pytest
 from sqlalchemy import func, select
 
-from engine.chain import chain_envelope, envelope_hash, first_broken_seq
+from engine.chain import ZERO_HASH, chain_envelope, envelope_hash, first_broken_seq
 from engine.events import Event
-from engine.chain import ZERO_HASH
 from server.db import make_engine
 from server.settings import Settings
 from server.store.errors import ConcurrencyError, InvalidAppendError, StoreClosedError
@@ -117,13 +116,21 @@ def test_a_refusal_can_be_recorded_without_events(store: EventStore) -> None:
 
 
 def test_data_is_stored_as_json_and_hashes_as_read_back(store: EventStore) -> None:
-    class Colour(str, Enum):
+    class Colour(StrEnum):
         RED = "red"
 
     data = {"t": (1, 2, (3,)), "c": Colour.RED, "u": "ünïcødé ☂", "f": 0.5, "n": None, "b": False, "big": 2**70}
     result = store.append("match-j", [Event("thing", data)], expected_seq=0)
     stored = store.read("match-j")[0]
-    assert stored.data == {"t": [1, 2, [3]], "c": "red", "u": "ünïcødé ☂", "f": 0.5, "n": None, "b": False, "big": 2**70}
+    assert stored.data == {
+        "t": [1, 2, [3]],
+        "c": "red",
+        "u": "ünïcødé ☂",
+        "f": 0.5,
+        "n": None,
+        "b": False,
+        "big": 2**70,
+    }
     assert type(stored.data["c"]) is str
     assert result.events[0] == stored.envelope()
     assert stored.hash == chain_envelope("match-j", 1, "thing", stored.data, {}, stored.at, ZERO_HASH)["hash"]
@@ -247,8 +254,9 @@ def test_one_failing_command_in_a_group_commit_costs_the_others_nothing(store: E
             "players",
             [Event("player_registered", {"id": "p1", "name": "Bob", "kind": "human"})],
             expected_seq=None,
-            extra_rows=lambda at: [(players_table, {"id": "p1", "name": "Bob", "kind": "human",
-                                                    "token_hash": "f" * 64, "created_at": at})],
+            extra_rows=lambda at: [
+                (players_table, {"id": "p1", "name": "Bob", "kind": "human", "token_hash": "f" * 64, "created_at": at})
+            ],
         )
     )
     gate.set()

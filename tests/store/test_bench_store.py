@@ -11,8 +11,9 @@ from cli.main import app
 
 
 def test_a_short_bench_run_prints_every_row() -> None:
-    result = CliRunner().invoke(app, ["bench", "store", "--db", "sqlite", "--seconds", "0.2", "--writers", "1,3"],
-                                env={"COLUMNS": "200"})
+    result = CliRunner().invoke(
+        app, ["bench", "store", "--db", "sqlite", "--seconds", "0.2", "--writers", "1,3"], env={"COLUMNS": "200"}
+    )
     assert result.exit_code == 0, result.output
     for text in ("group commit", "per command", "raw insert", "commands/s", "nproc:", "SQLite"):
         assert text in result.output

@@ -75,7 +75,9 @@ def test_sigkill_at_random_moments_never_leaves_half_a_command(url: str) -> None
     # the database is usable afterwards: no lock left behind
     store = EventStore(make_engine(url))
     try:
-        store.append(STREAMS[0], [Event("part", {"cmd": 10**6, "part": 0, "of": 1})], expected_seq=None, command_id="c1000000")
+        store.append(
+            STREAMS[0], [Event("part", {"cmd": 10**6, "part": 0, "of": 1})], expected_seq=None, command_id="c1000000"
+        )
         assert check_all_or_nothing(store) == before + 1
     finally:
         store.close()

@@ -15,8 +15,14 @@ from server.store.event_store import EventStore
 from server.store.migrate import current_revision, downgrade, drift, head_revision, upgrade
 
 TABLES = {
-    "events", "processed_commands", "snapshots", "players", "match_summaries", "standings",
-    "match_secrets", "server_secrets",
+    "events",
+    "processed_commands",
+    "snapshots",
+    "players",
+    "match_summaries",
+    "standings",
+    "match_secrets",
+    "server_secrets",
 }
 
 
@@ -66,7 +72,7 @@ def test_servers_starting_together_migrate_once(db_url: str) -> None:
     def run() -> None:
         try:
             upgrade(db_url)
-        except BaseException as exc:  # reported below
+        except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
 
     threads = [threading.Thread(target=run) for _ in range(3)]

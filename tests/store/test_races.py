@@ -87,7 +87,7 @@ def test_two_processes_racing_exactly_one_wins(url: str) -> None:
 
     def ask(task: tuple[str, str, int, str]) -> list[Any]:
         for conn in ours:
-            conn.send(task[:3] + (f"{task[3]}-{id(conn)}" if task[3] != "same" else "same",))
+            conn.send((*task[:3], f"{task[3]}-{id(conn)}" if task[3] != "same" else "same"))
         replies = []
         for conn in ours:
             assert conn.poll(60), "worker did not answer"

@@ -26,8 +26,9 @@ def env(stream: str, type_: str, **data: Any) -> dict[str, Any]:
 
 
 def registered(match: str, seats: list[str | None], tournament: str | None = None) -> dict[str, Any]:
-    return env(MATCHES_STREAM, "match_registered", match=match, seats=seats, tournament=tournament, round=1,
-               ruleset="uno-duo")
+    return env(
+        MATCHES_STREAM, "match_registered", match=match, seats=seats, tournament=tournament, round=1, ruleset="uno-duo"
+    )
 
 
 def ended(match: str, winner: int, scores: list[int]) -> dict[str, Any]:
@@ -38,8 +39,15 @@ def test_the_projection_follows_a_match_through_its_life() -> None:
     view = Projection()
     project(view, registered("m1", ["ann", "bob"], "cup"))
     assert view.matches["m1"] == MatchSummary(
-        id="m1", status="waiting", seats=["ann", "bob"], player1=None, scores=[0, 0],
-        winner=None, tournament="cup", round=1, ruleset="uno-duo",
+        id="m1",
+        status="waiting",
+        seats=["ann", "bob"],
+        player1=None,
+        scores=[0, 0],
+        winner=None,
+        tournament="cup",
+        round=1,
+        ruleset="uno-duo",
     )
     project(view, env("match-m1", "match_created", ruleset={"name": "uno-duo"}, commitment="c"))
     project(view, env("match-m1", "seat_joined", seat=0, entropy=""))
@@ -57,9 +65,13 @@ def test_the_projection_follows_a_match_through_its_life() -> None:
 
 def test_an_annulled_match_counts_for_nobody() -> None:
     view = Projection()
-    for e in (registered("m1", ["ann", "bob"]), ended("m1", 1, [200, 50]),
-              registered("m2", ["ann", "bob"]), ended("m2", 0, [10, 200]),
-              env(MATCHES_STREAM, "match_annulled", match="m1", reason="dispute")):
+    for e in (
+        registered("m1", ["ann", "bob"]),
+        ended("m1", 1, [200, 50]),
+        registered("m2", ["ann", "bob"]),
+        ended("m2", 0, [10, 200]),
+        env(MATCHES_STREAM, "match_annulled", match="m1", reason="dispute"),
+    ):
         project(view, e)
     assert view.matches["m1"].status == "annulled"
     assert view.standings[("", "ann")] == Standing("", "ann", 1, 1, 0, 10, 200)
@@ -88,17 +100,35 @@ def play_registered_matches(store: EventStore) -> None:
     for pid, name in (("ann", "Ann"), ("bob", "Bob"), ("cy", "Cy")):
         register_player(store, player_id=pid, name=name, kind="human", token=f"{pid}-token-0123456789abcdef")
     short = Ruleset.from_dict({**UNO_DUO.to_dict(), "target": 60})  # short matches, same rules
-    plan = [("t1", ["ann", "bob"], "cup", 11, short, None), ("c1", ["bob", "cy"], None, 9, CLASSIC_2P, 60),
-            ("c2", ["cy", "ann"], None, 10, short, None), ("c3", ["ann", "cy"], "cup", 10, UNO_DUO, 30)]
+    plan = [
+        ("t1", ["ann", "bob"], "cup", 11, short, None),
+        ("c1", ["bob", "cy"], None, 9, CLASSIC_2P, 60),
+        ("c2", ["cy", "ann"], None, 10, short, None),
+        ("c3", ["ann", "cy"], "cup", 10, UNO_DUO, 30),
+    ]
     for match_id, seats, tournament, seed, ruleset, limit in plan:
-        store.append(MATCHES_STREAM, [Event("match_registered", {"match": match_id, "seats": seats,
-                     "tournament": tournament, "round": 1 if tournament else None, "ruleset": ruleset.name})],
-                     expected_seq=None)
+        store.append(
+            MATCHES_STREAM,
+            [
+                Event(
+                    "match_registered",
+                    {
+                        "match": match_id,
+                        "seats": seats,
+                        "tournament": tournament,
+                        "round": 1 if tournament else None,
+                        "ruleset": ruleset.name,
+                    },
+                )
+            ],
+            expected_seq=None,
+        )
         stream = match_stream(match_id)
         for match, events in play_random(seed, ruleset, limit):
             if events:
-                store.append(stream, events, expected_seq=match.state.version - len(events),
-                             seal_seed=match.dealer.server_seed)
+                store.append(
+                    stream, events, expected_seq=match.state.version - len(events), seal_seed=match.dealer.server_seed
+                )
     store.append(MATCHES_STREAM, [Event("match_annulled", {"match": "c2", "reason": "test"})], expected_seq=None)
 
 
@@ -128,8 +158,12 @@ def test_rebuild_gives_the_rows_the_appends_made(store: EventStore, url: str) ->
 
 
 def test_a_malformed_registry_event_is_refused(store: EventStore) -> None:
-    for data in ({"seats": ["a", "b"]}, {"match": "m", "seats": "ab"}, {"match": "m", "seats": ["a", 1]},
-                 {"match": "m", "seats": ["a", "b"], "round": "one"}):
+    for data in (
+        {"seats": ["a", "b"]},
+        {"match": "m", "seats": "ab"},
+        {"match": "m", "seats": ["a", 1]},
+        {"match": "m", "seats": ["a", "b"], "round": "one"},
+    ):
         with pytest.raises(InvalidAppendError):
             store.append(MATCHES_STREAM, [Event("match_registered", data)], expected_seq=None)
     assert store.head(MATCHES_STREAM) == 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -42,9 +42,13 @@ def test_urls_pick_psycopg_and_refuse_what_cannot_work() -> None:
     assert normalize_url("postgres://u@h/d").drivername == "postgresql+psycopg"
     assert normalize_url("postgresql+psycopg://u@h/d").drivername == "postgresql+psycopg"
     assert normalize_url("sqlite:///x.db").database == "x.db"
-    for bad, message in [("sqlite://", "in-memory"), ("sqlite:///:memory:", "in-memory"),
-                         ("mysql://u@h/d", "unsupported"), ("postgresql+asyncpg://u@h/d", "psycopg 3"),
-                         ("::", "not a database URL")]:
+    for bad, message in [
+        ("sqlite://", "in-memory"),
+        ("sqlite:///:memory:", "in-memory"),
+        ("mysql://u@h/d", "unsupported"),
+        ("postgresql+asyncpg://u@h/d", "psycopg 3"),
+        ("::", "not a database URL"),
+    ]:
         with pytest.raises(DatabaseURLError, match=message):
             normalize_url(bad)
 
@@ -53,8 +57,10 @@ def test_sqlite_connections_get_wal_busy_timeout_and_foreign_keys(tmp_path: Path
     engine = make_engine(f"sqlite:///{tmp_path / 'p.sqlite3'}", Settings(sqlite_busy_timeout_ms=4321))
     try:
         with engine.connect() as conn:
-            pragma = {name: conn.execute(text(f"PRAGMA {name}")).scalar()
-                      for name in ("journal_mode", "busy_timeout", "foreign_keys", "synchronous")}
+            pragma = {
+                name: conn.execute(text(f"PRAGMA {name}")).scalar()
+                for name in ("journal_mode", "busy_timeout", "foreign_keys", "synchronous")
+            }
         assert pragma == {"journal_mode": "wal", "busy_timeout": 4321, "foreign_keys": 1, "synchronous": 2}
         with engine.connect().execution_options(sqlite_begin="IMMEDIATE") as conn, conn.begin():
             conn.execute(text("CREATE TABLE t (x INTEGER)"))
@@ -68,4 +74,4 @@ def test_sqlite_connections_get_wal_busy_timeout_and_foreign_keys(tmp_path: Path
 def test_times_are_utc_with_microseconds_and_z() -> None:
     moment = datetime(2026, 11, 29, 20, 55, 34, 123456, tzinfo=timezone(timedelta(hours=1)))
     assert format_at(moment) == "2026-11-29T19:55:34.123456Z"
-    assert format_at(datetime(2026, 1, 2, tzinfo=timezone.utc)) == "2026-01-02T00:00:00.000000Z"
+    assert format_at(datetime(2026, 1, 2, tzinfo=UTC)) == "2026-01-02T00:00:00.000000Z"

@@ -26,7 +26,10 @@ def store_match(
     commands = 0
     for match, events in play_random(seed, ruleset, max_commands):
         appended = store.append(
-            stream, events, expected_seq=match.state.version - len(events), command_id=f"cmd-{commands}",
+            stream,
+            events,
+            expected_seq=match.state.version - len(events),
+            command_id=f"cmd-{commands}",
             seal_seed=match.dealer.server_seed,
         )
         snaps.after_append(stream, match.state, appended)

@@ -30,14 +30,19 @@ def sql(store: EventStore, statement: str, **params: object) -> None:
 
 def test_edited_data_is_named_by_its_seq(ten: EventStore) -> None:
     cast = "CAST(:data AS JSON)" if ten.engine.dialect.name == "postgresql" else ":data"
-    sql(ten, f"UPDATE events SET data = {cast} WHERE stream = 'match-t' AND seq = 4",
-        data=json.dumps({"i": 3, "who": "bob"}))
+    sql(
+        ten,
+        f"UPDATE events SET data = {cast} WHERE stream = 'match-t' AND seq = 4",
+        data=json.dumps({"i": 3, "who": "bob"}),
+    )
     assert ten.verify_chain("match-t") == 4
     assert ten.verify_chain("match-other") is None
 
 
-@pytest.mark.parametrize(("column", "value"), [("at", "2020-01-01T00:00:00.000000Z"), ("type", "other"),
-                                               ("hash", "0" * 64), ("prev", "1" * 64)])
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [("at", "2020-01-01T00:00:00.000000Z"), ("type", "other"), ("hash", "0" * 64), ("prev", "1" * 64)],
+)
 def test_any_edited_field_is_named(ten: EventStore, column: str, value: str) -> None:
     sql(ten, f"UPDATE events SET {column} = :v WHERE stream = 'match-t' AND seq = 7", v=value)
     assert ten.verify_chain("match-t") == 7
@@ -60,8 +65,12 @@ def test_a_resealed_event_breaks_the_link_after_it(ten: EventStore) -> None:
     old = ten.read("match-t", 3, to_seq=3)[0]
     forged = chain_envelope("match-t", 3, "thing", {"i": 2, "who": "mallory"}, {}, old.at, old.prev)
     cast = "CAST(:data AS JSON)" if ten.engine.dialect.name == "postgresql" else ":data"
-    sql(ten, f"UPDATE events SET data = {cast}, hash = :h WHERE stream = 'match-t' AND seq = 3",
-        data=json.dumps(forged["data"]), h=forged["hash"])
+    sql(
+        ten,
+        f"UPDATE events SET data = {cast}, hash = :h WHERE stream = 'match-t' AND seq = 3",
+        data=json.dumps(forged["data"]),
+        h=forged["hash"],
+    )
     assert ten.verify_chain("match-t") == 4
 
 

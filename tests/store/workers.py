@@ -43,7 +43,7 @@ def race_worker(url: str, name: str, barrier: Barrier, conn: Connection) -> None
                 conn.send(("ok", result.duplicate, [e["hash"] for e in result.events]))
             except ConcurrencyError as exc:
                 conn.send(("stale", exc.expected, exc.actual))
-            except Exception as exc:  # anything else is a failure the test reports
+            except Exception as exc:  # noqa: BLE001 - anything else is a failure the test reports
                 conn.send(("error", repr(exc), None))
     finally:
         for store in stores.values():
