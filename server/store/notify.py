@@ -66,6 +66,12 @@ class LocalNotifier:
                 if not waiters:
                     del self._waiters[waiter.stream]
 
+    @property
+    def waiting(self) -> int:
+        """How many followers wait now (a follower that has gone must not be counted)."""
+        with self._lock:
+            return sum(len(ws) for ws in self._waiters.values())
+
     def notify(self, stream: str) -> None:
         with self._lock:
             waiters = list(self._waiters.get(stream, ()))

@@ -76,4 +76,4 @@ def test_cards_are_equal_by_face_and_copies_in_the_deck_are_one_object() -> None
     assert built != Card(Color.BLUE, Rank.DRAW_TWO) and built != "R+2"
     assert len({Card(None, Rank.WILD), parse_card("W")}) == 1
     deck = canonical_deck(8)
-    assert deck[1] is deck[2] is parse_card("R1")  # the two red 1s
+    assert deck[1] == deck[2] == parse_card("R1")  # the two red 1s

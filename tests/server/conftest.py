@@ -1,4 +1,4 @@
-"""Server tests run on SQLite and PostgreSQL, on the store tests' per-test databases."""
+"""Server tests run on SQLite and PostgreSQL, on the per-test databases of tests/conftest.py."""
 
 from __future__ import annotations
 
@@ -9,20 +9,12 @@ from fastapi.testclient import TestClient
 
 from server.app import make_app
 from server.settings import Settings
-from tests.store.conftest import (  # noqa: F401  (fixtures, re-used by name)
-    db_kind,
-    pg_migration_sql,
-    pg_schemas,
-    postgres_reachable,
-    sqlite_template,
-    url,
-)
 
 DIRECTOR_TOKEN = "director-token-for-tests-0123456789"
 
 
 @pytest.fixture
-def client(url: str) -> Iterator[TestClient]:  # noqa: F811
+def client(url: str) -> Iterator[TestClient]:
     settings = Settings(database_url=url, director_token=DIRECTOR_TOKEN, snapshot_every=25, sqlite_synchronous="NORMAL")
     with TestClient(make_app(settings), raise_server_exceptions=False) as test_client:
         yield test_client

@@ -1,4 +1,5 @@
-"""Fixtures: every store test runs on SQLite (a temporary file) and on PostgreSQL (a schema of its own).
+"""Database fixtures for every test that touches the store: each runs on SQLite (a temporary
+file) and on PostgreSQL (a schema of its own).
 
 PostgreSQL comes from UNODUO_TEST_POSTGRES_URL (default: postgres@127.0.0.1:5432/test). If it
 cannot be reached, the PostgreSQL half of the suite fails; it is never skipped.
@@ -23,10 +24,10 @@ from server.db import make_engine
 from server.settings import Settings
 from server.store.event_store import EventStore
 from server.store.migrate import alembic_config, upgrade
-from tests.store.helpers import PG_URL, TickClock, create_pg_schema, drop_pg_schemas, pg_conninfo, pg_schema_url
+from tests.server.store.helpers import PG_URL, TickClock, create_pg_schema, drop_pg_schemas, pg_conninfo, pg_schema_url
 
 DATABASES = ["sqlite", "postgres"]
-HERE = Path(__file__).parent
+STORE_TESTS = Path(__file__).parent / "server" / "store"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -37,7 +38,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """In the store tests, an exception that kills a thread fails the test (it is not just a warning)."""
     strict = pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
     for item in items:
-        if HERE in Path(str(item.fspath)).parents:
+        if STORE_TESTS in Path(str(item.fspath)).parents:
             item.add_marker(strict)
 
 

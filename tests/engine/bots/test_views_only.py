@@ -13,7 +13,7 @@ import engine.selfplay as selfplay
 from engine import CLASSIC_2P, UNO_DUO, Phase, Ruleset
 from engine.bots import get_bot
 from engine.views import view
-from tests.bots.helpers import play_through_views
+from tests.engine.bots.helpers import play_through_views
 
 PAIRS = [("greedy", "random"), ("random", "greedy"), ("greedy", "greedy")]
 

@@ -13,7 +13,7 @@ from engine.events import Event
 from server.db import make_engine
 from server.store.event_store import EventStore
 from server.store.models import processed_table
-from tests.store.workers import crash_worker, mp_context
+from tests.server.store.workers import crash_worker, mp_context
 
 STREAMS = ["match-crash-0", "match-crash-1", "match-crash-2"]
 

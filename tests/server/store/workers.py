@@ -24,7 +24,7 @@ from server.store.event_store import EventStore
 def mp_context() -> multiprocessing.context.ForkServerContext:
     """Child processes fork from a server that has imported the store once (spawn-safe, and fast)."""
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["tests.store.workers"])
+    ctx.set_forkserver_preload(["tests.server.store.workers"])
     return ctx
 
 

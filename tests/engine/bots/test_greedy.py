@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from engine.bots import get_bot
 from engine.bots.greedy import GreedyBot
-from tests.bots.helpers import craft_view
+from tests.engine.bots.helpers import craft_view
 
 RNG = random.Random(0)
 
@@ -141,6 +142,8 @@ def test_it_learns_from_the_verdicts_of_its_own_challenges() -> None:
         bluffed.choose(craft_view(hand=["R5"], legal=[{"type": "draw"}], last_challenge=upheld), RNG)
     # an opponent caught bluffing five times: even its single-card Wild Draw Four is challenged
     assert bluffed.choose(facing_wild_draw_four(1), RNG) == {"type": "challenge"}
+    # ...while a bot from the registry starts each match knowing nothing of this opponent
+    assert get_bot("greedy").choose(facing_wild_draw_four(1), RNG) == {"type": "accept"}
 
 
 def test_wild_colours_and_the_starter_colour_are_the_colour_it_holds_most() -> None:

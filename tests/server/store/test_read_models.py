@@ -18,7 +18,7 @@ from server.store.models import events_table, match_summaries_table, players_tab
 from server.store.players import get_player, hash_token, player_by_token, register_player
 from server.store.read_models import MatchSummary, Projection, Standing, match_summary, project, read_rows, rebuild
 from server.store.streams import MATCHES_STREAM, match_stream
-from tests.store.helpers import play_random
+from tests.server.store.helpers import play_random
 
 
 def env(stream: str, type_: str, **data: Any) -> dict[str, Any]:

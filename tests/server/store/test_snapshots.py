@@ -13,7 +13,7 @@ from server.store.event_store import EventStore
 from server.store.models import snapshots_table
 from server.store.snapshots import Snapshots
 from server.store.streams import match_stream
-from tests.store.helpers import play_random
+from tests.server.store.helpers import play_random
 
 EVERY = 40
 

@@ -14,7 +14,7 @@ import pytest
 from engine.events import Event
 from server.db import make_engine
 from server.store.event_store import EventStore
-from tests.store.workers import append_later, mp_context
+from tests.server.store.workers import append_later, mp_context
 
 
 def test_follow_gives_the_backlog_then_live_events(url: str) -> None:
@@ -37,7 +37,7 @@ def test_follow_gives_the_backlog_then_live_events(url: str) -> None:
             await asyncio.sleep(0.1)
             store.append("match-f", [Event("d", {})], expected_seq=3)  # from a plain call too
             await asyncio.wait_for(task, 10)
-            assert not store.notifier._waiters  # the follower cleaned up after itself
+            assert store.notifier.waiting == 0  # the follower cleaned up after itself
             return [(seq, at - sent) for seq, at in got]
         finally:
             await store.aclose()

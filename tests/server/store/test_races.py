@@ -17,7 +17,7 @@ from server.db import make_engine
 from server.store.errors import ConcurrencyError
 from server.store.event_store import EventStore
 from server.store.records import AppendResult
-from tests.store.workers import mp_context, race_worker
+from tests.server.store.workers import mp_context, race_worker
 
 TRIALS = 50
 

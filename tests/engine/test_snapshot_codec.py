@@ -12,7 +12,7 @@ from engine.cards import Color
 from engine.rulesets import CLASSIC_2P, UNO_DUO, Ruleset
 from engine.snapshot_codec import SNAPSHOT_FORMAT, decode_state, encode_state
 from engine.state import MatchState, Pending, PendingKind, Phase, WildDrawFourContext
-from tests.store.helpers import play_random
+from tests.server.store.helpers import play_random
 
 
 def roundtrip(state: MatchState) -> MatchState:

@@ -21,7 +21,7 @@ from server.store.event_store import EventStore
 from server.store.models import events_table, players_table, processed_table
 from server.store.players import register_player
 from server.store.records import AppendResult
-from tests.store.helpers import TickClock
+from tests.server.store.helpers import TickClock
 
 
 def count_rows(store: EventStore, table: Any) -> int:

@@ -32,10 +32,6 @@ def test_the_registry_lists_every_bot_module() -> None:
     assert normalize_bot_name("bot:random") == "random"
 
 
-def test_each_call_gives_a_fresh_bot() -> None:
-    assert get_bot("greedy") is not get_bot("greedy")
-
-
 @pytest.mark.parametrize("name", ["minimax", "bot:", "", "bot:bot:greedy", "greedy,random"])
 def test_an_unknown_bot_is_a_clear_error(name: str) -> None:
     with pytest.raises(UnknownBotError) as info:
