@@ -12,7 +12,7 @@ events are consistent with ``evolve`` by construction.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from engine.cards import Card, Color, Ranks
 from engine.commands import (
@@ -95,10 +95,11 @@ class _Batch:
         self.dealer = dealer
         self.events: list[Event] = []
 
-    def emit(self, type_: EventType, data: Mapping[str, Any]) -> None:
-        record = dict(data)  # TypedDict records are plain dicts; one private copy per event
-        self.events.append(Event(type_, record))
-        self.fields.update(EFFECTS[type_](self.state, record))
+    def emit(self, type_: EventType, record: Mapping[str, Any]) -> None:
+        """Record an event (its typed record, freshly built by the caller) and apply its effect."""
+        data = cast(dict[str, Any], record)  # a TypedDict is a plain dict at run time
+        self.events.append(Event(type_, data))
+        self.fields.update(EFFECTS[type_](self.state, data))
 
     def done(self) -> tuple[list[Event], MatchState]:
         self.fields["version"] += len(self.events)

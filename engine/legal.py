@@ -22,7 +22,7 @@ from engine.commands import (
     SeatAction,
 )
 from engine.rules import allowed_commands, dump_cards, playable_ids
-from engine.state import MatchState, Phases
+from engine.state import MatchState, Pending, PendingKind, Phases
 
 _IDLE_PHASES = frozenset({Phases.NEW, Phases.WAITING, Phases.MATCH_OVER})
 DRAFT_ACTIONS: tuple[SeatAction, ...] = (Draft(keep=True), Draft(keep=False))
@@ -33,6 +33,18 @@ PASS: SeatAction = Pass()
 SAY_UNO: SeatAction = SayUno()
 
 
+def _offers(kind: PendingKind, starter: bool) -> tuple[bool, ...]:
+    allowed = allowed_commands(Pending(kind, starter=starter))
+    kinds = (CommandType.DRAFT, CommandType.ACCEPT, CommandType.COLOR, CommandType.DUMP, CommandType.PLAY,
+             CommandType.DRAW, CommandType.PASS)  # fmt: skip
+    return tuple(k in allowed for k in kinds)
+
+
+# Speed: rules.allowed_commands read once per decision kind, as flags (legal_actions runs every
+# action of self-play; the table stays the one source).
+_OFFERS = {(kind, starter): _offers(kind, starter) for kind in PendingKind for starter in (False, True)}
+
+
 def legal_actions(state: MatchState, seat: int) -> list[SeatAction]:
     """Exactly the actions ``seat`` may send now; two copies of a card are listed once."""
     if seat not in (0, 1) or state.phase in _IDLE_PHASES:
@@ -40,17 +52,17 @@ def legal_actions(state: MatchState, seat: int) -> list[SeatAction]:
     out: list[SeatAction] = []
     pending = state.pending
     if pending.seat == seat:
-        allowed = allowed_commands(pending)
-        if CommandType.DRAFT in allowed:
+        draft, challenge, color, dump, play, draw, pass_ = _OFFERS[pending.kind, pending.starter]
+        if draft:
             out.extend(DRAFT_ACTIONS)
-        if CommandType.ACCEPT in allowed:
+        if challenge:
             out.extend(CHALLENGE_ACTIONS)
-        if CommandType.COLOR in allowed:
+        if color:
             out.extend(COLOR_ACTIONS)
         facts = state.facts
-        if CommandType.DUMP in allowed:
+        if dump:
             out.append(Dump(tuple(facts.cards[i] for i in dump_cards(state, seat))))
-        if CommandType.PLAY in allowed:
+        if play:
             faces, plays = facts.faces, facts.plays
             seen: set[int] = set()
             for card_id in playable_ids(state, seat):
@@ -58,9 +70,9 @@ def legal_actions(state: MatchState, seat: int) -> list[SeatAction]:
                 if face not in seen:
                     seen.add(face)
                     out.extend(plays[card_id])
-        if CommandType.DRAW in allowed:
+        if draw:
             out.append(DRAW)
-        if CommandType.PASS in allowed:
+        if pass_:
             out.append(PASS)
     uno_open = state.uno_open
     if uno_open[0] or uno_open[1]:
