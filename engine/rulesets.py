@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, fields
-from functools import cache
 from enum import Enum, StrEnum
+from functools import cache
 from typing import Any
 
 from pydantic import ConfigDict, TypeAdapter, ValidationError
