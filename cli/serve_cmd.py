@@ -1,6 +1,16 @@
-"""``unoduo serve``: run the HTTP server (uvicorn) on the configured database."""
+"""``unoduo serve``: run the HTTP server (uvicorn) on the configured database.
+
+The port is bound first, before the database is migrated or a director token is made: a
+server that cannot listen stops (exit 2) without using anything up. Uvicorn is then handed
+that bound socket. On Ctrl-C the open event streams are ended at once (``begin_shutdown``), so
+the server stops quickly and quietly instead of waiting for them to time out.
+"""
 
 from __future__ import annotations
+
+import errno
+import socket
+from typing import TYPE_CHECKING
 
 import typer
 from pydantic import ValidationError
@@ -8,18 +18,69 @@ from pydantic import ValidationError
 from cli.db_guard import guarded
 from server.settings import Settings
 
+if TYPE_CHECKING:
+    import uvicorn
+    from fastapi import FastAPI
+
+GRACEFUL_SHUTDOWN_SECONDS = 2  # what a request still running at Ctrl-C gets to finish
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to (``host``, ``port``), as uvicorn would bind it; OSError if it cannot be."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def base_url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def _bind_or_exit(host: str, port: int) -> socket.socket:
+    try:
+        return listening_socket(host, port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            reason = f"port {port} on {host} is in use (another server?); choose another with --port"
+        elif exc.errno == errno.EACCES:
+            reason = f"not allowed to listen on port {port} on {host}; choose a port above 1023 with --port"
+        else:
+            reason = f"cannot listen on {host} port {port}: {exc.strerror or exc}"
+        typer.echo(f"unoduo serve: {reason}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _server(app: FastAPI) -> uvicorn.Server:
+    import uvicorn
+
+    from server.app import begin_shutdown
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            begin_shutdown(app)  # open follow streams end now; their connections can close
+            await super().shutdown(sockets)
+
+    config = uvicorn.Config(app, log_level="info", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS)
+    return Server(config)
+
 
 def serve(
     host: str = typer.Option("127.0.0.1", help="address to listen on"),
     port: int = typer.Option(8000, min=1, max=65535, help="port to listen on"),
     db: str | None = typer.Option(
-        None, help="database URL (default: UNODUO_DATABASE_URL, else sqlite:///./unoduo.sqlite3)"
+        None,
+        help="database URL, or a SQLite file path (default: UNODUO_DATABASE_URL, else sqlite:///./unoduo.sqlite3)",
     ),
 ) -> None:
     """Serve the HTTP API: migrate the database, register the house bots, listen until Ctrl-C."""
-    import uvicorn
-
     from server.app import make_app
+    from server.db import DatabaseURLError, normalize_url, url_or_path
 
     try:
         settings = Settings()
@@ -27,14 +88,30 @@ def serve(
         typer.echo(f"unoduo serve: bad UNODUO_* setting: {exc}", err=True)
         raise typer.Exit(2) from None
     if db:
-        settings = settings.model_copy(update={"database_url": db})
-    app = guarded("unoduo serve", lambda: make_app(settings))
-    token = app.state.new_director_token
-    if token:
-        typer.echo(f"director token (shown only now; the server keeps its hash): {token}")
-    typer.echo(f"unoduo server on http://{host}:{port}/api (docs: http://{host}:{port}/docs)", err=False)
-    # Open event streams (?follow=1) are cut after a few seconds so that Ctrl-C always ends the server.
-    uvicorn.run(app, host=host, port=port, log_level="info", timeout_graceful_shutdown=5)
+        settings = settings.model_copy(update={"database_url": url_or_path(db)})
+    try:
+        normalize_url(settings.database_url)
+    except DatabaseURLError as exc:
+        typer.echo(f"unoduo serve: {exc}{', or (with --db) a SQLite file path' if db else ''}", err=True)
+        raise typer.Exit(2) from None
+    sock = _bind_or_exit(host, port)
+    try:
+        app = guarded("unoduo serve", lambda: make_app(settings))
+        token = app.state.new_director_token
+        if token:
+            typer.echo(f"director token (shown only now; the server keeps its hash): {token}")
+        url = base_url(host, port)
+        typer.echo(f"unoduo server on {url}: API docs at {url}/docs, OpenAPI at {url}/openapi.json")
+        server = _server(app)
+        try:
+            server.run(sockets=[sock])
+        except KeyboardInterrupt:  # uvicorn passes Ctrl-C on after its graceful shutdown
+            pass
+    finally:
+        sock.close()
+    if not server.started:
+        typer.echo("unoduo serve: the server did not start", err=True)
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

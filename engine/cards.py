@@ -12,7 +12,7 @@ from enum import StrEnum
 from functools import cache
 from typing import Final
 
-from engine.errors import CardParseError
+from engine.errors import CardParseError, shown
 
 
 class Color(StrEnum):
@@ -117,23 +117,23 @@ def plays_on(card: Card, top_rank: Rank, color: Color | None) -> bool:
 def parse_color(text: object) -> Color:
     """Parse ``red``/``yellow``/``green``/``blue`` (or the letter), case-insensitively."""
     if not isinstance(text, str):
-        raise CardParseError(f"a colour must be one of red, yellow, green, blue, not {text!r}")
+        raise CardParseError(f"a colour must be one of red, yellow, green, blue, not {shown(text)}")
     key = text.strip().lower()
     for color in COLOR_ORDER:
         if key in (color.value, color.letter.lower()):
             return color
-    raise CardParseError(f"unknown colour {text!r}: use red, yellow, green or blue")
+    raise CardParseError(f"unknown colour {shown(text)}: use red, yellow, green or blue")
 
 
 def parse_card(text: object) -> Card:
     """Parse a card code such as ``R5``, ``bs``, ``Y+2``, ``w`` or ``W+4``."""
     if not isinstance(text, str):
-        raise CardParseError(f"a card is written as a code like R5 or W+4, not {text!r}")
+        raise CardParseError(f"a card is written as a code like R5 or W+4, not {shown(text)}")
     code = text.strip().upper()
     card = _CARD_BY_CODE.get(code)
     if card is None:
         raise CardParseError(
-            f"unknown card {text!r}: write colour letter (R, Y, G, B) + rank (0-9, S, R, +2), or W / W+4"
+            f"unknown card {shown(text)}: write colour letter (R, Y, G, B) + rank (0-9, S, R, +2), or W / W+4"
         )
     return card
 

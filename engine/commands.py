@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Any, NamedTuple
 
 from engine.cards import Card, Color, Rank, parse_card, parse_color
-from engine.errors import CardParseError, CommandRefused, ErrorCode
+from engine.errors import CardParseError, CommandRefused, ErrorCode, shown
 from engine.rulesets import Ruleset
 
 
@@ -139,7 +139,7 @@ def _bool_field(obj: Mapping[str, Any], field: str, default: bool | None = None)
     if not isinstance(value, bool):
         if field not in obj:
             raise _malformed(f"'{field}' is required (true or false)")
-        raise _malformed(f"'{field}' must be true or false, not {value!r}")
+        raise _malformed(f"'{field}' must be true or false, not {shown(value)}")
     return value
 
 
@@ -182,7 +182,7 @@ def parse_action(obj: object) -> SeatAction:
         return ChooseColor(color=_color_field(obj["color"], "D4"))
     raise CommandRefused(
         ErrorCode.UNKNOWN_COMMAND,
-        f"unknown command type {kind!r}: use draft, play, draw, pass, dump, accept, challenge, color or uno",
+        f"unknown command type {shown(kind)}: use draft, play, draw, pass, dump, accept, challenge, color or uno",
     )
 
 
@@ -217,7 +217,7 @@ _BARE_TYPES: dict[type, str] = {type(a): a.type.value for a in _NO_FIELD_ACTIONS
 def parse_seat_command(seat: object, obj: object) -> SeatCommand:
     """A seat number plus a command object, which may carry ``expected_version``."""
     if not isinstance(seat, int) or isinstance(seat, bool):
-        raise CommandRefused(ErrorCode.NOT_A_PLAYER, f"seat must be 0 or 1, not {seat!r}")
+        raise CommandRefused(ErrorCode.NOT_A_PLAYER, f"seat must be 0 or 1, not {shown(seat)}")
     expected: int | None = None
     if isinstance(obj, Mapping) and obj.get("expected_version") is not None:
         raw = obj["expected_version"]

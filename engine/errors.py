@@ -28,6 +28,18 @@ class ErrorCode(StrEnum):
     UNO_NOT_OPEN = "uno_not_open"
 
 
+SHOWN_LIMIT = 40
+
+
+def shown(value: object, limit: int = SHOWN_LIMIT) -> str:
+    """``repr(value)`` for an error message, cut to about ``limit`` characters with an ellipsis.
+
+    Messages echo what a client sent; a megabyte of it must not come back whole.
+    """
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class UnoDuoError(Exception):
     """Base class of every error the engine raises."""
 

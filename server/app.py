@@ -3,7 +3,9 @@
 At creation the store is opened (and migrated to the latest schema), the house bots are
 registered if they are not yet, and the director's token is made known (generated once if
 ``UNODUO_DIRECTOR_TOKEN`` is unset: ``app.state.new_director_token`` holds it for the one
-print). The store is closed when the app shuts down.
+print). Request bodies over ``max_body_bytes`` are refused before parsing (``server.limits``).
+:func:`begin_shutdown` ends the open event streams when the server starts to stop; the store
+is closed when the app shuts down.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from engine import ENGINE_VERSION
-from server.api import routes_matches, routes_players
+from server.api import routes_live, routes_matches, routes_meta, routes_players
 from server.errors import install_error_handlers
+from server.limits import BodySizeLimit
 from server.services.matches import MatchService
 from server.services.players import ensure_house_bots
 from server.settings import Settings
@@ -50,7 +53,20 @@ def make_app(settings: Settings | None = None) -> FastAPI:
     app.state.store = store
     app.state.matches = MatchService(store, snapshot_every=settings.snapshot_every)
     app.state.new_director_token = new_director_token
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.include_router(routes_meta.router)
     install_error_handlers(app)
     app.include_router(routes_players.router)
     app.include_router(routes_matches.router)
+    app.include_router(routes_live.router)
     return app
+
+
+def begin_shutdown(app: FastAPI) -> None:
+    """The server is stopping: end every open event stream now, so that its connection can close.
+
+    Call it before waiting for connections to finish (``unoduo serve`` does, when Ctrl-C
+    arrives); the lifespan's shutdown comes only after they have.
+    """
+    store: EventStore = app.state.store
+    store.end_follows()

@@ -9,8 +9,10 @@ start of their transactions instead of failing half-way with "database is locked
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, make_url
@@ -19,10 +21,22 @@ from sqlalchemy.engine import URL
 from server.settings import Settings
 
 SQLITE_BEGIN_MODES = frozenset({"DEFERRED", "IMMEDIATE", "EXCLUSIVE"})
+URL_FORMS = "sqlite:///PATH/TO/FILE.sqlite3 or postgresql+psycopg://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")  # two letters or more: C:\… is a Windows path
 
 
 class DatabaseURLError(ValueError):
     """A database URL this server cannot use."""
+
+
+def url_or_path(text: str) -> str:
+    """A database URL as given, or a plain file path (no ``scheme:``) as the SQLite URL of that file.
+
+    ``./unoduo.sqlite3`` and ``/srv/unoduo.sqlite3`` become ``sqlite:////abs/path/unoduo.sqlite3``.
+    """
+    if "://" in text or _SCHEME.match(text):
+        return text
+    return f"sqlite:///{Path(text).expanduser().resolve()}"
 
 
 def normalize_url(url: str | URL) -> URL:
@@ -30,7 +44,7 @@ def normalize_url(url: str | URL) -> URL:
     try:
         parsed = make_url(url)
     except Exception as exc:  # noqa: BLE001 - SQLAlchemy raises several kinds; all mean "not a URL"
-        raise DatabaseURLError(f"not a database URL: {url!r} ({exc})") from None
+        raise DatabaseURLError(f"not a database URL: {url!r} ({exc}); use {URL_FORMS}") from None
     backend = parsed.get_backend_name()
     if backend in ("postgresql", "postgres"):
         if parsed.drivername in ("postgresql", "postgres", "postgresql+psycopg2"):

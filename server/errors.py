@@ -7,7 +7,8 @@ each of them, and FastAPI's own refusals, to a status and an :class:`ErrorBody`:
 - domain errors by class (:data:`STATUS_OF_ERROR`), engine refusals by code
   (:data:`STATUS_OF_CODE`, else 422);
 - request bodies and parameters that do not validate, bad JSON: 400 ``malformed``;
-- unknown paths 404 ``not_found``, wrong methods 405 ``method_not_allowed``;
+- unknown paths 404 ``not_found``, wrong methods 405 ``method_not_allowed``, a request body over
+  the limit (:class:`BodyTooLarge`, raised by ``server.limits`` before parsing) 413 ``too_large``;
 - the store: a lost race 409 ``stale_version``, an append it refuses 400 ``malformed``, a
   database that is unavailable (or a store that is closing) 503 ``unavailable``.
 
@@ -63,6 +64,7 @@ STATUS_OF_CODE: dict[ErrorCode, int] = {
 }
 RULE_REFUSAL_STATUS = 422
 UNAVAILABLE = "unavailable"
+TOO_LARGE = "too_large"
 BEARER_CHALLENGE = {"WWW-Authenticate": "Bearer"}
 
 ERROR_DESCRIPTIONS: dict[int, str] = {
@@ -72,10 +74,24 @@ ERROR_DESCRIPTIONS: dict[int, str] = {
     403: "`not_a_player`: the caller has no seat in this match",
     404: "`not_found`: no such match, player or house bot",
     409: "`stale_version` (the match moved on: read it again), `match_over`, `match_live` "
-    "(no replay while live) or `not_now` (joining twice, a match never opened)",
+    "(no replay while live) or `not_now` (joining again with other entropy, a match never opened)",
+    413: "`too_large`: the request body is over the server's limit (64 KiB unless configured); it was not parsed",
     422: "a rule refusal of docs/PROTOCOL.md (`not_your_turn`, `card_not_playable`, …) with its docs/RULES.md ruling",
     503: "`unavailable`: the database could not complete it; a retry with the same command_id is safe",
 }
+
+
+class BodyTooLarge(StarletteHTTPException):
+    """A request body over the server's limit, refused before it is parsed (``server.limits``)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"the request body is over this server's limit of {limit} bytes")
+        self.limit = limit
+
+
+def too_large_response(limit: int) -> JSONResponse:
+    """The answer to a body declared (Content-Length) larger than ``limit``: sent without reading it."""
+    return _answer(413, TOO_LARGE, str(BodyTooLarge(limit).detail))
 
 
 def status_of(error: DomainError) -> int:
@@ -133,7 +149,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, ErrorCode.MALFORMED.value)
+        codes = {404: "not_found", 405: "method_not_allowed", 413: TOO_LARGE}
+        code = codes.get(exc.status_code, ErrorCode.MALFORMED.value)
         return _answer(exc.status_code, code, str(exc.detail))
 
     @app.exception_handler(ConcurrencyError)

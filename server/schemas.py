@@ -18,6 +18,16 @@ def _absent_if_none(value: Any) -> bool:
     return value is None
 
 
+class ServerInfo(BaseModel):
+    """What this server is and where to read about it (``GET /`` and ``GET /api``)."""
+
+    name: Literal["unoduo"] = "unoduo"
+    version: str = Field(description="the server's (and engine's) version")
+    docs: str = Field(default="/docs", description="interactive API docs")
+    openapi: str = Field(default="/openapi.json", description="the OpenAPI document")
+    api: str = Field(default="/api", description="where the API's paths start (docs/API.md)")
+
+
 class PlayerWithToken(PlayerPublic):
     """A player just registered, with their token (shown this once: the server keeps its hash only)."""
 

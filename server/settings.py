@@ -34,6 +34,9 @@ class Settings(BaseSettings):
         default=2.0, gt=0, description="a follower re-reads at least this often even without a notification"
     )
     db_pool_size: int = Field(default=10, ge=1, description="connections kept open per process")
+    max_body_bytes: int = Field(
+        default=64 * 1024, ge=1, description="the largest request body accepted (413 too_large beyond it)"
+    )
     director_token: str | None = Field(
         default=None,
         min_length=16,

@@ -6,19 +6,31 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response, StreamingResponse
-from pydantic import BaseModel, Field, StrictInt, StrictStr, field_validator
+from pydantic import BaseModel, BeforeValidator, Field, StrictInt, StrictStr, field_validator
 
 from engine.jsonfmt import ndjson_line
 from server.deps import CallerDep, MatchServiceDep, PlayerDep
 from server.errors import error_responses
 from server.schemas import MatchDetail, MatchOutcome
-from server.store.models import ID_LEN, MatchSummaryPublic
+from server.store.models import ID_LEN, MAX_SEQ, MatchSummaryPublic
 
 router = APIRouter(prefix="/api/matches", tags=["matches"])
 
 MatchId = Annotated[str, Path(min_length=1, max_length=ID_LEN, pattern=r"^[A-Za-z0-9_-]+$")]
 NDJSON = "application/x-ndjson"
 CLIENT_COMMAND_ID_LEN = 190  # stored as "s<seat>:<id>" in a 200-character column
+
+
+def _seq_in_range(value: object) -> object:
+    """Refuse a seq outside the seq column's range by name (bigger numbers only trouble the database)."""
+    text = str(value).strip()
+    digits = text.removeprefix("-").removeprefix("+")
+    if digits.isascii() and digits.isdigit() and (len(digits) > 10 or not 0 <= int(text) <= MAX_SEQ):
+        raise ValueError(f"a seq is a whole number from 0 to {MAX_SEQ}")
+    return value
+
+
+Seq = Annotated[int, BeforeValidator(_seq_in_range)]
 
 EVENTS_BODY = {
     "description": "NDJSON: one event envelope a line (an `EventPublic`: the envelope and the `open` values "
@@ -58,19 +70,22 @@ class CommandRequest(BaseModel):
         return value
 
 
-@router.post("", status_code=201, response_model=MatchSummaryPublic, responses=error_responses(400, 401, 404, 503))
+@router.post("", status_code=201, response_model=MatchSummaryPublic, responses=error_responses(400, 401, 404, 413, 503))
 def create_match(body: CreateMatchRequest, player: PlayerDep, matches: MatchServiceDep) -> MatchSummaryPublic:
     """A casual match: the caller takes seat 0, the opponent (a player or a house bot) seat 1."""
     return matches.create(player, body.opponent, body.ruleset)
 
 
 @router.post(
-    "/{match_id}/join", response_model=MatchOutcome, responses=error_responses(400, 401, 403, 404, 409, 422, 503)
+    "/{match_id}/join", response_model=MatchOutcome, responses=error_responses(400, 401, 403, 404, 409, 413, 422, 503)
 )
 def join_match(
     match_id: MatchId, caller: CallerDep, matches: MatchServiceDep, body: JoinRequest | None = None
 ) -> MatchOutcome:
-    """Take your seat; the match starts when both seats have joined."""
+    """Take your seat; the match starts when both seats have joined.
+
+    Joining again with the same entropy is a retry (the first answer); with other entropy, 409 ``not_now``.
+    """
     return matches.join(match_id, caller, (body or JoinRequest()).entropy)
 
 
@@ -88,7 +103,7 @@ def get_match(match_id: MatchId, caller: CallerDep, matches: MatchServiceDep) ->
 @router.post(
     "/{match_id}/commands",
     response_model=MatchOutcome,
-    responses=error_responses(400, 401, 403, 404, 409, 422, 503),
+    responses=error_responses(400, 401, 403, 404, 409, 413, 422, 503),
 )
 def send_command(match_id: MatchId, body: CommandRequest, caller: CallerDep, matches: MatchServiceDep) -> MatchOutcome:
     """Apply a seat's command; returns the new view and the events as the caller may see them."""
@@ -105,7 +120,7 @@ def match_events(
     match_id: MatchId,
     caller: CallerDep,
     matches: MatchServiceDep,
-    since: Annotated[int, Query(ge=0, description="the last seq the client has")] = 0,
+    since: Annotated[Seq, Query(ge=0, le=MAX_SEQ, description=f"the last seq the client has (0 to {MAX_SEQ})")] = 0,
     follow: Annotated[int, Query(ge=0, le=1, description="1: keep the stream open until the match's last event")] = 0,
 ) -> Response:
     """The events after ``since`` the caller may see, one JSON envelope per line."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.errors import ErrorCode
+from engine.errors import ErrorCode, shown
 
 
 class DomainError(Exception):
@@ -41,7 +41,7 @@ class NotASeat(DomainError):
     code = ErrorCode.NOT_A_PLAYER.value
 
     def __init__(self, match_id: str) -> None:
-        super().__init__(f"you do not have a seat in match {match_id!r}")
+        super().__init__(f"you do not have a seat in match {shown(match_id)}")
 
 
 class NotFound(DomainError):
@@ -50,18 +50,18 @@ class NotFound(DomainError):
 
 class MatchNotFound(NotFound):
     def __init__(self, match_id: str) -> None:
-        super().__init__(f"no match {match_id!r}")
+        super().__init__(f"no match {shown(match_id)}")
 
 
 class PlayerNotFound(NotFound):
     """No player has this id, or no house bot this ``bot:NAME``."""
 
     def __init__(self, entry: str) -> None:
-        super().__init__(f"no player or house bot {entry!r}")
+        super().__init__(f"no player or house bot {shown(entry)}")
 
 
 class NotNow(DomainError):
-    """The match is not in a state that allows this (joining twice)."""
+    """The match is not in a state that allows this (joining again with other entropy)."""
 
     code = ErrorCode.NOT_NOW.value
 

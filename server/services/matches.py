@@ -19,6 +19,8 @@ every opening. Views follow the same rule (``engine.views.view``).
 
 from __future__ import annotations
 
+import asyncio
+import hmac
 import logging
 import random
 import secrets
@@ -29,7 +31,7 @@ from engine import ENGINE_VERSION
 from engine.bots import get_bot
 from engine.commands import CreateMatch, JoinSeat, SeatCommand, parse_action, parse_seat_command
 from engine.decide import decide_step
-from engine.errors import CommandRefused
+from engine.errors import CommandRefused, shown
 from engine.events import Event, EventType
 from engine.evolve import fold
 from engine.jsonfmt import ndjson_line
@@ -140,7 +142,7 @@ class MatchService:
     def create(self, caller: PlayerPublic, opponent_entry: str, ruleset_name: str | None) -> MatchSummaryPublic:
         name = ruleset_name or "uno-duo"
         if name not in RULESETS:
-            raise Malformed(f"unknown ruleset {name!r}: choose one of {', '.join(RULESETS)}")
+            raise Malformed(f"unknown ruleset {shown(name)}: choose one of {', '.join(RULESETS)}")
         ruleset = get_ruleset(name)
         opponent = resolve_opponent(self.store, opponent_entry)
         if opponent is None:
@@ -186,24 +188,39 @@ class MatchService:
         return self.summary_public(self.summary(match_id))
 
     def join(self, match_id: str, caller: Caller, entropy: str) -> MatchOutcome:
+        """Take the caller's seat with ``entropy``.
+
+        A seat joins once. Joining again with the same entropy is a retry and gets the first
+        join's outcome; with other entropy it is refused (``NotNow``) and nothing changes.
+        """
         summary = self.summary(match_id)
         seat = self._require_seat(summary, caller)
+        stream = match_stream(match_id)
         command_id = f"join-{seat}"
-        prior = self.store.processed(match_stream(match_id), command_id)
-        if prior is None:
+        if self.store.processed(stream, command_id) is None:
             state = self.load(match_id)
             if state.phase is Phase.NEW:
                 raise NotOpen(f"match {match_id!r} was never opened; it cannot be joined")
-            if state.phase is not Phase.WAITING or state.entropies[seat] is not None:
-                raise NotNow(f"seat {seat} has already joined this match")
             try:
-                state = self._apply(match_id, state, JoinSeat(seat, entropy), command_id, self._dealer(match_id))
-            except ConcurrencyError:
-                if self.store.processed(match_stream(match_id), command_id) is None:
+                if state.phase is not Phase.WAITING or state.entropies[seat] is not None:
+                    raise NotNow(f"seat {seat} has already joined this match")
+                after = self._apply(match_id, state, JoinSeat(seat, entropy), command_id, self._dealer(match_id))
+            except (ConcurrencyError, CommandRefused, NotNow):
+                # Another request (a copy of this one?) may have taken the seat meanwhile.
+                if self.store.processed(stream, command_id) is None:
                     raise
             else:
-                return self._respond(match_id, caller, command_id, state)
+                if self._joined_with(after, seat, entropy):  # not so if a copy took the seat first
+                    return self._respond(match_id, caller, command_id, after)
+        if not self._joined_with(self.load(match_id), seat, entropy):
+            raise NotNow(f"seat {seat} has already joined this match with other entropy; a seat joins once")
         return self._respond(match_id, caller, command_id)
+
+    @staticmethod
+    def _joined_with(state: MatchState, seat: int, entropy: str) -> bool:
+        """Whether ``seat`` joined with ``entropy`` (compared in constant time: it is a secret until the end)."""
+        joined = state.entropies[seat]
+        return joined is not None and hmac.compare_digest(joined.encode(), entropy.encode())
 
     # ------------------------------------------------------------ a seat's command
 
@@ -215,12 +232,14 @@ class MatchService:
         stream = match_stream(match_id)
         command_id = seat_command_id(seat, command_id)
         if self.store.processed(stream, command_id) is None:
-            state = self.load(match_id)
-            action = parse_action(command)
-            seat_command = SeatCommand(seat=seat, action=action, expected_version=expected_version)
             try:
+                state = self.load(match_id)
+                action = parse_action(command)
+                seat_command = SeatCommand(seat=seat, action=action, expected_version=expected_version)
                 state = self._apply(match_id, state, seat_command, command_id, self._dealer(match_id))
-            except ConcurrencyError:
+            except (ConcurrencyError, CommandRefused):
+                # A copy of this command (same id) sent at the same time may have been stored
+                # between the check above and the decision: then its outcome is the answer.
                 if self.store.processed(stream, command_id) is None:
                     raise
             else:
@@ -345,12 +364,29 @@ class MatchService:
         stored = self.store.iter_stream(match_stream(match_id), since + 1)
         return [e.for_viewer(viewer) for e in stored]
 
+    def closed_at(self, match_id: str) -> int | None:
+        """The seq of a finished match's last event (``seed_revealed``); None while it is not finished."""
+        stream = match_stream(match_id)
+        head = self.store.head(stream)
+        last = self.store.read(stream, head, to_seq=head) if head else []
+        return head if last and last[0].type == CLOSING_EVENT else None
+
     async def follow(self, match_id: str, viewer: Viewer, since: int) -> AsyncIterator[bytes]:
-        """NDJSON lines of the events after ``since``, live, until the match's last event."""
-        async for stored in self.store.follow(match_stream(match_id), since):
-            yield ndjson_line(stored.for_viewer(viewer))
-            if stored.type == CLOSING_EVENT:
-                return
+        """NDJSON lines of the events after ``since``, live, until the match's last event.
+
+        Ends at once when the match is finished and ``since`` is at or past its last event, and
+        when the server stops (the store ends its follows); a cancelled stream ends quietly.
+        """
+        closed_at = await asyncio.to_thread(self.closed_at, match_id)
+        if closed_at is not None and since >= closed_at:
+            return
+        try:
+            async for stored in self.store.follow(match_stream(match_id), since):
+                yield ndjson_line(stored.for_viewer(viewer))
+                if stored.type == CLOSING_EVENT:
+                    return
+        except asyncio.CancelledError:  # the server is stopping or the client went away: end the stream
+            return
 
     def replay(self, match_id: str) -> str:
         summary = self.summary(match_id)

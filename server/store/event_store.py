@@ -42,7 +42,7 @@ from server.store.errors import (
     StoreUnavailableError,
 )
 from server.store.group_commit import GroupCommitter
-from server.store.models import COMMAND_ID_LEN, events_table, processed_table
+from server.store.models import COMMAND_ID_LEN, MAX_SEQ, events_table, processed_table
 from server.store.notify import LocalNotifier, PgListener
 from server.store.records import AppendResult, Envelope, ProcessedCommandInfo, StoredEvent
 from server.store.streams import is_valid_event_type, is_valid_stream
@@ -64,6 +64,10 @@ ALONE_ATTEMPTS = 5
 
 
 def _read(conn: Connection, stream: str, from_seq: int, to_seq: int | None, limit: int | None) -> list[StoredEvent]:
+    if from_seq > MAX_SEQ:  # past the seq column's range: nothing there (and the database would refuse the number)
+        return []
+    if to_seq is not None:
+        to_seq = min(to_seq, MAX_SEQ)
     events = events_table.c
     query = select(events_table).where(and_(events.stream == stream, events.seq >= from_seq))
     if to_seq is not None:
@@ -107,6 +111,7 @@ class EventStore:
         )
         self._listeners: dict[asyncio.AbstractEventLoop, PgListener] = {}
         self._closed = False
+        self._follows_ended = False  # set by end_follows() and close(): every follow() ends
         self._writer_conn: Connection | None = None  # the group-commit thread's own connection
         self._committer: GroupCommitter[AppendRequest] | None = (
             GroupCommitter(self._run_batch, max_batch, name="unoduo-group-commit") if group_commit else None
@@ -421,24 +426,33 @@ class EventStore:
         """Every event of ``stream`` after ``after_seq``, then each new one as it is appended.
 
         Wakes at once on appends of this process, and of other processes through LISTEN/NOTIFY
-        on PostgreSQL; re-reads at least every ``follow_poll_seconds`` regardless.
+        on PostgreSQL; re-reads at least every ``follow_poll_seconds`` regardless. Ends (without
+        an error) once :meth:`end_follows` or :meth:`close` has been called: a server that is
+        stopping lets its open streams finish instead of waiting for them.
         """
         if not is_valid_stream(stream):
             raise InvalidAppendError(f"bad stream name {stream!r}")
+        if self._follows_ended:
+            return
         await self._ensure_listener()
         waiter = self.notifier.waiter(stream)
         try:
             seq = after_seq
-            while True:
+            while not self._follows_ended:
                 waiter.clear()  # before reading, so an append during the read still wakes us
                 events = await asyncio.to_thread(self.read, stream, seq + 1, limit=chunk)
                 for event in events:
                     seq = event.seq
                     yield event
-                if len(events) < chunk:
+                if len(events) < chunk and not self._follows_ended:
                     await waiter.wait(self.follow_poll_seconds)
         finally:
             self.notifier.remove(waiter)
+
+    def end_follows(self) -> None:
+        """End every :meth:`follow` now and any started later (the server is stopping). Thread-safe."""
+        self._follows_ended = True
+        self.notifier.notify_all()
 
     # ------------------------------------------------------------ lifecycle
 
@@ -449,10 +463,11 @@ class EventStore:
         return {"batches": c.batches if c else 0, "commands": c.requests if c else 0}
 
     def close(self) -> None:
-        """Finish queued appends, stop the writer thread, close the connections."""
+        """End the follows, finish queued appends, stop the writer thread, close the connections."""
         if self._closed:
             return
         self._closed = True
+        self.end_follows()
         if self._committer is not None:
             self._committer.close()
         if self._writer_conn is not None:

@@ -46,6 +46,7 @@ TYPE_LEN = 64
 HASH_LEN = 64
 AT_LEN = 32
 ID_LEN = 64
+MAX_SEQ = 2**31 - 1  # ``seq`` is a 32-bit INTEGER column: no stream goes further
 
 # An INTEGER PRIMARY KEY is SQLite's auto-incrementing rowid; elsewhere a 64-bit identity.
 PositionType = BigInteger().with_variant(Integer(), "sqlite")

@@ -1,4 +1,5 @@
-"""``unoduo serve`` for real: a uvicorn process on a free port, a whole match over HTTP, Ctrl-C."""
+"""``unoduo serve`` for real: a uvicorn process on a free port, a whole match over HTTP, Ctrl-C
+while a follow stream is open (quick and quiet)."""
 
 from __future__ import annotations
 
@@ -95,7 +96,29 @@ def test_unoduo_serve_plays_a_match_and_stops_on_ctrl_c(tmp_path: Path) -> None:
             assert replay.status_code == 200 and verify_replay(replay.text).ok
             assert ok(client.get("/api/me", headers=headers))["matches"][0]["status"] == "finished"
             assert player_id
+            assert ok(client.get("/"))["docs"] == "/docs" and ok(client.get("/api"))["name"] == "unoduo"
+
+            # A live match's follow stream stays open: Ctrl-C must end it, quickly and quietly.
+            live = ok(client.post("/api/matches", headers=headers, json={"opponent": "bot:greedy"}), 201)["id"]
+            ok(client.post(f"/api/matches/{live}/join", headers=headers, json={"entropy": "again"}))
+            opened = threading.Event()
+            ended: list[str] = []
+
+            def hold_open() -> None:
+                url = f"{base}/api/matches/{live}/events"
+                try:
+                    with httpx.stream("GET", url, params={"follow": 1}, headers=headers, timeout=30.0) as response:
+                        for _line in response.iter_lines():
+                            opened.set()
+                    ended.append("ended")
+                except httpx.HTTPError as exc:
+                    ended.append(repr(exc))
+
+            holder = threading.Thread(target=hold_open, daemon=True)
+            holder.start()
+            assert opened.wait(10), "the follow stream did not open"
     finally:
+        stop_started = time.monotonic()
         process.send_signal(signal.SIGINT)
         try:
             output, _ = process.communicate(timeout=15)
@@ -103,6 +126,11 @@ def test_unoduo_serve_plays_a_match_and_stops_on_ctrl_c(tmp_path: Path) -> None:
             process.kill()
             output, _ = process.communicate()
             raise AssertionError(f"the server did not stop on Ctrl-C:\n{output}") from None
+    stop_seconds = time.monotonic() - stop_started
     assert process.returncode == 0, output
-    assert f"http://127.0.0.1:{port}/api" in output
+    assert stop_seconds < 3, (stop_seconds, output)
+    assert "Traceback" not in output and "CancelledError" not in output, output
+    holder.join(timeout=5)
+    assert ended, "the follow stream did not end with the server"
+    assert f"http://127.0.0.1:{port}/docs" in output
     assert "director token" in output

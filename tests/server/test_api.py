@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from engine.verify import verify_replay
 from server.errors import ErrorBody
-from server.schemas import MatchDetail, MatchOutcome, Me, PlayerWithToken
+from server.schemas import MatchDetail, MatchOutcome, Me, PlayerWithToken, ServerInfo
 from server.store.models import EventPublic, MatchSummaryPublic
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import check_seat_response, ok, play_to_end, register, with_color
@@ -114,8 +114,10 @@ def test_two_humans_see_only_their_own_cards(client: TestClient) -> None:
     ]
     waiting = ok(client.post(f"/api/matches/{match_id}/join", headers=ada_h, json={"entropy": "a"}))
     assert waiting["match"]["status"] == "waiting" and waiting["view"]["phase"] == "waiting"
-    again = client.post(f"/api/matches/{match_id}/join", headers=ada_h, json={"entropy": "b"})
+    again = client.post(f"/api/matches/{match_id}/join", headers=ada_h, json={"entropy": "a"})
     assert again.status_code == 200 and again.json() == waiting  # a retried join is the same join
+    other = client.post(f"/api/matches/{match_id}/join", headers=ada_h, json={"entropy": "b"})
+    assert other.status_code == 409 and other.json()["code"] == "not_now"  # a seat joins once
     started = ok(client.post(f"/api/matches/{match_id}/join", headers=bob_h))
     assert started["match"]["status"] == "live" and started["match"]["ruleset"] == "classic-2p"
 
@@ -311,11 +313,13 @@ def test_a_body_that_is_not_json_is_named_as_such(client: TestClient) -> None:
     assert response.json()["message"] == "the request body is not valid JSON"
 
 
-SEAT_ERRORS = {"400", "401", "403", "404", "409", "422", "503"}
+SEAT_ERRORS = {"400", "401", "403", "404", "409", "413", "422", "503"}
 OPERATIONS = {
-    ("POST", "/api/players"): (201, PlayerWithToken, {"400", "503"}),
+    ("GET", "/"): (200, ServerInfo, set()),
+    ("GET", "/api"): (200, ServerInfo, set()),
+    ("POST", "/api/players"): (201, PlayerWithToken, {"400", "413", "503"}),
     ("GET", "/api/me"): (200, Me, {"401", "503"}),
-    ("POST", "/api/matches"): (201, MatchSummaryPublic, {"400", "401", "404", "503"}),
+    ("POST", "/api/matches"): (201, MatchSummaryPublic, {"400", "401", "404", "413", "503"}),
     ("POST", "/api/matches/{match_id}/join"): (200, MatchOutcome, SEAT_ERRORS),
     ("GET", "/api/matches/{match_id}"): (200, MatchDetail, {"400", "401", "404", "503"}),
     ("POST", "/api/matches/{match_id}/commands"): (200, MatchOutcome, SEAT_ERRORS),
@@ -425,6 +429,11 @@ def test_openapi_documents_every_answer_and_the_answers_fit_it(client: TestClien
     answer("GET", f"/api/matches/{match_id}/events?since=-1", 400)
     answer("GET", "/api/matches/m_nope/events", 404)
     answer("GET", "/api/matches/m_nope/replay", 404)
+    answer("GET", "/", 200)
+    answer("GET", "/api", 200)
+    too_large = b'{"name": "' + b"x" * (64 * 1024) + b'"}'
+    answer("POST", "/api/players", 413, content=too_large, headers={"Content-Type": "application/json"})
+    answer("POST", url, 413, content=too_large, headers={**headers, "Content-Type": "application/json"})
     me = answer("GET", "/api/me", 200, headers=headers)
     assert [m["id"] for m in me["matches"]] == [match_id]
 

@@ -1,0 +1,112 @@
+"""``WS /api/matches/{id}/ws?since=SEQ``: a match live, and a seat's commands on the same socket.
+
+Who you are: ``Authorization: Bearer TOKEN`` on the upgrade request, or ``?token=TOKEN`` for a
+client that cannot set headers (a browser); neither is a spectator. A refusal before the socket
+is accepted closes it with a code (4400 bad request, 4401 bad token, 4404 no such match); the
+reason says why. Messages: see ``server.services.live``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query, WebSocket, WebSocketDisconnect, WebSocketException
+
+from server.services.errors import DomainError, NotFound, Unauthorized
+from server.services.live import LiveFeed
+from server.services.matches import MatchService
+from server.services.players import Caller, authenticate
+from server.store.event_store import EventStore
+
+router = APIRouter()
+
+MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+MAX_SEQ = 2**31 - 1  # the seq column is a 32-bit integer
+MAX_MESSAGE = 64 * 1024  # bytes of one command message
+CLOSE_MALFORMED, CLOSE_UNAUTHORIZED, CLOSE_NOT_FOUND = 4400, 4401, 4404
+
+
+def _close_code(error: DomainError) -> int:
+    if isinstance(error, NotFound):
+        return CLOSE_NOT_FOUND
+    if isinstance(error, Unauthorized):
+        return CLOSE_UNAUTHORIZED
+    return CLOSE_MALFORMED
+
+
+def _caller(websocket: WebSocket, token: str | None) -> Caller:
+    header = websocket.headers.get("authorization")
+    if header is not None:
+        scheme, _, value = header.strip().partition(" ")
+        if scheme.lower() != "bearer" or not value.strip():
+            raise Unauthorized("use 'Authorization: Bearer TOKEN'")
+        token = value.strip()
+    if token is None:
+        return Caller()
+    store: EventStore = websocket.app.state.store
+    caller = authenticate(store, token)
+    if caller is None:
+        raise Unauthorized("this token belongs to nobody")
+    return caller
+
+
+@router.websocket("/api/matches/{match_id}/ws")
+async def match_socket(
+    websocket: WebSocket,
+    match_id: Annotated[str, Path()],
+    since: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0,
+    token: Annotated[str | None, Query(max_length=200)] = None,
+) -> None:
+    """Each message: one event envelope, the openings this viewer may see, and its view after it."""
+    matches: MatchService = websocket.app.state.matches
+    try:
+        if MATCH_ID.fullmatch(match_id) is None:  # the HTTP routes' rule for match ids
+            raise NotFound(f"no match {match_id[:40]!r}")
+        caller = await asyncio.to_thread(_caller, websocket, token)
+        feed = LiveFeed(matches, match_id, caller)
+        await feed.check()
+    except DomainError as error:
+        raise WebSocketException(_close_code(error), error.message[:120]) from None
+    await websocket.accept()
+    sender = asyncio.create_task(_send_feed(websocket, feed, since))
+    receiver = asyncio.create_task(_receive_commands(websocket, feed))
+    done, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
+    for task in pending:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect):
+            await task
+    if sender in done and sender.exception() is None:
+        with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+            await websocket.close(1000, "the match is over")
+
+
+async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int) -> None:
+    async for message in feed.messages(since):
+        await websocket.send_json(message)
+
+
+async def _receive_commands(websocket: WebSocket, feed: LiveFeed) -> None:
+    while True:
+        text = await websocket.receive_text()
+        if len(text.encode()) > MAX_MESSAGE:
+            await websocket.send_json(_refusal("too_large", f"a message may hold at most {MAX_MESSAGE} bytes"))
+            continue
+        try:
+            message: Any = json.loads(text)
+        except ValueError:
+            await websocket.send_json(_refusal("malformed", "a message must be a JSON object"))
+            continue
+        await websocket.send_json(await feed.command(message))
+
+
+def _refusal(code: str, message: str) -> dict[str, Any]:
+    return {
+        "type": "result",
+        "command_id": None,
+        "ok": False,
+        "error": {"code": code, "message": message, "rule": None},
+    }
