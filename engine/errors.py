@@ -75,3 +75,17 @@ class ScenarioError(UnoDuoError):
 class ReplayUnreadable(UnoDuoError):
     """A file that is not a replay file this engine reads (``unoduo verify`` exit 2), as opposed
     to one that fails a check (exit 1)."""
+
+
+def describe_invalid(errors: list[Any], unknown: str) -> str:
+    """pydantic's validation errors (``exc.errors()``) in one line a person reads: each problem
+    as ``where: what``, and a field that should not be there as ``{unknown} where``."""
+    problems = []
+    for error in errors:
+        where = ".".join(str(part) for part in error["loc"])
+        if error["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
+            problems.append(f"{unknown} {where}")
+            continue
+        message = str(error["msg"]).removeprefix("Value error, ")
+        problems.append(f"{where}: {message}" if where else message)
+    return "; ".join(problems)

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ConfigDict, TypeAdapter, ValidationError
 
 from engine.cards import Card, Rank, canonical_deck
-from engine.errors import UnoDuoError
+from engine.errors import UnoDuoError, describe_invalid
 
 
 class Deal(StrEnum):
@@ -125,15 +125,7 @@ class RulesetError(UnoDuoError, ValueError):
 
 
 def _explain(exc: ValidationError) -> str:
-    problems = []
-    for error in exc.errors(include_url=False):
-        where = ".".join(str(part) for part in error["loc"])
-        if error["type"] == "unexpected_keyword_argument":
-            problems.append(f"unknown ruleset field {where}")
-            continue
-        message = str(error["msg"]).removeprefix("Value error, ")
-        problems.append(f"{where}: {message}" if where else message)
-    return "; ".join(problems)
+    return describe_invalid(exc.errors(include_url=False), "unknown ruleset field")
 
 
 def _check_limits(ruleset: Ruleset) -> None:

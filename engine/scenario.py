@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from engine.cards import parse_card
 from engine.commands import parse_seat_command
-from engine.errors import CardParseError, CommandRefused, ScenarioError
+from engine.errors import CardParseError, CommandRefused, ScenarioError, describe_invalid
 from engine.match import LocalMatch
 from engine.rulesets import RULESETS, Ruleset, RulesetError
 from engine.shuffle import Dealer
@@ -101,14 +101,7 @@ def parse_spec(spec: object) -> ScenarioSpec:
 
 
 def _explain(exc: ValidationError) -> str:
-    problems = []
-    for error in exc.errors(include_url=False):
-        where = ".".join(str(part) for part in error["loc"])
-        if error["type"] == "extra_forbidden":
-            problems.append(f"unknown scenario key: {where}")
-        else:
-            problems.append(f"{where}: {str(error['msg']).removeprefix('Value error, ')}")
-    return "; ".join(problems)
+    return describe_invalid(exc.errors(include_url=False), "unknown scenario key:")
 
 
 def _ruleset(spec: ScenarioSpec) -> Ruleset:

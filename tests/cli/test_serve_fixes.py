@@ -4,7 +4,6 @@ an unparseable URL, and a start-up line that pointed at a 404."""
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from server.db import url_or_path
+from tests.cli.serving import stop
 from tests.cli.test_serve_e2e import free_port, wait_until_up
 from tests.server.helpers import ok
 
@@ -37,18 +37,6 @@ def serve(*args: str, cwd: Path = ROOT) -> subprocess.Popen[str]:
         stderr=subprocess.STDOUT,
         text=True,
     )
-
-
-def stop(process: subprocess.Popen[str]) -> str:
-    process.send_signal(signal.SIGINT)
-    try:
-        output, _ = process.communicate(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        output, _ = process.communicate()
-        raise AssertionError(f"the server did not stop on Ctrl-C:\n{output}") from None
-    assert process.returncode == 0, output
-    return output
 
 
 def test_a_port_in_use_stops_the_server_before_it_migrates_or_prints_a_token(tmp_path: Path) -> None:
