@@ -19,6 +19,7 @@ after which its command is checked again and reported as stale or as a duplicate
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
@@ -258,27 +259,17 @@ class EventStore:
         extra_rows: ExtraRows | None = None,
         seal_seed: bytes | None = None,
     ) -> AppendResult:
-        if self._committer is None:
-            return await asyncio.to_thread(
-                self.append,
-                stream,
-                events,
-                expected_seq=expected_seq,
-                command_id=command_id,
-                result=result,
-                extra_rows=extra_rows,
-                seal_seed=seal_seed,
-            )
-        future = self.submit(
-            stream,
-            events,
-            expected_seq=expected_seq,
-            command_id=command_id,
-            result=result,
-            extra_rows=extra_rows,
-            seal_seed=seal_seed,
-        )
-        return await asyncio.wrap_future(future)
+        """:meth:`append` for a coroutine: the event loop waits, it is never blocked."""
+        options: dict[str, Any] = {
+            "expected_seq": expected_seq,
+            "command_id": command_id,
+            "result": result,
+            "extra_rows": extra_rows,
+            "seal_seed": seal_seed,
+        }
+        if self._committer is None:  # without the writer thread, an append runs in its caller's thread
+            return await asyncio.to_thread(functools.partial(self.append, stream, events, **options))
+        return await asyncio.wrap_future(self.submit(stream, events, **options))
 
     def _in_writer_thread(self) -> bool:
         return self._committer is not None and threading.current_thread() is self._committer.thread
