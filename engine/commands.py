@@ -1,4 +1,5 @@
-"""Commands: what a seat asks for (docs/PROTOCOL.md), plus the two system commands that open a match.
+"""Commands: what a seat asks for (docs/PROTOCOL.md), plus the system commands: the two that open a
+match, and the server's move clock (``TimeOut``).
 
 ``parse_command`` reads the JSON shape and refuses a bad one with ``malformed`` or
 ``unknown_command``; ``format_command`` writes the canonical JSON shape back.
@@ -111,7 +112,21 @@ class SeatCommand(NamedTuple):
     expected_version: int | None = None
 
 
-Command = CreateMatch | JoinSeat | SeatCommand
+@dataclass(frozen=True, slots=True)
+class TimeOut:
+    """System command, the server's clock: ``seat`` let its decision's time run out.
+
+    The engine applies the pending decision's default action for the seat, or, at the
+    ``engine.rules.TIMEOUTS_TO_FORFEIT``-th timeout in a row, ends the match by forfeit
+    (docs/RULES.md "Move clocks and timeouts"). ``expected_version`` guards against a clock
+    that fired for a decision already taken.
+    """
+
+    seat: int
+    expected_version: int | None = None
+
+
+Command = CreateMatch | JoinSeat | SeatCommand | TimeOut
 
 MAX_ENTROPY_LENGTH = 256
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, cast
 
-from engine.cards import Card, Color, Ranks
+from engine.cards import COLOR_ORDER, Card, Color, Ranks
 from engine.commands import (
     MAX_ENTROPY_LENGTH,
     Accept,
@@ -32,6 +32,7 @@ from engine.commands import (
     SayUno,
     SeatAction,
     SeatCommand,
+    TimeOut,
     format_action,
 )
 from engine.errors import CommandRefused, ErrorCode
@@ -51,17 +52,20 @@ from engine.events import (
     EventType,
     MatchCreated,
     MatchEnded,
+    MatchForfeited,
     PileRecycled,
     RoundEnded,
     RoundStarted,
     SeatJoined,
     SeedRevealed,
     StarterTurned,
+    TimedOut,
     UnoCaught,
     UnoSaid,
 )
 from engine.evolve import EFFECTS
 from engine.rules import (
+    TIMEOUTS_TO_FORFEIT,
     allowed_commands,
     could_have_played,
     dump_cards,
@@ -94,6 +98,7 @@ class _Batch:
         self.fields.update(state.__dict__)
         self.dealer = dealer
         self.events: list[Event] = []
+        self.headless = False  # a timeout's default action: its ``timed_out`` is the head, not ``command``
 
     def emit(self, type_: EventType, record: Mapping[str, Any]) -> None:
         """Record an event (its typed record, freshly built by the caller) and apply its effect."""
@@ -151,6 +156,8 @@ def decide_step(state: MatchState, command: Command, dealer: Dealer) -> tuple[li
         _create(batch, command)
     elif isinstance(command, JoinSeat):
         _join(batch, command)
+    elif isinstance(command, TimeOut):
+        _time_out(batch, command)
     else:  # pragma: no cover - the type union is closed
         _refuse(ErrorCode.UNKNOWN_COMMAND, f"unknown command {command!r}")
     return batch.done()
@@ -292,18 +299,22 @@ def _score_round(batch: _Batch, winner: int | None, blocked: bool) -> None:
         record["hands"] = [batch.codes(state.hands[0]), batch.codes(state.hands[1])]
     batch.emit(EventType.ROUND_ENDED, record)
     if scorer is not None and scores[scorer] >= ruleset.target:
-        match_winner = (1 - scorer) if ruleset.scoring is Scoring.LOSER_SCORES else scorer
-        batch.emit(
-            EventType.MATCH_ENDED,
-            MatchEnded(winner=match_winner, loser=1 - match_winner, scores=scores, rounds=state.round),
-        )
-        batch.emit(
-            EventType.SEED_REVEALED,
-            SeedRevealed(server_seed=batch.dealer.server_seed.hex(), entropies=list(batch.entropies)),
-        )
+        _end_match(batch, (1 - scorer) if ruleset.scoring is Scoring.LOSER_SCORES else scorer, scores)
         return
     assert state.player1 is not None
     _start_round(batch, state.round + 1, 1 - state.player1)
+
+
+def _end_match(batch: _Batch, winner: int, scores: list[int]) -> None:
+    """D16, or a forfeit: the match is over and the seed is revealed."""
+    batch.emit(
+        EventType.MATCH_ENDED,
+        MatchEnded(winner=winner, loser=1 - winner, scores=scores, rounds=batch.state.round),
+    )
+    batch.emit(
+        EventType.SEED_REVEALED,
+        SeedRevealed(server_seed=batch.dealer.server_seed.hex(), entropies=list(batch.entropies)),
+    )
 
 
 # ---------------------------------------------------------------- drawing
@@ -381,19 +392,7 @@ def describe_pending(kind: PendingKind) -> str:
 def _seat_command(batch: _Batch, command: SeatCommand) -> None:
     state = batch.state
     seat, action = command.seat, command.action
-    if seat not in (0, 1):
-        _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be 0 or 1, not {seat!r}")
-    phase = state.phase
-    if phase is not Phases.PLAY and phase is not Phases.DRAFT:
-        if phase is Phases.MATCH_OVER:
-            _refuse(ErrorCode.MATCH_OVER, "the match is over")
-        if phase is Phases.NEW or phase is Phases.WAITING:
-            _refuse(ErrorCode.NOT_NOW, "the match has not started: both seats must join first")
-    if command.expected_version is not None and command.expected_version != state.version:
-        _refuse(
-            ErrorCode.STALE_VERSION,
-            f"the match has moved on: you saw version {command.expected_version}, it is now {state.version}",
-        )
+    _check_in_play(state, seat, command.expected_version, "both seats must join first", "you")
     if isinstance(action, SayUno):
         _say_uno(batch, seat)
         return
@@ -415,8 +414,25 @@ def _seat_command(batch: _Batch, command: SeatCommand) -> None:
     handler(batch, seat, action)
 
 
+def _check_in_play(state: MatchState, seat: int, expected_version: int | None, not_started: str, who: str) -> None:
+    """What a seat's command and a timeout both need: a real seat, a match in play, the version seen."""
+    if seat not in (0, 1):
+        _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be 0 or 1, not {seat!r}")
+    phase = state.phase
+    if phase is Phases.MATCH_OVER:
+        _refuse(ErrorCode.MATCH_OVER, "the match is over")
+    if phase is Phases.NEW or phase is Phases.WAITING:
+        _refuse(ErrorCode.NOT_NOW, f"the match has not started: {not_started}")
+    if expected_version is not None and expected_version != state.version:
+        _refuse(
+            ErrorCode.STALE_VERSION,
+            f"the match has moved on: {who} saw version {expected_version}, it is now {state.version}",
+        )
+
+
 def _head(batch: _Batch, seat: int, action: SeatAction) -> None:
-    batch.emit(EventType.COMMAND, CommandRecorded(seat=seat, command=format_action(action)))
+    if not batch.headless:
+        batch.emit(EventType.COMMAND, CommandRecorded(seat=seat, command=format_action(action)))
 
 
 def _say_uno(batch: _Batch, seat: int) -> None:
@@ -727,3 +743,73 @@ _ACTION_HANDLERS: dict[CommandType, _ActionHandler] = {
     CommandType.CHALLENGE: _challenge,
     CommandType.COLOR: _choose_color,
 }
+
+
+# ---------------------------------------------------------------- move clocks
+
+
+def _time_out(batch: _Batch, command: TimeOut) -> None:
+    """The server's clock: the pending seat's time ran out (docs/RULES.md "Move clocks and timeouts").
+
+    The decision's default action is applied through the same handler a seat's command uses,
+    headed by ``timed_out`` instead of ``command``; the ``TIMEOUTS_TO_FORFEIT``-th timeout in a
+    row forfeits the match instead.
+    """
+    state = batch.state
+    seat = command.seat
+    if seat.__class__ is not int:
+        _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be 0 or 1, not {seat!r}")
+    _check_in_play(state, seat, command.expected_version, "no decision is on the clock", "the clock")
+    pending = state.pending
+    if pending.seat != seat:
+        whose = "nobody's" if pending.seat is None else f"seat {pending.seat}'s"
+        _refuse(ErrorCode.NOT_YOUR_TURN, f"it is {whose} decision ({describe_pending(pending.kind)})")
+    kind = pending.kind
+    count = state.timeouts[seat] + 1
+    if count >= TIMEOUTS_TO_FORFEIT:
+        batch.emit(EventType.TIMED_OUT, TimedOut(seat=seat, kind=_KIND_VALUE[kind], action=None, count=count))
+        batch.emit(EventType.MATCH_FORFEITED, MatchForfeited(seat=seat, reason="timeouts"))
+        _end_match(batch, 1 - seat, list(state.scores))
+        return
+    action = default_action(state, seat)
+    batch.emit(
+        EventType.TIMED_OUT, TimedOut(seat=seat, kind=_KIND_VALUE[kind], action=format_action(action), count=count)
+    )
+    batch.headless = True
+    _ACTION_HANDLERS[action.type](batch, seat, action)
+    after = batch.state.pending
+    if kind is PendingKinds.TURN and after.kind is PendingKinds.DRAWN and after.seat == seat:
+        _pass(batch, seat, _PASS)  # the default draw's card is kept, in the same batch
+    batch.headless = False
+
+
+_PASS = Pass()
+_DEFAULT_ACTIONS: dict[PendingKind, SeatAction] = {
+    PendingKinds.DRAFT: Draft(keep=True),
+    PendingKinds.TURN: Draw(),
+    PendingKinds.DRAWN: _PASS,
+    PendingKinds.VOLLEY: Draw(),
+    PendingKinds.WILD_DRAW_FOUR: Accept(),
+    PendingKinds.DUMP: _PASS,
+}
+
+
+def default_action(state: MatchState, seat: int) -> SeatAction:
+    """The action a timeout applies for ``seat``'s pending decision (docs/RULES.md "Move clocks").
+
+    A Wild starter's colour is the one the seat holds most cards of; a tie, or a hand without a
+    coloured card, takes the first in the order red, yellow, green, blue.
+    """
+    kind = state.pending.kind
+    if kind is PendingKinds.COLOR:
+        colors = state.facts.colors
+        counts = dict.fromkeys(COLOR_ORDER, 0)
+        for card_id in state.hands[seat]:
+            color = colors[card_id]
+            if color is not None:
+                counts[color] += 1
+        return ChooseColor(max(COLOR_ORDER, key=counts.__getitem__))  # max keeps the first of a tie
+    action = _DEFAULT_ACTIONS.get(kind)
+    if action is None:  # pragma: no cover - a pending seat always faces one of the kinds above
+        raise RuntimeError(f"no default action for {kind}")
+    return action

@@ -9,7 +9,7 @@ field is public and goes into the envelope's ``data`` in the clear. docs/EVENTS.
 each one; a test checks the two agree.
 
 Every batch produced by one command starts with a *head* event (``match_created``,
-``seat_joined`` or ``command``) from which an auditor rebuilds the command and re-runs the
+``seat_joined``, ``command`` or ``timed_out``) from which an auditor rebuilds the command and re-runs the
 decision.
 """
 
@@ -42,9 +42,11 @@ class EventType(StrEnum):
     ROUND_ENDED = "round_ended"
     MATCH_ENDED = "match_ended"
     SEED_REVEALED = "seed_revealed"
+    TIMED_OUT = "timed_out"
+    MATCH_FORFEITED = "match_forfeited"
 
 
-HEAD_TYPES = frozenset({EventType.MATCH_CREATED, EventType.SEAT_JOINED, EventType.COMMAND})
+HEAD_TYPES = frozenset({EventType.MATCH_CREATED, EventType.SEAT_JOINED, EventType.COMMAND, EventType.TIMED_OUT})
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +211,18 @@ class SeedRevealed(TypedDict):
     entropies: list[str]
 
 
+class TimedOut(TypedDict):
+    seat: int
+    kind: str  # the pending kind whose time ran out
+    action: dict[str, Any] | None  # the default command applied (format_action's shape); None: a forfeit
+    count: int  # this seat's timeouts in a row, this one included
+
+
+class MatchForfeited(TypedDict):
+    seat: int  # the seat that forfeits
+    reason: str  # "timeouts"
+
+
 RECORDS: dict[EventType, type] = {
     EventType.MATCH_CREATED: MatchCreated,
     EventType.SEAT_JOINED: SeatJoined,
@@ -231,6 +245,8 @@ RECORDS: dict[EventType, type] = {
     EventType.ROUND_ENDED: RoundEnded,
     EventType.MATCH_ENDED: MatchEnded,
     EventType.SEED_REVEALED: SeedRevealed,
+    EventType.TIMED_OUT: TimedOut,
+    EventType.MATCH_FORFEITED: MatchForfeited,
 }
 
 

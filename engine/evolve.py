@@ -95,11 +95,35 @@ def _seat_joined(s: MatchState, d: Data) -> Changes:
 
 
 def _command(s: MatchState, d: Data) -> Changes:
+    seat = d["seat"]
+    changes: Changes = {}
     if d["command"]["type"] in TURN_OPENING_COMMANDS:
-        other = 1 - d["seat"]
+        other = 1 - seat
         if s.uno_open[other]:
-            return {"uno_open": _set_pair(s.uno_open, other, False)}
-    return {}
+            changes["uno_open"] = _set_pair(s.uno_open, other, False)
+    if s.timeouts[seat]:  # a seat's own command, any (``uno`` too), ends its run of timeouts
+        changes["timeouts"] = _set_pair(s.timeouts, seat, 0)
+    return changes
+
+
+def _timed_out(s: MatchState, d: Data) -> Changes:
+    """The head of a timeout's batch: the count, and (like ``command``) a turn's start closes the
+    opponent's UNO window (D14) when the default action is a turn-opening one."""
+    seat = d["seat"]
+    count = d["count"]
+    if count.__class__ is not int:
+        raise TypeError(f"count must be an integer, not {count!r}")
+    changes: Changes = {"timeouts": _set_pair(s.timeouts, seat, count)}
+    action = d["action"]
+    if action is not None and action["type"] in TURN_OPENING_COMMANDS:
+        other = 1 - seat
+        if s.uno_open[other]:
+            changes["uno_open"] = _set_pair(s.uno_open, other, False)
+    return changes
+
+
+def _match_forfeited(s: MatchState, d: Data) -> Changes:
+    return {}  # the match_ended that follows ends the match
 
 
 def _cut(s: MatchState, d: Data) -> Changes:
@@ -276,6 +300,8 @@ EFFECTS: dict[str, Callable[[MatchState, Data], Changes]] = {
     EventType.ROUND_ENDED: _round_ended,
     EventType.MATCH_ENDED: _match_ended,
     EventType.SEED_REVEALED: _seed_revealed,
+    EventType.TIMED_OUT: _timed_out,
+    EventType.MATCH_FORFEITED: _match_forfeited,
 }
 
 
@@ -302,7 +328,8 @@ def _apply_in_place(draft: MatchState, event: Event) -> None:
     fields["version"] += 1
 
 
-# What outlives a round: a round_started resets every other field of the state.
+# What outlives a round: a round_started resets every other field of the state, but for
+# ``timeouts``, which the fold carries past the events it skips (``_CARRY_TIMEOUTS``).
 _OUTLIVE_A_ROUND = frozenset(
     {
         EventType.MATCH_CREATED,
@@ -312,15 +339,31 @@ _OUTLIVE_A_ROUND = frozenset(
         EventType.ROUND_ENDED,  # scores, last_round
         EventType.MATCH_ENDED,
         EventType.SEED_REVEALED,
+        EventType.MATCH_FORFEITED,  # (no effect of its own)
     }
 )
+
+# The skipped events that change ``timeouts`` (which no round start resets); every other field
+# they change is reset by the round start. Their effect on ``timeouts`` alone is carried.
+_CARRY_TIMEOUTS = frozenset({EventType.COMMAND, EventType.TIMED_OUT})
+
+
+def _carried_timeouts(timeouts: list[int], event: Event) -> None:
+    """``timeouts`` after a skipped ``command`` or ``timed_out``, as their effects would leave it."""
+    data = event.data
+    try:
+        seat = data["seat"]
+        timeouts[seat] = 0 if event.type == EventType.COMMAND else data["count"]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise InvalidEventError(f"cannot apply {event.type} event: {exc!r}") from exc
 
 
 def fold(events: Iterable[Event], state: MatchState = INITIAL_STATE) -> MatchState:
     """Fold trusted (stored) events, in order, onto a state (the empty match by default).
 
     Events before the last ``round_started`` whose every effect that round start resets are
-    counted, not applied: the result is the same state, whole matches fold several times
+    counted, not applied (but for their effect on ``timeouts``, which outlives a round and is
+    carried): the result is the same state, whole matches fold several times
     faster (docs/BENCHMARKS.md), and the store and snapshots fold only what they stored. An
     auditor re-runs every event with ``evolve`` (``engine.audit``), which checks them all.
     """
@@ -328,12 +371,18 @@ def fold(events: Iterable[Event], state: MatchState = INITIAL_STATE) -> MatchSta
     draft = _derive(state, {})
     last_start = next((i for i in range(len(log) - 1, -1, -1) if log[i].type == EventType.ROUND_STARTED), 0)
     skipped = 0
+    timeouts = list(draft.timeouts)
     for event in log[:last_start]:
         if event.type in _OUTLIVE_A_ROUND:
             _apply_in_place(draft, event)
         else:
             skipped += 1
-    draft.__dict__["version"] += skipped
+            if event.type in _CARRY_TIMEOUTS:
+                _carried_timeouts(timeouts, event)
+    fields = draft.__dict__
+    fields["version"] += skipped
+    if last_start:
+        fields["timeouts"] = (timeouts[0], timeouts[1])
     for event in log[last_start:]:
         _apply_in_place(draft, event)
     return draft

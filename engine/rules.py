@@ -20,6 +20,11 @@ ALLOWED_COMMANDS: dict[PendingKind, frozenset[CommandType]] = {
     PendingKinds.COLOR: frozenset({CommandType.COLOR}),  # D4
     PendingKinds.NONE: frozenset(),
 }
+# Move clocks (docs/RULES.md "Move clocks and timeouts"): a seat whose time runs out gets its
+# decision's default action; the TIMEOUTS_TO_FORFEIT-th timeout in a row, with no command of
+# its own in between, forfeits the match instead (the opponent wins).
+TIMEOUTS_TO_FORFEIT = 3
+
 # D4: a Reverse starter's dump leaves Player 2 a normal turn as well.
 _STARTER_DUMP = ALLOWED_COMMANDS[PendingKinds.DUMP] | ALLOWED_COMMANDS[PendingKinds.TURN]
 

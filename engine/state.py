@@ -114,6 +114,7 @@ class MatchState:
     winner: int | None = None
     last_round: dict[str, object] | None = None
     server_seed: str | None = None
+    timeouts: tuple[int, int] = (0, 0)  # each seat's timeouts in a row (outlives a round)
 
     @property
     def deck(self) -> tuple[Card, ...]:

@@ -123,6 +123,7 @@ def view(state: MatchState, viewer: Viewer) -> dict[str, Any]:
         "winner": state.winner,
         "entropies": _entropies_view(state, viewer),
         "server_seed": state.server_seed,
+        "timeouts": list(state.timeouts),
     }
     if _sees_all(viewer):
         out["hands"] = [[deck[i].code for i in hand] for hand in state.hands]

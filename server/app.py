@@ -5,7 +5,8 @@ registered if they are not yet, and the director's token is made known (generate
 ``UNODUO_DIRECTOR_TOKEN`` is unset: ``app.state.new_director_token`` holds it for the one
 print). Request bodies over ``max_body_bytes`` are refused before parsing (``server.limits``).
 :func:`begin_shutdown` ends the open event streams when the server starts to stop; the store
-is closed when the app shuts down.
+is closed when the app shuts down. At start-up every unfinished match is held live and the
+move clocks that ran out while the server was down are applied (``MatchService.recover``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from server.api import routes_live, routes_matches, routes_meta, routes_players
 from server.errors import install_error_handlers
 from server.limits import BodySizeLimit
 from server.services.matches import MatchService
-from server.services.players import ensure_house_bots
+from server.services.players import Callers, ensure_house_bots
 from server.settings import Settings
 from server.store.event_store import EventStore
 from server.store.secrets import ensure_director_token
@@ -36,11 +37,20 @@ def make_app(settings: Settings | None = None) -> FastAPI:
         store.close()
         raise
 
+    matches = MatchService(
+        store,
+        snapshot_every=settings.snapshot_every,
+        move_seconds=settings.move_seconds,
+        bot_think_seconds=settings.bot_think_seconds,
+    )
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         try:
+            await matches.recover()
             yield
         finally:
+            await matches.stop()
             await store.aclose()
 
     app = FastAPI(
@@ -51,7 +61,8 @@ def make_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.store = store
-    app.state.matches = MatchService(store, snapshot_every=settings.snapshot_every)
+    app.state.matches = matches
+    app.state.callers = Callers(store)
     app.state.new_director_token = new_director_token
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.include_router(routes_meta.router)
@@ -70,3 +81,5 @@ def begin_shutdown(app: FastAPI) -> None:
     """
     store: EventStore = app.state.store
     store.end_follows()
+    matches: MatchService = app.state.matches
+    matches.stop_watchers()

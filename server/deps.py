@@ -9,7 +9,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from server.services.errors import Unauthorized
 from server.services.matches import MatchService
-from server.services.players import Caller, authenticate
+from server.services.players import Caller, Callers
 from server.store.event_store import EventStore
 from server.store.models import PlayerPublic
 
@@ -35,13 +35,14 @@ bearer = HTTPBearer(
 BearerDep = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
 
-def get_caller(request: Request, store: StoreDep, credentials: BearerDep) -> Caller:
+async def get_caller(request: Request, credentials: BearerDep) -> Caller:
     """Anyone: no token is a spectator; a token must name a player or the director (else 401)."""
     if credentials is None:
         if "authorization" in request.headers:  # present, but not 'Bearer TOKEN'
             raise Unauthorized("use 'Authorization: Bearer TOKEN'")
         return Caller()
-    caller = authenticate(store, credentials.credentials.strip())
+    callers: Callers = request.app.state.callers
+    caller = await callers.of(credentials.credentials.strip())
     if caller is None:
         raise Unauthorized("this token belongs to nobody")
     return caller
@@ -50,7 +51,7 @@ def get_caller(request: Request, store: StoreDep, credentials: BearerDep) -> Cal
 CallerDep = Annotated[Caller, Depends(get_caller)]
 
 
-def get_player(caller: CallerDep) -> PlayerPublic:
+async def get_player(caller: CallerDep) -> PlayerPublic:
     """A registered player (401 without a player's token)."""
     if caller.player is None:
         raise Unauthorized("this needs a player's token: 'Authorization: Bearer TOKEN' (POST /api/players gives one)")

@@ -37,6 +37,15 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(
         default=64 * 1024, ge=1, description="the largest request body accepted (413 too_large beyond it)"
     )
+    move_seconds: int = Field(
+        default=60, ge=1, le=86_400, description="a casual match's per-move limit unless its creator sets one"
+    )
+    bot_think_seconds: float = Field(
+        default=0.5,
+        ge=0,
+        le=60,
+        description="how long a house bot waits before it moves (0: at once, inside the request that gave it the move)",
+    )
     director_token: str | None = Field(
         default=None,
         min_length=16,

@@ -18,9 +18,9 @@ from fastapi import APIRouter, Path, Query, WebSocket, WebSocketDisconnect, WebS
 
 from server.services.errors import DomainError, NotFound, Unauthorized
 from server.services.live import LiveFeed
+from server.services.live_match import SlowWatcher
 from server.services.matches import MatchService
-from server.services.players import Caller, authenticate
-from server.store.event_store import EventStore
+from server.services.players import Caller, Callers
 
 router = APIRouter()
 
@@ -28,6 +28,7 @@ MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_SEQ = 2**31 - 1  # the seq column is a 32-bit integer
 MAX_MESSAGE = 64 * 1024  # bytes of one command message
 CLOSE_MALFORMED, CLOSE_UNAUTHORIZED, CLOSE_NOT_FOUND = 4400, 4401, 4404
+CLOSE_TRY_AGAIN = 1013  # a watcher that fell too far behind; it resumes with since
 
 
 def _close_code(error: DomainError) -> int:
@@ -38,7 +39,7 @@ def _close_code(error: DomainError) -> int:
     return CLOSE_MALFORMED
 
 
-def _caller(websocket: WebSocket, token: str | None) -> Caller:
+async def _caller(websocket: WebSocket, token: str | None) -> Caller:
     header = websocket.headers.get("authorization")
     if header is not None:
         scheme, _, value = header.strip().partition(" ")
@@ -47,8 +48,8 @@ def _caller(websocket: WebSocket, token: str | None) -> Caller:
         token = value.strip()
     if token is None:
         return Caller()
-    store: EventStore = websocket.app.state.store
-    caller = authenticate(store, token)
+    callers: Callers = websocket.app.state.callers
+    caller = await callers.of(token)
     if caller is None:
         raise Unauthorized("this token belongs to nobody")
     return caller
@@ -66,7 +67,7 @@ async def match_socket(
     try:
         if MATCH_ID.fullmatch(match_id) is None:  # the HTTP routes' rule for match ids
             raise NotFound(f"no match {match_id[:40]!r}")
-        caller = await asyncio.to_thread(_caller, websocket, token)
+        caller = await _caller(websocket, token)
         feed = LiveFeed(matches, match_id, caller)
         await feed.check()
     except DomainError as error:
@@ -85,8 +86,12 @@ async def match_socket(
 
 
 async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int) -> None:
-    async for message in feed.messages(since):
-        await websocket.send_json(message)
+    try:
+        async for message in feed.messages(since):
+            await websocket.send_text(message)
+    except SlowWatcher:
+        await websocket.close(CLOSE_TRY_AGAIN, "you fell too far behind: reconnect with since=<last seq you have>")
+        raise
 
 
 async def _receive_commands(websocket: WebSocket, feed: LiveFeed) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
@@ -49,6 +50,9 @@ REPLAY_BODY = {
 class CreateMatchRequest(BaseModel):
     opponent: StrictStr = Field(min_length=1, max_length=100, description="a player id, or bot:random / bot:greedy")
     ruleset: StrictStr | None = Field(default=None, description="uno-duo (default) or classic-2p")
+    move_seconds: StrictInt | None = Field(
+        default=None, ge=1, le=86_400, description="the per-move limit in seconds (default: the server's, 60)"
+    )
 
 
 class JoinRequest(BaseModel):
@@ -71,22 +75,22 @@ class CommandRequest(BaseModel):
 
 
 @router.post("", status_code=201, response_model=MatchSummaryPublic, responses=error_responses(400, 401, 404, 413, 503))
-def create_match(body: CreateMatchRequest, player: PlayerDep, matches: MatchServiceDep) -> MatchSummaryPublic:
+async def create_match(body: CreateMatchRequest, player: PlayerDep, matches: MatchServiceDep) -> MatchSummaryPublic:
     """A casual match: the caller takes seat 0, the opponent (a player or a house bot) seat 1."""
-    return matches.create(player, body.opponent, body.ruleset)
+    return await matches.create(player, body.opponent, body.ruleset, body.move_seconds)
 
 
 @router.post(
     "/{match_id}/join", response_model=MatchOutcome, responses=error_responses(400, 401, 403, 404, 409, 413, 422, 503)
 )
-def join_match(
+async def join_match(
     match_id: MatchId, caller: CallerDep, matches: MatchServiceDep, body: JoinRequest | None = None
 ) -> MatchOutcome:
     """Take your seat; the match starts when both seats have joined.
 
     Joining again with the same entropy is a retry (the first answer); with other entropy, 409 ``not_now``.
     """
-    return matches.join(match_id, caller, (body or JoinRequest()).entropy)
+    return await matches.join(match_id, caller, (body or JoinRequest()).entropy)
 
 
 @router.get(
@@ -95,9 +99,9 @@ def join_match(
     responses=error_responses(400, 401, 404, 503),
     openapi_extra=BEARER_OPTIONAL,
 )
-def get_match(match_id: MatchId, caller: CallerDep, matches: MatchServiceDep) -> MatchDetail:
+async def get_match(match_id: MatchId, caller: CallerDep, matches: MatchServiceDep) -> MatchDetail:
     """The caller's view (seat, spectator, or audit) and the match summary."""
-    return matches.show(match_id, caller)
+    return await matches.show(match_id, caller)
 
 
 @router.post(
@@ -105,9 +109,11 @@ def get_match(match_id: MatchId, caller: CallerDep, matches: MatchServiceDep) ->
     response_model=MatchOutcome,
     responses=error_responses(400, 401, 403, 404, 409, 413, 422, 503),
 )
-def send_command(match_id: MatchId, body: CommandRequest, caller: CallerDep, matches: MatchServiceDep) -> MatchOutcome:
+async def send_command(
+    match_id: MatchId, body: CommandRequest, caller: CallerDep, matches: MatchServiceDep
+) -> MatchOutcome:
     """Apply a seat's command; returns the new view and the events as the caller may see them."""
-    return matches.command(match_id, caller, body.command_id, body.expected_version, body.command)
+    return await matches.command(match_id, caller, body.command_id, body.expected_version, body.command)
 
 
 @router.get(
@@ -116,7 +122,7 @@ def send_command(match_id: MatchId, body: CommandRequest, caller: CallerDep, mat
     responses={200: EVENTS_BODY, **error_responses(400, 401, 404, 503)},
     openapi_extra=BEARER_OPTIONAL,
 )
-def match_events(
+async def match_events(
     match_id: MatchId,
     caller: CallerDep,
     matches: MatchServiceDep,
@@ -125,9 +131,9 @@ def match_events(
 ) -> Response:
     """The events after ``since`` the caller may see, one JSON envelope per line."""
     if follow:
-        viewer = matches.viewer_of(match_id, caller)
-        return StreamingResponse(matches.follow(match_id, viewer, since), media_type=NDJSON)
-    envelopes = matches.events_since(match_id, caller, since)
+        await matches.open(match_id)  # an unknown match is a 404 before the stream starts
+        return StreamingResponse(matches.follow(match_id, caller, since), media_type=NDJSON)
+    envelopes = await asyncio.to_thread(matches.events_since, match_id, caller, since)
     return Response(b"".join(ndjson_line(e) for e in envelopes), media_type=NDJSON)
 
 

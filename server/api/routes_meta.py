@@ -11,12 +11,12 @@ router = APIRouter(tags=["server"])
 
 
 @router.get("/", response_model=ServerInfo, responses=error_responses())
-def server_info(request: Request) -> ServerInfo:
+async def server_info(request: Request) -> ServerInfo:
     """The server's name and version, and the paths of its docs, OpenAPI document and API."""
     return ServerInfo(version=request.app.version)
 
 
 @router.get("/api", response_model=ServerInfo, responses=error_responses())
-def api_info(request: Request) -> ServerInfo:
+async def api_info(request: Request) -> ServerInfo:
     """The same as ``GET /``: the API's paths are below ``/api`` (docs/API.md)."""
     return ServerInfo(version=request.app.version)

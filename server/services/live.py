@@ -15,20 +15,14 @@ No HTTP here: the route turns domain errors into close codes.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
 from engine.errors import CommandRefused
-from engine.events import EventType
-from engine.evolve import evolve
-from engine.state import Phase
-from engine.views import view
 from server.services.errors import DomainError
 from server.services.matches import MatchService
 from server.services.players import Caller
 from server.store.errors import ConcurrencyError
-from server.store.streams import match_stream
 
 MAX_COMMAND_ID = 190
 
@@ -43,21 +37,14 @@ class LiveFeed:
 
     async def check(self) -> None:
         """Raise the domain error (unknown match) before the socket is accepted."""
-        await asyncio.to_thread(self.matches.summary, self.match_id)
+        await self.matches.open(self.match_id)
 
-    async def messages(self, since: int) -> AsyncIterator[dict[str, Any]]:
-        matches = self.matches
-        summary = await asyncio.to_thread(matches.summary, self.match_id)
-        state = await asyncio.to_thread(matches.state_at, self.match_id, since)
-        if state.phase is Phase.MATCH_OVER and since >= state.version:
-            return  # the last event is behind us: nothing more will ever come
-        since = min(since, state.version)
-        async for stored in matches.store.follow(match_stream(self.match_id), since):
-            state = evolve(state, stored.event())
-            viewer = matches.viewer_for(summary, self.caller, state)
-            yield {"type": "event", "event": stored.for_viewer(viewer), "view": view(state, viewer)}
-            if stored.type == EventType.SEED_REVEALED:
-                return
+    async def messages(self, since: int) -> AsyncIterator[str]:
+        """One message (JSON text) per event after ``since``, encoded once for every viewer of the same kind."""
+        live = await self.matches.open(self.match_id)
+        base = self.matches.base_viewer(live.summary, self.caller)
+        async for item in self.matches.watch(self.match_id, self.caller, since):
+            yield item.text(base)
 
     async def command(self, message: Any) -> dict[str, Any]:
         """Apply a ``command`` message; the ``result`` message that answers it."""
@@ -73,16 +60,14 @@ class LiveFeed:
         if not isinstance(command, dict):
             return _error(command_id, "malformed", "command must be a JSON object (docs/PROTOCOL.md)")
         try:
-            outcome = await asyncio.to_thread(
-                self.matches.command, self.match_id, self.caller, command_id, expected, command
-            )
+            version = await self.matches.command_version(self.match_id, self.caller, command_id, expected, command)
         except CommandRefused as refusal:
             return {"type": "result", "command_id": command_id, "ok": False, "error": refusal.to_dict()}
         except ConcurrencyError as race:
             return _error(command_id, "stale_version", f"the match moved on (now at {race.actual}); read it again")
         except DomainError as error:
             return _error(command_id, error.code, error.message)
-        return {"type": "result", "command_id": command_id, "ok": True, "version": outcome.view.version}
+        return {"type": "result", "command_id": command_id, "ok": True, "version": version}
 
 
 def _error(command_id: str | None, code: str, message: str) -> dict[str, Any]:

@@ -1,15 +1,26 @@
-"""Casual matches: create, join, decide a seat's command, let house bots move, show views.
+"""Casual matches: create, join, decide a seat's command, let house bots move, run move clocks, show views.
 
-A match's state is its snapshot plus a fold of the events after it (``Snapshots.load``). A
-command is decided against that state with the match's ``Dealer(server_seed)`` and appended
-with ``expected_seq`` = the state's version (a race gives ``ConcurrencyError``: ``stale_version``) and
-the client's ``command_id`` (a retry gets the first outcome back and appends nothing).
+Every match in play is held live in memory (``server.services.live_match.LiveMatch``): its
+state is folded once and then kept up to date by the events this process appends and by those
+other processes append (read by one follower per match). A command is decided against that
+state with the match's ``Dealer(server_seed)`` and appended with ``expected_seq`` = the state's
+version, so an out-of-date copy (another process moved first) fails its append, catches up
+from the store and says ``stale_version``; the client's ``command_id`` makes a retry get the
+first outcome back and append nothing. Commands on one match are decided one at a time (its
+lock); commands on different matches share the store's group commit.
 
-After every append, while a house bot has something to decide (its turn, or a UNO window it
-may speak in), the bot chooses from its own seat's view with a ``random.Random`` seeded by the
-match id and version, and its command goes through the same path under the command id
-``bot-<version>``; so bot play is reproducible and a repeated drive appends nothing twice.
-The caller's response covers its command and the bot moves that followed it.
+House bots act through the same path as people (decide, append, fan-out) under the command id
+``bot-<version>``, choosing from their own seat's view with a ``random.Random`` seeded by the
+match id and version, so bot play is reproducible and a repeated drive appends nothing twice.
+With ``bot_think_seconds`` = 0 a bot answers inside the request that gave it the move (the
+response covers the command and the bot moves that followed it); otherwise it moves after that
+delay, and its events reach watchers like anyone's. The delay is fixed: how long a bot takes
+tells nothing about its cards.
+
+Move clocks (docs/SERVER.md "Move clocks"): when a decision's deadline passes, the server sends
+the engine's ``TimeOut`` for it under the command id ``timeout-<version>``; two processes whose
+clocks both fire append it once (the id and ``expected_seq``). At start-up :meth:`recover`
+applies what ran out while the server was down, in deadline order.
 
 Who sees what: every viewer receives the same event envelopes (hidden fields only as sealed
 commitments, docs/FAIRNESS.md), each with the openings that viewer may see: a seat its own
@@ -20,21 +31,22 @@ every opening. Views follow the same rule (``engine.views.view``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
 import random
 import secrets
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Any
 
 from engine import ENGINE_VERSION
 from engine.bots import get_bot
-from engine.commands import CreateMatch, JoinSeat, SeatCommand, parse_action, parse_seat_command
+from engine.commands import CreateMatch, JoinSeat, SeatCommand, TimeOut, parse_action, parse_seat_command
 from engine.decide import decide_step
 from engine.errors import CommandRefused, shown
 from engine.events import Event, EventType
 from engine.evolve import fold
-from engine.jsonfmt import ndjson_line
 from engine.replay import header_line, replay_line
 from engine.rulesets import RULESETS, get_ruleset
 from engine.shuffle import Dealer, commitment_of
@@ -42,13 +54,14 @@ from engine.state import INITIAL_STATE, MatchState, Phase
 from engine.views import AUDITOR, SPECTATOR, Viewer, legal_commands, view
 from server.schemas import MatchDetail, MatchOutcome, MatchView
 from server.services.errors import Malformed, MatchLive, MatchNotFound, NotASeat, NotNow, NotOpen, PlayerNotFound
+from server.services.live_match import FeedItem, LiveMatch, deadline_of, feed_items, live_view, parse_at
 from server.services.players import Caller, house_bot_of, resolve_opponent
 from server.store.errors import ConcurrencyError
 from server.store.event_store import EventStore
 from server.store.models import EventPublic, MatchSummaryPublic, PlayerPublic
 from server.store.players import get_player
-from server.store.read_models import MatchSummary, match_summary, matches_of
-from server.store.records import Envelope
+from server.store.read_models import FINISHED, LIVE, WAITING, MatchSummary, live_match_ids, match_summary, matches_of
+from server.store.records import Envelope, StoredEvent
 from server.store.secrets import match_seed, match_seed_rows, new_server_seed
 from server.store.snapshots import Snapshots
 from server.store.streams import MATCHES_STREAM, ServerEventType, match_stream
@@ -56,14 +69,15 @@ from server.store.streams import MATCHES_STREAM, ServerEventType, match_stream
 log = logging.getLogger(__name__)
 
 MAX_BOT_MOVES = 5000  # a safety bound per drive; a whole match takes a few hundred
-CLOSING_EVENT = EventType.SEED_REVEALED  # the last event of every finished match
+AWAITING_LOOKBACK = 64  # events read back at a time to find when the pending decision began
 
 
 def seat_command_id(seat: int, client_id: str) -> str:
     """The stored id of a seat's command: per seat, and apart from the server's own ids.
 
-    The server's ids (``create``, ``join-<seat>``, ``bot-<version>``) never start with ``s0:``
-    or ``s1:``, so a client cannot pre-empt a bot's move or the other seat's retries.
+    The server's ids (``create``, ``join-<seat>``, ``bot-<version>``, ``timeout-<version>``)
+    never start with ``s0:`` or ``s1:``, so a client cannot pre-empt a bot's move, a clock or
+    the other seat's retries.
     """
     return f"s{seat}:{client_id}"
 
@@ -73,10 +87,23 @@ def new_match_id() -> str:
 
 
 class MatchService:
-    def __init__(self, store: EventStore, snapshot_every: int = 100) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        snapshot_every: int = 100,
+        *,
+        move_seconds: int = 60,
+        bot_think_seconds: float = 0.0,
+    ) -> None:
         self.store = store
         self.snapshots = Snapshots(store, every=snapshot_every)
+        self.move_seconds = move_seconds
+        self.bot_think_seconds = bot_think_seconds
         self._players: dict[str, PlayerPublic] = {}  # a player's id, name and kind never change
+        self._live: dict[str, LiveMatch] = {}
+        self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()  # clocks and bot moves in flight
+        self._stopping = False
 
     # ------------------------------------------------------------ reading
 
@@ -101,17 +128,33 @@ class MatchService:
         """docs/API.md's match summary: the seats as players."""
         return summary.public([self.player(p) for p in summary.seats])
 
+    def live_summary(self, live: LiveMatch) -> MatchSummaryPublic:
+        """The summary of a live match, from its state (what the read model will say once it has it)."""
+        state, summary = live.state, live.summary
+        status = summary.status
+        if status in (WAITING, LIVE, FINISHED):
+            status = FINISHED if state.phase is Phase.MATCH_OVER else LIVE if state.round else WAITING
+        winner = None if state.winner is None else summary.seats[state.winner]
+        current = MatchSummary(
+            id=summary.id,
+            status=status,
+            seats=summary.seats,
+            player1=state.player1 if state.round else summary.player1,
+            scores=list(state.scores),
+            winner=winner,
+            winner_seat=state.winner,
+            tournament=summary.tournament,
+            round=summary.round,
+            ruleset=summary.ruleset,
+            move_seconds=summary.move_seconds,
+        )
+        return self.summary_public(current)
+
     def matches_of(self, player: PlayerPublic) -> list[MatchSummaryPublic]:
         """Every match ``player`` has a seat in, by match id."""
         return [self.summary_public(s) for s in matches_of(self.store.engine, player.id)]
 
-    def load(self, match_id: str) -> MatchState:
-        return self.snapshots.load(match_stream(match_id))
-
     def state_at(self, match_id: str, version: int) -> MatchState:
-        state = self.load(match_id)
-        if state.version == version:
-            return state
         events = self.store.read(match_stream(match_id), 1, to_seq=version)
         return fold((e.event() for e in events), INITIAL_STATE)
 
@@ -124,27 +167,150 @@ class MatchService:
                 return seat
         return None
 
-    def viewer_for(self, summary: MatchSummary, caller: Caller, state: MatchState) -> Viewer:
-        if caller.director or state.phase is Phase.MATCH_OVER:
+    def base_viewer(self, summary: MatchSummary, caller: Caller) -> Viewer:
+        """Who the caller is at this table while it is live: the director audits, a seat is its seat."""
+        if caller.director:
             return AUDITOR
         seat = self.seat_of(summary, caller)
         return SPECTATOR if seat is None else seat
 
-    def show(self, match_id: str, caller: Caller) -> MatchDetail:
+    def viewer_for(self, summary: MatchSummary, caller: Caller, state: MatchState) -> Viewer:
+        if state.phase is Phase.MATCH_OVER:
+            return AUDITOR
+        return self.base_viewer(summary, caller)
+
+    def _view(self, live: LiveMatch, viewer: Viewer) -> MatchView:
+        return MatchView.model_validate(live_view(live.state, viewer, live.deadline, live.move_seconds))
+
+    async def show(self, match_id: str, caller: Caller) -> MatchDetail:
+        live = await self.open(match_id)
+        viewer = self.viewer_for(live.summary, caller, live.state)
+        return MatchDetail(match=self.live_summary(live), view=self._view(live, viewer))
+
+    # ------------------------------------------------------------ matches held live
+
+    async def open(self, match_id: str) -> LiveMatch:
+        """The live copy of ``match_id`` (loaded from the store the first time); MatchNotFound if none."""
+        live = self._live.get(match_id)
+        if live is not None:
+            return live
+        loading = self._loading.get(match_id)
+        if loading is not None:  # another request is loading it: share its copy
+            return await asyncio.shield(loading)
+        future: asyncio.Future[LiveMatch] = asyncio.get_running_loop().create_future()
+        self._loading[match_id] = future
+        try:
+            live = await asyncio.to_thread(self._load, match_id)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: no "never retrieved" warning when nobody else waited
+            raise
+        finally:
+            self._loading.pop(match_id, None)
+        self._live[match_id] = live
+        future.set_result(live)
+        if not live.closed and not self._stopping:
+            live.follower = asyncio.create_task(live.follow(self.store))
+            self._after_change(live)
+        self._forget_finished()
+        return live
+
+    def _load(self, match_id: str) -> LiveMatch:
         summary = self.summary(match_id)
-        state = self.drive_bots(match_id, summary, self.load(match_id))
-        summary = self.summary(match_id)
-        seen = view(state, self.viewer_for(summary, caller, state))
-        return MatchDetail(match=self.summary_public(summary), view=MatchView.model_validate(seen))
+        seed = match_seed(self.store, match_id)
+        stream = match_stream(match_id)
+        state = self.snapshots.load(stream)
+        bots = {seat: bot for seat, p in enumerate(summary.seats) if (bot := self._bot_of_player_id(p))}
+        return LiveMatch(summary, None if seed is None else Dealer(seed), state, self._awaiting_at(stream, state), bots)
+
+    def _awaiting_at(self, stream: str, state: MatchState) -> datetime | None:
+        """When the pending decision began: the ``at`` of the last ``awaiting`` event (None: no decision)."""
+        if state.pending.seat is None:
+            return None
+        upto = state.version
+        while upto >= 1:
+            start = max(1, upto - AWAITING_LOOKBACK + 1)
+            for stored in reversed(self.store.read(stream, start, to_seq=upto)):
+                if stored.type == EventType.AWAITING:
+                    return parse_at(stored.at)
+            upto = start - 1
+        return None
+
+    def _forget_finished(self, keep: int = 1000) -> None:
+        """Finished matches need no live copy; keep the newest ``keep`` of them for quick reads."""
+        finished = [m for m, live in self._live.items() if live.closed and not live.lock.locked()]
+        for match_id in finished[: max(0, len(finished) - keep)]:
+            del self._live[match_id]
+
+    async def recover(self) -> int:
+        """At start-up: hold every unfinished match live and apply, in deadline order, the clocks
+        that ran out while no server was running. Returns how many timeouts were applied."""
+        ids = await asyncio.to_thread(live_match_ids, self.store.engine)
+        lives = [await self.open(match_id) for match_id in ids]
+        now = datetime.now(UTC)
+        expired = sorted(
+            ((live.deadline, live.id, live) for live in lives if live.deadline is not None and live.deadline <= now),
+            key=lambda entry: (entry[0], entry[1]),
+        )
+        applied = 0
+        for _deadline, _match_id, live in expired:
+            if await self.time_out(live, live.state.version):
+                applied += 1
+        return applied
+
+    async def stop(self) -> None:
+        """The server is stopping: end every watcher's stream, clock, bot move and follower."""
+        self._stopping = True
+        tasks = [*self._tasks]
+        for live in self._live.values():
+            live.close()
+            if live.follower is not None:
+                tasks.append(live.follower)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    def stop_watchers(self) -> None:
+        """End every open live stream now (their connections can then close); clocks go on."""
+        for live in self._live.values():
+            live.close()
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _after_change(self, live: LiveMatch) -> None:
+        """The match moved: arm its clock for the new decision, and give a house bot its move."""
+        if self._stopping or live.closed:
+            return
+        version = live.state.version
+        if live.clock_version != version:
+            if live.clock is not None:
+                live.clock.cancel()
+                live.clock = None
+            live.clock_version = version
+            deadline = live.deadline
+            if deadline is not None:
+                delay = max(0.0, (deadline - datetime.now(UTC)).total_seconds())
+                live.clock = asyncio.get_running_loop().call_later(
+                    delay, lambda: self._spawn(self.time_out(live, version))
+                )
+        if self._bot_move(live) is not None and (live.bot_move is None or live.bot_move.done()):
+            live.bot_move = asyncio.create_task(self._bot_after_delay(live))
 
     # ------------------------------------------------------------ creating and joining
 
-    def create(self, caller: PlayerPublic, opponent_entry: str, ruleset_name: str | None) -> MatchSummaryPublic:
+    async def create(
+        self, caller: PlayerPublic, opponent_entry: str, ruleset_name: str | None, move_seconds: int | None = None
+    ) -> MatchSummaryPublic:
         name = ruleset_name or "uno-duo"
         if name not in RULESETS:
             raise Malformed(f"unknown ruleset {shown(name)}: choose one of {', '.join(RULESETS)}")
         ruleset = get_ruleset(name)
-        opponent = resolve_opponent(self.store, opponent_entry)
+        opponent = await asyncio.to_thread(resolve_opponent, self.store, opponent_entry)
         if opponent is None:
             raise PlayerNotFound(opponent_entry)
         if opponent.id == caller.id:
@@ -152,27 +318,21 @@ class MatchService:
         if opponent.kind == "bot" and house_bot_of(opponent) is None:
             raise Malformed(f"{opponent.id!r} is a bot that this server does not run")
         match_id = new_match_id()
-        self.store.append(
-            MATCHES_STREAM,
-            [
-                Event(
-                    ServerEventType.MATCH_REGISTERED,
-                    {
-                        "match": match_id,
-                        "seats": [caller.id, opponent.id],
-                        "tournament": None,
-                        "round": None,
-                        "ruleset": ruleset.name,
-                    },
-                )
-            ],
-            expected_seq=None,
+        registered = {
+            "match": match_id,
+            "seats": [caller.id, opponent.id],
+            "tournament": None,
+            "round": None,
+            "ruleset": ruleset.name,
+            "move_seconds": move_seconds or self.move_seconds,
+        }
+        await self.store.append_async(
+            MATCHES_STREAM, [Event(ServerEventType.MATCH_REGISTERED, registered)], expected_seq=None
         )
         seed = new_server_seed()
-        events, state = decide_step(INITIAL_STATE, CreateMatch(ruleset, commitment_of(seed)), Dealer(seed))
-        stream = match_stream(match_id)
-        self.store.append(
-            stream,
+        events, _state = decide_step(INITIAL_STATE, CreateMatch(ruleset, commitment_of(seed)), Dealer(seed))
+        await self.store.append_async(
+            match_stream(match_id),
             events,
             expected_seq=0,
             command_id="create",
@@ -180,41 +340,34 @@ class MatchService:
             extra_rows=lambda at: match_seed_rows(match_id, seed, at),
             seal_seed=seed,
         )
-        summary = self.summary(match_id)
-        for seat, player_id in enumerate(summary.seats):
-            bot = self._bot_of_player_id(player_id)
-            if bot is not None:
-                state = self._apply(match_id, state, JoinSeat(seat, ""), f"join-{seat}", Dealer(seed))
-        return self.summary_public(self.summary(match_id))
+        live = await self.open(match_id)
+        async with live.lock:
+            for seat in live.bots:
+                await self._apply(live, JoinSeat(seat, ""), f"join-{seat}")
+        return self.live_summary(live)
 
-    def join(self, match_id: str, caller: Caller, entropy: str) -> MatchOutcome:
+    async def join(self, match_id: str, caller: Caller, entropy: str) -> MatchOutcome:
         """Take the caller's seat with ``entropy``.
 
         A seat joins once. Joining again with the same entropy is a retry and gets the first
         join's outcome; with other entropy it is refused (``NotNow``) and nothing changes.
         """
-        summary = self.summary(match_id)
-        seat = self._require_seat(summary, caller)
-        stream = match_stream(match_id)
+        live = await self.open(match_id)
+        seat = self._require_seat(live.summary, caller)
         command_id = f"join-{seat}"
-        if self.store.processed(stream, command_id) is None:
-            state = self.load(match_id)
-            if state.phase is Phase.NEW:
+        async with live.lock:
+            state = live.state
+            if state.phase is Phase.NEW or live.dealer is None:
                 raise NotOpen(f"match {match_id!r} was never opened; it cannot be joined")
-            try:
-                if state.phase is not Phase.WAITING or state.entropies[seat] is not None:
-                    raise NotNow(f"seat {seat} has already joined this match")
-                after = self._apply(match_id, state, JoinSeat(seat, entropy), command_id, self._dealer(match_id))
-            except (ConcurrencyError, CommandRefused, NotNow):
-                # Another request (a copy of this one?) may have taken the seat meanwhile.
-                if self.store.processed(stream, command_id) is None:
-                    raise
-            else:
-                if self._joined_with(after, seat, entropy):  # not so if a copy took the seat first
-                    return self._respond(match_id, caller, command_id, after)
-        if not self._joined_with(self.load(match_id), seat, entropy):
-            raise NotNow(f"seat {seat} has already joined this match with other entropy; a seat joins once")
-        return self._respond(match_id, caller, command_id)
+            if state.phase is Phase.WAITING and state.entropies[seat] is None:
+                with contextlib.suppress(ConcurrencyError):  # another process took the seat: look below
+                    appended = await self._apply(live, JoinSeat(seat, entropy), command_id)
+                    if appended is not None:
+                        appended += await self._bots_answer(live)
+                        return self._outcome(live, caller, appended)
+            if not self._joined_with(live.state, seat, entropy):
+                raise NotNow(f"seat {seat} has already joined this match with other entropy; a seat joins once")
+        return await asyncio.to_thread(self._stored_outcome, match_id, caller, command_id)
 
     @staticmethod
     def _joined_with(state: MatchState, seat: int, entropy: str) -> bool:
@@ -224,50 +377,82 @@ class MatchService:
 
     # ------------------------------------------------------------ a seat's command
 
-    def command(
+    async def command(
         self, match_id: str, caller: Caller, command_id: str, expected_version: int | None, command: dict[str, Any]
     ) -> MatchOutcome:
-        summary = self.summary(match_id)
-        seat = self._require_seat(summary, caller)
-        stream = match_stream(match_id)
+        """Apply a seat's command; its outcome (a retry: the first outcome), as ``POST …/commands`` answers."""
+        live, appended, stored_id = await self._command(match_id, caller, command_id, expected_version, command)
+        if appended is not None:
+            return self._outcome(live, caller, appended)
+        return await asyncio.to_thread(self._stored_outcome, match_id, caller, stored_id)
+
+    async def command_version(
+        self, match_id: str, caller: Caller, command_id: str, expected_version: int | None, command: dict[str, Any]
+    ) -> int:
+        """:meth:`command` for the socket, whose events arrive on the feed: only the version after it."""
+        live, appended, stored_id = await self._command(match_id, caller, command_id, expected_version, command)
+        if appended is not None:
+            return appended[-1].seq
+        return await asyncio.to_thread(self._stored_version, live.stream, stored_id)
+
+    async def _command(
+        self, match_id: str, caller: Caller, command_id: str, expected_version: int | None, command: dict[str, Any]
+    ) -> tuple[LiveMatch, list[StoredEvent] | None, str]:
+        """Decide and append a seat's command and the bots' answers: the events appended, or None
+        if its id was processed before (then the stored id, to read that first outcome back)."""
+        live = await self.open(match_id)
+        seat = self._require_seat(live.summary, caller)
         command_id = seat_command_id(seat, command_id)
-        if self.store.processed(stream, command_id) is None:
+        async with live.lock:
             try:
-                state = self.load(match_id)
+                if live.dealer is None:
+                    raise NotOpen(f"match {match_id!r} was never opened (no seed); it cannot be played")
                 action = parse_action(command)
                 seat_command = SeatCommand(seat=seat, action=action, expected_version=expected_version)
-                state = self._apply(match_id, state, seat_command, command_id, self._dealer(match_id))
+                appended = await self._apply(live, seat_command, command_id)
             except (ConcurrencyError, CommandRefused):
-                # A copy of this command (same id) sent at the same time may have been stored
-                # between the check above and the decision: then its outcome is the answer.
-                if self.store.processed(stream, command_id) is None:
+                # A copy of this command (same id) may have been stored first, by this process
+                # or another: then its outcome is the answer.
+                if await asyncio.to_thread(self.store.processed, live.stream, command_id) is None:
                     raise
             else:
-                return self._respond(match_id, caller, command_id, state)
-        return self._respond(match_id, caller, command_id)
+                if appended is not None:
+                    appended += await self._bots_answer(live)
+                    return live, appended, command_id
+        return live, None, command_id
 
-    def _respond(self, match_id: str, caller: Caller, command_id: str, state: MatchState | None = None) -> MatchOutcome:
-        """The outcome of ``command_id`` (first run or retry): its events, the bots' answers, the view after.
+    def _outcome(self, live: LiveMatch, caller: Caller, appended: list[StoredEvent]) -> MatchOutcome:
+        """The answer to a command just applied: its events and the bots' answers, the view after."""
+        viewer = self.viewer_for(live.summary, caller, live.state)
+        return MatchOutcome(
+            match=self.live_summary(live),
+            view=self._view(live, viewer),
+            events=[EventPublic.model_validate(e.for_viewer(viewer)) for e in appended],
+        )
 
-        ``state``: the match right after the command, when the caller has it (saves a load).
-        """
+    def _stored_outcome(self, match_id: str, caller: Caller, command_id: str) -> MatchOutcome:
+        """The outcome of a command run before (a retry), read back from the store."""
         stream = match_stream(match_id)
-        summary = self.summary(match_id)
-        state = self.drive_bots(match_id, summary, state or self.load(match_id))
         info = self.store.processed(stream, command_id)
         assert info is not None
         first = info.first_seq
         last = self._bot_chain_end(stream, info.first_seq + info.count - 1)
-        if state.version != last:
-            state = self.state_at(match_id, last)
+        state = self.state_at(match_id, last)
         summary = self.summary(match_id)
         viewer = self.viewer_for(summary, caller, state)
         envelopes = self.store.read(stream, first, to_seq=last) if info.count else []
+        deadline = deadline_of(state, self._awaiting_at(stream, state), summary.move_seconds)
         return MatchOutcome(
             match=self.summary_public(summary),
-            view=MatchView.model_validate(view(state, viewer)),
+            view=MatchView.model_validate(live_view(state, viewer, deadline, summary.move_seconds)),
             events=[EventPublic.model_validate(e.for_viewer(viewer)) for e in envelopes],
         )
+
+    def _stored_version(self, stream: str, command_id: str) -> int:
+        """The version right after a processed command and the bot moves that answered it."""
+        info = self.store.processed(stream, command_id)
+        assert info is not None
+        return self._bot_chain_end(stream, info.first_seq + info.count - 1)
 
     def _bot_chain_end(self, stream: str, last: int) -> int:
         """The seq after the bot moves that answered the command ending at ``last``."""
@@ -277,6 +462,24 @@ class MatchService:
                 return last
             last = info.first_seq + info.count - 1
 
+    # ------------------------------------------------------------ the clock
+
+    async def time_out(self, live: LiveMatch, version: int) -> bool:
+        """The decision at ``version`` ran out: apply its default action (the engine's ``TimeOut``).
+
+        Does nothing if the match has moved on since; True if this call appended the timeout.
+        """
+        async with live.lock:
+            state = live.state
+            seat = state.pending.seat
+            if state.version != version or seat is None or live.closed or live.dealer is None:
+                return False
+            try:
+                appended = await self._apply(live, TimeOut(seat, version), f"timeout-{version}")
+            except (ConcurrencyError, CommandRefused):
+                return False  # another process applied it, or the match moved: _apply caught up
+            return appended is not None
+
     # ------------------------------------------------------------ the house bots
 
     def _bot_of_player_id(self, player_id: str | None) -> str | None:
@@ -284,69 +487,96 @@ class MatchService:
         player = self.player(player_id)
         return None if player is None else house_bot_of(player)
 
-    def drive_bots(self, match_id: str, summary: MatchSummary, state: MatchState) -> MatchState:
-        """Let house bots move until a human must decide or the match is over."""
-        bots = {seat: bot for seat, p in enumerate(summary.seats) if (bot := self._bot_of_player_id(p))}
-        if not bots or state.phase in (Phase.NEW, Phase.WAITING, Phase.MATCH_OVER):
-            return state
-        dealer = self._dealer(match_id)
-        for _ in range(MAX_BOT_MOVES):
-            # Nobody has a legal command once the match is over, so that ends the loop too.
-            movers = [s for s in bots if legal_commands(state, s)]
-            if not movers:
+    @staticmethod
+    def _bot_move(live: LiveMatch) -> tuple[int, dict[str, Any]] | None:
+        """The house bot's next command, if one has something to decide (its turn, or a UNO window)."""
+        state = live.state
+        if not live.bots or live.dealer is None or state.phase in (Phase.NEW, Phase.WAITING, Phase.MATCH_OVER):
+            return None
+        movers = [s for s in live.bots if legal_commands(state, s)]
+        if not movers:
+            return None
+        pending = state.pending.seat
+        seat = pending if pending in movers else movers[0]
+        rng = random.Random(f"{live.id}:{state.version}")
+        return seat, get_bot(live.bots[seat]).choose(view(state, seat), rng)
+
+    async def _bots_answer(self, live: LiveMatch) -> list[StoredEvent]:
+        """With no think delay: the bot moves that answer a command, made now (the lock is held)."""
+        if self.bot_think_seconds > 0:
+            return []
+        return await self._drive_bots(live)
+
+    async def _drive_bots(self, live: LiveMatch, limit: int = MAX_BOT_MOVES) -> list[StoredEvent]:
+        """Let house bots move (at most ``limit`` times) until a human must decide or the match is over."""
+        appended: list[StoredEvent] = []
+        for _ in range(limit):
+            move = self._bot_move(live)
+            if move is None:
                 break
-            pending = state.pending.seat
-            seat = pending if pending in movers else movers[0]
-            assert seat is not None
-            rng = random.Random(f"{match_id}:{state.version}")
-            choice = get_bot(bots[seat]).choose(view(state, seat), rng)
-            before = state.version
+            seat, choice = move
+            before = live.state.version
             try:
-                state = self._apply(match_id, state, parse_seat_command(seat, choice), f"bot-{before}", dealer)
+                events = await self._apply(live, parse_seat_command(seat, choice), f"bot-{before}")
             except ConcurrencyError:
-                state = self.load(match_id)  # another request moved first; look again
+                continue  # another process moved first; _apply caught up: look again
             except CommandRefused as refusal:  # a bot bug: leave the match as it is, say so
-                log.error("house bot %s in %s sent %r: %s", bots[seat], match_id, choice, refusal.message)
+                log.error("house bot %s in %s sent %r: %s", live.bots[seat], live.id, choice, refusal.message)
                 break
-            if state.version <= before:  # cannot happen (every command emits events); never spin
-                log.error("house bot %s in %s made no progress at version %s", bots[seat], match_id, before)
-                break
-        return state
+            if events is None:  # made before (by another process): take its events and look again
+                await self._catch_up(live)
+                continue
+            appended += events
+        return appended
+
+    async def _bot_after_delay(self, live: LiveMatch) -> None:
+        """A house bot's move after the think delay, through the same path as a person's."""
+        await asyncio.sleep(self.bot_think_seconds)
+        async with live.lock:
+            await self._drive_bots(live, limit=1)
+        live.bot_move = None
+        self._after_change(live)
 
     # ------------------------------------------------------------ deciding and appending
 
-    def _dealer(self, match_id: str) -> Dealer:
-        seed = match_seed(self.store, match_id)
-        if seed is None:
-            raise NotOpen(f"match {match_id!r} was never opened (no seed); it cannot be played")
-        return Dealer(seed)
+    async def _apply(
+        self, live: LiveMatch, command: JoinSeat | SeatCommand | TimeOut, command_id: str
+    ) -> list[StoredEvent] | None:
+        """Decide ``command`` on the live state and append its events (the match's lock is held).
 
-    def _apply(
-        self,
-        match_id: str,
-        state: MatchState,
-        command: JoinSeat | SeatCommand,
-        command_id: str,
-        dealer: Dealer,
-    ) -> MatchState:
-        """Decide ``command`` on ``state`` and append its events; the state after them.
-
-        Raises CommandRefused (nothing appended) or ConcurrencyError (the match moved on).
+        Returns the stored events, or None if ``command_id`` was already processed (nothing
+        appended). Raises CommandRefused (nothing appended) or ConcurrencyError (another
+        process moved the match first; the live copy has caught up).
         """
-        stream = match_stream(match_id)
-        events, after = decide_step(state, command, dealer)
-        result = self.store.append(
-            stream,
-            events,
-            expected_seq=state.version,
-            command_id=command_id,
-            result={"ok": True},
-            seal_seed=dealer.server_seed,
-        )
+        assert live.dealer is not None
+        state = live.state
+        events, after = decide_step(state, command, live.dealer)
+        try:
+            result = await self.store.append_async(
+                live.stream,
+                events,
+                expected_seq=state.version,
+                command_id=command_id,
+                result={"ok": True},
+                seal_seed=live.dealer.server_seed,
+            )
+        except ConcurrencyError:
+            await self._catch_up(live)
+            raise
         if result.duplicate:
-            return self.load(match_id)
-        self.snapshots.after_append(stream, after, result)
-        return after
+            return None
+        stored = [StoredEvent.from_append(e, o) for e, o in zip(result.events, result.openings, strict=True)]
+        live.advance(after, stored)
+        if self.snapshots.due(result):
+            await asyncio.to_thread(self.snapshots.after_append, live.stream, after, result)
+        self._after_change(live)
+        return stored
+
+    async def _catch_up(self, live: LiveMatch) -> None:
+        """Read what other processes appended beyond the live copy, and take it."""
+        events = await asyncio.to_thread(self.store.read, live.stream, live.feed_version + 1)
+        live.publish(events)
+        self._after_change(live)
 
     def _require_seat(self, summary: MatchSummary, caller: Caller) -> int:
         seat = self.seat_of(summary, caller)
@@ -357,40 +587,50 @@ class MatchService:
     # ------------------------------------------------------------ events and replays
 
     def viewer_of(self, match_id: str, caller: Caller) -> Viewer:
-        return self.viewer_for(self.summary(match_id), caller, self.load(match_id))
+        summary = self.summary(match_id)
+        return self.viewer_for(summary, caller, self.snapshots.load(match_stream(match_id)))
 
     def events_since(self, match_id: str, caller: Caller, since: int) -> list[Envelope]:
         viewer = self.viewer_of(match_id, caller)
         stored = self.store.iter_stream(match_stream(match_id), since + 1)
         return [e.for_viewer(viewer) for e in stored]
 
-    def closed_at(self, match_id: str) -> int | None:
-        """The seq of a finished match's last event (``seed_revealed``); None while it is not finished."""
-        stream = match_stream(match_id)
-        head = self.store.head(stream)
-        last = self.store.read(stream, head, to_seq=head) if head else []
-        return head if last and last[0].type == CLOSING_EVENT else None
+    async def watch(self, match_id: str, caller: Caller, since: int) -> AsyncIterator[FeedItem]:
+        """The match's events after ``since``, live, once each and in order, until its last event.
 
-    async def follow(self, match_id: str, viewer: Viewer, since: int) -> AsyncIterator[bytes]:
+        Raises ``SlowWatcher`` if the watcher cannot keep up (it may resume with ``since``).
+        """
+        live = await self.open(match_id)
+
+        async def history(after: int, upto: int) -> list[FeedItem]:
+            return await asyncio.to_thread(self._history, live, after, upto)
+
+        async for item in live.items(since, history):
+            yield item
+
+    def _history(self, live: LiveMatch, after: int, upto: int) -> list[FeedItem]:
+        """The items from seq ``after`` + 1 to ``upto``, read from the store and folded from the start."""
+        events = self.store.read(live.stream, 1, to_seq=upto)
+        items, _state, _at = feed_items(events, INITIAL_STATE, None, live.move_seconds)
+        return [item for item in items if item.seq > after]
+
+    async def follow(self, match_id: str, caller: Caller, since: int) -> AsyncIterator[bytes]:
         """NDJSON lines of the events after ``since``, live, until the match's last event.
 
         Ends at once when the match is finished and ``since`` is at or past its last event, and
-        when the server stops (the store ends its follows); a cancelled stream ends quietly.
+        when the server stops; a cancelled stream ends quietly.
         """
-        closed_at = await asyncio.to_thread(self.closed_at, match_id)
-        if closed_at is not None and since >= closed_at:
-            return
+        live = await self.open(match_id)
+        base = self.base_viewer(live.summary, caller)
         try:
-            async for stored in self.store.follow(match_stream(match_id), since):
-                yield ndjson_line(stored.for_viewer(viewer))
-                if stored.type == CLOSING_EVENT:
-                    return
+            async for item in self.watch(match_id, caller, since):
+                yield item.line(base)
         except asyncio.CancelledError:  # the server is stopping or the client went away: end the stream
             return
 
     def replay(self, match_id: str) -> str:
         summary = self.summary(match_id)
-        state = self.load(match_id)
+        state = self.snapshots.load(match_stream(match_id))
         if state.phase is not Phase.MATCH_OVER:
             raise MatchLive()
         players = [p or "" for p in summary.seats]

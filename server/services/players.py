@@ -8,6 +8,8 @@ Its token is random and never shown: bots do not call the API, the server moves 
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -34,6 +36,28 @@ def authenticate(store: EventStore, token: str) -> Caller | None:
         return Caller(director=True)
     player = player_by_token(store, token)
     return None if player is None else Caller(player=player)
+
+
+class Callers:
+    """Who each token names, remembered: a token never changes owner. A token nobody has is
+    looked up each time (so a flood of bad tokens cannot fill the memory)."""
+
+    def __init__(self, store: EventStore, size: int = 10_000) -> None:
+        self.store = store
+        self.size = size
+        self._known: dict[str, Caller] = {}  # sha256 of the token -> its caller
+
+    async def of(self, token: str) -> Caller | None:
+        key = hashlib.sha256(token.encode()).hexdigest()
+        found = self._known.get(key)
+        if found is None:
+            found = await asyncio.to_thread(authenticate, self.store, token)
+            if found is None:
+                return None
+            if len(self._known) >= self.size:
+                self._known.pop(next(iter(self._known)))
+            self._known[key] = found
+        return found
 
 
 def register_human(store: EventStore, name: str) -> tuple[PlayerPublic, str]:

@@ -22,7 +22,7 @@ import asyncio
 import functools
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -326,9 +326,10 @@ class EventStore:
                 outcomes = [self._run_alone(req) for req in ordered]
         for req, outcome in zip(ordered, outcomes, strict=False):
             if isinstance(outcome, AppendResult):
-                if outcome.events and not outcome.duplicate:
-                    self.notifier.notify(req.stream)
+                # The result first: its caller learns what it appended before followers wake.
                 req.future.set_result(outcome)
+                if outcome.events and not outcome.duplicate:
+                    self.notifier.notify(req.stream, outcome.head_seq)
             else:
                 req.future.set_exception(outcome)
 
@@ -413,13 +414,24 @@ class EventStore:
             self._listeners[loop] = listener
         await listener.start()
 
-    async def follow(self, stream: str, after_seq: int = 0, *, chunk: int = 500) -> AsyncIterator[StoredEvent]:
+    async def follow(
+        self,
+        stream: str,
+        after_seq: int = 0,
+        *,
+        chunk: int = 500,
+        known: Callable[[], int] | None = None,
+    ) -> AsyncIterator[StoredEvent]:
         """Every event of ``stream`` after ``after_seq``, then each new one as it is appended.
 
         Wakes at once on appends of this process, and of other processes through LISTEN/NOTIFY
         on PostgreSQL; re-reads at least every ``follow_poll_seconds`` regardless. Ends (without
         an error) once :meth:`end_follows` or :meth:`close` has been called: a server that is
         stopping lets its open streams finish instead of waiting for them.
+
+        ``known()``, if given, is the last seq the caller already has by other means (what it
+        appended itself): those events are not read again, and a wake-up that names no later
+        head reads nothing.
         """
         if not is_valid_stream(stream):
             raise InvalidAppendError(f"bad stream name {stream!r}")
@@ -429,14 +441,23 @@ class EventStore:
         waiter = self.notifier.waiter(stream)
         try:
             seq = after_seq
+            read = True
             while not self._follows_ended:
                 waiter.clear()  # before reading, so an append during the read still wakes us
-                events = await asyncio.to_thread(self.read, stream, seq + 1, limit=chunk)
+                if known is not None:
+                    seq = max(seq, known())
+                events: list[StoredEvent] = []
+                if read or waiter.latest > seq:
+                    waiter.forced = False
+                    events = await asyncio.to_thread(self.read, stream, seq + 1, limit=chunk)
                 for event in events:
                     seq = event.seq
                     yield event
                 if len(events) < chunk and not self._follows_ended:
-                    await waiter.wait(self.follow_poll_seconds)
+                    woken = await waiter.wait(self.follow_poll_seconds)
+                    read = not woken or waiter.forced or known is None
+                else:
+                    read = True
         finally:
             self.notifier.remove(waiter)
 

@@ -131,6 +131,9 @@ class MatchSummaryBase(SQLModel):
     tournament: str | None = Field(sa_type=String(ID_LEN), index=True)
     round: int | None = Field(sa_type=Integer)
     ruleset: str | None = Field(sa_type=String(64))
+    move_seconds: int | None = Field(
+        sa_type=Integer, description="the per-move limit in seconds (docs/SERVER.md 'Move clocks'); null: no clock"
+    )
 
 
 class MatchSummaryRow(MatchSummaryBase, table=True):

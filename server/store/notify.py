@@ -17,18 +17,31 @@ from collections import defaultdict
 
 log = logging.getLogger(__name__)
 
+CLOSE_SECONDS = 3.0
+
 
 class Waiter:
-    """One follower's wake-up flag, bound to the event loop it was made in."""
+    """One follower's wake-up flag, bound to the event loop it was made in.
 
-    __slots__ = ("event", "loop", "stream")
+    ``latest`` is the highest head seq a wake-up named (-1: none yet); ``forced`` is set by a
+    wake-up that named none (a listener that reconnected, the server stopping), after which the
+    follower must read whatever it knows.
+    """
+
+    __slots__ = ("event", "forced", "latest", "loop", "stream")
 
     def __init__(self, stream: str) -> None:
         self.stream = stream
         self.loop = asyncio.get_running_loop()
         self.event = asyncio.Event()
+        self.latest = -1
+        self.forced = False
 
-    def wake(self) -> None:
+    def wake(self, seq: int | None = None) -> None:
+        if seq is None:
+            self.forced = True
+        elif seq > self.latest:
+            self.latest = seq
         try:
             self.loop.call_soon_threadsafe(self.event.set)
         except RuntimeError:  # the loop is closed: nobody is waiting any more
@@ -72,11 +85,12 @@ class LocalNotifier:
         with self._lock:
             return sum(len(ws) for ws in self._waiters.values())
 
-    def notify(self, stream: str) -> None:
+    def notify(self, stream: str, seq: int | None = None) -> None:
+        """``stream`` grew (to head ``seq``, if known)."""
         with self._lock:
             waiters = list(self._waiters.get(stream, ()))
         for waiter in waiters:
-            waiter.wake()
+            waiter.wake(seq)
 
     def notify_all(self) -> None:
         with self._lock:
@@ -85,10 +99,10 @@ class LocalNotifier:
             waiter.wake()
 
 
-def parse_payload(payload: str) -> str | None:
-    """The stream named by a ``<stream>:<seq>`` notification, or None if it is not one of ours."""
+def parse_payload(payload: str) -> tuple[str, int] | None:
+    """The stream and head seq named by a ``<stream>:<seq>`` notification, or None if it is not one of ours."""
     stream, sep, seq = payload.rpartition(":")
-    return stream if sep and stream and seq.isdigit() else None
+    return (stream, int(seq)) if sep and stream and seq.isdigit() and len(seq) < 19 else None
 
 
 class PgListener:
@@ -124,9 +138,9 @@ class PgListener:
                     backoff = 0.1
                     self._notifier.notify_all()  # anything appended while we were not listening
                     async for note in conn.notifies():
-                        stream = parse_payload(note.payload)
-                        if stream is not None:
-                            self._notifier.notify(stream)
+                        parsed = parse_payload(note.payload)
+                        if parsed is not None:
+                            self._notifier.notify(*parsed)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - connection lost or refused: retry, followers keep polling
@@ -140,6 +154,8 @@ class PgListener:
         if task is not None:
             task.cancel()
             try:
-                await task
+                # Bounded: psycopg may hold on to a cancelled wait for notifications.
+                await asyncio.wait_for(task, CLOSE_SECONDS)
             except (asyncio.CancelledError, Exception):  # noqa: BLE001 - closing: nothing left to report
-                pass
+                if not task.done():
+                    log.warning("LISTEN %s did not stop within %ss; left behind", self._channel, CLOSE_SECONDS)

@@ -64,6 +64,7 @@ class MatchSummary:
     tournament: str | None = None
     round: int | None = None
     ruleset: str | None = None
+    move_seconds: int | None = None
 
     def to_row(self) -> dict[str, Any]:
         return {
@@ -79,6 +80,7 @@ class MatchSummary:
             "tournament": self.tournament,
             "round": self.round,
             "ruleset": self.ruleset,
+            "move_seconds": self.move_seconds,
         }
 
     @classmethod
@@ -94,6 +96,7 @@ class MatchSummary:
             tournament=row["tournament"],
             round=row["round"],
             ruleset=row["ruleset"],
+            move_seconds=row["move_seconds"],
         )
 
     def public(self, seats: list[PlayerPublic | None]) -> MatchSummaryPublic:
@@ -108,6 +111,7 @@ class MatchSummary:
             tournament=self.tournament,
             round=self.round,
             ruleset=self.ruleset,
+            move_seconds=self.move_seconds,
         )
 
 
@@ -270,6 +274,7 @@ def project(view: Projection, envelope: Mapping[str, Any]) -> None:
             m.tournament = data.get("tournament")
             m.round = data.get("round")
             m.ruleset = data.get("ruleset") or m.ruleset
+            m.move_seconds = data.get("move_seconds")
             if m.winner_seat is not None:
                 m.winner = m.seats[m.winner_seat]
             if counted:
@@ -330,6 +335,8 @@ def check_event(stream: str, type_: str, data: Mapping[str, Any]) -> None:
         need(_is_opt_str(data.get("tournament")), "tournament must be an id or null")
         need(data.get("round") is None or _is_int(data.get("round")), "round must be a number or null")
         need(_is_opt_str(data.get("ruleset")), "ruleset must be a name or null")
+        move = data.get("move_seconds")
+        need(move is None or (_is_int(move) and move > 0), "move_seconds must be a positive number or null")
     elif type_ == EventType.MATCH_CREATED:
         ruleset = data.get("ruleset")
         need(isinstance(ruleset, Mapping) and isinstance(ruleset.get("name"), str), "needs ruleset.name")
@@ -426,3 +433,14 @@ def matches_of(engine: Engine, player_id: str) -> list[MatchSummary]:
     )
     with sqlmodel.Session(engine) as session:
         return [MatchSummary.from_row(row.model_dump()) for row in session.exec(query)]
+
+
+def live_match_ids(engine: Engine) -> list[str]:
+    """The matches being played (status ``live``), by match id: what a starting server holds live."""
+    query = (
+        sqlmodel.select(MatchSummaryRow.id)
+        .where(sqlmodel.col(MatchSummaryRow.status) == LIVE)
+        .order_by(sqlmodel.col(MatchSummaryRow.id))
+    )
+    with sqlmodel.Session(engine) as session:
+        return list(session.exec(query))

@@ -49,6 +49,22 @@ class StoredEvent:
         return Event(self.type, join(self.data, {k: o["value"] for k, o in self.openings.items()}))
 
     @classmethod
+    def from_append(cls, envelope: Envelope, openings: dict[str, Opening]) -> StoredEvent:
+        """An event just appended, from its :class:`AppendResult` (its global ``position`` unknown: -1)."""
+        return cls(
+            position=-1,
+            stream=envelope["stream"],
+            seq=envelope["seq"],
+            type=envelope["type"],
+            data=envelope["data"],
+            sealed=envelope["sealed"],
+            at=envelope["at"],
+            prev=envelope["prev"],
+            hash=envelope["hash"],
+            openings=openings,
+        )
+
+    @classmethod
     def from_row(cls, row: Mapping[Any, Any]) -> StoredEvent:
         return cls(
             position=row["position"],

@@ -98,16 +98,20 @@ class Snapshots:
             self.save(stream, state, tail[-1].hash)
         return state
 
+    def due(self, appended: AppendResult) -> bool:
+        """Whether ``appended`` crossed a multiple of ``every`` (then :meth:`after_append` writes one)."""
+        if appended.duplicate or not appended.events:
+            return False
+        first, last = appended.events[0]["seq"], appended.events[-1]["seq"]
+        return bool((first - 1) // self.every != last // self.every)
+
     def after_append(self, stream: str, state: MatchState, appended: AppendResult) -> bool:
         """Snapshot ``state`` (the match after ``appended``) if the append crossed a multiple of ``every``."""
-        if appended.duplicate or not appended.events:
+        if not self.due(appended):
             return False
         last = appended.events[-1]
         if state.version != last["seq"]:
             raise ValueError(f"state is at version {state.version}, the append ended at seq {last['seq']}")
-        first = appended.events[0]["seq"]
-        if (first - 1) // self.every == last["seq"] // self.every:
-            return False
         return self.save(stream, state, last["hash"])
 
     def delete(self, stream: str | None = None) -> int:

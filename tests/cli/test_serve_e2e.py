@@ -46,7 +46,12 @@ def wait_until_up(base: str, process: subprocess.Popen[str], seconds: float = 30
 def test_unoduo_serve_plays_a_match_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "UNODUO_SQLITE_SYNCHRONOUS": "NORMAL", "PYTHONUNBUFFERED": "1"}
+    env = {
+        **os.environ,
+        "UNODUO_SQLITE_SYNCHRONOUS": "NORMAL",
+        "UNODUO_BOT_THINK_SECONDS": "0",
+        "PYTHONUNBUFFERED": "1",
+    }
     env.pop("UNODUO_DIRECTOR_TOKEN", None)
     env.pop("UNODUO_DATABASE_URL", None)
     process = subprocess.Popen(

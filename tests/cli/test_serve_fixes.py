@@ -22,7 +22,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def serve_env() -> dict[str, str]:
-    env = {**os.environ, "UNODUO_SQLITE_SYNCHRONOUS": "NORMAL", "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "UNODUO_SQLITE_SYNCHRONOUS": "NORMAL",
+        "UNODUO_BOT_THINK_SECONDS": "0",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": str(ROOT),
+    }
     env.pop("UNODUO_DIRECTOR_TOKEN", None)
     env.pop("UNODUO_DATABASE_URL", None)
     return env

@@ -7,8 +7,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from engine import LocalMatch, Phase, Ruleset, legal_commands
+from engine import LocalMatch, Phase, Ruleset, TimeOut, legal_commands
 from engine.cards import COLOR_ORDER
+from engine.chain import ZERO_HASH, chain_envelope
+from engine.sealing import commitment, seal_salt
 
 COLOURS = [c.value for c in COLOR_ORDER]
 
@@ -45,15 +47,24 @@ def play_match(
     play_bias: float = 0.5,
     max_actions: int = 200_000,
     on_step: Callable[[LocalMatch, int, dict[str, Any], list[Any]], None] | None = None,
+    timeout_rate: float = 0.0,
 ) -> LocalMatch:
+    """A whole match of random legal commands; with ``timeout_rate``, that share of the pending
+    seat's decisions run out of time instead (``TimeOut``; ``command`` is then ``{"type": "timeout"}``)."""
     rng = random.Random(seed)
     match = LocalMatch.start(seed.to_bytes(32, "big"), ruleset, (str(seed), "entropy"))
     for _ in range(max_actions):
         if match.state.phase is Phase.MATCH_OVER:
             return match
-        seat = next_actor(match.state, rng)
-        command = random_command(match.state, seat, rng, play_bias)
-        events = match.act(seat, command)
+        if timeout_rate and rng.random() < timeout_rate:  # no draw at rate 0: the same games as before
+            seat = match.state.pending.seat
+            assert seat is not None
+            command: dict[str, Any] = {"type": "timeout"}
+            events = match.apply(TimeOut(seat, expected_version=match.state.version))
+        else:
+            seat = next_actor(match.state, rng)
+            command = random_command(match.state, seat, rng, play_bias)
+            events = match.act(seat, command)
         if on_step is not None:
             on_step(match, seat, command, events)
     raise AssertionError("match did not finish")
@@ -61,3 +72,19 @@ def play_match(
 
 def short(ruleset: Ruleset, target: int) -> Ruleset:
     return replace(ruleset, target=target)
+
+
+def reseal(lines: list[dict[str, Any]], seed: bytes) -> list[dict[str, Any]]:
+    """A dishonest server's rewrite of replay lines: every commitment recomputed from its opened
+    value, then every hash, so that only the re-run can catch an edit."""
+    out: list[dict[str, Any]] = []
+    prev = ZERO_HASH
+    for line in lines:
+        sealed = {
+            name: commitment(seal_salt(seed, line["stream"], line["seq"], name), value)
+            for name, value in line["open"].items()
+        }
+        env = chain_envelope(line["stream"], line["seq"], line["type"], line["data"], sealed, line["at"], prev)
+        out.append({**env, "open": line["open"]})
+        prev = env["hash"]
+    return out

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from engine import UNO_DUO, LocalMatch, Phase, TimeOut
 from engine.events import HEAD_TYPES, SCHEMAS, EventSchema, EventType, Sealed
-from engine.scenario import run_scenario
+from engine.scenario import DEFAULT_SEED, build_dealer, parse_spec, run_scenario
 from engine.state import PendingKind
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,13 +35,27 @@ def sections() -> dict[str, str]:
     return out
 
 
+def clock_events() -> list[dict[str, object]]:
+    """A scenario holds seats' commands only, not the server's clock: so a match whose seats let
+    every draft step time out, until one forfeits (``timed_out``, ``match_forfeited``)."""
+    dealer = build_dealer(parse_spec({"first_drafter": 0}), UNO_DUO)
+    match = LocalMatch.start(DEFAULT_SEED, UNO_DUO, dealer=dealer)
+    while match.state.phase is not Phase.MATCH_OVER:
+        seat = match.state.pending.seat
+        assert seat is not None
+        match.apply(TimeOut(seat))
+    return [e.to_dict() for e in match.events]
+
+
 @cache
 def emitted() -> dict[str, dict[str, set[object]]]:
-    """Per event type, per data key, the values seen across every docs scenario."""
+    """Per event type, per data key, the values seen across every docs scenario (and the clock's)."""
     seen: dict[str, dict[str, set[object]]] = defaultdict(lambda: defaultdict(set))
+    runs = [clock_events()]
     for path in SCENARIOS:
         output = run_scenario(json.loads(path.read_text(encoding="utf-8")))
-        events = output["setup"] + [e for r in output["results"] if r["ok"] for e in r["events"]]
+        runs.append(output["setup"] + [e for r in output["results"] if r["ok"] for e in r["events"]])
+    for events in runs:
         for event in events:
             for key, value in event["data"].items():
                 seen[event["type"]][key].add(value if isinstance(value, (str, int, bool)) else None)
@@ -56,7 +71,7 @@ def test_every_event_type_has_exactly_one_section() -> None:
 @pytest.mark.parametrize("event_type", [t.value for t in EventType])
 def test_every_emitted_field_is_documented_under_its_event(event_type: str) -> None:
     fields = emitted().get(event_type)
-    assert fields, f"no docs scenario emits {event_type}: add one, so its fields are checked"
+    assert fields, f"no docs scenario (nor clock_events) emits {event_type}: add one, so its fields are checked"
     section = sections()[event_type]
     for key in fields:
         assert f"`{key}`" in section, f"{event_type}.{key} is not documented"

@@ -172,31 +172,60 @@ def test_whole_matches_to_the_real_target(seed: int, ruleset: Ruleset) -> None:
     run_checked(seed, ruleset, 0.9)
 
 
+# Shares of decisions that run out of time: none, a few (runs of timeouts that outlive rounds),
+# and many (most such matches end by forfeit).
+TIMEOUT_RATES = st.sampled_from([0.0, 0.1, 0.3])
+
+
 @settings(max_examples=150, deadline=None)
-@given(seed=st.integers(0, 2**32), ruleset=RULESETS)
-def test_same_seed_and_commands_give_the_same_events_and_the_log_reruns(seed: int, ruleset: Ruleset) -> None:
-    first = play_match(seed, short(ruleset, 30), 0.8)
-    second = play_match(seed, short(ruleset, 30), 0.8)
+@given(seed=st.integers(0, 2**32), ruleset=RULESETS, timeout_rate=TIMEOUT_RATES)
+def test_same_seed_and_commands_give_the_same_events_and_the_log_reruns(
+    seed: int, ruleset: Ruleset, timeout_rate: float
+) -> None:
+    first = play_match(seed, short(ruleset, 30), 0.8, timeout_rate=timeout_rate)
+    second = play_match(seed, short(ruleset, 30), 0.8, timeout_rate=timeout_rate)
     assert first.events == second.events
     assert rerun(first.events, Dealer(seed.to_bytes(32, "big"))) is None
 
 
 @settings(max_examples=150, deadline=None)
-@given(seed=st.integers(0, 2**32), ruleset=RULESETS, cut=st.data())
+@given(seed=st.integers(0, 2**32), ruleset=RULESETS, cut=st.data(), timeout_rate=TIMEOUT_RATES)
 def test_folding_any_prefix_equals_the_state_reached_step_by_step(
-    seed: int, ruleset: Ruleset, cut: st.DataObject
+    seed: int, ruleset: Ruleset, cut: st.DataObject, timeout_rate: float
 ) -> None:
-    """fold() skips the effects a later round start resets: it must still land on the same state."""
+    """fold() skips the effects a later round start resets: it must still land on the same state,
+    ``timeouts`` included (a round start does not reset them, so the fold carries them)."""
     states: list[MatchState] = []
 
     def on_step(match: LocalMatch, seat: int, command: dict[str, Any], events: list[Any]) -> None:
         states.append(match.state)
 
-    match = play_match(seed, short(ruleset, 60 if ruleset is UNO_DUO else 150), 0.8, on_step=on_step)
-    heads = [i for i, e in enumerate(match.events) if e.type == "command"]
+    target = 60 if ruleset is UNO_DUO else 150
+    match = play_match(seed, short(ruleset, target), 0.8, on_step=on_step, timeout_rate=timeout_rate)
+    heads = [i for i, e in enumerate(match.events) if e.type in ("command", "timed_out")]
+    assert len(heads) == len(states)
     k = cut.draw(st.integers(0, len(heads) - 1))
     prefix = match.events[: heads[k + 1]] if k + 1 < len(heads) else match.events
     assert fold(prefix) == states[k]
+    assert fold(prefix).timeouts == states[k].timeouts
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32), ruleset=RULESETS)
+def test_timeouts_outlive_a_round_in_the_fold(seed: int, ruleset: Ruleset) -> None:
+    """Every state of a match with timeouts, folded from its prefix, equals the one reached step by
+    step: so also the states where a run of timeouts was begun in an earlier round."""
+    states: list[MatchState] = []
+
+    def on_step(match: LocalMatch, seat: int, command: dict[str, Any], events: list[Any]) -> None:
+        states.append(match.state)
+
+    match = play_match(seed, short(ruleset, 40 if ruleset is UNO_DUO else 100), 0.8, on_step=on_step, timeout_rate=0.2)
+    heads = [i for i, e in enumerate(match.events) if e.type in ("command", "timed_out")]
+    ends = [*heads[1:], len(match.events)]
+    for end, state in zip(ends, states, strict=True):
+        if state.round > 1 and any(state.timeouts):
+            assert fold(match.events[:end]) == state
 
 
 def test_hand_points_follow_the_ruleset_tables() -> None:

@@ -68,6 +68,7 @@ def test_hand_built_states_round_trip() -> None:
             winner=None,
             last_round={"round": 2, "scores": [12, 190]},
             server_seed="cd" * 32,
+            timeouts=(2, 1),
         ),
         MatchState(
             phase=Phase.MATCH_OVER,
@@ -115,6 +116,8 @@ def broken(**changes: Any) -> dict[str, Any]:
         broken(entropies=["a", 1]),
         broken(last_round=[1]),
         broken(scores=[1, True]),
+        broken(timeouts=[1]),
+        broken(timeouts=[0, "1"]),
     ],
 )
 def test_malformed_snapshots_raise_value_error(data: Any) -> None:

@@ -16,11 +16,10 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from engine import UNO_DUO
-from engine.chain import ZERO_HASH, chain_envelope
 from engine.replay import replay_text as make_replay
-from engine.sealing import commitment, seal_salt
 from engine.verify import Receipt, verify_replay
 from tests.engine.playing import play_match, short
+from tests.engine.playing import reseal as reseal_lines
 
 runner = CliRunner()
 SEED = (21).to_bytes(32, "big")  # play_match seeds the server with the match seed's bytes
@@ -43,18 +42,7 @@ def replay_text(lines: list[dict[str, Any]], version: int = 2) -> str:
 
 
 def reseal(lines: list[dict[str, Any]], seed: bytes = SEED) -> list[dict[str, Any]]:
-    """A dishonest server's rewrite: recompute every commitment from its opened value, then every hash."""
-    out: list[dict[str, Any]] = []
-    prev = ZERO_HASH
-    for line in lines:
-        sealed = {
-            name: commitment(seal_salt(seed, line["stream"], line["seq"], name), value)
-            for name, value in line["open"].items()
-        }
-        env = chain_envelope(line["stream"], line["seq"], line["type"], line["data"], sealed, line["at"], prev)
-        out.append({**env, "open": line["open"]})
-        prev = env["hash"]
-    return out
+    return reseal_lines(lines, seed)
 
 
 @pytest.fixture(scope="module")

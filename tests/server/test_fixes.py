@@ -24,6 +24,8 @@ from engine.commands import parse_action
 from engine.errors import CardParseError, CommandRefused, shown
 from server.app import begin_shutdown, make_app
 from server.limits import BodySizeLimit
+from server.services.matches import MatchService
+from server.services.players import authenticate
 from server.settings import Settings
 from server.store.models import MAX_SEQ
 from server.store.streams import match_stream
@@ -108,28 +110,32 @@ def test_the_same_command_id_sent_twice_at_once_gets_one_outcome(client: TestCli
     assert len(seat0_commands) == played  # each command id stored once
 
 
-def test_a_refused_command_whose_id_was_recorded_meanwhile_returns_that_outcome(
-    client: TestClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The race made deterministic: the id is recorded between the first check and the decision."""
+def test_a_command_whose_id_another_server_stored_meanwhile_returns_that_outcome(client: TestClient) -> None:
+    """Another server process (a second MatchService on the same database) stores the command
+    first; this server's live copy is then behind: its append fails, and the answer is the
+    outcome already stored, with nothing appended twice."""
     match_id, headers = new_bot_match(client)
     ok(client.post(f"/api/matches/{match_id}/join", headers=headers))
     seen = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
     command = with_color(seen["legal"][0], random.Random(1))
-    body = {"command_id": "same", "expected_version": seen["version"], "command": command}
-    first = ok(client.post(f"/api/matches/{match_id}/commands", headers=headers, json=body))
     store = client.app.state.store  # type: ignore[attr-defined]
-    real = store.processed
-    calls = {"n": 0}
+    caller = authenticate(store, headers["Authorization"].removeprefix("Bearer "))
+    assert caller is not None
+    other = MatchService(store, bot_think_seconds=0)
 
-    def processed_late(stream: str, command_id: str) -> Any:
-        calls["n"] += 1
-        return None if calls["n"] == 1 else real(stream, command_id)  # the first check misses it
+    async def elsewhere() -> Any:
+        try:
+            return await other.command(match_id, caller, "same", seen["version"], command)
+        finally:
+            await other.stop()
 
-    monkeypatch.setattr(store, "processed", processed_late)
-    again = client.post(f"/api/matches/{match_id}/commands", headers=headers, json=body)
-    assert again.status_code == 200, again.text
-    assert again.json() == first
+    first = asyncio.run(elsewhere())
+    stored = store.head(match_stream(match_id))
+    body = {"command_id": "same", "expected_version": seen["version"], "command": command}
+    again = ok(client.post(f"/api/matches/{match_id}/commands", headers=headers, json=body))
+    assert again["events"] == [e.model_dump() for e in first.events]
+    assert again["view"]["version"] == first.view.version
+    assert store.head(match_stream(match_id)) == stored
 
 
 # ---------------------------------------------------------------- 3. follow of a finished match

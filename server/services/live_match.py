@@ -1,0 +1,273 @@
+"""One match held live in memory: its state, its move clock, and one fan-out to all its watchers.
+
+The store stays the only truth. A :class:`LiveMatch` is this process's folded copy of one
+match's stream, validated by version: every append names the version it was decided on
+(``expected_seq``), so a copy that another process has overtaken fails its append and catches
+up from the store instead of deciding on an old state.
+
+Fan-out: each event reaches this process once (the command path publishes what it appended;
+one follower per match reads what other processes appended, woken by LISTEN/NOTIFY on
+PostgreSQL) and is handed to every watcher's queue as one :class:`FeedItem`. The item builds
+each kind of viewer's message once (a seat's, the spectators', the auditors'), so three
+hundred spectators cost one spectator view per event, not three hundred.
+
+The move clock (docs/SERVER.md "Move clocks") is derived from events: a decision's deadline is
+the ``at`` of the ``awaiting`` event that opened it plus the match's ``move_seconds``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from datetime import datetime, timedelta
+from typing import Any
+
+import orjson
+
+from engine.events import EventType
+from engine.evolve import evolve
+from engine.jsonfmt import ndjson_line
+from engine.shuffle import Dealer
+from engine.state import MatchState, Phase
+from engine.views import AUDITOR, Viewer, view
+from server.store.event_store import EventStore
+from server.store.read_models import MatchSummary
+from server.store.records import StoredEvent
+from server.store.streams import match_stream
+from server.store.values import format_at
+
+CLOSING_EVENT = EventType.SEED_REVEALED  # the last event of every finished match
+MAX_QUEUED = 5000  # items a watcher may fall behind by before it is cut off (it resumes with since)
+_CLOCKED = (Phase.DRAFT, Phase.PLAY, Phase.ROUND_OVER)  # ROUND_OVER: a last Wild Draw Four to answer
+
+
+class SlowWatcher(Exception):
+    """A watcher fell more than ``MAX_QUEUED`` events behind; it was cut off and may resume with ``since``."""
+
+
+def parse_at(at: str) -> datetime:
+    """An envelope's ``at`` (ISO 8601, UTC, ``Z``) as an aware datetime."""
+    return datetime.fromisoformat(at)
+
+
+def deadline_of(state: MatchState, awaiting_at: datetime | None, move_seconds: int | None) -> datetime | None:
+    """When the pending decision runs out: None without a clock, a decision, or its start."""
+    if move_seconds is None or awaiting_at is None or state.phase not in _CLOCKED or state.pending.seat is None:
+        return None
+    return awaiting_at + timedelta(seconds=move_seconds)
+
+
+def format_deadline(deadline: datetime | None) -> str | None:
+    return None if deadline is None else format_at(deadline)
+
+
+def live_view(state: MatchState, viewer: Viewer, deadline: datetime | None, move_seconds: int | None) -> dict[str, Any]:
+    """The engine's view plus the clock: ``deadline`` (ISO time or null) and ``move_seconds``."""
+    seen = view(state, viewer)
+    seen["deadline"] = format_deadline(deadline)
+    seen["move_seconds"] = move_seconds
+    return seen
+
+
+class FeedItem:
+    """One event as every watcher receives it; each viewer's message is built once and shared."""
+
+    __slots__ = ("_lines", "_messages", "_texts", "deadline", "move_seconds", "state", "stored")
+
+    def __init__(self, stored: StoredEvent, state: MatchState, deadline: datetime | None, move_seconds: int | None):
+        self.stored = stored
+        self.state = state  # the match right after this event
+        self.deadline = deadline
+        self.move_seconds = move_seconds
+        self._messages: dict[Viewer, dict[str, Any]] = {}
+        self._texts: dict[Viewer, str] = {}
+        self._lines: dict[Viewer, bytes] = {}
+
+    @property
+    def seq(self) -> int:
+        return self.stored.seq
+
+    def viewer(self, base: Viewer) -> Viewer:
+        """Once the match is over every viewer is an auditor (docs/FAIRNESS.md)."""
+        return AUDITOR if self.state.phase is Phase.MATCH_OVER else base
+
+    def message(self, base: Viewer) -> dict[str, Any]:
+        """The WebSocket message: the envelope, this viewer's openings, its view after the event."""
+        viewer = self.viewer(base)
+        found = self._messages.get(viewer)
+        if found is None:
+            found = {
+                "type": "event",
+                "event": self.stored.for_viewer(viewer),
+                "view": live_view(self.state, viewer, self.deadline, self.move_seconds),
+            }
+            self._messages[viewer] = found
+        return found
+
+    def text(self, base: Viewer) -> str:
+        """:meth:`message` as the JSON text of a WebSocket frame, encoded once per kind of viewer."""
+        viewer = self.viewer(base)
+        found = self._texts.get(viewer)
+        if found is None:
+            # Speed: orjson, not json.dumps; encoding the views was the largest cost of a socket (profiled).
+            found = self._texts[viewer] = orjson.dumps(self.message(base)).decode()
+        return found
+
+    def line(self, base: Viewer) -> bytes:
+        """The NDJSON line of ``GET …/events?follow=1``: the envelope and this viewer's openings."""
+        viewer = self.viewer(base)
+        found = self._lines.get(viewer)
+        if found is None:
+            found = self._lines[viewer] = ndjson_line(self.stored.for_viewer(viewer))
+        return found
+
+
+def feed_items(
+    events: Iterable[StoredEvent], state: MatchState, awaiting_at: datetime | None, move_seconds: int | None
+) -> tuple[list[FeedItem], MatchState, datetime | None]:
+    """Fold ``events`` onto ``state``, one item per event; also the state and decision start after them."""
+    items: list[FeedItem] = []
+    for stored in events:
+        state = evolve(state, stored.event())
+        if stored.type == EventType.AWAITING:
+            awaiting_at = parse_at(stored.at)
+        items.append(FeedItem(stored, state, deadline_of(state, awaiting_at, move_seconds), move_seconds))
+    return items, state, awaiting_at
+
+
+History = Callable[[int, int], Awaitable[list[FeedItem]]]
+
+
+class LiveMatch:
+    """This process's copy of one match. Touched only from the event loop; commands hold ``lock``."""
+
+    def __init__(
+        self,
+        summary: MatchSummary,
+        dealer: Dealer | None,
+        state: MatchState,
+        awaiting_at: datetime | None,
+        bots: dict[int, str],
+    ) -> None:
+        self.id = summary.id
+        self.stream = match_stream(summary.id)
+        self.summary = summary
+        self.dealer = dealer
+        self.bots = bots  # seat -> engine bot name, for the house bots at this table
+        self.state = state
+        self.awaiting_at = awaiting_at
+        self.lock = asyncio.Lock()
+        self.feed_version = state.version  # the last seq handed to the watchers
+        self.feed_awaiting_at = awaiting_at
+        self.feed_state = state
+        self._watchers: set[asyncio.Queue[FeedItem | SlowWatcher | None]] = set()
+        self.closed = state.phase is Phase.MATCH_OVER
+        self.follower: asyncio.Task[None] | None = None
+        self.clock: asyncio.TimerHandle | None = None
+        self.clock_version = -1  # the version the armed clock belongs to
+        self.bot_move: asyncio.Task[None] | None = None
+
+    @property
+    def move_seconds(self) -> int | None:
+        return self.summary.move_seconds
+
+    @property
+    def deadline(self) -> datetime | None:
+        return deadline_of(self.state, self.awaiting_at, self.move_seconds)
+
+    @property
+    def watchers(self) -> int:
+        return len(self._watchers)
+
+    # ------------------------------------------------------------ the match moves
+
+    def advance(self, state: MatchState, appended: Iterable[StoredEvent]) -> None:
+        """The command path appended ``appended`` and got ``state``: take it, and publish the events."""
+        events = list(appended)
+        for stored in reversed(events):
+            if stored.type == EventType.AWAITING:
+                self.awaiting_at = parse_at(stored.at)
+                break
+        if state.version > self.state.version:
+            self.state = state
+        self.publish(events)
+
+    def publish(self, events: Iterable[StoredEvent]) -> None:
+        """Hand every event after ``feed_version`` to the watchers, in order, once."""
+        fresh = [e for e in events if e.seq > self.feed_version]
+        if not fresh:
+            return
+        if fresh[0].seq != self.feed_version + 1:  # a gap: the follower will read it in order
+            return
+        items, self.feed_state, self.feed_awaiting_at = feed_items(
+            fresh, self.feed_state, self.feed_awaiting_at, self.move_seconds
+        )
+        self.feed_version = items[-1].seq
+        if self.feed_version > self.state.version:  # another process moved the match: take its state
+            self.state, self.awaiting_at = self.feed_state, self.feed_awaiting_at
+        for item in items:
+            for queue in list(self._watchers):
+                if queue.qsize() >= MAX_QUEUED:
+                    self._watchers.discard(queue)
+                    queue.put_nowait(SlowWatcher())
+                else:
+                    queue.put_nowait(item)
+            if item.stored.type == CLOSING_EVENT:
+                self.close()
+
+    def close(self) -> None:
+        """The match is over (or the server stops): every watcher's stream ends after what it has."""
+        self.closed = True
+        for queue in self._watchers:
+            queue.put_nowait(None)
+        self._watchers.clear()
+        if self.clock is not None:
+            self.clock.cancel()
+            self.clock = None
+
+    async def follow(self, store: EventStore) -> None:
+        """Publish what other processes append, until the match is over (the follower task).
+
+        What this process appended is published by the command path already: the follower
+        does not read it again (``known``), so on one server it reads only on its slow poll.
+        """
+        with contextlib.suppress(asyncio.CancelledError):
+            async for stored in store.follow(self.stream, self.feed_version, known=lambda: self.feed_version):
+                self.publish([stored])
+                if self.closed:
+                    return
+
+    # ------------------------------------------------------------ watching
+
+    async def items(self, since: int, history: History) -> AsyncIterator[FeedItem]:
+        """Every event after ``since``, in seq order, once each, then each new one until the match is over.
+
+        ``history(since, upto)`` gives the items the store holds from ``since`` + 1 to ``upto``
+        (a watcher that reconnects, or joins late). Raises :class:`SlowWatcher` if the watcher
+        falls too far behind.
+        """
+        queue: asyncio.Queue[FeedItem | SlowWatcher | None] = asyncio.Queue()
+        upto, closed = self.feed_version, self.closed
+        if not closed:
+            self._watchers.add(queue)
+        try:
+            last = since
+            if since < upto:
+                for item in await history(since, upto):
+                    if item.seq > last:
+                        yield item
+                        last = item.seq
+            if closed:
+                return
+            while True:
+                got = await queue.get()
+                if got is None:
+                    return
+                if isinstance(got, SlowWatcher):
+                    raise got
+                if got.seq > last:
+                    yield got
+                    last = got.seq
+        finally:
+            self._watchers.discard(queue)

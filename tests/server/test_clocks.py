@@ -1,0 +1,158 @@
+"""Move clocks on a server (docs/SERVER.md "Move clocks"), on SQLite and PostgreSQL.
+
+The clocks here are one second long, so these tests wait a few seconds of real time; they
+assert what was recorded, never how fast.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from engine.jsonfmt import AT_FORMAT
+from engine.replay import parse_replay
+from engine.verify import verify_replay
+from server.app import make_app
+from server.settings import Settings
+from tests.server.conftest import DIRECTOR_TOKEN
+from tests.server.helpers import ok, register
+
+DIRECTOR = {"Authorization": f"Bearer {DIRECTOR_TOKEN}"}
+
+
+def settings_for(url: str) -> Settings:
+    return Settings(database_url=url, director_token=DIRECTOR_TOKEN, sqlite_synchronous="NORMAL", bot_think_seconds=0)
+
+
+@pytest.fixture
+def app_client(url: str) -> Iterator[Callable[[], TestClient]]:
+    """Start (and restart) a server on the test's database: each call is a fresh server process's app."""
+    opened: list[TestClient] = []
+
+    def start() -> TestClient:
+        client = TestClient(make_app(settings_for(url)), raise_server_exceptions=False)
+        client.__enter__()
+        opened.append(client)
+        return client
+
+    yield start
+    for client in opened:
+        client.__exit__(None, None, None)
+
+
+def human_match(client: TestClient, move_seconds: int = 1) -> tuple[str, dict[str, str], dict[str, str]]:
+    _, ada = register(client, "ada")
+    _, bob_headers = register(client, "bob")
+    bob = ok(client.get("/api/me", headers=bob_headers))["id"]
+    body = {"opponent": bob, "move_seconds": move_seconds}
+    match_id = ok(client.post("/api/matches", headers=ada, json=body), 201)["id"]
+    return match_id, ada, bob_headers
+
+
+def events(client: TestClient, match_id: str, since: int = 0) -> list[dict[str, Any]]:
+    response = client.get(f"/api/matches/{match_id}/events", params={"since": since}, headers=DIRECTOR)
+    assert response.status_code == 200, response.text
+    return [json.loads(line) for line in response.text.splitlines()]
+
+
+def wait_for(check: Callable[[], bool], seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.1)
+    raise AssertionError("the clock did not fire")
+
+
+def of_type(found: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [e for e in found if e["type"] == kind]
+
+
+def test_views_show_the_deadline_the_awaiting_event_set(app_client: Callable[[], TestClient]) -> None:
+    client = app_client()
+    match_id, ada, bob = human_match(client, move_seconds=30)
+    ok(client.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
+    seen = ok(client.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "b"}))["view"]
+    assert seen["move_seconds"] == 30 and seen["phase"] == "draft"
+    awaiting = of_type(events(client, match_id), "awaiting")[-1]
+    started = datetime.strptime(awaiting["at"], AT_FORMAT)
+    assert datetime.strptime(seen["deadline"], AT_FORMAT) == started + timedelta(seconds=30)
+    spectator = ok(client.get(f"/api/matches/{match_id}"))
+    assert spectator["view"]["deadline"] == seen["deadline"] and spectator["match"]["move_seconds"] == 30
+
+
+def test_a_decision_that_runs_out_gets_its_default_action_recorded(app_client: Callable[[], TestClient]) -> None:
+    client = app_client()
+    match_id, ada, bob = human_match(client)
+    ok(client.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
+    joined = ok(client.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "b"}))["view"]
+    wait_for(lambda: bool(of_type(events(client, match_id), "timed_out")))
+    found = events(client, match_id, since=joined["version"])
+    first = of_type(found, "timed_out")[0]
+    assert first["data"]["kind"] == "draft" and first["data"]["action"] == {"type": "draft", "keep": True}
+    assert first["data"]["count"] == 1 and first["seq"] == joined["version"] + 1
+    drafted = found[found.index(first) + 1]
+    assert drafted["type"] == "drafted" and drafted["data"]["keep"] is True
+
+
+def test_three_timeouts_in_a_row_forfeit_the_match_and_it_verifies(app_client: Callable[[], TestClient]) -> None:
+    client = app_client()
+    match_id, ada, bob = human_match(client)
+    ok(client.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
+    ok(client.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "b"}))
+    wait_for(lambda: bool(of_type(events(client, match_id), "match_forfeited")), seconds=40)
+    found = events(client, match_id)
+    forfeit = of_type(found, "match_forfeited")[0]
+    ended = of_type(found, "match_ended")[0]
+    assert ended["data"]["winner"] == 1 - forfeit["data"]["seat"]
+    timeouts = of_type(found, "timed_out")
+    by_seat = [t for t in timeouts if t["data"]["seat"] == forfeit["data"]["seat"]]
+    assert [t["data"]["count"] for t in by_seat] == [1, 2, 3] and by_seat[-1]["data"]["action"] is None
+    assert len({t["seq"] for t in timeouts}) == len(timeouts)
+    summary = ok(client.get(f"/api/matches/{match_id}"))["match"]
+    assert summary["status"] == "finished"
+    replay = client.get(f"/api/matches/{match_id}/replay")
+    assert replay.status_code == 200
+    report = verify_replay(replay.text)
+    assert report.ok, report.failure
+    assert parse_replay(replay.text)[1][-1]["type"] == "seed_revealed"
+
+
+def test_a_clock_that_ran_out_while_the_server_was_down_is_applied_at_start(
+    app_client: Callable[[], TestClient],
+) -> None:
+    first = app_client()
+    match_id, ada, bob = human_match(first, move_seconds=1)
+    ok(first.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
+    joined = ok(first.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "b"}))["view"]
+    first.__exit__(None, None, None)  # the server stops before the clock runs out
+    time.sleep(1.5)
+    second = app_client()  # and comes back after it has
+    found = events(second, match_id, since=joined["version"])
+    assert found and found[0]["type"] == "timed_out" and found[0]["data"]["count"] == 1
+
+
+def test_a_seat_that_moves_resets_its_count_and_its_clock(app_client: Callable[[], TestClient]) -> None:
+    client = app_client()
+    match_id, ada, bob = human_match(client, move_seconds=1)
+    ok(client.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
+    seen = ok(client.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "b"}))["view"]
+    wait_for(lambda: bool(of_type(events(client, match_id), "timed_out")))
+    timed_out = of_type(events(client, match_id), "timed_out")[0]["data"]["seat"]
+    headers = ada if timed_out == 0 else bob
+    for _ in range(40):  # the seat that timed out drafts by itself as soon as it is its turn
+        seen = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
+        if seen["turn"] == timed_out and seen["legal"]:
+            body = {"command_id": "mine", "expected_version": seen["version"], "command": seen["legal"][0]}
+            answer = client.post(f"/api/matches/{match_id}/commands", headers=headers, json=body)
+            if answer.status_code == 200:
+                assert answer.json()["view"]["timeouts"][timed_out] == 0
+                return
+        time.sleep(0.05)
+    raise AssertionError("the seat never had its turn back")
