@@ -81,3 +81,86 @@ def store(
     from bench.store import run_and_report
 
     guarded("unoduo bench store", lambda: run_and_report(choices[db], seconds, counts, postgres_url, write_docs))
+
+
+SERVER_SECTION = "## Server"  # bench.server.SECTION; named here so the help needs no harness import
+
+
+def _server_postgres_url() -> str:
+    url = os.environ.get("UNODUO_DATABASE_URL", "")
+    return url if url.startswith("postgresql") else os.environ.get("UNODUO_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL)
+
+
+@bench_app.command("server")
+def server(
+    matches: int = typer.Option(
+        100, "--matches", min=1, max=2000, help="concurrent players, each in a match against bot:random"
+    ),
+    seconds: float = typer.Option(
+        60.0,
+        "--seconds",
+        help="at most how long each play phase runs (WS and HTTP at saturation, WS and HTTP paced, paced WS + spectators)",
+    ),
+    rate: float = typer.Option(
+        1000.0,
+        "--rate",
+        help="commands/s offered in all in the paced phases: each player thinks N / rate s (± 50%) between its answer and its next command",
+    ),
+    noop_seconds: float = typer.Option(5.0, "--noop-seconds", help="how long the no-op GET /api reference runs"),
+    watched: int = typer.Option(
+        10, "--watched", min=0, help="matches also followed by a spectator socket (delivery time)"
+    ),
+    spectators: int = typer.Option(
+        0, "--spectators", min=0, max=5000, help="extra spectator sockets on match 0 (a paced WebSocket phase more)"
+    ),
+    db: str = typer.Option("sqlite", "--db", help="sqlite (a fresh file) or postgres (a throw-away schema)"),
+    http_client: str = typer.Option(
+        "raw",
+        "--http-client",
+        help="what the no-op and HTTP-phase loops send with: raw (a minimal HTTP/1.1 client, a connection per loop) or httpx (one shared AsyncClient, about 1 ms of client CPU a request: client-bound)",
+    ),
+    postgres_url: str = typer.Option(
+        _server_postgres_url(),
+        "--postgres-url",
+        help="PostgreSQL server for --db postgres (default: UNODUO_DATABASE_URL if PostgreSQL, else UNODUO_TEST_POSTGRES_URL)",
+    ),
+    write_docs: bool = typer.Option(
+        False, "--write-docs", help=f"update the '{SERVER_SECTION}' section of docs/BENCHMARKS.md"
+    ),
+) -> None:
+    """Live server: capacity (commands/s at saturation, against a no-op route), then round trips and delivery at a paced load."""
+    if db not in ("sqlite", "postgres"):
+        typer.echo("unoduo bench server: --db must be sqlite or postgres", err=True)
+        raise typer.Exit(2)
+    if http_client not in ("httpx", "raw"):
+        typer.echo("unoduo bench server: --http-client must be httpx or raw", err=True)
+        raise typer.Exit(2)
+    for name, value in (("--seconds", seconds), ("--noop-seconds", noop_seconds)):
+        if not value > 0 or value > 3600:
+            typer.echo(f"unoduo bench server: {name} must be more than 0 and at most 3600", err=True)
+            raise typer.Exit(2)
+    if not rate > 0 or rate > 1_000_000:
+        typer.echo("unoduo bench server: --rate must be more than 0 and at most 1000000", err=True)
+        raise typer.Exit(2)
+    from bench.server import BenchError, Options, run_and_report
+
+    options = Options(
+        matches=matches,
+        seconds=seconds,
+        noop_seconds=noop_seconds,
+        watched=min(watched, matches),
+        spectators=spectators,
+        rate=rate,
+        db=db,
+        postgres_url=postgres_url,
+        http_client=http_client,
+    )
+    command = _command_line(
+        f"unoduo bench server --matches {matches} --seconds {seconds:g} --rate {rate:g} --watched {options.watched}"
+        f" --spectators {spectators} --db {db} --http-client {http_client} --write-docs"
+    )
+    try:
+        run_and_report(options, write_docs, command)
+    except BenchError as exc:
+        typer.echo(f"unoduo bench server: {exc}", err=True)
+        raise typer.Exit(1) from None
