@@ -14,6 +14,7 @@ import json
 import re
 from typing import Annotated, Any
 
+import orjson
 from fastapi import APIRouter, Path, Query, WebSocket, WebSocketDisconnect, WebSocketException
 
 from server.services.errors import DomainError, NotFound, Unauthorized
@@ -105,7 +106,7 @@ async def _receive_commands(websocket: WebSocket, feed: LiveFeed) -> None:
         except ValueError:
             await websocket.send_json(_refusal("malformed", "a message must be a JSON object"))
             continue
-        await websocket.send_json(await feed.command(message))
+        await websocket.send_text(orjson.dumps(await feed.command(message)).decode())
 
 
 def _refusal(code: str, message: str) -> dict[str, Any]:

@@ -159,6 +159,7 @@ class LiveMatch:
         self.awaiting_at = awaiting_at
         self.lock = asyncio.Lock()
         self.feed_version = state.version  # the last seq handed to the watchers
+        self.appending_to = 0  # the head an append in flight will reach (0: none in flight)
         self.feed_awaiting_at = awaiting_at
         self.feed_state = state
         self._watchers: set[asyncio.Queue[FeedItem | SlowWatcher | None]] = set()
@@ -229,11 +230,16 @@ class LiveMatch:
     async def follow(self, store: EventStore) -> None:
         """Publish what other processes append, until the match is over (the follower task).
 
-        What this process appended is published by the command path already: the follower
-        does not read it again (``known``), so on one server it reads only on its slow poll.
+        What this process appends is published by the command path: the follower does not read
+        it again (``known``), so on one server it reads only on its slow poll. (If an append in
+        flight fails, the command path reads what it missed itself.)
         """
+
+        def known() -> int:
+            return max(self.feed_version, self.appending_to)
+
         with contextlib.suppress(asyncio.CancelledError):
-            async for stored in store.follow(self.stream, self.feed_version, known=lambda: self.feed_version):
+            async for stored in store.follow(self.stream, self.feed_version, known=known):
                 self.publish([stored])
                 if self.closed:
                     return

@@ -61,7 +61,7 @@ from server.store.event_store import EventStore
 from server.store.models import EventPublic, MatchSummaryPublic, PlayerPublic
 from server.store.players import get_player
 from server.store.read_models import FINISHED, LIVE, WAITING, MatchSummary, live_match_ids, match_summary, matches_of
-from server.store.records import Envelope, StoredEvent
+from server.store.records import AppendResult, ChainedAppend, Envelope, StoredEvent
 from server.store.secrets import match_seed, match_seed_rows, new_server_seed
 from server.store.snapshots import Snapshots
 from server.store.streams import MATCHES_STREAM, ServerEventType, match_stream
@@ -69,6 +69,7 @@ from server.store.streams import MATCHES_STREAM, ServerEventType, match_stream
 log = logging.getLogger(__name__)
 
 MAX_BOT_MOVES = 5000  # a safety bound per drive; a whole match takes a few hundred
+OK = {"ok": True}  # the result stored with each processed command id
 AWAITING_LOOKBACK = 64  # events read back at a time to find when the pending decision began
 
 
@@ -277,6 +278,11 @@ class MatchService:
         for live in self._live.values():
             live.close()
 
+    @property
+    def bots_inline(self) -> bool:
+        """With no think delay, a bot's answer is decided with the command that gives it the move."""
+        return self.bot_think_seconds <= 0
+
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.create_task(coroutine)
         self._tasks.add(task)
@@ -298,7 +304,7 @@ class MatchService:
                 live.clock = asyncio.get_running_loop().call_later(
                     delay, lambda: self._spawn(self.time_out(live, version))
                 )
-        if self._bot_move(live) is not None and (live.bot_move is None or live.bot_move.done()):
+        if self._bot_move(live, live.state) is not None and (live.bot_move is None or live.bot_move.done()):
             live.bot_move = asyncio.create_task(self._bot_after_delay(live))
 
     # ------------------------------------------------------------ creating and joining
@@ -361,9 +367,10 @@ class MatchService:
                 raise NotOpen(f"match {match_id!r} was never opened; it cannot be joined")
             if state.phase is Phase.WAITING and state.entropies[seat] is None:
                 with contextlib.suppress(ConcurrencyError):  # another process took the seat: look below
-                    appended = await self._apply(live, JoinSeat(seat, entropy), command_id)
+                    appended = await self._apply(
+                        live, JoinSeat(seat, entropy), command_id, bots_answer=self.bots_inline
+                    )
                     if appended is not None:
-                        appended += await self._bots_answer(live)
                         return self._outcome(live, caller, appended)
             if not self._joined_with(live.state, seat, entropy):
                 raise NotNow(f"seat {seat} has already joined this match with other entropy; a seat joins once")
@@ -409,7 +416,7 @@ class MatchService:
                     raise NotOpen(f"match {match_id!r} was never opened (no seed); it cannot be played")
                 action = parse_action(command)
                 seat_command = SeatCommand(seat=seat, action=action, expected_version=expected_version)
-                appended = await self._apply(live, seat_command, command_id)
+                appended = await self._apply(live, seat_command, command_id, bots_answer=self.bots_inline)
             except (ConcurrencyError, CommandRefused):
                 # A copy of this command (same id) may have been stored first, by this process
                 # or another: then its outcome is the answer.
@@ -417,7 +424,6 @@ class MatchService:
                     raise
             else:
                 if appended is not None:
-                    appended += await self._bots_answer(live)
                     return live, appended, command_id
         return live, None, command_id
 
@@ -488,9 +494,8 @@ class MatchService:
         return None if player is None else house_bot_of(player)
 
     @staticmethod
-    def _bot_move(live: LiveMatch) -> tuple[int, dict[str, Any]] | None:
-        """The house bot's next command, if one has something to decide (its turn, or a UNO window)."""
-        state = live.state
+    def _bot_move(live: LiveMatch, state: MatchState) -> tuple[int, dict[str, Any]] | None:
+        """The house bot's next command on ``state``, if one has something to decide (its turn, or a UNO window)."""
         if not live.bots or live.dealer is None or state.phase in (Phase.NEW, Phase.WAITING, Phase.MATCH_OVER):
             return None
         movers = [s for s in live.bots if legal_commands(state, s)]
@@ -501,17 +506,11 @@ class MatchService:
         rng = random.Random(f"{live.id}:{state.version}")
         return seat, get_bot(live.bots[seat]).choose(view(state, seat), rng)
 
-    async def _bots_answer(self, live: LiveMatch) -> list[StoredEvent]:
-        """With no think delay: the bot moves that answer a command, made now (the lock is held)."""
-        if self.bot_think_seconds > 0:
-            return []
-        return await self._drive_bots(live)
-
     async def _drive_bots(self, live: LiveMatch, limit: int = MAX_BOT_MOVES) -> list[StoredEvent]:
         """Let house bots move (at most ``limit`` times) until a human must decide or the match is over."""
         appended: list[StoredEvent] = []
         for _ in range(limit):
-            move = self._bot_move(live)
+            move = self._bot_move(live, live.state)
             if move is None:
                 break
             seat, choice = move
@@ -540,37 +539,66 @@ class MatchService:
     # ------------------------------------------------------------ deciding and appending
 
     async def _apply(
-        self, live: LiveMatch, command: JoinSeat | SeatCommand | TimeOut, command_id: str
+        self,
+        live: LiveMatch,
+        command: JoinSeat | SeatCommand | TimeOut,
+        command_id: str,
+        *,
+        bots_answer: bool = False,
     ) -> list[StoredEvent] | None:
         """Decide ``command`` on the live state and append its events (the match's lock is held).
 
-        Returns the stored events, or None if ``command_id`` was already processed (nothing
-        appended). Raises CommandRefused (nothing appended) or ConcurrencyError (another
-        process moved the match first; the live copy has caught up).
+        With ``bots_answer``, the house bot moves that follow are decided too, each on the state
+        the one before leads to, and appended in the same chain (``append_chain_async``: each
+        only if the one before it was, usually in one commit). Returns the stored events, or
+        None if ``command_id`` was already processed (nothing appended). Raises CommandRefused
+        (nothing appended) or ConcurrencyError (another process moved the match first; the live
+        copy has caught up).
         """
-        assert live.dealer is not None
+        dealer = live.dealer
+        assert dealer is not None
         state = live.state
-        events, after = decide_step(state, command, live.dealer)
+        events, after = decide_step(state, command, dealer)
+        steps = [ChainedAppend(events, state.version, command_id, OK, dealer.server_seed)]
+        states = [after]
+        while bots_answer and len(steps) <= MAX_BOT_MOVES:
+            move = self._bot_move(live, states[-1])
+            if move is None:
+                break
+            seat, choice = move
+            before = states[-1]
+            try:
+                events, after = decide_step(before, parse_seat_command(seat, choice), dealer)
+            except CommandRefused as refusal:  # a bot bug: leave the match as it is, say so
+                log.error("house bot %s in %s sent %r: %s", live.bots[seat], live.id, choice, refusal.message)
+                break
+            steps.append(ChainedAppend(events, before.version, f"bot-{before.version}", OK, dealer.server_seed))
+            states.append(after)
+        live.appending_to = states[-1].version
         try:
-            result = await self.store.append_async(
-                live.stream,
-                events,
-                expected_seq=state.version,
-                command_id=command_id,
-                result={"ok": True},
-                seal_seed=live.dealer.server_seed,
-            )
-        except ConcurrencyError:
+            outcomes = await self.store.append_chain_async(live.stream, steps)
+        finally:
+            live.appending_to = 0
+        first = outcomes[0]
+        if isinstance(first, ConcurrencyError):
             await self._catch_up(live)
-            raise
-        if result.duplicate:
+            raise first
+        if not isinstance(first, AppendResult):
+            raise first
+        if first.duplicate:
             return None
-        stored = [StoredEvent.from_append(e, o) for e, o in zip(result.events, result.openings, strict=True)]
-        live.advance(after, stored)
-        if self.snapshots.due(result):
-            await asyncio.to_thread(self.snapshots.after_append, live.stream, after, result)
+        appended: list[StoredEvent] = []
+        for outcome, after in zip(outcomes, states, strict=True):
+            if not isinstance(outcome, AppendResult) or outcome.duplicate:
+                await self._catch_up(live)  # a bot move lost to another process: take what it did
+                break
+            stored = [StoredEvent.from_append(e, o) for e, o in zip(outcome.events, outcome.openings, strict=True)]
+            live.advance(after, stored)
+            if self.snapshots.due(outcome):
+                await asyncio.to_thread(self.snapshots.after_append, live.stream, after, outcome)
+            appended += stored
         self._after_change(live)
-        return stored
+        return appended
 
     async def _catch_up(self, live: LiveMatch) -> None:
         """Read what other processes appended beyond the live copy, and take it."""

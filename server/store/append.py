@@ -43,6 +43,14 @@ class AppendRequest:
     result: Any
     extra_rows: ExtraRows | None
     future: Future[AppendResult] = field(default_factory=Future)
+    # A chained append (``EventStore.append_chain_async``) is made only if ``after`` was.
+    after: AppendRequest | None = None
+    outcome: AppendResult | StoreError | None = None  # set as the request is applied
+
+
+def appended(req: AppendRequest | None) -> bool:
+    """Whether ``req`` was applied and appended something new (not refused, not a retry)."""
+    return req is not None and isinstance(req.outcome, AppendResult) and not req.outcome.duplicate
 
 
 class WriteSql:
@@ -128,6 +136,13 @@ class Batch:
                 self.seen[(stream, command_id)] = (first_seq, count, None if result is None else json.loads(result))
 
     def apply(self, req: AppendRequest) -> AppendResult | StoreError:
+        req.outcome = self._apply(req)
+        return req.outcome
+
+    def _apply(self, req: AppendRequest) -> AppendResult | StoreError:
+        if req.after is not None and not appended(req.after):
+            seq = self.heads[req.stream][0]
+            return ConcurrencyError(req.stream, req.expected_seq if req.expected_seq is not None else seq, seq)
         if req.command_id is not None:
             key = (req.stream, req.command_id)
             if key in self.commands:

@@ -45,7 +45,7 @@ from server.store.errors import (
 from server.store.group_commit import GroupCommitter
 from server.store.models import COMMAND_ID_LEN, MAX_SEQ, events_table, processed_table
 from server.store.notify import LocalNotifier, PgListener
-from server.store.records import AppendResult, Envelope, ProcessedCommandInfo, StoredEvent
+from server.store.records import AppendResult, ChainedAppend, Envelope, ProcessedCommandInfo, StoredEvent
 from server.store.streams import is_valid_event_type, is_valid_stream
 from server.store.values import Clock, format_at, normalize_json, utc_now
 
@@ -271,6 +271,36 @@ class EventStore:
             return await asyncio.to_thread(functools.partial(self.append, stream, events, **options))
         return await asyncio.wrap_future(self.submit(stream, events, **options))
 
+    async def append_chain_async(self, stream: str, steps: Sequence[ChainedAppend]) -> list[AppendResult | StoreError]:
+        """Append several commands to ``stream`` in order, each only if the one before it appended
+        something new (else it gets ``ConcurrencyError`` and nothing of it is written).
+
+        The steps are handed to the writer together, so they usually share one transaction: a
+        command and the house bot moves decided on the state it leads to cost one commit, not
+        one each. Returns each step's outcome: its result, or the error it met.
+        """
+        requests: list[AppendRequest] = []
+        for step in steps:
+            req = self._request(
+                stream, step.events, step.expected_seq, step.command_id, step.result, None, step.seal_seed
+            )
+            req.after = requests[-1] if requests else None
+            requests.append(req)
+        if self._committer is None:
+            await asyncio.to_thread(self._run_batch, requests)
+        else:
+            for req in requests:
+                self._committer.submit(req)
+        outcomes: list[AppendResult | StoreError] = []
+        for req in requests:
+            try:
+                result: AppendResult = await asyncio.wrap_future(req.future)
+            except StoreError as error:
+                outcomes.append(error)
+            else:
+                outcomes.append(result)
+        return outcomes
+
     def _in_writer_thread(self) -> bool:
         return self._committer is not None and threading.current_thread() is self._committer.thread
 
@@ -323,8 +353,12 @@ class EventStore:
             if len(ordered) == 1 and not isinstance(exc, self._db_errors):
                 outcomes = [exc if isinstance(exc, StoreError) else _unexpected(exc)]
             else:
-                outcomes = [self._run_alone(req) for req in ordered]
+                outcomes = []
+                for req in ordered:  # in order: a chained append reads the outcome of the one before
+                    req.outcome = self._run_alone(req)
+                    outcomes.append(req.outcome)
         for req, outcome in zip(ordered, outcomes, strict=False):
+            req.outcome = outcome  # what really happened (a chained append after it depends on it)
             if isinstance(outcome, AppendResult):
                 # The result first: its caller learns what it appended before followers wake.
                 req.future.set_result(outcome)

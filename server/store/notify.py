@@ -52,8 +52,11 @@ class Waiter:
 
     async def wait(self, timeout: float) -> bool:
         """True if woken, False after ``timeout`` seconds."""
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancellation that
+        # arrives as the event is set, and a cancelled follower would then run on for ever.
         try:
-            await asyncio.wait_for(self.event.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await self.event.wait()
         except TimeoutError:
             return False
         return True

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.events import Event
 from engine.sealing import Opening, Viewer, join, openings_for
@@ -90,6 +90,16 @@ class AppendResult:
     result: Any  # the caller's result, as stored with the command id
     duplicate: bool = False  # True: the command id was seen before and nothing was appended now
     openings: tuple[dict[str, Opening], ...] = ()  # per event: the openings of its sealed fields
+
+
+class ChainedAppend(NamedTuple):
+    """One step of ``EventStore.append_chain_async``: a command's events and its append options."""
+
+    events: Sequence[Event]
+    expected_seq: int | None
+    command_id: str | None = None
+    result: Any = None
+    seal_seed: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
