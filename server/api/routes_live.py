@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
+import logging
 import re
 from typing import Annotated, Any
 
@@ -30,6 +32,9 @@ MAX_SEQ = 2**31 - 1  # the seq column is a 32-bit integer
 MAX_MESSAGE = 64 * 1024  # bytes of one command message
 CLOSE_MALFORMED, CLOSE_UNAUTHORIZED, CLOSE_NOT_FOUND = 4400, 4401, 4404
 CLOSE_TRY_AGAIN = 1013  # a watcher that fell too far behind; it resumes with since
+ORDINARY_ENDS = (WebSocketDisconnect, SlowWatcher, RuntimeError)  # RuntimeError: sending on a socket already closed
+
+log = logging.getLogger(__name__)
 
 
 def _close_code(error: DomainError) -> int:
@@ -76,14 +81,31 @@ async def match_socket(
     await websocket.accept()
     sender = asyncio.create_task(_send_feed(websocket, feed, since))
     receiver = asyncio.create_task(_receive_commands(websocket, feed))
+    for task in (sender, receiver):
+        task.add_done_callback(functools.partial(_collect, match_id))
     done, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
     for task in pending:
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect):
-            await task
-    if sender in done and sender.exception() is None:
+        with contextlib.suppress(asyncio.CancelledError):  # we may be cancelled too: then end quietly
+            await asyncio.wait({task})
+    if sender in done and not sender.cancelled() and sender.exception() is None:
+        code, reason = (
+            (1012, "the server is restarting: reconnect with since")
+            if matches.stopping
+            else (1000, "the match is over")
+        )
         with contextlib.suppress(RuntimeError, WebSocketDisconnect):
-            await websocket.close(1000, "the match is over")
+            await websocket.close(code, reason)
+
+
+def _collect(match_id: str, task: asyncio.Task[None]) -> None:
+    """Take each socket task's outcome, so none is left "never retrieved"; a client that went
+    away, a watcher cut off or a server stopping are the ordinary ends of a socket."""
+    if task.cancelled():
+        return
+    error = task.exception()
+    if error is not None and not isinstance(error, ORDINARY_ENDS):
+        log.warning("socket on match %s ended by %r", match_id, error)
 
 
 async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int) -> None:

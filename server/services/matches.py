@@ -105,6 +105,7 @@ class MatchService:
         self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()  # clocks and bot moves in flight
         self._stopping = False
+        self._stopping_watchers = False
 
     # ------------------------------------------------------------ reading
 
@@ -273,8 +274,14 @@ class MatchService:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
+    @property
+    def stopping(self) -> bool:
+        """The server is stopping: live streams are being ended (a socket says so as it closes)."""
+        return self._stopping_watchers
+
     def stop_watchers(self) -> None:
         """End every open live stream now (their connections can then close); clocks go on."""
+        self._stopping_watchers = True
         for live in self._live.values():
             live.close()
 
@@ -498,6 +505,8 @@ class MatchService:
         """The house bot's next command on ``state``, if one has something to decide (its turn, or a UNO window)."""
         if not live.bots or live.dealer is None or state.phase in (Phase.NEW, Phase.WAITING, Phase.MATCH_OVER):
             return None
+        if state.pending.seat not in live.bots and not any(state.uno_open):
+            return None  # a bot may act only on its own decision or in a UNO window (D14): nothing to look up
         movers = [s for s in live.bots if legal_commands(state, s)]
         if not movers:
             return None
