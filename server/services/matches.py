@@ -191,8 +191,11 @@ class MatchService:
 
     # ------------------------------------------------------------ matches held live
 
-    async def open(self, match_id: str) -> LiveMatch:
-        """The live copy of ``match_id`` (loaded from the store the first time); MatchNotFound if none."""
+    async def open(self, match_id: str, *, arm: bool = True) -> LiveMatch:
+        """The live copy of ``match_id`` (loaded from the store the first time); MatchNotFound if none.
+
+        ``arm=False`` loads it without starting its clock or its bots (``recover`` starts them).
+        """
         live = self._live.get(match_id)
         if live is not None:
             return live
@@ -213,7 +216,8 @@ class MatchService:
         future.set_result(live)
         if not live.closed and not self._stopping:
             live.follower = asyncio.create_task(live.follow(self.store))
-            self._after_change(live)
+            if arm:
+                self._after_change(live)
         self._forget_finished()
         return live
 
@@ -248,7 +252,7 @@ class MatchService:
         """At start-up: hold every unfinished match live and apply, in deadline order, the clocks
         that ran out while no server was running. Returns how many timeouts were applied."""
         ids = await asyncio.to_thread(live_match_ids, self.store.engine)
-        lives = [await self.open(match_id) for match_id in ids]
+        lives = [await self.open(match_id, arm=False) for match_id in ids]  # no clock fires before all are in
         now = datetime.now(UTC)
         expired = sorted(
             ((live.deadline, live.id, live) for live in lives if live.deadline is not None and live.deadline <= now),
@@ -258,6 +262,8 @@ class MatchService:
         for _deadline, _match_id, live in expired:
             if await self.time_out(live, live.state.version):
                 applied += 1
+        for live in lives:
+            self._after_change(live)
         return applied
 
     async def stop(self) -> None:

@@ -138,6 +138,23 @@ def test_a_clock_that_ran_out_while_the_server_was_down_is_applied_at_start(
     assert found and found[0]["type"] == "timed_out" and found[0]["data"]["count"] == 1
 
 
+def test_clocks_that_ran_out_while_the_server_was_down_are_applied_in_deadline_order(
+    app_client: Callable[[], TestClient],
+) -> None:
+    first = app_client()
+    later, ada, bob = human_match(first, move_seconds=3)  # opened first, but its deadline is later
+    sooner, ann, ben = human_match(first, move_seconds=1)
+    for match_id, seats in ((later, (ada, bob)), (sooner, (ann, ben))):
+        for headers in seats:
+            ok(first.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": "e"}))
+    first.__exit__(None, None, None)
+    time.sleep(3.5)
+    second = app_client()
+    applied = {m: of_type(events(second, m), "timed_out")[0] for m in (later, sooner)}
+    assert applied[sooner]["data"]["count"] == applied[later]["data"]["count"] == 1
+    assert datetime.strptime(applied[sooner]["at"], AT_FORMAT) < datetime.strptime(applied[later]["at"], AT_FORMAT)
+
+
 def test_a_seat_that_moves_resets_its_count_and_its_clock(app_client: Callable[[], TestClient]) -> None:
     client = app_client()
     match_id, ada, bob = human_match(client, move_seconds=1)
