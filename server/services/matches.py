@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hmac
 import logging
 import random
@@ -137,18 +138,13 @@ class MatchService:
         if status in (WAITING, LIVE, FINISHED):
             status = FINISHED if state.phase is Phase.MATCH_OVER else LIVE if state.round else WAITING
         winner = None if state.winner is None else summary.seats[state.winner]
-        current = MatchSummary(
-            id=summary.id,
+        current = dataclasses.replace(
+            summary,
             status=status,
-            seats=summary.seats,
             player1=state.player1 if state.round else summary.player1,
             scores=list(state.scores),
             winner=winner,
             winner_seat=state.winner,
-            tournament=summary.tournament,
-            round=summary.round,
-            ruleset=summary.ruleset,
-            move_seconds=summary.move_seconds,
         )
         return self.summary_public(current)
 
