@@ -472,7 +472,7 @@ class EventStore:
         if self._follows_ended:
             return
         await self._ensure_listener()
-        waiter = self.notifier.waiter(stream)
+        waiter = self.notifier.waiter(stream, known)
         try:
             seq = after_seq
             read = True

@@ -14,6 +14,7 @@ import asyncio
 import logging
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
@@ -28,10 +29,11 @@ class Waiter:
     follower must read whatever it knows.
     """
 
-    __slots__ = ("event", "forced", "latest", "loop", "stream")
+    __slots__ = ("event", "forced", "known", "latest", "loop", "stream")
 
-    def __init__(self, stream: str) -> None:
+    def __init__(self, stream: str, known: Callable[[], int] | None = None) -> None:
         self.stream = stream
+        self.known = known  # the last seq the follower has by other means: a wake-up at or below it is skipped
         self.loop = asyncio.get_running_loop()
         self.event = asyncio.Event()
         self.latest = -1
@@ -40,8 +42,11 @@ class Waiter:
     def wake(self, seq: int | None = None) -> None:
         if seq is None:
             self.forced = True
-        elif seq > self.latest:
-            self.latest = seq
+        else:
+            if self.known is not None and seq <= self.known():
+                return  # nothing the follower does not have (its own process's append): let it sleep
+            if seq > self.latest:
+                self.latest = seq
         try:
             self.loop.call_soon_threadsafe(self.event.set)
         except RuntimeError:  # the loop is closed: nobody is waiting any more
@@ -67,9 +72,9 @@ class LocalNotifier:
         self._lock = threading.Lock()
         self._waiters: defaultdict[str, set[Waiter]] = defaultdict(set)
 
-    def waiter(self, stream: str) -> Waiter:
+    def waiter(self, stream: str, known: Callable[[], int] | None = None) -> Waiter:
         """A new waiter for ``stream``; call from inside the follower's event loop."""
-        waiter = Waiter(stream)
+        waiter = Waiter(stream, known)
         with self._lock:
             self._waiters[stream].add(waiter)
         return waiter
