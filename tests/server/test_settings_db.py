@@ -19,7 +19,7 @@ def test_defaults_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
     s = Settings()
     assert s.database_url == DEFAULT_DATABASE_URL == "sqlite:///./unoduo.sqlite3"
-    assert s.snapshot_every == 100 and s.group_commit and s.sqlite_synchronous == "FULL"
+    assert s.snapshot_every == 500 and s.group_commit and s.sqlite_synchronous == "FULL"
     monkeypatch.setenv("UNODUO_DATABASE_URL", "postgresql://u@db/x")
     monkeypatch.setenv("UNODUO_SNAPSHOT_EVERY", "25")
     monkeypatch.setenv("UNODUO_GROUP_COMMIT", "false")
