@@ -132,3 +132,52 @@ def test_unoduo_serve_plays_a_match_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     assert ended, "the follow stream did not end with the server"
     assert f"http://127.0.0.1:{port}/docs" in output
     assert "director token" in output
+
+
+def test_ctrl_c_closes_live_sockets_with_1012_and_no_traceback(tmp_path: Path) -> None:
+    """A socket open on a live match when the server stops is told to reconnect (1012), quietly."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "UNODUO_SQLITE_SYNCHRONOUS": "NORMAL", "PYTHONUNBUFFERED": "1"}
+    env.pop("UNODUO_DATABASE_URL", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--db", str(tmp_path / "ws.sqlite3")],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    closed: list[int | None] = []
+    try:
+        wait_until_up(base, process)
+        with httpx.Client(base_url=base, timeout=10.0) as client:
+            _, headers = register(client, "zed")
+            match_id = ok(client.post("/api/matches", headers=headers, json={"opponent": "bot:greedy"}), 201)["id"]
+            ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": "z"}))
+        token = headers["Authorization"].removeprefix("Bearer ")
+        opened = threading.Event()
+
+        def hold() -> None:
+            with connect(f"ws://127.0.0.1:{port}/api/matches/{match_id}/ws?token={token}") as socket:
+                opened.set()
+                try:
+                    for _ in socket:
+                        pass
+                except ConnectionClosed as closing:
+                    closed.append(closing.rcvd.code if closing.rcvd else None)
+                else:
+                    closed.append(socket.close_code)
+
+        holder = threading.Thread(target=hold, daemon=True)
+        holder.start()
+        assert opened.wait(10)
+        time.sleep(0.5)
+    finally:
+        output = stop(process)
+    holder.join(timeout=10)
+    assert closed == [1012], (closed, output)
+    assert "Traceback" not in output and "never retrieved" not in output, output
