@@ -91,6 +91,21 @@ def _server_postgres_url() -> str:
     return url if url.startswith("postgresql") else os.environ.get("UNODUO_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL)
 
 
+@bench_app.command("live")
+def live(
+    matches: int = typer.Option(40, min=1, max=1000, help="matches played at once, each against bot:random"),
+    commands: int = typer.Option(6000, min=10, max=1_000_000, help="player commands in all"),
+    write_docs: bool = typer.Option(
+        False, "--write-docs", help="update the 'Live service (in one process)' section of docs/BENCHMARKS.md"
+    ),
+) -> None:
+    """The live path in one process, no network: CPU per command through MatchService, against the engine alone."""
+    from bench.live import run_and_report as run_live
+
+    command = _command_line(f"unoduo bench live --matches {matches} --commands {commands} --write-docs")
+    guarded("unoduo bench live", lambda: run_live(matches, commands, write_docs, command))
+
+
 @bench_app.command("server")
 def server(
     matches: int = typer.Option(
