@@ -27,6 +27,7 @@ from server.limits import BodySizeLimit
 from server.services.matches import MatchService
 from server.services.players import authenticate
 from server.settings import Settings
+from server.store.event_store import EventStore
 from server.store.models import MAX_SEQ
 from server.store.streams import match_stream
 from tests.server.conftest import DIRECTOR_TOKEN
@@ -110,10 +111,10 @@ def test_the_same_command_id_sent_twice_at_once_gets_one_outcome(client: TestCli
     assert len(seat0_commands) == played  # each command id stored once
 
 
-def test_a_command_whose_id_another_server_stored_meanwhile_returns_that_outcome(client: TestClient) -> None:
-    """Another server process (a second MatchService on the same database) stores the command
-    first; this server's live copy is then behind: its append fails, and the answer is the
-    outcome already stored, with nothing appended twice."""
+def test_a_command_whose_id_another_server_stored_meanwhile_returns_that_outcome(client: TestClient, url: str) -> None:
+    """Another server process (its own store and MatchService on the same database) stores the
+    command first; this server's live copy is then behind: its append fails, and the answer is
+    the outcome already stored, with nothing appended twice."""
     match_id, headers = new_bot_match(client)
     ok(client.post(f"/api/matches/{match_id}/join", headers=headers))
     seen = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
@@ -121,13 +122,15 @@ def test_a_command_whose_id_another_server_stored_meanwhile_returns_that_outcome
     store = client.app.state.store  # type: ignore[attr-defined]
     caller = authenticate(store, headers["Authorization"].removeprefix("Bearer "))
     assert caller is not None
-    other = MatchService(store, bot_think_seconds=0)
 
     async def elsewhere() -> Any:
+        other_store = EventStore.open(url, Settings(database_url=url), migrate=False)
+        other = MatchService(other_store, bot_think_seconds=0)
         try:
             return await other.command(match_id, caller, "same", seen["version"], command)
         finally:
             await other.stop()
+            await other_store.aclose()
 
     first = asyncio.run(elsewhere())
     stored = store.head(match_stream(match_id))
