@@ -179,10 +179,6 @@ class LiveMatch:
     def deadline(self) -> datetime | None:
         return deadline_of(self.state, self.awaiting_at, self.move_seconds)
 
-    @property
-    def watchers(self) -> int:
-        return len(self._watchers)
-
     # ------------------------------------------------------------ the match moves
 
     def advance(self, state: MatchState, appended: Iterable[StoredEvent]) -> None:
