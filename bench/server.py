@@ -50,6 +50,7 @@ receives the ``command`` event with ``data.seat`` = the player's seat at
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import contextlib
 import json
@@ -334,13 +335,13 @@ class Match:
     watchers: list[ClientConnection] = field(default_factory=list)
 
 
-class Requester:
+class Requester(abc.ABC):
     """How one loop sends its timed HTTP requests: ``(status, body)`` for a method, path, headers and JSON body."""
 
+    @abc.abstractmethod
     async def request(
         self, method: str, path: str, headers: dict[str, str] | None = None, body: Any = None
-    ) -> tuple[int, bytes]:
-        raise NotImplementedError
+    ) -> tuple[int, bytes]: ...
 
     async def close(self) -> None:
         return None

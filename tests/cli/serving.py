@@ -1,9 +1,66 @@
-"""Running ``unoduo serve`` as a real process in tests."""
+"""Running ``unoduo serve`` as a real process in tests: start it, wait for it, stop it."""
 
 from __future__ import annotations
 
+import os
 import signal
+import socket
 import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def serve_env(**settings: str) -> dict[str, str]:
+    """The environment of a test server: quick SQLite, bots that answer at once, no outside
+    database or director token unless ``settings`` (``UNODUO_…`` names) give them."""
+    env = {
+        **os.environ,
+        "UNODUO_SQLITE_SYNCHRONOUS": "NORMAL",
+        "UNODUO_BOT_THINK_SECONDS": "0",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": str(ROOT),
+    }
+    env.pop("UNODUO_DIRECTOR_TOKEN", None)
+    env.pop("UNODUO_DATABASE_URL", None)
+    env.update(settings)
+    return env
+
+
+def serve(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT) -> subprocess.Popen[str]:
+    """``unoduo serve ARGS`` as a process, its output (stdout and stderr) in one text pipe."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "serve", *args],
+        cwd=cwd,
+        env=env if env is not None else serve_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def wait_until_up(base: str, process: subprocess.Popen[str], seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"the server exited early: {process.communicate()}"
+        try:
+            if httpx.get(f"{base}/openapi.json", timeout=1.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError("the server did not come up")
 
 
 def stop(process: subprocess.Popen[str]) -> str:

@@ -4,11 +4,7 @@ while a follow stream is open (quick and quiet)."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -17,60 +13,14 @@ from typing import Any
 import httpx
 
 from engine.verify import verify_replay
-from tests.cli.serving import stop
+from tests.cli.serving import free_port, serve, stop, wait_until_up
 from tests.server.helpers import ok, play_to_end, register
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def wait_until_up(base: str, process: subprocess.Popen[str], seconds: float = 30.0) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        assert process.poll() is None, f"the server exited early: {process.communicate()}"
-        try:
-            if httpx.get(f"{base}/openapi.json", timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise AssertionError("the server did not come up")
 
 
 def test_unoduo_serve_plays_a_match_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {
-        **os.environ,
-        "UNODUO_SQLITE_SYNCHRONOUS": "NORMAL",
-        "UNODUO_BOT_THINK_SECONDS": "0",
-        "PYTHONUNBUFFERED": "1",
-    }
-    env.pop("UNODUO_DIRECTOR_TOKEN", None)
-    env.pop("UNODUO_DATABASE_URL", None)
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "cli.main",
-            "serve",
-            "--port",
-            str(port),
-            "--db",
-            f"sqlite:///{tmp_path / 'e2e.sqlite3'}",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    process = serve("--port", str(port), "--db", f"sqlite:///{tmp_path / 'e2e.sqlite3'}")
     try:
         wait_until_up(base, process)
         with httpx.Client(base_url=base, timeout=10.0) as client:
@@ -141,16 +91,7 @@ def test_ctrl_c_closes_live_sockets_with_1012_and_no_traceback(tmp_path: Path) -
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "UNODUO_SQLITE_SYNCHRONOUS": "NORMAL", "PYTHONUNBUFFERED": "1"}
-    env.pop("UNODUO_DATABASE_URL", None)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--db", str(tmp_path / "ws.sqlite3")],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    process = serve("--port", str(port), "--db", str(tmp_path / "ws.sqlite3"))
     closed: list[int | None] = []
     try:
         wait_until_up(base, process)

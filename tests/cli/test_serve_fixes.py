@@ -3,7 +3,6 @@ an unparseable URL, and a start-up line that pointed at a 404."""
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -14,35 +13,8 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from server.db import url_or_path
-from tests.cli.serving import stop
-from tests.cli.test_serve_e2e import free_port, wait_until_up
+from tests.cli.serving import ROOT, free_port, serve, serve_env, stop, wait_until_up
 from tests.server.helpers import ok
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def serve_env() -> dict[str, str]:
-    env = {
-        **os.environ,
-        "UNODUO_SQLITE_SYNCHRONOUS": "NORMAL",
-        "UNODUO_BOT_THINK_SECONDS": "0",
-        "PYTHONUNBUFFERED": "1",
-        "PYTHONPATH": str(ROOT),
-    }
-    env.pop("UNODUO_DIRECTOR_TOKEN", None)
-    env.pop("UNODUO_DATABASE_URL", None)
-    return env
-
-
-def serve(*args: str, cwd: Path = ROOT) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "serve", *args],
-        cwd=cwd,
-        env=serve_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
 
 
 def test_a_port_in_use_stops_the_server_before_it_migrates_or_prints_a_token(tmp_path: Path) -> None:

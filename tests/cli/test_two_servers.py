@@ -12,14 +12,11 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import os
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -29,11 +26,9 @@ from websockets.sync.client import connect
 
 from engine.jsonfmt import AT_FORMAT
 from engine.verify import verify_replay
-from tests.cli.serving import stop
-from tests.cli.test_serve_e2e import free_port, wait_until_up
+from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.server.helpers import ok, register
 
-ROOT = Path(__file__).resolve().parents[2]
 DIRECTOR_TOKEN = "director-token-two-servers-0123456789"
 DIRECTOR = {"Authorization": f"Bearer {DIRECTOR_TOKEN}"}
 NOTIFIED_WITHIN = 10.0  # seconds; the servers' own poll is 60 s, so only a notification is this quick
@@ -41,27 +36,17 @@ NOTIFIED_WITHIN = 10.0  # seconds; the servers' own poll is 60 s, so only a noti
 
 @pytest.fixture
 def two_servers(url: str) -> Iterator[tuple[str, str]]:
-    env = {
-        **os.environ,
-        "UNODUO_DATABASE_URL": url,
-        "UNODUO_DIRECTOR_TOKEN": DIRECTOR_TOKEN,
-        "UNODUO_BOT_THINK_SECONDS": "0",
-        "UNODUO_FOLLOW_POLL_SECONDS": "60",
-        "PYTHONUNBUFFERED": "1",
-    }
+    env = serve_env(
+        UNODUO_DATABASE_URL=url,
+        UNODUO_DIRECTOR_TOKEN=DIRECTOR_TOKEN,
+        UNODUO_FOLLOW_POLL_SECONDS="60",
+    )
     processes: list[subprocess.Popen[str]] = []
     bases: list[str] = []
     try:
         for _ in range(2):
             port = free_port()
-            process = subprocess.Popen(
-                [sys.executable, "-m", "cli.main", "serve", "--port", str(port)],
-                cwd=ROOT,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-            )
+            process = serve("--port", str(port), env=env)
             processes.append(process)
             base = f"http://127.0.0.1:{port}"
             wait_until_up(base, process)
