@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
@@ -133,7 +132,7 @@ async def match_events(
     if follow:
         await matches.open(match_id)  # an unknown match is a 404 before the stream starts
         return StreamingResponse(matches.follow(match_id, caller, since), media_type=NDJSON)
-    envelopes = await asyncio.to_thread(matches.events_since, match_id, caller, since)
+    envelopes = await matches.events_since(match_id, caller, since)
     return Response(b"".join(ndjson_line(e) for e in envelopes), media_type=NDJSON)
 
 

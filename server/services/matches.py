@@ -105,8 +105,7 @@ class MatchService:
         self._live: dict[str, LiveMatch] = {}
         self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()  # clocks and bot moves in flight
-        self._stopping = False
-        self._stopping_watchers = False
+        self._stopping = False  # the server is stopping: no stream, clock or bot move starts any more
 
     # ------------------------------------------------------------ reading
 
@@ -264,12 +263,8 @@ class MatchService:
 
     async def stop(self) -> None:
         """The server is stopping: end every watcher's stream, clock, bot move and follower."""
-        self._stopping = True
-        tasks = [*self._tasks]
-        for live in self._live.values():
-            live.close()
-            if live.follower is not None:
-                tasks.append(live.follower)
+        self.stop_watchers()
+        tasks = [*self._tasks, *(live.follower for live in self._live.values() if live.follower is not None)]
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -279,11 +274,12 @@ class MatchService:
     @property
     def stopping(self) -> bool:
         """The server is stopping: live streams are being ended (a socket says so as it closes)."""
-        return self._stopping_watchers
+        return self._stopping
 
     def stop_watchers(self) -> None:
-        """End every open live stream now (their connections can then close); clocks go on."""
-        self._stopping_watchers = True
+        """The server starts to stop: end every open live stream now (their connections can then
+        close) and arm no clock or bot move any more; :meth:`stop` ends the rest."""
+        self._stopping = True
         for live in self._live.values():
             live.close()
 
@@ -448,14 +444,11 @@ class MatchService:
     def _stored_outcome(self, match_id: str, caller: Caller, command_id: str) -> MatchOutcome:
         """The outcome of a command run before (a retry), read back from the store."""
         stream = match_stream(match_id)
-        info = self.store.processed(stream, command_id)
-        assert info is not None
-        first = info.first_seq
-        last = self._bot_chain_end(stream, info.first_seq + info.count - 1)
+        first, last = self._stored_range(stream, command_id)
         state = self.state_at(match_id, last)
         summary = self.summary(match_id)
         viewer = self.viewer_for(summary, caller, state)
-        envelopes = self.store.read(stream, first, to_seq=last) if info.count else []
+        envelopes = self.store.read(stream, first, to_seq=last) if last >= first else []
         deadline = deadline_of(state, self._awaiting_at(stream, state), summary.move_seconds)
         return MatchOutcome(
             match=self.summary_public(summary),
@@ -465,9 +458,13 @@ class MatchService:
 
     def _stored_version(self, stream: str, command_id: str) -> int:
         """The version right after a processed command and the bot moves that answered it."""
+        return self._stored_range(stream, command_id)[1]
+
+    def _stored_range(self, stream: str, command_id: str) -> tuple[int, int]:
+        """The seqs of a processed command's events and of the bot moves that answered it (first, last)."""
         info = self.store.processed(stream, command_id)
         assert info is not None
-        return self._bot_chain_end(stream, info.first_seq + info.count - 1)
+        return info.first_seq, self._bot_chain_end(stream, info.first_seq + info.count - 1)
 
     def _bot_chain_end(self, stream: str, last: int) -> int:
         """The seq after the bot moves that answered the command ending at ``last``."""
@@ -517,33 +514,32 @@ class MatchService:
         rng = random.Random(f"{live.id}:{state.version}")
         return seat, get_bot(live.bots[seat]).choose(view(state, seat), rng)
 
-    async def _drive_bots(self, live: LiveMatch, limit: int = MAX_BOT_MOVES) -> list[StoredEvent]:
-        """Let house bots move (at most ``limit`` times) until a human must decide or the match is over."""
-        appended: list[StoredEvent] = []
-        for _ in range(limit):
-            move = self._bot_move(live, live.state)
-            if move is None:
-                break
-            seat, choice = move
-            before = live.state.version
-            try:
-                events = await self._apply(live, parse_seat_command(seat, choice), f"bot-{before}")
-            except ConcurrencyError:
-                continue  # another process moved first; _apply caught up: look again
-            except CommandRefused as refusal:  # a bot bug: leave the match as it is, say so
-                log.error("house bot %s in %s sent %r: %s", live.bots[seat], live.id, choice, refusal.message)
-                break
-            if events is None:  # made before (by another process): take its events and look again
-                await self._catch_up(live)
-                continue
-            appended += events
-        return appended
+    async def _bot_step(self, live: LiveMatch) -> None:
+        """One house bot move, through the same path as a person's (the lock is held)."""
+        move = self._bot_move(live, live.state)
+        if move is None:
+            return
+        seat, choice = move
+        try:
+            appended = await self._apply(live, parse_seat_command(seat, choice), f"bot-{live.state.version}")
+        except ConcurrencyError:
+            return  # another process moved first; _apply caught up and the next look decides again
+        except CommandRefused as refusal:
+            self._bot_refused(live, seat, choice, refusal)
+            return
+        if appended is None:  # made before by another process: take its events
+            await self._catch_up(live)
+
+    @staticmethod
+    def _bot_refused(live: LiveMatch, seat: int, choice: dict[str, Any], refusal: CommandRefused) -> None:
+        """A bot bug: the match is left as it is, and the log says so."""
+        log.error("house bot %s in %s sent %r: %s", live.bots[seat], live.id, choice, refusal.message)
 
     async def _bot_after_delay(self, live: LiveMatch) -> None:
         """A house bot's move after the think delay, through the same path as a person's."""
         await asyncio.sleep(self.bot_think_seconds)
         async with live.lock:
-            await self._drive_bots(live, limit=1)
+            await self._bot_step(live)
         live.bot_move = None
         self._after_change(live)
 
@@ -580,8 +576,8 @@ class MatchService:
             before = states[-1]
             try:
                 events, after = decide_step(before, parse_seat_command(seat, choice), dealer)
-            except CommandRefused as refusal:  # a bot bug: leave the match as it is, say so
-                log.error("house bot %s in %s sent %r: %s", live.bots[seat], live.id, choice, refusal.message)
+            except CommandRefused as refusal:
+                self._bot_refused(live, seat, choice, refusal)
                 break
             steps.append(ChainedAppend(events, before.version, f"bot-{before.version}", OK, dealer.server_seed))
             states.append(after)
@@ -625,14 +621,15 @@ class MatchService:
 
     # ------------------------------------------------------------ events and replays
 
-    def viewer_of(self, match_id: str, caller: Caller) -> Viewer:
-        summary = self.summary(match_id)
-        return self.viewer_for(summary, caller, self.snapshots.load(match_stream(match_id)))
+    async def events_since(self, match_id: str, caller: Caller, since: int) -> list[Envelope]:
+        """The events after ``since`` as ``caller`` may see them (who that is, from the live copy)."""
+        live = await self.open(match_id)
+        viewer = self.viewer_for(live.summary, caller, live.state)
 
-    def events_since(self, match_id: str, caller: Caller, since: int) -> list[Envelope]:
-        viewer = self.viewer_of(match_id, caller)
-        stored = self.store.iter_stream(match_stream(match_id), since + 1)
-        return [e.for_viewer(viewer) for e in stored]
+        def read() -> list[Envelope]:
+            return [e.for_viewer(viewer) for e in self.store.iter_stream(live.stream, since + 1)]
+
+        return await asyncio.to_thread(read)
 
     async def watch(self, match_id: str, caller: Caller, since: int) -> AsyncIterator[FeedItem]:
         """The match's events after ``since``, live, once each and in order, until its last event.
