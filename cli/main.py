@@ -7,6 +7,7 @@ import typer
 from cli import scenario_cmd, serve_cmd, simulate_cmd, verify_cmd
 from cli.bench_cmd import bench_app
 from cli.db_cmd import db_app
+from cli.tournament_cmd import tournament_app
 
 app = typer.Typer(
     name="unoduo",
@@ -28,6 +29,7 @@ simulate_cmd.register(app)
 serve_cmd.register(app)
 app.add_typer(bench_app, name="bench")
 app.add_typer(db_app, name="db")
+app.add_typer(tournament_app, name="tournament")
 
 
 def main() -> None:

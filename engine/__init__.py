@@ -8,6 +8,7 @@ imports no web, database or UI library.
 from engine.cards import Card, Color, Rank, canonical_deck, format_card, parse_card, parse_color
 from engine.commands import (
     CreateMatch,
+    Forfeit,
     JoinSeat,
     SeatCommand,
     TimeOut,
@@ -52,6 +53,7 @@ __all__ = [
     "ErrorCode",
     "Event",
     "EventType",
+    "Forfeit",
     "InvalidEventError",
     "JoinSeat",
     "LocalMatch",

@@ -1,7 +1,7 @@
 """Re-run a recorded match through the Decider: every decision must give back exactly its events.
 
 The log is cut into batches at head events (``match_created``, ``seat_joined``, ``command``,
-``timed_out``);
+``timed_out``, ``forfeit_declared``);
 each head says which command produced the batch. With the revealed server seed, ``decide`` is
 called again on the state folded so far and must return the recorded batch, event for event.
 That re-derives every shuffle, verdict and score from the rules alone.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from engine.commands import Command, CreateMatch, JoinSeat, SeatCommand, TimeOut, parse_action
+from engine.commands import Command, CreateMatch, Forfeit, JoinSeat, SeatCommand, TimeOut, parse_action
 from engine.decide import decide
 from engine.errors import CommandRefused, UnoDuoError
 from engine.events import HEAD_TYPES, Event, EventType
@@ -45,13 +45,15 @@ def command_of(head: Event) -> Command:
     """Rebuild the command a head event records."""
     data = head.data
     if head.type == EventType.MATCH_CREATED:
-        return CreateMatch(Ruleset.from_dict(data["ruleset"]), data["commitment"])
+        return CreateMatch(Ruleset.from_dict(data["ruleset"]), data["commitment"], data.get("first_drafter"))
     if head.type == EventType.SEAT_JOINED:
         return JoinSeat(data["seat"], data["entropy"])
     if head.type == EventType.COMMAND:
         return SeatCommand(data["seat"], parse_action(data["command"]))
     if head.type == EventType.TIMED_OUT:
         return TimeOut(data["seat"])  # the re-run must give back its kind, action and count
+    if head.type == EventType.FORFEIT_DECLARED:
+        return Forfeit(data["seat"], data["reason"])
     raise UnoDuoError(f"{head.type} is not a head event")
 
 

@@ -86,10 +86,14 @@ SeatAction = Draft | Play | Draw | Pass | Dump | Accept | Challenge | ChooseColo
 
 @dataclass(frozen=True, slots=True)
 class CreateMatch:
-    """System command: open a match under a ruleset, committing to the hidden server seed."""
+    """System command: open a match under a ruleset, committing to the hidden server seed.
+
+    ``first_drafter`` fixes round 1's Player 1 (a tournament's schedule): the cut is skipped.
+    """
 
     ruleset: Ruleset
     commitment: str
+    first_drafter: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +130,18 @@ class TimeOut:
     expected_version: int | None = None
 
 
-Command = CreateMatch | JoinSeat | SeatCommand | TimeOut
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """System command, the tournament director's or its rules': ``seat`` loses the match now.
+
+    ``reason`` says why (``join_deadline``, ``withdrawal``, ``ruling``); it is recorded as is.
+    """
+
+    seat: int
+    reason: str
+
+
+Command = CreateMatch | JoinSeat | SeatCommand | TimeOut | Forfeit
 
 MAX_ENTROPY_LENGTH = 256
 

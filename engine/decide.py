@@ -35,6 +35,7 @@ from engine.commands import (
     TimeOut,
     format_action,
 )
+from engine.commands import Forfeit as ForfeitCommand
 from engine.errors import CommandRefused, ErrorCode
 from engine.events import (
     Awaiting,
@@ -50,6 +51,7 @@ from engine.events import (
     DrawLapsed,
     Event,
     EventType,
+    ForfeitDeclared,
     MatchCreated,
     MatchEnded,
     MatchForfeited,
@@ -158,6 +160,8 @@ def decide_step(state: MatchState, command: Command, dealer: Dealer) -> tuple[li
         _join(batch, command)
     elif isinstance(command, TimeOut):
         _time_out(batch, command)
+    elif isinstance(command, ForfeitCommand):
+        _forfeit(batch, command)
     else:  # pragma: no cover - the type union is closed
         _refuse(ErrorCode.UNKNOWN_COMMAND, f"unknown command {command!r}")
     return batch.done()
@@ -166,7 +170,12 @@ def decide_step(state: MatchState, command: Command, dealer: Dealer) -> tuple[li
 def _create(batch: _Batch, command: CreateMatch) -> None:
     if batch.state.phase is not Phases.NEW:
         _refuse(ErrorCode.NOT_NOW, "this match has already been created")
-    batch.emit(EventType.MATCH_CREATED, MatchCreated(ruleset=command.ruleset.to_dict(), commitment=command.commitment))
+    record = MatchCreated(ruleset=command.ruleset.to_dict(), commitment=command.commitment)
+    if command.first_drafter is not None:
+        if command.first_drafter not in (0, 1):
+            _refuse(ErrorCode.MALFORMED, f"first_drafter must be 0 or 1, not {command.first_drafter!r}")
+        record["first_drafter"] = command.first_drafter
+    batch.emit(EventType.MATCH_CREATED, record)
 
 
 def _join(batch: _Batch, command: JoinSeat) -> None:
@@ -185,8 +194,10 @@ def _join(batch: _Batch, command: JoinSeat) -> None:
 
 
 def _start_match(batch: _Batch) -> None:
-    """D2: cut for the first drafter (unless a scenario fixes it), then round 1."""
-    first = batch.dealer.first_drafter
+    """D2: cut for the first drafter (unless a schedule or a scenario fixes it), then round 1."""
+    first = batch.state.scheduled_first_drafter
+    if first is None:
+        first = batch.dealer.first_drafter
     if first is None:
         deck = batch.state.deck
         for _ in range(MAX_CUTS):
@@ -781,6 +792,27 @@ def _time_out(batch: _Batch, command: TimeOut) -> None:
     if kind is PendingKinds.TURN and after.kind is PendingKinds.DRAWN and after.seat == seat:
         _pass(batch, seat, _PASS)  # the default draw's card is kept, in the same batch
     batch.headless = False
+
+
+FORFEIT_REASONS = frozenset({"join_deadline", "withdrawal", "ruling"})
+
+
+def _forfeit(batch: _Batch, command: ForfeitCommand) -> None:
+    """A tournament's forfeit (docs/TOURNAMENTS.md): ``seat`` loses now, whatever the phase.
+
+    Open from the moment the match is created to its end: a seat that never joined can forfeit.
+    The scores stay as they are; the match ends with the seed revealed, as any other end.
+    """
+    state = batch.state
+    if command.seat.__class__ is not int or command.seat not in (0, 1):
+        _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be 0 or 1, not {command.seat!r}")
+    if command.reason not in FORFEIT_REASONS:
+        _refuse(ErrorCode.MALFORMED, f"a forfeit's reason is one of {', '.join(sorted(FORFEIT_REASONS))}")
+    if state.phase is Phases.NEW or state.phase is Phases.MATCH_OVER:
+        _refuse(ErrorCode.NOT_NOW, "only a match that has been created and has not ended can be forfeited")
+    batch.emit(EventType.FORFEIT_DECLARED, ForfeitDeclared(seat=command.seat, reason=command.reason))
+    batch.emit(EventType.MATCH_FORFEITED, MatchForfeited(seat=command.seat, reason=command.reason))
+    _end_match(batch, 1 - command.seat, list(state.scores))
 
 
 _PASS = Pass()

@@ -9,7 +9,7 @@ field is public and goes into the envelope's ``data`` in the clear. docs/EVENTS.
 each one; a test checks the two agree.
 
 Every batch produced by one command starts with a *head* event (``match_created``,
-``seat_joined``, ``command`` or ``timed_out``) from which an auditor rebuilds the command and re-runs the
+``seat_joined``, ``command``, ``timed_out`` or ``forfeit_declared``) from which an auditor rebuilds the command and re-runs the
 decision.
 """
 
@@ -44,9 +44,12 @@ class EventType(StrEnum):
     SEED_REVEALED = "seed_revealed"
     TIMED_OUT = "timed_out"
     MATCH_FORFEITED = "match_forfeited"
+    FORFEIT_DECLARED = "forfeit_declared"
 
 
-HEAD_TYPES = frozenset({EventType.MATCH_CREATED, EventType.SEAT_JOINED, EventType.COMMAND, EventType.TIMED_OUT})
+HEAD_TYPES = frozenset(
+    {EventType.MATCH_CREATED, EventType.SEAT_JOINED, EventType.COMMAND, EventType.TIMED_OUT, EventType.FORFEIT_DECLARED}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +71,7 @@ THE_SEAT = Sealed("seat")
 class MatchCreated(TypedDict):
     ruleset: dict[str, Any]
     commitment: str
+    first_drafter: NotRequired[int]  # fixed by a tournament's schedule: no cut
 
 
 class SeatJoined(TypedDict):
@@ -220,7 +224,12 @@ class TimedOut(TypedDict):
 
 class MatchForfeited(TypedDict):
     seat: int  # the seat that forfeits
-    reason: str  # "timeouts"
+    reason: str  # "timeouts", or a ForfeitDeclared's reason
+
+
+class ForfeitDeclared(TypedDict):
+    seat: int  # the seat that loses by forfeit
+    reason: str  # "join_deadline", "withdrawal" or "ruling"
 
 
 RECORDS: dict[EventType, type] = {
@@ -247,6 +256,7 @@ RECORDS: dict[EventType, type] = {
     EventType.SEED_REVEALED: SeedRevealed,
     EventType.TIMED_OUT: TimedOut,
     EventType.MATCH_FORFEITED: MatchForfeited,
+    EventType.FORFEIT_DECLARED: ForfeitDeclared,
 }
 
 

@@ -87,6 +87,7 @@ def _match_created(s: MatchState, d: Data) -> Changes:
         "ruleset": Ruleset.from_dict(d["ruleset"]),
         "commitment": d["commitment"],
         "phase": Phases.WAITING,
+        "scheduled_first_drafter": d.get("first_drafter"),
     }
 
 
@@ -124,6 +125,10 @@ def _timed_out(s: MatchState, d: Data) -> Changes:
 
 def _match_forfeited(s: MatchState, d: Data) -> Changes:
     return {}  # the match_ended that follows ends the match
+
+
+def _forfeit_declared(s: MatchState, d: Data) -> Changes:
+    return {}  # the head of a Forfeit's batch; its match_forfeited and match_ended follow
 
 
 def _cut(s: MatchState, d: Data) -> Changes:
@@ -302,6 +307,7 @@ EFFECTS: dict[str, Callable[[MatchState, Data], Changes]] = {
     EventType.SEED_REVEALED: _seed_revealed,
     EventType.TIMED_OUT: _timed_out,
     EventType.MATCH_FORFEITED: _match_forfeited,
+    EventType.FORFEIT_DECLARED: _forfeit_declared,
 }
 
 
@@ -340,6 +346,7 @@ _OUTLIVE_A_ROUND = frozenset(
         EventType.MATCH_ENDED,
         EventType.SEED_REVEALED,
         EventType.MATCH_FORFEITED,  # (no effect of its own)
+        EventType.FORFEIT_DECLARED,  # (no effect of its own)
     }
 )
 

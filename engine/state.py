@@ -115,6 +115,7 @@ class MatchState:
     last_round: dict[str, object] | None = None
     server_seed: str | None = None
     timeouts: tuple[int, int] = (0, 0)  # each seat's timeouts in a row (outlives a round)
+    scheduled_first_drafter: int | None = None  # round 1's Player 1 set by a schedule (no cut)
 
     @property
     def deck(self) -> tuple[Card, ...]:

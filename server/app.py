@@ -17,11 +17,12 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from engine import ENGINE_VERSION
-from server.api import routes_live, routes_matches, routes_meta, routes_players
+from server.api import routes_live, routes_matches, routes_meta, routes_players, routes_tournaments
 from server.errors import install_error_handlers
 from server.limits import BodySizeLimit
 from server.services.matches import MatchService
 from server.services.players import Callers, ensure_house_bots
+from server.services.tournaments import TournamentService
 from server.settings import Settings
 from server.store.event_store import EventStore
 from server.store.secrets import ensure_director_token
@@ -43,13 +44,16 @@ def make_app(settings: Settings | None = None) -> FastAPI:
         move_seconds=settings.move_seconds,
         bot_think_seconds=settings.bot_think_seconds,
     )
+    tournaments = TournamentService(store, matches)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         try:
             await matches.recover()
+            await tournaments.recover()
             yield
         finally:
+            await tournaments.stop()
             await matches.stop()
             await store.aclose()
 
@@ -62,6 +66,7 @@ def make_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.store = store
     app.state.matches = matches
+    app.state.tournaments = tournaments
     app.state.callers = Callers(store)
     app.state.new_director_token = new_director_token
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
@@ -70,6 +75,7 @@ def make_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(routes_players.router)
     app.include_router(routes_matches.router)
     app.include_router(routes_live.router)
+    app.include_router(routes_tournaments.router)
     return app
 
 

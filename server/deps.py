@@ -10,6 +10,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from server.services.errors import Unauthorized
 from server.services.matches import MatchService
 from server.services.players import Caller, Callers
+from server.services.tournaments import TournamentService
 from server.store.event_store import EventStore
 from server.store.models import PlayerPublic
 
@@ -59,3 +60,21 @@ async def get_player(caller: CallerDep) -> PlayerPublic:
 
 
 PlayerDep = Annotated[PlayerPublic, Depends(get_player)]
+
+
+async def get_director(caller: CallerDep) -> Caller:
+    """The tournament director (401 without the director's token)."""
+    if not caller.director:
+        raise Unauthorized("this needs the director's token: 'Authorization: Bearer DIRECTOR_TOKEN'")
+    return caller
+
+
+DirectorDep = Annotated[Caller, Depends(get_director)]
+
+
+def get_tournament_service(request: Request) -> TournamentService:
+    service: TournamentService = request.app.state.tournaments
+    return service
+
+
+TournamentServiceDep = Annotated[TournamentService, Depends(get_tournament_service)]

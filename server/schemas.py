@@ -35,9 +35,10 @@ class PlayerWithToken(PlayerPublic):
 
 
 class Me(PlayerPublic):
-    """The caller, and every match they have a seat in, by match id."""
+    """The caller, every match they have a seat in (by match id), and their next tournament pairings."""
 
     matches: list[MatchSummaryPublic]
+    next: list[NextMatch] = Field(default_factory=list, description="in each running tournament, the next pairing")
 
 
 class Pending(BaseModel):
@@ -98,3 +99,119 @@ class MatchOutcome(MatchDetail):
     """
 
     events: list[EventPublic]
+
+
+# ---------------------------------------------------------------- tournaments (docs/TOURNAMENTS.md)
+
+
+class TournamentResult(BaseModel):
+    """How a pairing was decided. ``winner`` is a player id (null: a double forfeit)."""
+
+    winner: str | None
+    scores: list[int] = Field(description="the match's final totals, white's first; [0, 0] for a forfeit")
+    forfeit: bool = Field(description="a forfeit: a win and a loss, with no points")
+    reason: str = Field(description="played, or the forfeit's: timeouts, join_deadline, withdrawal, ruling, no_show")
+    match: str | None = Field(description="the match that decided it; null when none was played")
+
+
+class PairingPublic(BaseModel):
+    """One pairing of the schedule (``slot`` = "round.board"); ``white`` is seat 0, the first drafter."""
+
+    slot: str
+    board: int
+    white: PlayerPublic
+    black: PlayerPublic
+    status: Literal["pending", "live", "decided", "cancelled"] = Field(
+        description="pending: its round is not open yet; cancelled: a withdrawal annulled it"
+    )
+    match: str | None = Field(description="the match playing it (the latest, after a replay ruling)")
+    annulled: list[str] = Field(description="earlier matches of this pairing annulled by a replay ruling")
+    result: TournamentResult | None
+
+
+class RoundPublic(BaseModel):
+    number: int
+    status: Literal["pending", "running", "finished"]
+    matches: list[MatchSummaryPublic] = Field(description="the round's matches (seats[0] is white)")
+    bye: str | None = Field(description="the player who sits this round out (an odd field)")
+    pairings: list[PairingPublic]
+
+
+class StandingPublic(BaseModel):
+    rank: int
+    player: str = Field(description="a player id")
+    name: str
+    played: int
+    won: int
+    lost: int
+    byes: int
+    forfeits: int = Field(description="this player's matches decided by forfeit, won or lost")
+    points_for: int = Field(description="the player's own final totals over matches played (not forfeits)")
+    points_against: int = Field(description="the opponents' totals in those matches")
+    withdrawn: bool
+    tiebreaks: dict[str, int] = Field(
+        description="match_wins, head_to_head, sonneborn_berger, points_difference, points_conceded, lot"
+    )
+    decided_by: str | None = Field(description="the tie-break that puts this row above the next; null for the last")
+
+
+class DisputePublic(BaseModel):
+    id: str
+    tournament: str
+    slot: str
+    match: str
+    seq: int = Field(description="the disputed event")
+    seat: int
+    player: str
+    note: str
+    at: str
+    status: Literal["open", "ruled"]
+    decision: Literal["stands", "replay", "award"] | None
+    ruling_note: str | None
+    award_to: int | None = Field(description="the seat an award went to")
+    rule: str | None = Field(description="the ruling of RULES.md cited, D1 to D17")
+    ruled_at: str | None
+    audit_view: str = Field(description="the path of the match's view just after the disputed event")
+
+
+class WithdrawalPublic(BaseModel):
+    player: str
+    annulled: bool = Field(description="fewer than half played: every result of the player annulled")
+
+
+class TournamentPublic(BaseModel):
+    """docs/API.md's tournament, with the schedule, the results and the standings."""
+
+    id: str
+    name: str
+    status: Literal["created", "running", "finished"]
+    ruleset: str
+    rules: dict[str, Any] = Field(description="the complete ruleset in force")
+    double: bool
+    move_seconds: int
+    join_seconds: int
+    commitment: str = Field(description="sha256 of the tournament's seed (lots), revealed at the end")
+    server_seed: str | None = Field(description="the seed, once the tournament has finished")
+    players: list[PlayerPublic] = Field(description="in pairing-number order (number 1 first)")
+    withdrawals: list[WithdrawalPublic]
+    rounds: list[RoundPublic]
+    standings: list[StandingPublic]
+    open_disputes: int
+
+
+class TournamentListed(BaseModel):
+    id: str
+    name: str
+    status: Literal["created", "running", "finished"]
+    players: int
+    rounds: int
+    opened: int = Field(description="rounds opened so far")
+
+
+class NextMatch(BaseModel):
+    """A player's next pairing in a running tournament, in a round not open yet."""
+
+    tournament: str
+    round: int
+    opponent: str = Field(description="a player id")
+    white: bool = Field(description="whether the player is white (seat 0, first drafter) in it")

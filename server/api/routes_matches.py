@@ -98,9 +98,16 @@ async def join_match(
     responses=error_responses(400, 401, 404, 503),
     openapi_extra=BEARER_OPTIONAL,
 )
-async def get_match(match_id: MatchId, caller: CallerDep, matches: MatchServiceDep) -> MatchDetail:
-    """The caller's view (seat, spectator, or audit) and the match summary."""
-    return await matches.show(match_id, caller)
+async def get_match(
+    match_id: MatchId,
+    caller: CallerDep,
+    matches: MatchServiceDep,
+    at: Annotated[
+        Seq | None, Query(ge=1, le=MAX_SEQ, description="the view just after this event (seq) instead of now")
+    ] = None,
+) -> MatchDetail:
+    """The caller's view (seat, spectator, or audit) and the match summary; ``at``: as it was then."""
+    return await matches.show(match_id, caller, at)
 
 
 @router.post(

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import unicodedata
+import asyncio
 
 from fastapi import APIRouter
 from pydantic import BaseModel, Field, field_validator
 
-from server.deps import MatchServiceDep, PlayerDep, StoreDep
+from server.api.text import readable_text
+from server.deps import MatchServiceDep, PlayerDep, StoreDep, TournamentServiceDep
 from server.errors import error_responses
-from server.schemas import Me, PlayerWithToken
+from server.schemas import Me, NextMatch, PlayerWithToken
 from server.services.players import register_human
 
 router = APIRouter(prefix="/api", tags=["players"])
@@ -20,18 +21,8 @@ class RegisterRequest(BaseModel):
 
     @field_validator("name")
     @classmethod
-    def _not_blank(cls, value: str) -> str:
-        hidden = next((c for c in value if unicodedata.category(c) in ("Cc", "Cf")), None)
-        if hidden is not None:  # e.g. U+202E turns the rest of a name around on screen
-            raise ValueError(
-                f"a name cannot contain control or format characters (it has U+{ord(hidden):04X}, "
-                f"{unicodedata.name(hidden, 'a control character')})"
-            )
-        if not value.strip():
-            raise ValueError("a name needs printable characters, not only spaces")
-        if not value.isprintable():
-            raise ValueError("a name can only contain printable characters (no line breaks)")
-        return value.strip()
+    def _readable(cls, value: str) -> str:
+        return readable_text(value, "a name")
 
 
 @router.post("/players", status_code=201, response_model=PlayerWithToken, responses=error_responses(400, 413, 503))
@@ -42,6 +33,8 @@ def register(body: RegisterRequest, store: StoreDep) -> PlayerWithToken:
 
 
 @router.get("/me", response_model=Me, responses=error_responses(401, 503))
-def me(player: PlayerDep, matches: MatchServiceDep) -> Me:
-    """Who the token belongs to, and their matches."""
-    return Me(**player.model_dump(), matches=matches.matches_of(player))
+async def me(player: PlayerDep, matches: MatchServiceDep, tournaments: TournamentServiceDep) -> Me:
+    """Who the token belongs to, their matches, and their next pairing in each running tournament."""
+    current = await asyncio.to_thread(matches.matches_of, player)
+    upcoming = [NextMatch(**n) for n in await tournaments.next_matches(player.id)]
+    return Me(**player.model_dump(), matches=current, next=upcoming)

@@ -166,6 +166,8 @@ class LiveMatch:
         self.feed_state = state
         self._watchers: set[asyncio.Queue[FeedItem | SlowWatcher | None]] = set()
         self.closed = state.phase is Phase.MATCH_OVER
+        self.reported = self.closed  # a tournament was told this match ended (MatchService.on_match_over)
+        self.annulled = summary.status == "annulled"
         self.follower: asyncio.Task[None] | None = None
         self.clock: asyncio.TimerHandle | None = None
         self.clock_version = -1  # the version the armed clock belongs to

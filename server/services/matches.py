@@ -37,19 +37,19 @@ import hmac
 import logging
 import random
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from engine import ENGINE_VERSION
 from engine.bots import get_bot
-from engine.commands import CreateMatch, JoinSeat, SeatCommand, TimeOut, parse_action, parse_seat_command
+from engine.commands import CreateMatch, Forfeit, JoinSeat, SeatCommand, TimeOut, parse_action, parse_seat_command
 from engine.decide import decide_step
 from engine.errors import CommandRefused, shown
 from engine.events import Event, EventType
 from engine.evolve import fold
 from engine.replay import header_line, replay_line
-from engine.rulesets import RULESETS, get_ruleset
+from engine.rulesets import RULESETS, Ruleset, get_ruleset
 from engine.shuffle import Dealer, commitment_of
 from engine.state import INITIAL_STATE, MatchState, Phase
 from engine.views import AUDITOR, SPECTATOR, Viewer, legal_commands, view
@@ -61,7 +61,16 @@ from server.store.errors import ConcurrencyError
 from server.store.event_store import EventStore
 from server.store.models import EventPublic, MatchSummaryPublic, PlayerPublic
 from server.store.players import get_player
-from server.store.read_models import FINISHED, LIVE, WAITING, MatchSummary, live_match_ids, match_summary, matches_of
+from server.store.read_models import (
+    ANNULLED,
+    FINISHED,
+    LIVE,
+    WAITING,
+    MatchSummary,
+    live_match_ids,
+    match_summary,
+    matches_of,
+)
 from server.store.records import AppendResult, ChainedAppend, Envelope, StoredEvent
 from server.store.secrets import match_seed, match_seed_rows, new_server_seed
 from server.store.snapshots import Snapshots
@@ -106,6 +115,8 @@ class MatchService:
         self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()  # clocks and bot moves in flight
         self._stopping = False  # the server is stopping: no stream, clock or bot move starts any more
+        # Told the id of each tournament match this process saw end (the tournament records its result).
+        self.on_match_over: Callable[[str], None] | None = None
 
     # ------------------------------------------------------------ reading
 
@@ -179,10 +190,21 @@ class MatchService:
     def _view(self, live: LiveMatch, viewer: Viewer) -> MatchView:
         return MatchView.model_validate(live_view(live.state, viewer, live.deadline, live.move_seconds))
 
-    async def show(self, match_id: str, caller: Caller) -> MatchDetail:
+    async def show(self, match_id: str, caller: Caller, at: int | None = None) -> MatchDetail:
+        """The caller's view now, or just after event ``at`` (a director scrubbing to a dispute).
+
+        Who the caller is comes from the match as it is now: once it is over, or for the
+        director, that is the audit view, at any event; a seat sees its own view of then.
+        """
         live = await self.open(match_id)
         viewer = self.viewer_for(live.summary, caller, live.state)
-        return MatchDetail(match=self.live_summary(live), view=self._view(live, viewer))
+        if at is None or at == live.state.version:
+            return MatchDetail(match=self.live_summary(live), view=self._view(live, viewer))
+        if not 1 <= at <= live.state.version:
+            raise Malformed(f"at must name an event of this match: 1 to {live.state.version}, not {at}")
+        state = await asyncio.to_thread(self.state_at, match_id, at)
+        past = live_view(state, viewer, None, live.move_seconds)
+        return MatchDetail(match=self.live_summary(live), view=MatchView.model_validate(past))
 
     # ------------------------------------------------------------ matches held live
 
@@ -295,6 +317,10 @@ class MatchService:
 
     def _after_change(self, live: LiveMatch) -> None:
         """The match moved: arm its clock for the new decision, and give a house bot its move."""
+        if live.state.phase is Phase.MATCH_OVER and live.summary.tournament and not live.reported:
+            live.reported = True
+            if self.on_match_over is not None:
+                self.on_match_over(live.id)
         if self._stopping or live.closed:
             return
         version = live.state.version
@@ -328,34 +354,98 @@ class MatchService:
             raise Malformed("a match needs two different players")
         if opponent.kind == "bot" and house_bot_of(opponent) is None:
             raise Malformed(f"{opponent.id!r} is a bot that this server does not run")
-        match_id = new_match_id()
+        return await self._create(new_match_id(), [caller, opponent], ruleset, move_seconds or self.move_seconds)
+
+    async def create_scheduled(
+        self,
+        match_id: str,
+        seats: list[PlayerPublic],
+        ruleset: Ruleset,
+        move_seconds: int,
+        tournament: str,
+        round_number: int,
+    ) -> MatchSummaryPublic:
+        """A tournament's match: ``seats[0]`` (the Berger table's white) drafts first in round 1.
+
+        Idempotent on ``match_id`` (a retry after a crash finds the match made before).
+        """
+        return await self._create(match_id, seats, ruleset, move_seconds, tournament, round_number)
+
+    async def _create(
+        self,
+        match_id: str,
+        seats: list[PlayerPublic],
+        ruleset: Ruleset,
+        move_seconds: int,
+        tournament: str | None = None,
+        round_number: int | None = None,
+    ) -> MatchSummaryPublic:
         registered = {
             "match": match_id,
-            "seats": [caller.id, opponent.id],
-            "tournament": None,
-            "round": None,
+            "seats": [seats[0].id, seats[1].id],
+            "tournament": tournament,
+            "round": round_number,
             "ruleset": ruleset.name,
-            "move_seconds": move_seconds or self.move_seconds,
+            "move_seconds": move_seconds,
         }
         await self.store.append_async(
-            MATCHES_STREAM, [Event(ServerEventType.MATCH_REGISTERED, registered)], expected_seq=None
+            MATCHES_STREAM,
+            [Event(ServerEventType.MATCH_REGISTERED, registered)],
+            expected_seq=None,
+            command_id=f"register-{match_id}",
+            result=OK,
         )
         seed = new_server_seed()
-        events, _state = decide_step(INITIAL_STATE, CreateMatch(ruleset, commitment_of(seed)), Dealer(seed))
-        await self.store.append_async(
-            match_stream(match_id),
-            events,
-            expected_seq=0,
-            command_id="create",
-            result={"ok": True},
-            extra_rows=lambda at: match_seed_rows(match_id, seed, at),
-            seal_seed=seed,
-        )
+        first_drafter = None if tournament is None else 0
+        create = CreateMatch(ruleset, commitment_of(seed), first_drafter)
+        events, _state = decide_step(INITIAL_STATE, create, Dealer(seed))
+        with contextlib.suppress(ConcurrencyError):  # made before: a retry of the same match id
+            await self.store.append_async(
+                match_stream(match_id),
+                events,
+                expected_seq=0,
+                command_id="create",
+                result=OK,
+                extra_rows=lambda at: match_seed_rows(match_id, seed, at),
+                seal_seed=seed,
+            )
         live = await self.open(match_id)
         async with live.lock:
             for seat in live.bots:
-                await self._apply(live, JoinSeat(seat, ""), f"join-{seat}")
+                if live.state.phase is Phase.WAITING and live.state.entropies[seat] is None:
+                    await self._apply(live, JoinSeat(seat, ""), f"join-{seat}")
         return self.live_summary(live)
+
+    async def forfeit(self, match_id: str, seat: int, reason: str) -> bool:
+        """End ``match_id`` by ``seat``'s forfeit (a tournament's rule); False if it had ended already."""
+        live = await self.open(match_id)
+        async with live.lock:
+            if live.dealer is None or live.state.phase in (Phase.NEW, Phase.MATCH_OVER) or live.annulled:
+                return False
+            try:
+                appended = await self._apply(live, Forfeit(seat, reason), f"forfeit-{reason}")
+            except (ConcurrencyError, CommandRefused):
+                return False
+            return appended is not None
+
+    async def annul(self, match_id: str, reason: str) -> None:
+        """Annul ``match_id`` (a tournament's ruling or withdrawal): it counts for nobody and, if
+        it was live, stops: its clock and bots stop and every command is refused."""
+        live = await self.open(match_id)
+        async with live.lock:
+            await self.store.append_async(
+                MATCHES_STREAM,
+                [Event(ServerEventType.MATCH_ANNULLED, {"match": match_id, "reason": reason})],
+                expected_seq=None,
+                command_id=f"annul-{match_id}",
+                result=OK,
+            )
+            live.annulled = True
+            live.summary = dataclasses.replace(live.summary, status=ANNULLED)
+            if live.clock is not None:
+                live.clock.cancel()
+                live.clock = None
+            live.close()
 
     async def join(self, match_id: str, caller: Caller, entropy: str) -> MatchOutcome:
         """Take the caller's seat with ``entropy``.
@@ -419,6 +509,8 @@ class MatchService:
             try:
                 if live.dealer is None:
                     raise NotOpen(f"match {match_id!r} was never opened (no seed); it cannot be played")
+                if live.annulled:
+                    raise NotNow(f"match {match_id!r} was annulled by the tournament director; it is not played on")
                 action = parse_action(command)
                 seat_command = SeatCommand(seat=seat, action=action, expected_version=expected_version)
                 appended = await self._apply(live, seat_command, command_id, bots_answer=self.bots_inline)
@@ -484,7 +576,7 @@ class MatchService:
         async with live.lock:
             state = live.state
             seat = state.pending.seat
-            if state.version != version or seat is None or live.closed or live.dealer is None:
+            if state.version != version or seat is None or live.closed or live.dealer is None or live.annulled:
                 return False
             try:
                 appended = await self._apply(live, TimeOut(seat, version), f"timeout-{version}")
@@ -539,6 +631,8 @@ class MatchService:
         """A house bot's move after the think delay, through the same path as a person's."""
         await asyncio.sleep(self.bot_think_seconds)
         async with live.lock:
+            if live.annulled:
+                return
             await self._bot_step(live)
         live.bot_move = None
         self._after_change(live)
@@ -548,7 +642,7 @@ class MatchService:
     async def _apply(
         self,
         live: LiveMatch,
-        command: JoinSeat | SeatCommand | TimeOut,
+        command: JoinSeat | SeatCommand | TimeOut | Forfeit,
         command_id: str,
         *,
         bots_answer: bool = False,

@@ -19,7 +19,8 @@ from server.store.models import PlayerPublic
 from server.store.players import get_player, new_player_id, new_token, player_by_token, register_player
 from server.store.secrets import is_director_token
 
-HOUSE_BOT_RE = re.compile(r"bot-([a-z0-9_]+)-1")
+# ``bot-NAME-1``: the house bot for casual matches; ``bot-NAME-<tournament>-<n>``: a tournament's entry.
+HOUSE_BOT_RE = re.compile(r"bot-([a-z0-9_]+)-(?:[0-9a-f]{16}-)?[0-9]+")
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from engine import UNO_DUO, LocalMatch, Phase, TimeOut
+from engine.commands import CreateMatch, Forfeit, JoinSeat
 from engine.events import HEAD_TYPES, SCHEMAS, EventSchema, EventType, Sealed
 from engine.scenario import DEFAULT_SEED, build_dealer, parse_spec, run_scenario
+from engine.shuffle import Dealer, commitment_of
 from engine.state import PendingKind
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,11 +49,22 @@ def clock_events() -> list[dict[str, object]]:
     return [e.to_dict() for e in match.events]
 
 
+def forfeit_events() -> list[dict[str, object]]:
+    """A tournament's match (the schedule names round 1's first drafter) that a seat forfeits
+    in the draft (``forfeit_declared``, ``match_created.first_drafter``)."""
+    match = LocalMatch(dealer=Dealer(DEFAULT_SEED))
+    match.apply(CreateMatch(UNO_DUO, commitment_of(DEFAULT_SEED), first_drafter=1))
+    match.apply(JoinSeat(0, "a"))
+    match.apply(JoinSeat(1, "b"))
+    match.apply(Forfeit(0, "withdrawal"))
+    return [e.to_dict() for e in match.events]
+
+
 @cache
 def emitted() -> dict[str, dict[str, set[object]]]:
     """Per event type, per data key, the values seen across every docs scenario (and the clock's)."""
     seen: dict[str, dict[str, set[object]]] = defaultdict(lambda: defaultdict(set))
-    runs = [clock_events()]
+    runs = [clock_events(), forfeit_events()]
     for path in SCENARIOS:
         output = run_scenario(json.loads(path.read_text(encoding="utf-8")))
         runs.append(output["setup"] + [e for r in output["results"] if r["ok"] for e in r["events"]])

@@ -14,7 +14,16 @@ from pydantic import BaseModel
 
 from engine.verify import verify_replay
 from server.errors import ErrorBody
-from server.schemas import MatchDetail, MatchOutcome, Me, PlayerWithToken, ServerInfo
+from server.schemas import (
+    DisputePublic,
+    MatchDetail,
+    MatchOutcome,
+    Me,
+    PlayerWithToken,
+    ServerInfo,
+    TournamentListed,
+    TournamentPublic,
+)
 from server.store.models import EventPublic, MatchSummaryPublic
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import check_seat_response, ok, play_to_end, register, with_color
@@ -325,6 +334,22 @@ OPERATIONS = {
     ("POST", "/api/matches/{match_id}/commands"): (200, MatchOutcome, SEAT_ERRORS),
     ("GET", "/api/matches/{match_id}/events"): (200, None, {"400", "401", "404", "503"}),
     ("GET", "/api/matches/{match_id}/replay"): (200, None, {"400", "404", "409", "503"}),
+    ("POST", "/api/tournaments"): (201, TournamentPublic, {"400", "401", "404", "413", "503"}),
+    ("GET", "/api/tournaments"): (200, [TournamentListed], {"503"}),
+    ("POST", "/api/tournaments/{tournament_id}/start"): (200, TournamentPublic, {"400", "401", "404", "409", "503"}),
+    ("GET", "/api/tournaments/{tournament_id}"): (200, TournamentPublic, {"400", "404", "503"}),
+    ("POST", "/api/tournaments/{tournament_id}/withdraw"): (
+        200,
+        TournamentPublic,
+        {"400", "401", "404", "409", "413", "503"},
+    ),
+    ("POST", "/api/matches/{match_id}/disputes"): (
+        201,
+        DisputePublic,
+        {"400", "401", "403", "404", "409", "413", "503"},
+    ),
+    ("GET", "/api/disputes"): (200, [DisputePublic], {"400", "401", "503"}),
+    ("POST", "/api/disputes/{dispute_id}/ruling"): (200, DisputePublic, {"400", "401", "404", "409", "413", "503"}),
 }
 ERROR_SCHEMA = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
 
@@ -346,7 +371,10 @@ def test_openapi_documents_every_answer_and_the_answers_fit_it(client: TestClien
         assert [s for s in answers if s.startswith("2")] == [str(status)], key
         for media, content in answers[str(status)]["content"].items():
             assert content["schema"], (key, media)
-        if model is not None:
+        if isinstance(model, list):  # a JSON array of the model
+            schema = answers[str(status)]["content"]["application/json"]["schema"]
+            assert schema["items"] == {"$ref": f"#/components/schemas/{model[0].__name__}"}, key
+        elif model is not None:
             assert answers[str(status)]["content"] == {
                 "application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}
             }, key
@@ -379,7 +407,11 @@ def test_openapi_documents_every_answer_and_the_answers_fit_it(client: TestClien
         model = OPERATIONS[route][1]
         if model is None:
             return response.text
-        same_after_validation(model, response.json())
+        if isinstance(model, list):
+            for item in response.json():
+                same_after_validation(model[0], item)
+        else:
+            same_after_validation(model, response.json())
         return response.json()
 
     body = answer("POST", "/api/players", 201, json={"name": "ada"})
@@ -436,6 +468,31 @@ def test_openapi_documents_every_answer_and_the_answers_fit_it(client: TestClien
     answer("POST", url, 413, content=too_large, headers={**headers, "Content-Type": "application/json"})
     me = answer("GET", "/api/me", 200, headers=headers)
     assert [m["id"] for m in me["matches"]] == [match_id]
+
+    ada = me["id"]
+    players = [ada, "bot:greedy", "bot:random"]
+    answer("POST", "/api/tournaments", 401, headers=headers, json={"name": "club", "players": players})
+    answer("POST", "/api/tournaments", 400, headers=DIRECTOR, json={"name": "club", "players": [ada]})
+    answer("POST", "/api/tournaments", 404, headers=DIRECTOR, json={"name": "club", "players": [ada, "p_nobody"]})
+    created = answer("POST", "/api/tournaments", 201, headers=DIRECTOR, json={"name": "club", "players": players})
+    tournament = created["id"]
+    answer("GET", "/api/tournaments", 200)
+    answer("GET", f"/api/tournaments/{tournament}", 200)
+    answer("GET", "/api/tournaments/t_nope", 404)
+    answer("GET", "/api/tournaments/bad%20id!", 400)
+    answer("POST", f"/api/tournaments/{tournament}/withdraw", 409, headers=DIRECTOR, json={"player": ada})
+    answer("POST", f"/api/tournaments/{tournament}/start", 200, headers=DIRECTOR)
+    answer("POST", f"/api/tournaments/{tournament}/start", 409, headers=DIRECTOR)
+    answer("POST", f"/api/tournaments/{tournament}/withdraw", 404, headers=DIRECTOR, json={"player": "p_nobody"})
+    mine = answer("GET", "/api/me", 200, headers=headers)
+    assert mine["next"] or any(m["tournament"] == tournament for m in mine["matches"])
+    answer("POST", f"/api/matches/{match_id}/disputes", 400, headers=headers, json={"seq": 1, "note": "casual"})
+    answer("GET", "/api/disputes", 401, headers=headers)
+    assert answer("GET", "/api/disputes", 200, headers=DIRECTOR) == []
+    answer(
+        "POST", f"/api/disputes/{tournament}-d1/ruling", 404, headers=DIRECTOR, json={"decision": "stands", "note": "x"}
+    )
+    answer("POST", f"/api/tournaments/{tournament}/withdraw", 200, headers=DIRECTOR, json={"player": ada})
 
 
 def test_a_token_is_read_from_a_bearer_header_only(client: TestClient) -> None:

@@ -1,0 +1,448 @@
+"""``unoduo tournament …``: the director's commands, over HTTP to a running server (docs/TOURNAMENTS.md).
+
+Every command sends one or two requests through :func:`call`, the one place that speaks HTTP:
+a refusal is printed as the server's ``{"code", "message"}`` on one line (exit 1), a server that
+does not answer as "cannot reach the server at URL" (exit 1). Director commands need the
+director's token (``--token`` or ``UNODUO_DIRECTOR_TOKEN``) and stop before sending without one
+(exit 2); ``show`` and ``list`` are public.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated, Any, NoReturn, ParamSpec
+
+import httpx
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from engine.rulesets import RULESETS
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+TIMEOUT_SECONDS = 30.0
+PIPE_WIDTH = 250  # output that is not a terminal has no width to fit: keep rows whole
+NONE = "—"
+P = ParamSpec("P")
+
+tournament_app = typer.Typer(
+    help="Round-robin tournaments on a running server: create, start, follow, withdrawals, disputes.",
+    no_args_is_help=True,
+)
+
+Url = Annotated[str, typer.Option("--url", envvar="UNODUO_URL", help="the server's address", show_default=True)]
+Token = Annotated[
+    str | None,
+    typer.Option("--token", envvar="UNODUO_DIRECTOR_TOKEN", help="the director's token", show_default=False),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="print the server's JSON instead of tables")]
+TournamentArg = Annotated[str, typer.Argument(help="a tournament id (t_…)", show_default=False)]
+
+
+class Decision(StrEnum):
+    STANDS = "stands"
+    REPLAY = "replay"
+    AWARD = "award"
+
+
+# ---------------------------------------------------------------- the HTTP call
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    token: str | None = None
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    typer.echo(message, err=True)
+    raise typer.Exit(code)
+
+
+def director(url: str, token: str | None) -> Server:
+    """The server as the director: without a token, say so and stop before sending anything."""
+    if not token:
+        fail("this command needs the director's token: pass --token TOKEN or set UNODUO_DIRECTOR_TOKEN", 2)
+    return Server(url, token)
+
+
+def refusal(response: httpx.Response) -> str:
+    """A 4xx/5xx answer as one line: the server's code and message when it sent them."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        rule = f" (rule {body['rule']})" if body.get("rule") else ""
+        return f"error ({response.status_code} {body.get('code', '?')}): {body['message']}{rule}"
+    text = " ".join(response.text.split())[:200] or response.reason_phrase
+    return f"error ({response.status_code}): {text}"
+
+
+def call(
+    server: Server, method: str, path: str, body: dict[str, Any] | None = None, params: dict[str, str] | None = None
+) -> Any:
+    """One request; its JSON answer, or a one-line error and exit 1 (never a traceback)."""
+    headers = {"Authorization": f"Bearer {server.token}"} if server.token else {}
+    url = server.url.rstrip("/")
+    try:
+        with httpx.Client(base_url=url, timeout=TIMEOUT_SECONDS) as client:
+            response = client.request(method, path, json=body, params=params, headers=headers)
+    except httpx.TimeoutException:
+        fail(f"the server at {url} did not answer within {TIMEOUT_SECONDS:g} s")
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        fail(f"cannot reach the server at {url}: {str(exc) or type(exc).__name__}")
+    if response.is_error:
+        fail(refusal(response))
+    try:
+        return response.json()
+    except ValueError:
+        fail(f"the server at {url} answered {method} {path} with HTTP {response.status_code} but no JSON")
+
+
+def call_object(server: Server, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    answer = call(server, method, path, body)
+    if not isinstance(answer, dict):
+        fail(f"the server answered {method} {path} with something other than a JSON object")
+    return answer
+
+
+def call_list(server: Server, path: str, params: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    answer = call(server, "GET", path, params=params)
+    if not isinstance(answer, list) or not all(isinstance(item, dict) for item in answer):
+        fail(f"the server answered GET {path} with something other than a JSON list of objects")
+    return answer
+
+
+def shaped(command: Callable[P, None]) -> Callable[P, None]:
+    """A command whose output reads the server's answer: an answer without the documented keys
+    (another program at that address, another version) is one line and exit 1, not a traceback."""
+
+    @functools.wraps(command)
+    def run(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            command(*args, **kwargs)
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            fail(f"the server's answer does not have the documented shape ({type(exc).__name__}: {exc})")
+
+    return run
+
+
+# ---------------------------------------------------------------- printing
+
+
+def console() -> Console:
+    out = Console()
+    if not out.is_terminal and "COLUMNS" not in os.environ:
+        out.width = PIPE_WIDTH
+    return out
+
+
+def print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def table(title: str | None, columns: Iterable[str], rows: Iterable[Iterable[Any]]) -> Table:
+    """A table of plain text (no markup read in names or notes), numbers right-aligned, long cells folded."""
+    cells = [list(row) for row in rows]
+    out = Table(title=title, title_justify="left", title_style="bold")
+    for index, column in enumerate(columns):
+        values = [row[index] for row in cells if row[index] is not None]
+        numbers = bool(values) and all(isinstance(v, int) for v in values)
+        out.add_column(column, justify="right" if numbers else "left", overflow="fold")
+    for row in cells:
+        out.add_row(*(Text(NONE if cell is None else str(cell)) for cell in row))
+    return out
+
+
+def ruleset_text(t: dict[str, Any]) -> str:
+    """The ruleset's name, and the switches where it differs from that ruleset's defaults here."""
+    rules: dict[str, Any] = t.get("rules") or {}
+    base = RULESETS.get(t["ruleset"])
+    if base is None:
+        return str(t["ruleset"])
+    changed = [f"{key} {value}" for key, value in rules.items() if base.to_dict().get(key, value) != value]
+    return f"{t['ruleset']} ({', '.join(changed)})" if changed else str(t["ruleset"])
+
+
+def names_of(t: dict[str, Any]) -> dict[str, str]:
+    return {p["id"]: p["name"] for p in t["players"]}
+
+
+def header(t: dict[str, Any]) -> list[str]:
+    kind = "double round-robin" if t["double"] else "round-robin"
+    lines = [
+        f"{t['name']} ({t['id']}) · {t['status']} · {ruleset_text(t)} · commitment {t['commitment']}",
+        f"{kind} · {len(t['players'])} players · move clock {t['move_seconds']} s · join within "
+        f"{t['join_seconds']} s · open disputes {t['open_disputes']}",
+    ]
+    if t.get("server_seed"):
+        lines.append(f"seed (revealed): {t['server_seed']}")
+    names = names_of(t)
+    for w in t["withdrawals"]:
+        what = "results annulled" if w["annulled"] else "remaining matches forfeited"
+        lines.append(f"withdrawn: {names.get(w['player'], w['player'])} ({what})")
+    return lines
+
+
+def entrants_table(t: dict[str, Any]) -> Table:
+    rows = [(number, p["name"], p["id"], p["kind"]) for number, p in enumerate(t["players"], start=1)]
+    return table("Entrants (pairing numbers)", ["no.", "name", "id", "kind"], rows)
+
+
+STANDING_COLUMNS = ["rank", "player", "played", "won", "lost", "byes", "forfeits", "points for", "points against"]
+
+
+def tiebreak_names(standings: list[dict[str, Any]]) -> list[str]:
+    """Every tie-break the server sent, in its order (the chain's)."""
+    return list(dict.fromkeys(key for row in standings for key in row["tiebreaks"]))
+
+
+def standings_table(t: dict[str, Any]) -> Table:
+    standings: list[dict[str, Any]] = t["standings"]
+    tiebreaks = tiebreak_names(standings)
+    columns = [*STANDING_COLUMNS, *(name.replace("_", " ") for name in tiebreaks), "decided by"]
+    rows = [
+        [
+            row["rank"],
+            row["name"] + (" (withdrawn)" if row["withdrawn"] else ""),
+            *(row[key] for key in ("played", "won", "lost", "byes", "forfeits", "points_for", "points_against")),
+            *(row["tiebreaks"].get(name) for name in tiebreaks),
+            (row["decided_by"] or "").replace("_", " ") or None,
+        ]
+        for row in standings
+    ]
+    return table("Standings", columns, rows)
+
+
+def result_text(pairing: dict[str, Any], names: dict[str, str]) -> str | None:
+    result = pairing.get("result")
+    if result is None:
+        return None
+    winner = names.get(result["winner"], result["winner"]) if result["winner"] else None
+    if result["forfeit"]:
+        text = f"{winner} wins, forfeit ({result['reason']})" if winner else f"double forfeit ({result['reason']})"
+    else:
+        white, black = result["scores"]
+        text = f"{winner} wins {white}–{black}" if winner else f"no winner {white}–{black}"
+    if pairing.get("annulled"):
+        text += f"; replayed (annulled {', '.join(pairing['annulled'])})"
+    return text
+
+
+def round_table(round_: dict[str, Any], names: dict[str, str]) -> Table:
+    rows = [
+        (p["board"], p["white"]["name"], p["black"]["name"], p["status"], result_text(p, names), p["match"])
+        for p in round_["pairings"]
+    ]
+    out = table(
+        f"Round {round_['number']} · {round_['status']}",
+        ["board", "white", "black", "status", "result (white–black)", "match"],
+        rows,
+    )
+    if round_.get("bye"):
+        out.caption = Text(f"bye: {names.get(round_['bye'], round_['bye'])}")
+        out.caption_justify = "left"
+    return out
+
+
+def print_tournament(t: dict[str, Any]) -> None:
+    out = console()
+    for line in header(t):
+        out.print(Text(line))
+    out.print(standings_table(t))
+    names = names_of(t)
+    for round_ in t["rounds"]:
+        out.print(round_table(round_, names))
+
+
+def disputes_table(disputes: list[dict[str, Any]]) -> Table:
+    columns = ["id", "tournament", "match", "seq", "seat", "player", "note", "status", "decision", "audit view"]
+    keys = ["id", "tournament", "match", "seq", "seat", "player", "note", "status"]
+    rows = [[*(d[key] for key in keys), decision_text(d), d["audit_view"]] for d in disputes]
+    return table("Disputes", columns, rows)
+
+
+def decision_text(d: dict[str, Any]) -> str | None:
+    if d.get("decision") is None:
+        return None
+    parts = [d["decision"]]
+    if d.get("award_to") is not None:
+        parts.append(f"to seat {d['award_to']}")
+    if d.get("rule"):
+        parts.append(f"({d['rule']})")
+    if d.get("ruling_note"):
+        parts.append(f"· {d['ruling_note']}")
+    return " ".join(parts)
+
+
+# ---------------------------------------------------------------- the commands
+
+
+def parse_rules(entries: list[str]) -> dict[str, Any]:
+    """``--rule key=value`` entries: the value as JSON when it parses (100, true), else a string."""
+    rules: dict[str, Any] = {}
+    for entry in entries:
+        key, sep, raw = entry.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            fail(f"--rule takes KEY=VALUE (e.g. target=100), not {entry!r}", 2)
+        if key in rules:
+            fail(f"--rule {key} is given twice", 2)
+        try:
+            rules[key] = json.loads(raw)
+        except ValueError:
+            rules[key] = raw
+    return rules
+
+
+def start_and_report(server: Server, tournament_id: str) -> None:
+    t = call_object(server, "POST", f"/api/tournaments/{tournament_id}/start")
+    typer.echo(f"started tournament {t['id']} ({t['name']}): {len(t['rounds'])} rounds; round 1 is open")
+    if t["rounds"]:
+        console().print(round_table(t["rounds"][0], names_of(t)))
+
+
+@tournament_app.command("create")
+@shaped
+def create(
+    name: Annotated[str, typer.Argument(help="the tournament's name", show_default=False)],
+    player: Annotated[
+        list[str],
+        typer.Option(
+            "--player",
+            "-p",
+            help="a player id or bot:random / bot:greedy; repeat, in pairing order",
+            show_default=False,
+        ),
+    ],
+    ruleset: Annotated[str, typer.Option("--ruleset", help=f"one of {', '.join(RULESETS)}")] = "uno-duo",
+    rule: Annotated[
+        list[str] | None, typer.Option("--rule", help="KEY=VALUE: a switch of the ruleset, e.g. target=100; repeat")
+    ] = None,
+    double: Annotated[bool, typer.Option("--double", help="a double round-robin (colours reversed)")] = False,
+    move_seconds: Annotated[
+        int | None, typer.Option("--move-seconds", min=1, help="the move clock (server default 60)")
+    ] = None,
+    join_seconds: Annotated[
+        int | None,
+        typer.Option("--join-seconds", min=1, help="time to join a match once its round opens (default 300)"),
+    ] = None,
+    start: Annotated[bool, typer.Option("--start", help="start it at once (open round 1)")] = False,
+    url: Url = DEFAULT_URL,
+    token: Token = None,
+) -> None:
+    """Create a round-robin; the order of --player fixes the pairing numbers."""
+    server = director(url, token)
+    body: dict[str, Any] = {"name": name, "players": player, "ruleset": ruleset, "rules": parse_rules(rule or [])}
+    if double:
+        body["double"] = True
+    if move_seconds is not None:
+        body["move_seconds"] = move_seconds
+    if join_seconds is not None:
+        body["join_seconds"] = join_seconds
+    t = call_object(server, "POST", "/api/tournaments", body)
+    typer.echo(f"created tournament {t['id']} ({t['name']}, {ruleset_text(t)})")
+    console().print(entrants_table(t))
+    if start:
+        start_and_report(server, t["id"])
+
+
+@tournament_app.command("start")
+@shaped
+def start_(tournament: TournamentArg, url: Url = DEFAULT_URL, token: Token = None) -> None:
+    """Fix the schedule and open round 1."""
+    start_and_report(director(url, token), tournament)
+
+
+@tournament_app.command("show")
+@shaped
+def show(tournament: TournamentArg, as_json: AsJson = False, url: Url = DEFAULT_URL, token: Token = None) -> None:
+    """The tournament: standings with every tie-break column, then each round's pairings and results."""
+    t = call_object(Server(url, token), "GET", f"/api/tournaments/{tournament}")
+    if as_json:
+        print_json(t)
+    else:
+        print_tournament(t)
+
+
+@tournament_app.command("list")
+@shaped
+def list_(as_json: AsJson = False, url: Url = DEFAULT_URL, token: Token = None) -> None:
+    """Every tournament on the server, oldest first."""
+    tournaments = call_list(Server(url, token), "/api/tournaments")
+    if as_json:
+        print_json(tournaments)
+    elif not tournaments:
+        typer.echo("no tournaments")
+    else:
+        columns = ["id", "name", "status", "players", "rounds", "opened"]
+        rows = [[t[c] for c in columns] for t in tournaments]
+        console().print(table("Tournaments", columns, rows))
+
+
+def player_id(server: Server, tournament_id: str, player: str) -> str:
+    """``player`` as an id: an entrant's id, or the id of the one entrant with that name."""
+    t = call_object(server, "GET", f"/api/tournaments/{tournament_id}")
+    ids = [p["id"] for p in t["players"] if player in (p["id"], p["name"])]
+    return ids[0] if len(ids) == 1 else player
+
+
+@tournament_app.command("withdraw")
+@shaped
+def withdraw(
+    tournament: TournamentArg,
+    player: Annotated[str, typer.Argument(help="the player's id (or name, when only one entrant has it)")],
+    note: Annotated[str, typer.Option("--note", help="why, for the record")] = "",
+    url: Url = DEFAULT_URL,
+    token: Token = None,
+) -> None:
+    """Withdraw a player from a running tournament, by the published rule."""
+    server = director(url, token)
+    who = player_id(server, tournament, player)
+    t = call_object(server, "POST", f"/api/tournaments/{tournament}/withdraw", {"player": who, "note": note})
+    annulled = any(w["player"] == who and w["annulled"] for w in t["withdrawals"])
+    what = "every result annulled" if annulled else "the remaining matches go to the opponents by forfeit"
+    typer.echo(f"withdrew {names_of(t).get(who, who)} from {t['id']} ({t['name']}): {what}")
+
+
+@tournament_app.command("disputes")
+@shaped
+def disputes(
+    all_: Annotated[bool, typer.Option("--all", help="ruled disputes too, not only open ones")] = False,
+    as_json: AsJson = False,
+    url: Url = DEFAULT_URL,
+    token: Token = None,
+) -> None:
+    """The disputes of every tournament, each with the path of the audit view at its event."""
+    found = call_list(director(url, token), "/api/disputes", {"status": "all" if all_ else "open"})
+    if as_json:
+        print_json(found)
+    elif not found:
+        typer.echo("no disputes" if all_ else "no open disputes")
+    else:
+        console().print(disputes_table(found))
+
+
+@tournament_app.command("rule")
+@shaped
+def rule(
+    dispute: Annotated[str, typer.Argument(help="a dispute id (t_…-dN)", show_default=False)],
+    decision: Annotated[Decision, typer.Argument(help="stands, replay or award", show_default=False)],
+    note: Annotated[str, typer.Option("--note", help="the director's reasons (required)", show_default=False)],
+    seat: Annotated[int | None, typer.Option("--seat", help="award: the seat the match goes to (0 or 1)")] = None,
+    cited: Annotated[str | None, typer.Option("--rule", help="the ruling of RULES.md cited, D1 … D17")] = None,
+    url: Url = DEFAULT_URL,
+    token: Token = None,
+) -> None:
+    """Rule on a dispute: the result stands, the match is replayed, or it is awarded to a seat."""
+    body: dict[str, Any] = {"decision": decision.value, "note": note, "seat": seat, "rule": cited}
+    d = call_object(director(url, token), "POST", f"/api/disputes/{dispute}/ruling", body)
+    typer.echo(f"ruled on {d['id']}: {decision_text(d)}")
+    console().print(disputes_table([d]))

@@ -1,0 +1,177 @@
+"""Round-robin tournaments (docs/TOURNAMENTS.md): the director's routes, the public table, disputes."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query
+from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr, field_validator
+
+from server.api.routes_matches import BEARER_OPTIONAL, MatchId, Seq
+from server.api.text import readable_text
+from server.deps import CallerDep, DirectorDep, TournamentServiceDep
+from server.errors import error_responses
+from server.schemas import DisputePublic, TournamentListed, TournamentPublic
+from server.services.tournaments import NewTournament, TournamentViews, dispute_public
+from server.store.models import ID_LEN
+
+router = APIRouter(prefix="/api", tags=["tournaments"])
+
+TournamentId = Annotated[str, Path(min_length=1, max_length=ID_LEN, pattern=r"^[A-Za-z0-9_-]+$")]
+DisputeId = Annotated[str, Path(min_length=1, max_length=ID_LEN, pattern=r"^[A-Za-z0-9_-]+$")]
+NOTE_LEN = 500
+
+
+class CreateTournamentRequest(BaseModel):
+    name: StrictStr = Field(min_length=1, max_length=100)
+    players: list[Annotated[StrictStr, Field(min_length=1, max_length=100)]] = Field(
+        min_length=2, max_length=64, description="player ids and bot:random / bot:greedy entries, in pairing order"
+    )
+    ruleset: StrictStr = Field(default="uno-duo", description="uno-duo (default) or classic-2p")
+    rules: dict[str, Any] = Field(default_factory=dict, description="switches of the ruleset to override")
+    double: StrictBool = Field(default=False, description="a double round-robin (colours reversed in the second)")
+    move_seconds: StrictInt = Field(default=60, ge=1, le=86_400, description="the move clock of every match")
+    join_seconds: StrictInt = Field(
+        default=300, ge=1, le=7 * 86_400, description="after a round opens, how long a seat has to join its match"
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _readable(cls, value: str) -> str:
+        return readable_text(value, "a name")
+
+
+class WithdrawRequest(BaseModel):
+    player: StrictStr = Field(min_length=1, max_length=ID_LEN)
+    note: StrictStr = Field(default="", max_length=NOTE_LEN)
+
+
+class DisputeRequest(BaseModel):
+    seq: Seq = Field(ge=1, description="the event disputed")
+    note: StrictStr = Field(min_length=1, max_length=NOTE_LEN)
+
+    @field_validator("note")
+    @classmethod
+    def _readable(cls, value: str) -> str:
+        return readable_text(value, "a note")
+
+
+class RulingRequest(BaseModel):
+    decision: StrictStr = Field(description="stands, replay or award")
+    note: StrictStr = Field(min_length=1, max_length=NOTE_LEN)
+    seat: StrictInt | None = Field(default=None, description="award: the seat the match goes to (0 or 1)")
+    rule: StrictStr | None = Field(default=None, max_length=3, description="a ruling of RULES.md cited: D1 … D17")
+
+    @field_validator("note")
+    @classmethod
+    def _readable(cls, value: str) -> str:
+        return readable_text(value, "a note")
+
+
+def _views(service: TournamentServiceDep) -> TournamentViews:
+    return TournamentViews(service)
+
+
+@router.post(
+    "/tournaments", status_code=201, response_model=TournamentPublic, responses=error_responses(400, 401, 404, 413, 503)
+)
+async def create_tournament(
+    body: CreateTournamentRequest, _director: DirectorDep, tournaments: TournamentServiceDep
+) -> TournamentPublic:
+    """A round-robin: pairing numbers follow ``players``; each ``bot:NAME`` becomes a bot player of its own."""
+    request = NewTournament(
+        name=body.name,
+        players=list(body.players),
+        ruleset=body.ruleset,
+        rules=dict(body.rules),
+        double=body.double,
+        move_seconds=body.move_seconds,
+        join_seconds=body.join_seconds,
+    )
+    t = await tournaments.create(request)
+    return await asyncio.to_thread(_views(tournaments).public, t)
+
+
+@router.get(
+    "/tournaments", response_model=list[TournamentListed], responses=error_responses(503), openapi_extra=BEARER_OPTIONAL
+)
+async def list_tournaments(tournaments: TournamentServiceDep) -> list[TournamentListed]:
+    """Every tournament, oldest first."""
+    return [TournamentViews.listed(t) for t in await tournaments.all()]
+
+
+@router.post(
+    "/tournaments/{tournament_id}/start",
+    response_model=TournamentPublic,
+    responses=error_responses(400, 401, 404, 409, 503),
+)
+async def start_tournament(
+    tournament_id: TournamentId, _director: DirectorDep, tournaments: TournamentServiceDep
+) -> TournamentPublic:
+    """Fix the schedule (the Berger tables) and open round 1."""
+    t = await tournaments.start(tournament_id)
+    return await asyncio.to_thread(_views(tournaments).public, t)
+
+
+@router.get(
+    "/tournaments/{tournament_id}",
+    response_model=TournamentPublic,
+    responses=error_responses(400, 404, 503),
+    openapi_extra=BEARER_OPTIONAL,
+)
+async def get_tournament(tournament_id: TournamentId, tournaments: TournamentServiceDep) -> TournamentPublic:
+    """The schedule by round, each match's state and result, and the standings with every tie-break column."""
+    t = await tournaments.get(tournament_id)
+    return await asyncio.to_thread(_views(tournaments).public, t)
+
+
+@router.post(
+    "/tournaments/{tournament_id}/withdraw",
+    response_model=TournamentPublic,
+    responses=error_responses(400, 401, 404, 409, 413, 503),
+)
+async def withdraw(
+    tournament_id: TournamentId, body: WithdrawRequest, _director: DirectorDep, tournaments: TournamentServiceDep
+) -> TournamentPublic:
+    """A withdrawal, by the published rule (docs/TOURNAMENTS.md "Withdrawals")."""
+    t = await tournaments.withdraw(tournament_id, body.player, body.note)
+    return await asyncio.to_thread(_views(tournaments).public, t)
+
+
+@router.post(
+    "/matches/{match_id}/disputes",
+    status_code=201,
+    response_model=DisputePublic,
+    responses=error_responses(400, 401, 403, 404, 409, 413, 503),
+)
+async def open_dispute(
+    match_id: MatchId, body: DisputeRequest, caller: CallerDep, tournaments: TournamentServiceDep
+) -> DisputePublic:
+    """A seat flags an event of its tournament match for the director, until the tournament ends."""
+    dispute = await tournaments.dispute(match_id, caller, body.seq, body.note)
+    t = await tournaments.get(dispute.id.rpartition("-d")[0])
+    return dispute_public(t, t.disputes[dispute.id])
+
+
+@router.get("/disputes", response_model=list[DisputePublic], responses=error_responses(400, 401, 503))
+async def list_disputes(
+    _director: DirectorDep,
+    tournaments: TournamentServiceDep,
+    status: Annotated[str, Query(pattern="^(open|all)$", description="open (default) or all")] = "open",
+) -> list[DisputePublic]:
+    """The disputes of every tournament, each with the path of the audit view at its event."""
+    return [dispute_public(t, d) for t, d in await tournaments.disputes(only_open=status == "open")]
+
+
+@router.post(
+    "/disputes/{dispute_id}/ruling",
+    response_model=DisputePublic,
+    responses=error_responses(400, 401, 404, 409, 413, 503),
+)
+async def rule(
+    dispute_id: DisputeId, body: RulingRequest, _director: DirectorDep, tournaments: TournamentServiceDep
+) -> DisputePublic:
+    """Record the ruling (stands, replay or award) with the director's note; the standings follow from it."""
+    t, dispute = await tournaments.rule(dispute_id, body.decision, body.note, body.seat, body.rule)
+    return dispute_public(t, dispute)

@@ -1,0 +1,734 @@
+"""Round-robin tournaments (docs/TOURNAMENTS.md): the service that runs them. No HTTP here.
+
+A tournament is the stream ``tournament-<id>``; :mod:`server.tournaments.model` folds it and
+answers every question about it. This service only appends what the rules say comes next and
+does what that asks of the matches: open a round (its matches made by ``MatchService``), record
+a match's result when it ends, enforce join deadlines, apply withdrawals and rulings, finish.
+
+Every append names the version it was decided on (``expected_seq``) and a command id, so two
+processes, or a retry after a crash, never record a step twice: the loser of a race reads the
+stream again and decides again. :meth:`TournamentService.advance` is safe to call any time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Final, cast
+
+from engine.bots import UnknownBotError, normalize_bot_name
+from engine.errors import shown
+from engine.events import Event, EventType
+from engine.rulesets import RULESETS, Ruleset, RulesetError
+from engine.shuffle import commitment_of
+from engine.state import Phase
+from server.schemas import (
+    DisputePublic,
+    PairingPublic,
+    RoundPublic,
+    StandingPublic,
+    TournamentListed,
+    TournamentPublic,
+    TournamentResult,
+    WithdrawalPublic,
+)
+from server.services.errors import Malformed, NotASeat, NotFound, NotNow, PlayerNotFound
+from server.services.live_match import parse_at
+from server.services.matches import MatchService
+from server.services.players import Caller, house_bot_of
+from server.store.errors import ConcurrencyError
+from server.store.event_store import EventStore
+from server.store.models import MatchSummaryPublic, PlayerPublic
+from server.store.players import get_player, new_token, register_player
+from server.store.secrets import match_seed, match_seed_rows, new_server_seed
+from server.store.streams import match_stream
+from server.tournaments.model import (
+    CREATED,
+    DECISIONS,
+    FINISHED,
+    RUNNING,
+    TOURNAMENT_PREFIX,
+    Dispute,
+    Slot,
+    Tournament,
+    TournamentEventType,
+    fold,
+    tournament_stream,
+)
+from server.tournaments.schedule import round_robin
+
+log = logging.getLogger(__name__)
+
+MAX_PLAYERS: Final = 64
+RULE_RE: Final = re.compile(r"D([1-9]|1[0-7])")  # RULES.md's rulings D1…D17
+BOT_PREFIX: Final = "bot:"
+RACE_RETRIES: Final = 50
+
+
+class TournamentNotFound(NotFound):
+    def __init__(self, tournament_id: str) -> None:
+        super().__init__(f"no tournament {shown(tournament_id)}")
+
+
+class DisputeNotFound(NotFound):
+    def __init__(self, dispute_id: str) -> None:
+        super().__init__(f"no dispute {shown(dispute_id)}")
+
+
+@dataclass(frozen=True)
+class NewTournament:
+    """What a director asks for (``POST /api/tournaments``), already shaped by the route."""
+
+    name: str
+    players: list[str]
+    ruleset: str
+    rules: dict[str, Any]
+    double: bool
+    move_seconds: int
+    join_seconds: int
+
+
+def new_tournament_id() -> str:
+    return "t_" + secrets.token_hex(8)
+
+
+def tournament_of_dispute(dispute_id: str) -> str | None:
+    """A dispute's id is ``<tournament id>-d<n>``."""
+    head, sep, tail = dispute_id.rpartition("-d")
+    return head if sep and tail.isdigit() and head.startswith("t_") else None
+
+
+def scheduled_match_id(tournament_id: str, slot: Slot, attempt: int = 0) -> str:
+    base = f"m_{tournament_id.removeprefix('t_')}_{slot.round}_{slot.board}"
+    return base if attempt == 0 else f"{base}_{attempt}"
+
+
+class TournamentService:
+    def __init__(self, store: EventStore, matches: MatchService) -> None:
+        self.store = store
+        self.matches = matches
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._deadlines: dict[tuple[str, int], asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._stopping = False
+        matches.on_match_over = self._match_over
+
+    # ------------------------------------------------------------ reading
+
+    def load(self, tournament_id: str) -> Tournament:
+        stream = tournament_stream(tournament_id)
+        events = self.store.read(stream, 1)
+        if not events:
+            raise TournamentNotFound(tournament_id)
+        return fold(tournament_id, ((e.type, e.data, e.at) for e in events))
+
+    async def get(self, tournament_id: str) -> Tournament:
+        return await asyncio.to_thread(self.load, tournament_id)
+
+    def ids(self) -> list[str]:
+        return [s.removeprefix(TOURNAMENT_PREFIX) for s in self.store.streams(TOURNAMENT_PREFIX)]
+
+    async def all(self) -> list[Tournament]:
+        def read() -> list[Tournament]:
+            return sorted((self.load(t) for t in self.ids()), key=lambda t: (t.created_at, t.id))
+
+        return await asyncio.to_thread(read)
+
+    def seed(self, tournament_id: str) -> bytes:
+        seed = match_seed(self.store, tournament_id)
+        if seed is None:  # pragma: no cover - written with the creation, in the same transaction
+            raise NotNow(f"tournament {tournament_id!r} has no seed")
+        return seed
+
+    def player(self, player_id: str | None) -> PlayerPublic | None:
+        return self.matches.player(player_id)
+
+    # ------------------------------------------------------------ creating and starting
+
+    async def create(self, request: NewTournament) -> Tournament:
+        ruleset = _ruleset(request.ruleset, request.rules)
+        if not 2 <= len(request.players) <= MAX_PLAYERS:
+            raise Malformed(f"a round-robin needs 2 to {MAX_PLAYERS} players, not {len(request.players)}")
+        tournament_id = new_tournament_id()
+        players = await asyncio.to_thread(self._entrants, tournament_id, request.players)
+        seed = new_server_seed()
+        created = {
+            "name": request.name,
+            "players": [p.id for p in players],
+            "ruleset": ruleset.to_dict(),
+            "double": request.double,
+            "move_seconds": request.move_seconds,
+            "join_seconds": request.join_seconds,
+            "commitment": commitment_of(seed),
+        }
+        await self.store.append_async(
+            tournament_stream(tournament_id),
+            [Event(TournamentEventType.CREATED, created)],
+            expected_seq=0,
+            command_id="create",
+            result={"ok": True},
+            extra_rows=lambda at: match_seed_rows(tournament_id, seed, at),
+        )
+        return await self.get(tournament_id)
+
+    def _entrants(self, tournament_id: str, entries: list[str]) -> list[PlayerPublic]:
+        """Each entry as a player: an id, or ``bot:NAME``, which becomes a bot player of its own."""
+        players: list[PlayerPublic] = []
+        bots_of_kind: dict[str, int] = {}
+        for entry in entries:
+            if entry.startswith(BOT_PREFIX):
+                try:
+                    bot = normalize_bot_name(entry)
+                except UnknownBotError:
+                    raise PlayerNotFound(entry) from None
+                number = bots_of_kind[bot] = bots_of_kind.get(bot, 0) + 1
+                players.append(self._bot_entrant(tournament_id, bot, number))
+                continue
+            found = get_player(self.store, entry)
+            if found is None:
+                raise PlayerNotFound(entry)
+            if found.kind == "bot" and house_bot_of(found) is None:
+                raise Malformed(f"{found.id!r} is a bot that this server does not run")
+            players.append(found)
+        ids = [p.id for p in players]
+        twice = sorted({p for p in ids if ids.count(p) > 1})
+        if twice:
+            raise Malformed(f"a player can be entered once: {', '.join(twice)} is entered twice")
+        return players
+
+    def _bot_entrant(self, tournament_id: str, bot: str, number: int) -> PlayerPublic:
+        player_id = f"bot-{bot}-{tournament_id.removeprefix('t_')}-{number}"
+        register_player(
+            self.store,
+            player_id=player_id,
+            name=f"{bot}-{number}",
+            kind="bot",
+            token=new_token(),
+            command_id=f"tournament-bot-{player_id}",
+        )
+        created = get_player(self.store, player_id)
+        assert created is not None
+        return created
+
+    async def start(self, tournament_id: str) -> Tournament:
+        t = await self.get(tournament_id)
+        if t.status != CREATED:
+            raise NotNow(f"tournament {tournament_id!r} has already started")
+        schedule = round_robin(t.players, t.double)
+        rounds = [
+            {"number": r.number, "pairings": [[p.white, p.black] for p in r.pairings], "bye": r.bye} for r in schedule
+        ]
+        with contextlib.suppress(ConcurrencyError):  # started meanwhile: advance goes on from there
+            await self._append(t, [(TournamentEventType.STARTED, {"rounds": rounds})], "start")
+        await self.advance(tournament_id)
+        return await self.get(tournament_id)
+
+    # ------------------------------------------------------------ going on
+
+    def _lock(self, tournament_id: str) -> asyncio.Lock:
+        return self._locks.setdefault(tournament_id, asyncio.Lock())
+
+    async def _append(self, t: Tournament, events: list[tuple[str, dict[str, Any]]], command_id: str) -> bool:
+        """Append on the version ``t`` was folded at; False if ``command_id`` was stored before."""
+        result = await self.store.append_async(
+            tournament_stream(t.id),
+            [Event(type_, data) for type_, data in events],
+            expected_seq=t.version,
+            command_id=command_id,
+            result={"ok": True},
+        )
+        return not result.duplicate
+
+    async def _decide(self, tournament_id: str, step: Callable[[Tournament], Awaitable[bool]]) -> None:
+        """Run ``step`` on a fresh fold until it has nothing to do; a race with another process
+        (the stream moved) folds again and decides again."""
+        async with self._lock(tournament_id):
+            for _ in range(RACE_RETRIES):
+                t = await self.get(tournament_id)
+                try:
+                    if not await step(t):
+                        return
+                except ConcurrencyError:
+                    continue
+            log.error("tournament %s: gave up after %d races", tournament_id, RACE_RETRIES)
+
+    async def advance(self, tournament_id: str) -> None:
+        """Do what is due: open the next round (its matches and its forfeits), or finish."""
+        await self._decide(tournament_id, self._advance_once)
+
+    async def _advance_once(self, t: Tournament) -> bool:
+        due = t.round_due()
+        if due is not None:
+            await self._open_round(t, due)
+            return True
+        if t.finish_due():
+            seed = await asyncio.to_thread(self.seed, t.id)
+            await self._append(t, [(TournamentEventType.FINISHED, {"server_seed": seed.hex()})], "finish")
+            return False
+        return False
+
+    async def _open_round(self, t: Tournament, number: int) -> None:
+        ruleset = Ruleset.from_dict(t.ruleset)
+        forfeits = t.forfeits_due(number)
+        skipped = {slot.key for slot, _ in forfeits}
+        matches: dict[str, str] = {}
+        for slot in t.round_slots(number):
+            if slot.key in skipped or t.cancelled(slot):
+                continue
+            match_id = scheduled_match_id(t.id, slot)
+            seats = [self._known(slot.white), self._known(slot.black)]
+            await self.matches.create_scheduled(match_id, seats, ruleset, t.move_seconds, t.id, number)
+            matches[slot.key] = match_id
+        events: list[tuple[str, dict[str, Any]]] = [
+            (TournamentEventType.ROUND_OPENED, {"round": number, "matches": matches})
+        ]
+        for slot, winner in forfeits:
+            events.append((TournamentEventType.RESULT, _forfeit_result(slot, winner, "withdrawal", None)))
+        await self._append(t, events, f"round-{number}")
+        self._arm_join_deadline(t.id, number, datetime.now(UTC).timestamp() + t.join_seconds)
+
+    def _known(self, player_id: str) -> PlayerPublic:
+        player = self.player(player_id)
+        if player is None:  # pragma: no cover - entrants are checked at creation
+            raise PlayerNotFound(player_id)
+        return player
+
+    # ------------------------------------------------------------ results
+
+    def _match_over(self, match_id: str) -> None:
+        """MatchService: a tournament match ended here; record its result and go on."""
+        self._spawn(self.record_result(match_id))
+
+    def _spawn(self, coroutine: Awaitable[Any]) -> None:
+        if self._stopping:
+            if asyncio.iscoroutine(coroutine):
+                coroutine.close()
+            return
+        task: asyncio.Task[Any] = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def record_result(self, match_id: str) -> None:
+        summary = await asyncio.to_thread(self.matches.summary, match_id)
+        if summary.tournament is None:
+            return
+        tournament_id = summary.tournament
+
+        async def step(t: Tournament) -> bool:
+            slot = t.slot_of_match(match_id)
+            if slot is None or slot.result is not None or t.cancelled(slot):
+                return False
+            result = await self._result_of(slot, match_id)
+            if result is None:
+                return False
+            await self._append(t, [(TournamentEventType.RESULT, result)], f"result-{match_id}")
+            return False
+
+        await self._decide(tournament_id, step)
+        await self.advance(tournament_id)
+
+    async def _result_of(self, slot: Slot, match_id: str) -> dict[str, Any] | None:
+        """The result of a match that ended: its winner, totals, and whether by forfeit."""
+        live = await self.matches.open(match_id, arm=False)
+        state = live.state
+        if state.phase is not Phase.MATCH_OVER or state.winner is None or live.annulled:
+            return None
+
+        def forfeit_reason() -> str | None:
+            for stored in reversed(self.store.read(match_stream(match_id), max(1, state.version - 8))):
+                if stored.type == EventType.MATCH_FORFEITED:
+                    return str(stored.data["reason"])
+            return None
+
+        reason = await asyncio.to_thread(forfeit_reason)
+        winner = slot.white if state.winner == 0 else slot.black
+        if reason is not None:
+            return _forfeit_result(slot, winner, reason, match_id)
+        return {
+            "slot": slot.key,
+            "match": match_id,
+            "winner": winner,
+            "scores": list(state.scores),
+            "forfeit": False,
+            "reason": "played",
+        }
+
+    # ------------------------------------------------------------ join deadlines
+
+    def _arm_join_deadline(self, tournament_id: str, number: int, when: float) -> None:
+        if self._stopping or (tournament_id, number) in self._deadlines:
+            return
+        delay = max(0.0, when - datetime.now(UTC).timestamp())
+        loop = asyncio.get_running_loop()
+        self._deadlines[(tournament_id, number)] = loop.call_later(
+            delay, lambda: self._spawn(self.enforce_join_deadline(tournament_id, number))
+        )
+
+    async def enforce_join_deadline(self, tournament_id: str, number: int) -> None:
+        """Round ``number``'s join deadline passed: a seat that has not joined forfeits; if
+        neither joined, both lose (``no_show``) and the match is annulled."""
+        self._deadlines.pop((tournament_id, number), None)
+        t = await self.get(tournament_id)
+        for slot in t.round_slots(number):
+            if slot.match is None or t.done(slot):
+                continue
+            live = await self.matches.open(slot.match, arm=False)
+            if live.state.phase is not Phase.WAITING:
+                continue
+            missing = [seat for seat in (0, 1) if live.state.entropies[seat] is None]
+            if len(missing) == 1:
+                await self.matches.forfeit(slot.match, missing[0], "join_deadline")
+            elif len(missing) == 2:
+                await self._no_show(tournament_id, slot.key, slot.match)
+        await self.advance(tournament_id)
+
+    async def _no_show(self, tournament_id: str, key: str, match_id: str) -> None:
+        await self.matches.annul(match_id, "no_show: neither seat joined before the deadline")
+
+        async def step(t: Tournament) -> bool:
+            slot = t.slots[key]
+            if slot.result is None and slot.match == match_id:
+                result = _forfeit_result(slot, None, "no_show", match_id)
+                await self._append(t, [(TournamentEventType.RESULT, result)], f"result-{match_id}")
+            return False
+
+        await self._decide(tournament_id, step)
+
+    # ------------------------------------------------------------ withdrawals
+
+    async def withdraw(self, tournament_id: str, player_id: str, note: str) -> Tournament:
+        """The published rule: fewer than half of one's matches played → every result of the
+        player annulled and their remaining pairings not played; else their remaining matches
+        are forfeits won by the opponents."""
+        t = await self.get(tournament_id)
+        if player_id not in t.players:
+            raise PlayerNotFound(player_id)
+        if t.status != RUNNING:
+            raise NotNow(f"a withdrawal applies to a running tournament; this one is {t.status}")
+        if player_id in t.withdrawn:
+            raise NotNow(f"{player_id} has already withdrawn")
+
+        async def step(t: Tournament) -> bool:
+            if player_id in t.withdrawn:
+                return False
+            record = {
+                "player": player_id,
+                "annulled": t.withdrawal_annuls(player_id),
+                "played": t.played_of(player_id),
+                "scheduled": len(t.scheduled_of(player_id)),
+                "note": note,
+            }
+            await self._append(t, [(TournamentEventType.WITHDREW, record)], f"withdraw-{player_id}")
+            return False
+
+        await self._decide(tournament_id, step)
+        t = await self.get(tournament_id)
+        annulled = t.withdrawn[player_id]
+        for slot in t.scheduled_of(player_id):
+            if slot.match is None or slot.result is not None:
+                continue
+            if annulled:
+                await self.matches.annul(slot.match, f"withdrawal of {player_id}: results annulled")
+            else:
+                seat = slot.seat_of(player_id)
+                assert seat is not None
+                await self.matches.forfeit(slot.match, seat, "withdrawal")
+        await self.advance(tournament_id)
+        return await self.get(tournament_id)
+
+    # ------------------------------------------------------------ disputes and rulings
+
+    async def dispute(self, match_id: str, caller: Caller, seq: int, note: str) -> Dispute:
+        summary = await asyncio.to_thread(self.matches.summary, match_id)
+        if summary.tournament is None:
+            raise Malformed("disputes are for tournament matches; a casual match has no director")
+        seat = self.matches.seat_of(summary, caller)
+        if seat is None or caller.player is None:
+            raise NotASeat(match_id)
+        head = await asyncio.to_thread(self.store.head, match_stream(match_id))
+        if not 1 <= seq <= head:
+            raise Malformed(f"seq must name an event of this match: 1 to {head}, not {seq}")
+        player = caller.player.id
+        tournament_id = summary.tournament
+        made: list[Dispute] = []
+
+        async def step(t: Tournament) -> bool:
+            if t.status == FINISHED:
+                raise NotNow("the tournament has ended: disputes are taken until its end")
+            slot = t.slot_of_match(match_id) or next((s for s in t.slots.values() if match_id in s.annulled), None)
+            if slot is None:  # pragma: no cover - every match of a tournament is in a slot
+                raise NotNow(f"match {match_id!r} is not one of this tournament's pairings")
+            dispute_id = f"{t.id}-d{len(t.disputes) + 1}"
+            record = {
+                "dispute": dispute_id,
+                "slot": slot.key,
+                "match": match_id,
+                "seq": seq,
+                "seat": seat,
+                "player": player,
+                "note": note,
+            }
+            await self._append(t, [(TournamentEventType.DISPUTE_OPENED, record)], f"dispute-{dispute_id}")
+            made.append(Dispute(dispute_id, slot.key, match_id, seq, seat, player, note, ""))
+            return False
+
+        await self._decide(tournament_id, step)
+        if not made:  # pragma: no cover - the step either appends or raises
+            raise NotNow("the dispute could not be recorded")
+        t = await self.get(tournament_id)
+        return t.disputes[made[0].id]
+
+    async def disputes(self, only_open: bool) -> list[tuple[Tournament, Dispute]]:
+        return [(t, d) for t in await self.all() for d in t.disputes.values() if d.open or not only_open]
+
+    async def rule(
+        self, dispute_id: str, decision: str, note: str, seat: int | None, rule: str | None
+    ) -> tuple[Tournament, Dispute]:
+        tournament_id = tournament_of_dispute(dispute_id)
+        if tournament_id is None:
+            raise DisputeNotFound(dispute_id)
+        try:
+            t = await self.get(tournament_id)
+        except TournamentNotFound:
+            raise DisputeNotFound(dispute_id) from None
+        if dispute_id not in t.disputes:
+            raise DisputeNotFound(dispute_id)
+        if decision not in DECISIONS:
+            raise Malformed(f"decision must be one of {', '.join(DECISIONS)}, not {shown(decision)}")
+        if decision == "award" and seat not in (0, 1):
+            raise Malformed("an award names the seat it goes to: seat 0 or 1")
+        if decision != "award" and seat is not None:
+            raise Malformed("only an award names a seat")
+        if rule is not None and not RULE_RE.fullmatch(rule):
+            raise Malformed(f"rule must be one of RULES.md's rulings D1 to D17, not {shown(rule)}")
+
+        async def step(t: Tournament) -> bool:
+            dispute = t.disputes[dispute_id]
+            if not dispute.open:
+                raise NotNow(f"dispute {dispute_id} has been ruled already ({dispute.decision})")
+            slot = t.slots[dispute.slot]
+            record = {"dispute": dispute_id, "decision": decision, "seat": seat, "note": note, "rule": rule}
+            events: list[tuple[str, dict[str, Any]]] = [(TournamentEventType.DISPUTE_RULED, record)]
+            if decision == "replay":
+                if slot.match != dispute.match:
+                    raise NotNow("this match has been replayed already; dispute the new match instead")
+                attempt = len(slot.annulled) + 1
+                new_id = scheduled_match_id(t.id, slot, attempt)
+                await self.matches.annul(dispute.match, f"ruling on {dispute_id}: played again")
+                seats = [self._known(slot.white), self._known(slot.black)]
+                ruleset = Ruleset.from_dict(t.ruleset)
+                await self.matches.create_scheduled(new_id, seats, ruleset, t.move_seconds, t.id, slot.round)
+                events.append(
+                    (TournamentEventType.MATCH_REPLAYED, {"slot": slot.key, "old": dispute.match, "new": new_id})
+                )
+            elif decision == "award":
+                assert seat is not None
+                winner = slot.white if seat == 0 else slot.black
+                live = await self.matches.open(dispute.match, arm=False) if slot.match else None
+                if live is not None and live.state.phase is not Phase.MATCH_OVER and not live.annulled:
+                    await self._append(t, events, f"rule-{dispute_id}")
+                    await self.matches.forfeit(dispute.match, 1 - seat, "ruling")
+                    return False
+                events.append((TournamentEventType.RESULT, _forfeit_result(slot, winner, "ruling", dispute.match)))
+            await self._append(t, events, f"rule-{dispute_id}")
+            return False
+
+        await self._decide(tournament_id, step)
+        await self.advance(tournament_id)
+        t = await self.get(tournament_id)
+        return t, t.disputes[dispute_id]
+
+    # ------------------------------------------------------------ the next match of a player
+
+    async def next_matches(self, player_id: str) -> list[dict[str, Any]]:
+        """For each running tournament of ``player_id``: their next pairing not yet opened."""
+        out: list[dict[str, Any]] = []
+        for t in await self.all():
+            if t.status != RUNNING or player_id not in t.players or player_id in t.withdrawn:
+                continue
+            for number in range(t.opened + 1, len(t.rounds) + 1):
+                slot = next((s for s in t.round_slots(number) if s.has(player_id)), None)
+                if slot is None:
+                    continue  # the bye
+                opponent = slot.black if slot.white == player_id else slot.white
+                out.append(
+                    {"tournament": t.id, "round": number, "opponent": opponent, "white": slot.white == player_id}
+                )
+                break
+        return out
+
+    # ------------------------------------------------------------ start-up and stop
+
+    async def recover(self) -> None:
+        """At start-up: record the results of matches that ended while no server was running,
+        re-arm the join deadlines of the rounds in play, and do whatever is due."""
+        for t in await self.all():
+            if t.status != RUNNING:
+                continue
+            for slot in t.open_slots():
+                assert slot.match is not None
+                await self.record_result(slot.match)
+            if t.opened:
+                opened = parse_at(t.opened_at[t.opened]).timestamp()
+                self._arm_join_deadline(t.id, t.opened, opened + t.join_seconds)
+            await self.advance(t.id)
+
+    async def stop(self) -> None:
+        self._stopping = True
+        for handle in self._deadlines.values():
+            handle.cancel()
+        self._deadlines.clear()
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+
+def _forfeit_result(slot: Slot, winner: str | None, reason: str, match_id: str | None) -> dict[str, Any]:
+    return {"slot": slot.key, "match": match_id, "winner": winner, "scores": [0, 0], "forfeit": True, "reason": reason}
+
+
+def _ruleset(name: str, overrides: dict[str, Any]) -> Ruleset:
+    if name not in RULESETS:
+        raise Malformed(f"unknown ruleset {shown(name)}: choose one of {', '.join(RULESETS)}")
+    if "name" in overrides:
+        raise Malformed("rules override the ruleset's switches; name the ruleset with 'ruleset'")
+    try:
+        return Ruleset.from_dict({**overrides, "name": name})
+    except RulesetError as exc:
+        raise Malformed(f"rules: {exc}") from None
+
+
+# ---------------------------------------------------------------- what the API shows
+
+
+def dispute_public(t: Tournament, d: Dispute) -> DisputePublic:
+    return DisputePublic(
+        id=d.id,
+        tournament=t.id,
+        slot=d.slot,
+        match=d.match,
+        seq=d.seq,
+        seat=d.seat,
+        player=d.player,
+        note=d.note,
+        at=d.at,
+        status="open" if d.open else "ruled",
+        decision=cast(Any, d.decision),
+        ruling_note=d.ruling_note,
+        award_to=d.award_to,
+        rule=d.rule,
+        ruled_at=d.ruled_at,
+        audit_view=f"/api/matches/{d.match}?at={d.seq}",
+    )
+
+
+class TournamentViews:
+    """Builds docs/API.md's tournament from the fold, the match read models and the seed (lots)."""
+
+    def __init__(self, service: TournamentService) -> None:
+        self.service = service
+
+    def _player(self, player_id: str) -> PlayerPublic:
+        return self.service.player(player_id) or PlayerPublic(id=player_id, name=player_id, kind="human")
+
+    def public(self, t: Tournament) -> TournamentPublic:
+        matches = self.service.matches
+        seed = self.service.seed(t.id)
+        rows = t.standings(seed)
+        rounds: list[RoundPublic] = []
+        for scheduled in t.rounds:
+            number = scheduled.number
+            pairings: list[PairingPublic] = []
+            summaries: list[MatchSummaryPublic] = []
+            for slot in t.round_slots(number):
+                if slot.match is not None:
+                    with contextlib.suppress(NotFound):
+                        summaries.append(matches.summary_public(matches.summary(slot.match)))
+                pairings.append(self._pairing(t, slot))
+            rounds.append(
+                RoundPublic(
+                    number=number,
+                    status=cast(Any, t.round_status(number)),
+                    matches=summaries,
+                    bye=scheduled.bye,
+                    pairings=pairings,
+                )
+            )
+        return TournamentPublic(
+            id=t.id,
+            name=t.name,
+            status=cast(Any, t.status),
+            ruleset=str(t.ruleset.get("name", "")),
+            rules=t.ruleset,
+            double=t.double,
+            move_seconds=t.move_seconds,
+            join_seconds=t.join_seconds,
+            commitment=t.commitment,
+            server_seed=t.server_seed,
+            players=[self._player(p) for p in t.players],
+            withdrawals=[WithdrawalPublic(player=p, annulled=a) for p, a in t.withdrawn.items()],
+            rounds=rounds,
+            standings=[
+                StandingPublic(
+                    rank=r.rank,
+                    player=r.player,
+                    name=self._player(r.player).name,
+                    played=r.played,
+                    won=r.won,
+                    lost=r.lost,
+                    byes=r.byes,
+                    forfeits=r.forfeits,
+                    points_for=r.points_for,
+                    points_against=r.points_against,
+                    withdrawn=r.player in t.withdrawn,
+                    tiebreaks=dict(r.tiebreaks),
+                    decided_by=r.decided_by,
+                )
+                for r in rows
+            ],
+            open_disputes=sum(1 for d in t.disputes.values() if d.open),
+        )
+
+    def _pairing(self, t: Tournament, slot: Slot) -> PairingPublic:
+        if t.cancelled(slot):
+            status = "cancelled"
+        elif slot.result is not None:
+            status = "decided"
+        elif slot.round <= t.opened:
+            status = "live"
+        else:
+            status = "pending"
+        r = slot.result
+        return PairingPublic(
+            slot=slot.key,
+            board=slot.board,
+            white=self._player(slot.white),
+            black=self._player(slot.black),
+            status=cast(Any, status),
+            match=slot.match,
+            annulled=list(slot.annulled),
+            result=None
+            if r is None
+            else TournamentResult(
+                winner=r.winner, scores=list(r.scores), forfeit=r.forfeit, reason=r.reason, match=r.match
+            ),
+        )
+
+    @staticmethod
+    def listed(t: Tournament) -> TournamentListed:
+        return TournamentListed(
+            id=t.id,
+            name=t.name,
+            status=cast(Any, t.status),
+            players=len(t.players),
+            rounds=len(t.rounds),
+            opened=t.opened,
+        )

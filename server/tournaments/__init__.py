@@ -1,0 +1,1 @@
+"""Tournaments: the round-robin schedule and what is built on it."""

@@ -1,0 +1,252 @@
+"""Tournament standings: the table's columns, its ranks and the tie-break chain (docs/TOURNAMENTS.md
+"Standings and tie-breaks").
+
+Pure: no I/O, no randomness, the standard library only. The same players, results, byes and lots
+always give the same table, whatever order the results come in.
+
+Every player gets one row. ``won`` and ``lost`` count forfeits; a double forfeit (``winner`` None) is
+a loss for both seats and a win for nobody. Points are summed over the matches actually played:
+a forfeit's scores are ignored. Byes are a column of their own: not played, not a win, and no
+tie-break looks at them.
+
+Rows are ordered by :data:`TIEBREAKS`, each name consulted only when all earlier ones are equal.
+The last one, ``lot``, is the player's index in ``lots`` (a permutation of the players the caller
+draws from the tournament's committed seed), so no two rows ever tie and ranks run ``1 … n``.
+
+Points have a direction. In ``uno-duo`` only the loser of a round scores and whoever reaches the
+target loses the match, so a player's own total is bad for them: ``points_difference`` is
+``points_against - points_for`` and ``points_conceded`` is ``points_for``. In ``classic-2p`` the
+winner scores (``lower_total_wins=False``): ``points_for - points_against`` and ``points_against``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["TIEBREAKS", "Result", "StandingRow", "standings"]
+
+TIEBREAKS: tuple[str, ...] = (
+    "match_wins",
+    "head_to_head",
+    "sonneborn_berger",
+    "points_difference",
+    "points_conceded",
+    "lot",
+)
+
+# The tie-breaks where the smaller value ranks higher; for all others the larger one does.
+_FEWER_RANKS_HIGHER = frozenset({"points_conceded", "lot"})
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of one finished match."""
+
+    white: str  # player id (seat 0)
+    black: str  # player id (seat 1)
+    winner: str | None  # a player id; None only for a double forfeit
+    scores: tuple[int, int]  # final totals (white's, black's); ignored when forfeit
+    forfeit: bool = False
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    """One player's line of the table."""
+
+    rank: int  # 1-based position; lots break every tie, so ranks are 1..n
+    player: str
+    played: int  # won + lost (forfeits included)
+    won: int
+    lost: int
+    byes: int
+    forfeits: int  # matches of this player decided by forfeit (won or lost)
+    points_for: int  # the player's own final totals summed over played (non-forfeit) matches
+    points_against: int  # the opponents' totals in those matches
+    tiebreaks: dict[str, int]  # every column of TIEBREAKS, by name
+    decided_by: str | None  # the tie-break that put this row above the next row; None for the last row
+
+
+@dataclass
+class _Tally:
+    """What one player's results add up to, before any tie-break."""
+
+    won: int = 0
+    lost: int = 0
+    forfeits: int = 0
+    points_for: int = 0
+    points_against: int = 0
+    beaten: list[str] = field(default_factory=list)  # one entry per win, so a double round-robin counts twice
+
+
+def standings(
+    players: Sequence[str],
+    results: Iterable[Result],
+    byes: Mapping[str, int],
+    lots: Sequence[str],
+    *,
+    lower_total_wins: bool = True,
+) -> list[StandingRow]:
+    """The table of ``players``, best first (see the module's docstring for the columns and the chain).
+
+    ``byes`` maps a player to the byes they had (players left out had none). Raises ValueError for a
+    player listed twice, a result or bye naming someone not in ``players``, a result whose winner did
+    not play it, a played result without a winner or with a negative total, and ``lots`` that are not
+    a permutation of ``players``.
+    """
+    _check_players(players)
+    lot_index = _lot_index(players, lots)
+    bye_count = _bye_count(players, byes)
+    known = frozenset(players)
+    played = tuple(results)
+    for result in played:
+        _check_result(result, known)
+    tallies = _tally(players, played)
+    wins = {player: tally.won for player, tally in tallies.items()}
+    h2h = _head_to_head(played, wins)
+    columns = {
+        player: _tiebreaks(tally, wins, h2h[player], lot_index[player], lower_total_wins)
+        for player, tally in tallies.items()
+    }
+    order = sorted(players, key=lambda player: _sort_key(columns[player]))
+    return [
+        _row(rank, player, tallies[player], bye_count[player], columns[player], _next_columns(order, rank, columns))
+        for rank, player in enumerate(order, start=1)
+    ]
+
+
+def _check_players(players: Sequence[str]) -> None:
+    """Every player once."""
+    seen: set[str] = set()
+    for player in players:
+        if player in seen:
+            raise ValueError(f"player {player!r} is listed twice")
+        seen.add(player)
+
+
+def _lot_index(players: Sequence[str], lots: Sequence[str]) -> dict[str, int]:
+    """Each player's position in ``lots``, which must hold every player exactly once and nobody else."""
+    index = {player: i for i, player in enumerate(lots)}
+    missing = [player for player in players if player not in index]
+    if missing:
+        raise ValueError(f"lots lack players {missing!r}")
+    if len(index) != len(lots) or len(lots) != len(players):
+        raise ValueError("lots must be a permutation of the players (each once, nobody else)")
+    return index
+
+
+def _bye_count(players: Sequence[str], byes: Mapping[str, int]) -> dict[str, int]:
+    """Each player's byes; a bye for someone not in the tournament, or a negative count, is refused."""
+    known = frozenset(players)
+    for player, count in byes.items():
+        if player not in known:
+            raise ValueError(f"bye for {player!r}, who is not among the players")
+        if count < 0:
+            raise ValueError(f"negative bye count {count} for {player!r}")
+    return {player: byes.get(player, 0) for player in players}
+
+
+def _check_result(result: Result, known: frozenset[str]) -> None:
+    """A result between two different known players, won by one of them (or by nobody in a double forfeit)."""
+    for player in (result.white, result.black):
+        if player not in known:
+            raise ValueError(f"result names {player!r}, who is not among the players")
+    if result.white == result.black:
+        raise ValueError(f"result of {result.white!r} against themselves")
+    if result.winner is None:
+        if not result.forfeit:
+            raise ValueError(f"result {result.white!r}-{result.black!r} has no winner and is not a double forfeit")
+    elif result.winner not in (result.white, result.black):
+        raise ValueError(f"winner {result.winner!r} did not play {result.white!r}-{result.black!r}")
+    if not result.forfeit and min(result.scores) < 0:
+        raise ValueError(f"result {result.white!r}-{result.black!r} has a negative total {result.scores}")
+
+
+def _tally(players: Sequence[str], results: Iterable[Result]) -> dict[str, _Tally]:
+    """Wins, losses, forfeits, points and beaten opponents of every player (zeros for those without results)."""
+    tallies = {player: _Tally() for player in players}
+    for result in results:
+        seats = ((result.white, result.black, 0), (result.black, result.white, 1))
+        for player, opponent, seat in seats:
+            tally = tallies[player]
+            if result.winner == player:
+                tally.won += 1
+                tally.beaten.append(opponent)
+            else:
+                tally.lost += 1
+            if result.forfeit:
+                tally.forfeits += 1
+            else:
+                tally.points_for += result.scores[seat]
+                tally.points_against += result.scores[1 - seat]
+    return tallies
+
+
+def _head_to_head(results: Iterable[Result], wins: Mapping[str, int]) -> dict[str, int]:
+    """Each player's wins against players with as many match wins as they have (their whole wins group)."""
+    h2h = dict.fromkeys(wins, 0)
+    for result in results:
+        if result.winner is not None and wins[result.white] == wins[result.black]:
+            h2h[result.winner] += 1
+    return h2h
+
+
+def _tiebreaks(tally: _Tally, wins: Mapping[str, int], h2h: int, lot: int, lower_total_wins: bool) -> dict[str, int]:
+    """One player's value for every name in TIEBREAKS."""
+    difference, conceded = _points_columns(tally, lower_total_wins)
+    return {
+        "match_wins": tally.won,
+        "head_to_head": h2h,
+        "sonneborn_berger": sum(wins[opponent] for opponent in tally.beaten),
+        "points_difference": difference,
+        "points_conceded": conceded,
+        "lot": lot,
+    }
+
+
+def _points_columns(tally: _Tally, lower_total_wins: bool) -> tuple[int, int]:
+    """(points difference, points conceded), each the way round that the ruleset makes good or bad."""
+    if lower_total_wins:
+        return tally.points_against - tally.points_for, tally.points_for
+    return tally.points_for - tally.points_against, tally.points_against
+
+
+def _sort_key(columns: Mapping[str, int]) -> tuple[int, ...]:
+    """Ascending sort key: the chain in order, negated where more ranks higher."""
+    return tuple(columns[name] if name in _FEWER_RANKS_HIGHER else -columns[name] for name in TIEBREAKS)
+
+
+def _next_columns(order: Sequence[str], rank: int, columns: Mapping[str, dict[str, int]]) -> dict[str, int] | None:
+    """The tie-break columns of the row below rank ``rank`` (1-based), or None for the last row."""
+    return columns[order[rank]] if rank < len(order) else None
+
+
+def _decided_by(upper: Mapping[str, int], lower: Mapping[str, int] | None) -> str | None:
+    """The first tie-break on which two adjacent rows differ (None when there is no row below)."""
+    if lower is None:
+        return None
+    return next((name for name in TIEBREAKS if upper[name] != lower[name]), None)
+
+
+def _row(
+    rank: int,
+    player: str,
+    tally: _Tally,
+    byes: int,
+    columns: dict[str, int],
+    below: dict[str, int] | None,
+) -> StandingRow:
+    """One line of the table."""
+    return StandingRow(
+        rank=rank,
+        player=player,
+        played=tally.won + tally.lost,
+        won=tally.won,
+        lost=tally.lost,
+        byes=byes,
+        forfeits=tally.forfeits,
+        points_for=tally.points_for,
+        points_against=tally.points_against,
+        tiebreaks=dict(columns),
+        decided_by=_decided_by(columns, below),
+    )
