@@ -6,6 +6,7 @@
   ``match_annulled {match, reason}``.
 - ``players``: ``player_registered {id, name, kind}``; the token hash is in the players
   table only, never in an event.
+- ``tournament-<id>``: one tournament's events (``server.tournaments.model``, docs/TOURNAMENTS.md).
 """
 
 from __future__ import annotations
