@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 ZERO_HASH = "0" * 64
@@ -40,6 +40,29 @@ def chain_envelope(
         "prev": prev,
         "hash": envelope_hash(stream, seq, type_, data, sealed, at, prev),
     }
+
+
+def describe_break(envelopes: Sequence[Mapping[str, Any]], seq: int) -> str:
+    """In words, why the chain breaks at ``seq`` (what :func:`first_broken_seq` found): expected vs found."""
+    index = seq - 1
+    if index >= len(envelopes):
+        return f"the log ends before seq {seq}"
+    env = envelopes[index]
+    if env.get("seq") != seq:
+        return f"expected seq {seq} here, found seq {env.get('seq')!r}: an event is missing, repeated or out of order"
+    expected_prev = ZERO_HASH if index == 0 else envelopes[index - 1].get("hash")
+    if env.get("prev") != expected_prev:
+        return (
+            f"seq {seq}: its prev is {str(env.get('prev'))[:16]}… but the event before it hashes to "
+            f"{str(expected_prev)[:16]}…: an event before it was removed, inserted, moved or rewritten"
+        )
+    recomputed = envelope_hash(
+        env["stream"], env["seq"], env["type"], env["data"], env["sealed"], env["at"], env["prev"]
+    )
+    return (
+        f"seq {seq} ({env.get('type')}): its hash says {str(env.get('hash'))[:16]}… but its content hashes to "
+        f"{recomputed[:16]}…: the event was edited after it was hashed"
+    )
 
 
 def first_broken_seq(envelopes: Iterable[Mapping[str, Any]]) -> int | None:

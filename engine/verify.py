@@ -10,12 +10,12 @@ is re-derived); then each receipt a client kept. The first failure is named by i
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.audit import rerun
-from engine.chain import first_broken_seq
+from engine.chain import describe_break, first_broken_seq
 from engine.errors import ReplayUnreadable
 from engine.events import Event, EventType
 from engine.replay import parse_replay
@@ -66,6 +66,11 @@ _SHAPE = (
 )
 
 
+def _shown(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _line_problem(line: dict[str, Any]) -> str | None:
     for key, kind in _SHAPE:
         if not isinstance(line.get(key), kind):
@@ -84,13 +89,26 @@ def _seal_problem(line: dict[str, Any], seed: bytes) -> str | None:
             return f"'{name}' is opened but is not a sealed field of this event"
     for name, digest in sealed.items():
         salt = seal_salt(seed, line["stream"], line["seq"], name)
-        if commitment(salt, opened[name]) != digest:
-            return f"field '{name}': the opened value does not match its commitment"
+        found = commitment(salt, opened[name])
+        if found != digest:
+            return (
+                f"field '{name}': the opened value {_shown(opened[name])} commits to {found[:16]}… but the event "
+                f"holds {str(digest)[:16]}…: the value (or the seal) was changed"
+            )
     return None
 
 
-def verify_replay(text: str, receipts: Sequence[Receipt] = ()) -> Report:
-    """Run every check; raises ReplayUnreadable if the text is not a replay file of this version."""
+def verify_replay(text: str, receipts: Sequence[Receipt] = (), on_stage: Callable[[str], None] | None = None) -> Report:
+    """Run every check; raises ReplayUnreadable if the text is not a replay file of this version.
+
+    ``on_stage(name)`` is told as each check begins (``read``, ``chain``, ``seed``, ``seals``,
+    ``re-run``, ``receipts``): a progress display for long files."""
+
+    def stage(name: str) -> None:
+        if on_stage is not None:
+            on_stage(name)
+
+    stage("read")
     _header, lines = parse_replay(text)
     report = Report()
     if not lines:
@@ -99,11 +117,13 @@ def verify_replay(text: str, receipts: Sequence[Receipt] = ()) -> Report:
         problem = _line_problem(line)
         if problem:
             return report.fail(index + 2, problem)
+    stage("chain")
     broken = first_broken_seq(lines)
     if broken is not None:
-        return report.fail(broken + 1, f"the hash chain breaks at seq {broken}")
+        return report.fail(broken + 1, f"the hash chain breaks at seq {broken}: {describe_break(lines, broken)}")
     report.checks.append(f"chain: {len(lines)} events, every link and hash holds")
 
+    stage("seed")
     first, last = lines[0], lines[-1]
     if first["type"] != EventType.MATCH_CREATED:
         return report.fail(2, "the first event is not match_created")
@@ -114,9 +134,14 @@ def verify_replay(text: str, receipts: Sequence[Receipt] = ()) -> Report:
     except (KeyError, TypeError, ValueError):
         return report.fail(len(lines) + 1, "the revealed seed is not hex")
     if hashlib.sha256(seed).hexdigest() != first["data"].get("commitment"):
-        return report.fail(len(lines) + 1, "sha256 of the revealed seed is not the commitment of line 2")
+        return report.fail(
+            len(lines) + 1,
+            f"sha256 of the revealed seed is {hashlib.sha256(seed).hexdigest()[:16]}… but the commitment of line 2 "
+            f"is {str(first['data'].get('commitment'))[:16]}…: the seed or the commitment was changed",
+        )
     report.checks.append("seed: sha256(server_seed) equals the commitment made at creation")
 
+    stage("seals")
     sealed_count = 0
     for index, line in enumerate(lines):
         problem = _seal_problem(line, seed)
@@ -132,11 +157,13 @@ def verify_replay(text: str, receipts: Sequence[Receipt] = ()) -> Report:
             return report.fail(
                 index + 2, f"{event.type}: the public and sealed fields are not split as its schema says"
             )
+    stage("re-run")
     mismatch = rerun(events, Dealer(seed))
     if mismatch is not None:
         return report.fail(mismatch.index + 2, mismatch.reason)
     report.checks.append("re-run: every cut, shuffle, decision, verdict and score follows from the rules")
 
+    stage("receipts")
     by_seq = {line["seq"]: line["hash"] for line in lines}
     for receipt in receipts:
         if by_seq.get(receipt.seq) != receipt.hash:

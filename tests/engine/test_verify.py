@@ -84,7 +84,8 @@ def test_an_edited_opening_is_named_by_line_and_field(finished: list[dict[str, A
     path.write_text(replay_text(edited))
     result = runner.invoke(app, ["verify", str(path)])
     assert result.exit_code == 1
-    assert f"line {index + 2}: field 'codes': the opened value does not match its commitment" in result.output
+    assert f"line {index + 2}: field 'codes': the opened value ['W+4'," in result.output
+    assert "commits to" in result.output and "the value (or the seal) was changed" in result.output
 
 
 def test_a_missing_or_extra_opening_is_named(finished: list[dict[str, Any]]) -> None:

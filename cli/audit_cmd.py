@@ -1,0 +1,44 @@
+"""``unoduo audit FILE [--challenges] [--at SEQ] [--json]``: settle a dispute from a replay alone.
+
+Exit 0: verified and audited; 1: the replay fails verification (said in words); 2: unreadable
+input or an ``--at`` outside the replay.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from cli.replay_input import read_replay
+from engine.audit_report import audit, format_report
+from engine.errors import ReplayUnreadable
+
+
+def audit_command(
+    file: Path = typer.Argument(..., help="a replay file (.jsonl) of a finished match"),
+    challenges: bool = typer.Option(False, "--challenges", help="only the Wild Draw Four challenges"),
+    at: int | None = typer.Option(None, "--at", help="also print the whole table just after this event (seq)"),
+    as_json: bool = typer.Option(False, "--json", help="the report as JSON, for machines"),
+) -> None:
+    """Verify the replay, then report every Wild Draw Four challenge (and the table at --at)."""
+    text = read_replay(file, "audit")
+    try:
+        report = audit(text, str(file), at)
+    except ReplayUnreadable as exc:
+        typer.echo(f"unoduo audit: {file}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except ValueError as exc:
+        typer.echo(f"unoduo audit: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        typer.echo(format_report(report, only_challenges=challenges), nl=False)
+    if not report.verification.ok:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("audit")(audit_command)

@@ -1,0 +1,277 @@
+"""What a director reads to settle a dispute: the facts of every Wild Draw Four challenge in a
+replay, and the whole table at any event (``unoduo audit``; the terminal client's audit panel
+shows the same facts from these functions).
+
+Everything here is read off a replay that :func:`engine.verify.verify_replay` accepted: the
+events with their opened values, folded by the engine. Nothing is taken on trust from the
+server: a replay that fails verification is reported as such and not audited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from engine.events import Event, EventType
+from engine.evolve import evolve
+from engine.replay import parse_replay
+from engine.rulesets import WildDrawFourCheck, WildDrawFourRule
+from engine.sealing import join
+from engine.state import INITIAL_STATE, MatchState
+from engine.verify import Receipt, Report, verify_replay
+
+# The ruling of docs/RULES.md that governs a Wild Draw Four, by the ruleset's check.
+RULE_OF_CHECK = {WildDrawFourCheck.CHALLENGE.value: "D13", WildDrawFourCheck.ENFORCED.value: "D13c"}
+WD4_RULE_WORDS = {
+    WildDrawFourRule.NO_PLAYABLE.value: "legal only if the player held no other card that could be played on the top card",
+    WildDrawFourRule.NO_COLOUR_MATCH.value: "legal only if the player held no card of the active colour",
+    WildDrawFourRule.NO_MATCH.value: "legal only if the player held no card matching the top card's colour, "
+    "number or symbol (a wild matches nothing)",
+}
+
+
+@dataclass(frozen=True)
+class Draw:
+    seat: int
+    count: int
+    reason: str
+    codes: list[str]
+
+
+@dataclass(frozen=True)
+class ChallengeFacts:
+    """One challenged Wild Draw Four, as the log and the rules establish it."""
+
+    round: int
+    played_seq: int  # the card_played of the W+4
+    resolved_seq: int  # the challenge_resolved
+    player: int  # the seat that played it
+    challenger: int
+    top: str  # the top card the W+4 was played on
+    color: str | None  # the active colour then
+    chosen_color: str | None  # the colour the player named with it
+    hand: list[str]  # the player's hand as it was when the card left it
+    wd4_rule: str
+    wd4_check: str
+    rule_id: str
+    rule_words: str
+    matching: list[str]  # the cards that made the play illegal (none: it was legal)
+    verdict: str
+    draws: list[Draw] = field(default_factory=list)
+
+    @property
+    def legal(self) -> bool:
+        return not self.matching
+
+
+@dataclass(frozen=True)
+class Table:
+    """The whole table just after event ``seq``: what the audit view shows."""
+
+    seq: int
+    type: str
+    phase: str
+    round: int
+    player1: int | None
+    scores: list[int]
+    hands: list[list[str]]
+    draw_pile: list[str]  # top first
+    discard: list[str]  # bottom first: the last is the top card
+    color: str | None
+    pending: dict[str, Any]
+    uno_said: list[bool]
+    uno_open: list[bool]
+
+
+@dataclass
+class AuditReport:
+    file: str
+    header: dict[str, Any]
+    verification: Report
+    challenges: list[ChallengeFacts] = field(default_factory=list)
+    table: Table | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "match": self.header.get("match"),
+            "ruleset": self.header.get("ruleset"),
+            "players": self.header.get("players"),
+            "verified": self.verification.ok,
+            "checks": self.verification.checks,
+            "failure": None
+            if self.verification.ok
+            else {"line": self.verification.line, "message": self.verification.failure},
+            "challenges": [{**asdict(c), "legal": c.legal} for c in self.challenges],
+            "table": None if self.table is None else asdict(self.table),
+        }
+
+
+def full_events(lines: Sequence[dict[str, Any]]) -> list[Event]:
+    """The engine's events of a replay's lines: public data joined with the opened values."""
+    return [Event(line["type"], join(line["data"], line["open"])) for line in lines]
+
+
+def _codes(state: MatchState, ids: Sequence[int]) -> list[str]:
+    codes = state.facts.codes
+    return [codes[i] for i in ids]
+
+
+def challenges(events: Sequence[Event]) -> list[ChallengeFacts]:
+    """Every challenged Wild Draw Four, in order, with what was on the table when it was played."""
+    out: list[ChallengeFacts] = []
+    state = INITIAL_STATE
+    before_play: MatchState | None = None
+    played_seq = 0
+    chosen: str | None = None
+    current: ChallengeFacts | None = None
+    for seq, event in enumerate(events, start=1):
+        if event.type == EventType.CARD_PLAYED and event.data.get("code") == "W+4":
+            before_play, played_seq, chosen = state, seq, event.data.get("color")
+        if event.type == EventType.CHALLENGE_RESOLVED and before_play is not None:
+            current = _facts(before_play, state, played_seq, seq, chosen, event.data)
+            out.append(current)
+        elif current is not None and event.type == EventType.CARDS_DRAWN:
+            current.draws.append(
+                Draw(event.data["seat"], event.data["count"], event.data["reason"], list(event.data.get("codes", [])))
+            )
+        elif event.type in (EventType.AWAITING, EventType.COMMAND):
+            current = None
+        state = evolve(state, event)
+    return out
+
+
+def _facts(
+    before: MatchState, now: MatchState, played: int, resolved: int, chosen: str | None, data: dict[str, Any]
+) -> ChallengeFacts:
+    ruleset = now.ruleset
+    top = before.top
+    evidence = data.get("evidence", {})
+    return ChallengeFacts(
+        round=now.round,
+        played_seq=played,
+        resolved_seq=resolved,
+        player=data["player"],
+        challenger=data["by"],
+        top=str(evidence.get("top") or (before.card(top).code if top is not None else "")),
+        color=evidence.get("color", None if before.color is None else before.color.value),
+        chosen_color=chosen,
+        hand=list(data.get("hand", [])),
+        wd4_rule=ruleset.wd4_rule.value,
+        wd4_check=ruleset.wd4_check.value,
+        rule_id=RULE_OF_CHECK.get(ruleset.wd4_check.value, "D13"),
+        rule_words=WD4_RULE_WORDS.get(ruleset.wd4_rule.value, ruleset.wd4_rule.value),
+        matching=list(data.get("matching", [])),
+        verdict=str(data["verdict"]),
+    )
+
+
+def table_at(events: Sequence[Event], seq: int) -> Table:
+    """The table just after event ``seq`` (1 … len(events)); ValueError otherwise."""
+    if not 1 <= seq <= len(events):
+        raise ValueError(f"--at must name an event of this replay: 1 to {len(events)}, not {seq}")
+    state = INITIAL_STATE
+    for event in events[:seq]:
+        state = evolve(state, event)
+    pending = state.pending
+    return Table(
+        seq=seq,
+        type=events[seq - 1].type,
+        phase=state.phase.value,
+        round=state.round,
+        player1=state.player1,
+        scores=list(state.scores),
+        hands=[_codes(state, state.hands[0]), _codes(state, state.hands[1])],
+        draw_pile=_codes(state, state.draw_pile),
+        discard=_codes(state, state.discard),
+        color=None if state.color is None else state.color.value,
+        pending={"kind": pending.kind.value, "seat": pending.seat, "total": pending.total},
+        uno_said=list(state.uno_said),
+        uno_open=list(state.uno_open),
+    )
+
+
+def audit(text: str, file: str = "", at: int | None = None, receipts: Sequence[Receipt] = ()) -> AuditReport:
+    """Verify the replay, then read its challenges (and the table at ``at``). ReplayUnreadable
+    for a file that is not a replay; ValueError for an ``at`` outside the replay."""
+    header, lines = parse_replay(text)
+    report = AuditReport(file, header, verify_replay(text, receipts))
+    if not report.verification.ok:
+        return report
+    events = full_events(lines)
+    report.challenges = challenges(events)
+    if at is not None:
+        report.table = table_at(events, at)
+    return report
+
+
+# ---------------------------------------------------------------- as text
+
+
+def _seat(header: dict[str, Any], seat: int) -> str:
+    players = header.get("players") or []
+    name = players[seat] if isinstance(players, list) and seat < len(players) else None
+    return f"seat {seat}" + (f" ({name})" if name else "")
+
+
+def _cards(codes: Sequence[str]) -> str:
+    return " ".join(codes) if codes else "(none)"
+
+
+def format_challenge(c: ChallengeFacts, header: dict[str, Any], number: int) -> list[str]:
+    legal = (
+        "LEGAL: no card in the hand made it illegal" if c.legal else f"ILLEGAL: {_cards(c.matching)} could be played"
+    )
+    lines = [
+        f"Challenge {number}: round {c.round}, W+4 played at seq {c.played_seq}, challenge resolved at seq {c.resolved_seq}",
+        f"  played by:      {_seat(header, c.player)}, naming {c.chosen_color or '-'}",
+        f"  challenged by:  {_seat(header, c.challenger)}",
+        f"  played on:      top card {c.top}, active colour {c.color or '-'}",
+        f"  hand then:      {_cards(c.hand)} (as it was when the W+4 left it)",
+        f"  rule in force:  wd4_rule={c.wd4_rule}, wd4_check={c.wd4_check} ({c.rule_id}: {c.rule_words})",
+        f"  {legal}",
+        f"  verdict:        {c.verdict}",
+    ]
+    for draw in c.draws:
+        lines.append(f"  then {_seat(header, draw.seat)} drew {draw.count} ({draw.reason}): {_cards(draw.codes)}")
+    return lines
+
+
+def format_table(t: Table, header: dict[str, Any]) -> list[str]:
+    pending = t.pending
+    waiting = "nothing" if pending["seat"] is None else f"{_seat(header, pending['seat'])}: {pending['kind']}"
+    if pending.get("total"):
+        waiting += f" (total {pending['total']})"
+    top = t.discard[-1] if t.discard else "-"
+    return [
+        f"The table just after seq {t.seq} ({t.type})",
+        f"  phase {t.phase}, round {t.round}, Player 1 (first drafter): "
+        + ("-" if t.player1 is None else _seat(header, t.player1)),
+        f"  scores: {t.scores[0]} / {t.scores[1]}",
+        f"  hand of {_seat(header, 0)} ({len(t.hands[0])}): {_cards(t.hands[0])}",
+        f"  hand of {_seat(header, 1)} ({len(t.hands[1])}): {_cards(t.hands[1])}",
+        f"  top card {top}, active colour {t.color or '-'}; discard pile {len(t.discard)} cards",
+        f"  draw pile ({len(t.draw_pile)}, top first): {_cards(t.draw_pile)}",
+        f"  waiting for {waiting}",
+        f"  UNO said: {t.uno_said}; UNO window open: {t.uno_open}",
+    ]
+
+
+def format_report(report: AuditReport, *, only_challenges: bool = False) -> str:
+    header = report.header
+    lines = [f"Audit of {report.file or 'the replay'}: match {header.get('match')}, ruleset {header.get('ruleset')}"]
+    v = report.verification
+    if not v.ok:
+        where = f"line {v.line}: " if v.line is not None else ""
+        lines.append(f"NOT VERIFIED: {where}{v.failure}")
+        lines.append("Nothing in a replay that fails verification can be relied on; no audit was made.")
+        return "\n".join(lines) + "\n"
+    if not only_challenges:
+        lines += [f"verified: {check}" for check in v.checks]
+    lines.append(f"Wild Draw Four challenges: {len(report.challenges)}")
+    for number, c in enumerate(report.challenges, start=1):
+        lines += format_challenge(c, header, number)
+    if report.table is not None:
+        lines += format_table(report.table, header)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,82 @@
+"""``unoduo audit`` (engine/audit_report.py): the facts of every challenged Wild Draw Four, checked
+against the events and an independent fold, and the table at any event."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+from engine.audit_report import audit, full_events, table_at
+from engine.cards import Card, Color
+from engine.events import EventType
+from engine.evolve import evolve
+from engine.replay import parse_replay
+from engine.state import INITIAL_STATE
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "replays" / "sim-2026-uno-duo-16-greedy-vs-random.jsonl"
+runner = CliRunner()
+
+
+def could_follow(card: Card, top: Card, color: Color | None) -> bool:
+    """D13's no_playable test, written out again here: a Wild, or the colour, or the top's rank."""
+    if card.code == "W+4":
+        return False
+    return card.code == "W" or card.color is color or card.rank is top.rank
+
+
+def test_every_challenge_is_reported_with_the_hand_the_rule_and_the_verdict() -> None:
+    text = SAMPLE.read_text(encoding="utf-8")
+    report = audit(text, str(SAMPLE))
+    assert report.verification.ok
+    _header, lines = parse_replay(text)
+    events = full_events(lines)
+    resolved = [i for i, e in enumerate(events, start=1) if e.type == EventType.CHALLENGE_RESOLVED]
+    assert [c.resolved_seq for c in report.challenges] == resolved and len(resolved) == 4
+    for c in report.challenges:
+        state = INITIAL_STATE
+        for event in events[: c.played_seq - 1]:
+            state = evolve(state, event)
+        assert state.top is not None
+        top = state.card(state.top)
+        assert c.top == top.code and c.color == (None if state.color is None else state.color.value)
+        after = evolve(state, events[c.played_seq - 1])
+        assert c.hand == [after.card(i).code for i in after.hands[c.player]]  # the hand as the W+4 left it
+        # Under uno-duo's no_playable rule the play was illegal iff another card could have been played.
+        could = [after.card(i).code for i in after.hands[c.player] if could_follow(after.card(i), top, state.color)]
+        assert sorted(c.matching) == sorted(could)
+        assert c.verdict == ("legal" if not could else "illegal") and c.legal == (not could)
+        assert (c.wd4_rule, c.wd4_check, c.rule_id) == ("no_playable", "challenge", "D13")
+        loser = c.challenger if c.legal else c.player
+        assert [(d.seat, d.count) for d in c.draws] == [(loser, 6 if c.legal else 4)]
+
+
+def test_the_table_at_an_event_shows_both_hands_the_piles_and_the_pending_decision() -> None:
+    text = SAMPLE.read_text(encoding="utf-8")
+    _header, lines = parse_replay(text)
+    events = full_events(lines)
+    table = table_at(events, 80)
+    assert table.type == "challenge_resolved" and table.pending["kind"] == "wild_draw_four"
+    assert len(table.hands[0]) + len(table.hands[1]) + len(table.draw_pile) + len(table.discard) == 112
+    with pytest.raises(ValueError):
+        table_at(events, len(events) + 1)
+
+
+def test_the_command_prints_the_report_json_and_refuses_what_it_cannot_audit(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["audit", str(SAMPLE), "--challenges", "--at", "80"])
+    assert result.exit_code == 0, result.output
+    assert "Challenge 1: round 1, W+4 played at seq 77" in result.output
+    assert "ILLEGAL: YS could be played" in result.output and "The table just after seq 80" in result.output
+    assert "verified:" not in result.output
+    as_json = json.loads(runner.invoke(app, ["audit", str(SAMPLE), "--json"]).output)
+    assert as_json["verified"] and len(as_json["challenges"]) == 4 and as_json["table"] is None
+    assert runner.invoke(app, ["audit", str(SAMPLE), "--at", "100000"]).exit_code == 2
+    assert runner.invoke(app, ["audit", str(tmp_path / "missing.jsonl")]).exit_code == 2
+    tampered = tmp_path / "tampered.jsonl"
+    tampered.write_text(SAMPLE.read_text(encoding="utf-8").replace('"verdict":"illegal"', '"verdict":"legal"', 1))
+    refused = runner.invoke(app, ["audit", str(tampered)])
+    assert refused.exit_code == 1 and "NOT VERIFIED: line" in refused.output and "no audit was made" in refused.output
