@@ -5,8 +5,6 @@ from __future__ import annotations
 import typer
 
 from cli.db_guard import guarded
-from server.db import make_engine
-from server.settings import Settings
 
 db_app = typer.Typer(help="The database: migrations, read models, chain checks.", no_args_is_help=True)
 
@@ -14,6 +12,9 @@ DB_HELP = "database URL (default: UNODUO_DATABASE_URL, else sqlite:///./unoduo.s
 
 
 def _url(db: str | None) -> str:
+    # Imported here, not at the top: every ``unoduo`` command loads this module at start.
+    from server.settings import Settings
+
     return db or Settings().database_url
 
 
@@ -56,6 +57,8 @@ def rebuild(db: str | None = typer.Option(None, "--db", help=DB_HELP)) -> None:
     url = _url(db)
 
     def run() -> str:
+        from server.db import make_engine
+
         _require_head("rebuild", url)
         engine = make_engine(url)
         try:
@@ -73,6 +76,7 @@ def verify(
     stream: list[str] = typer.Option([], "--stream", help="a stream to check; repeat for several (default: all)"),
 ) -> None:
     """Check every stream's hash chain; name the first bad seq of each broken one (exit 1)."""
+    from server.db import make_engine
     from server.store.event_store import EventStore
 
     url = _url(db)
