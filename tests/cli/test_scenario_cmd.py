@@ -14,6 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
+from engine import UNO_DUO
+from engine.replay import replay_text
+from engine.selfplay import play_match
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "docs" / "scenarios"
@@ -186,3 +189,150 @@ def test_a_full_stack_of_every_card_is_accepted(tmp_path: Path) -> None:
     result = run_cli(str(write(tmp_path, spec)))
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["audit"]["draw_order"][:12] == ["W"] * 8 + ["W+4"] * 4
+
+
+# ---------------------------------------------------------------- what-if from a replay (--from REPLAY --at SEQ)
+
+BEFORE_CHALLENGE = "95"  # the awaiting after seat 1's Wild Draw Four; seat 0 challenged at seq 96
+ACCEPT = '[{"seat": 0, "type": "accept"}]'
+
+
+@pytest.fixture(scope="module")
+def replay(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """replays/sim-2026-uno-duo-11-greedy-vs-greedy.jsonl, made again byte for byte (``unoduo simulate
+    --seed 2026``, match 11), so the test does not hang on which samples the kit keeps."""
+    result = play_match(["greedy", "greedy"], UNO_DUO, 2026, 11)
+    path = tmp_path_factory.mktemp("replays") / "sim-2026-uno-duo-11-greedy-vs-greedy.jsonl"
+    path.write_text(replay_text(result.match_id, result.ruleset, result.players, result.events), encoding="utf-8")
+    return path
+
+
+def what_if(replay: Path, *args: str) -> Any:
+    return run_cli("--from", str(replay), *args)
+
+
+def events_of(answer: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [e["data"] for r in answer["results"] if r["ok"] for e in r["events"] if e["type"] == kind]
+
+
+def test_what_if_the_challenger_had_accepted(replay: Path) -> None:
+    result = what_if(replay, "--at", BEFORE_CHALLENGE, "--commands", ACCEPT)
+    assert result.exit_code == 0, result.stderr
+    answer = assert_answer(result.stdout, 1)
+    assert answer["from"] == {"file": str(replay), "match": "sim-2026-uno-duo-11", "seq": 95, "event": "awaiting",
+                              "hands": []}  # fmt: skip
+    assert len(answer["setup"]) == 95
+    (drawn,) = events_of(answer, "cards_drawn")
+    assert drawn["seat"] == 0 and drawn["count"] == 4
+    assert events_of(answer, "challenge_resolved") == []
+
+
+def test_what_if_commands_from_a_file_as_pairs(tmp_path: Path, replay: Path) -> None:
+    path = write(tmp_path, [[0, {"type": "accept"}]], "commands.json")
+    from_file = what_if(replay, "--at", BEFORE_CHALLENGE, "--commands", f"@{path}")
+    inline = what_if(replay, "--at", BEFORE_CHALLENGE, "--commands", ACCEPT)
+    assert from_file.exit_code == 0, from_file.stderr
+    assert json.loads(from_file.stdout) == json.loads(inline.stdout)
+
+
+def test_what_if_she_had_held_a_yellow_card_the_challenge_is_upheld(replay: Path) -> None:
+    real = what_if(replay, "--at", BEFORE_CHALLENGE, "--commands", '[[0, {"type": "challenge"}]]')
+    edited = what_if(
+        replay, "--at", BEFORE_CHALLENGE, "--hand", "1=W+4,Y5", "--commands", '[[0, {"type": "challenge"}]]'
+    )
+    assert real.exit_code == 0 and edited.exit_code == 0, edited.stderr
+    (before,) = events_of(json.loads(real.stdout), "challenge_resolved")
+    answer = json.loads(edited.stdout)
+    (after,) = events_of(answer, "challenge_resolved")
+    assert before["verdict"] == "legal" and after["verdict"] == "illegal"
+    assert answer["from"]["hands"] == [{"seat": 1, "cards": ["Y5", "W+4"], "was": ["W+4", "W+4"]}]
+    assert "Y5" in answer["audit"]["hands"][1]  # and she draws the four: the challenge is upheld
+    assert len(answer["audit"]["hands"][1]) == 6
+
+
+def test_what_if_without_commands_shows_the_start_position(replay: Path) -> None:
+    result = what_if(replay, "--at", BEFORE_CHALLENGE, "--indent", "2")
+    assert result.exit_code == 0, result.stderr
+    answer = assert_answer(result.stdout, 0)
+    assert answer["audit"]["pending"]["kind"] == "wild_draw_four" and answer["audit"]["pending"]["seat"] == 0
+
+
+def tampered(tmp_path: Path, replay: Path) -> Path:
+    text = replay.read_text(encoding="utf-8").replace('"card":"Y7"}', '"card":"Y8"}', 1)
+    return write(tmp_path, text, "tampered.jsonl")
+
+
+WHAT_IF_ERRORS: dict[str, tuple[list[str], str]] = {
+    "seq_zero": (["--at", "0"], "--at 0: out of range; this replay's events are seq 1 to 281"),
+    "seq_past_the_end": (["--at", "282"], "--at 282: out of range; this replay's events are seq 1 to 281"),
+    "seq_inside_a_command": (["--at", "96"], "start before that command (--at 95) or after it (--at 99)"),
+    "no_at": ([], "--from needs --at SEQ"),
+    "bad_hand": (["--at", "95", "--hand", "3=R5"], "--hand '3=R5': write SEAT=CODES"),
+    "unknown_card": (["--at", "95", "--hand", "1=R10"], "unknown card 'R10'"),
+    "no_free_copy": (["--at", "95", "--hand", "1=W+4,W+4,W+4,W+4,W+4"], "asks for 5 W+4 but only 3"),
+    "hand_before_the_round": (["--at", "2", "--hand", "1=R5"], "no round is in play here"),
+    "commands_not_json": (["--at", "95", "--commands", "[{"], "--commands is not valid JSON"),
+    "commands_not_a_list": (["--at", "95", "--commands", '{"seat": 0}'], "commands: a JSON list"),
+    "command_without_seat": (["--at", "95", "--commands", '[{"type": "accept"}]'], "commands[0]:"),
+    "commands_file_missing": (["--at", "95", "--commands", "@/nonexistent/c.json"], "cannot read /nonexistent/c.json"),
+    "file_and_from": ([str(GOOD), "--at", "95"], "give either a scenario FILE or --from REPLAY, not both"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WHAT_IF_ERRORS))
+def test_bad_what_if_input_exits_2_with_one_line(case: str, replay: Path) -> None:
+    args, reason = WHAT_IF_ERRORS[case]
+    result = what_if(replay, *args)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr.startswith("unoduo scenario: ")
+    assert reason in result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_tampered_replay_is_refused(tmp_path: Path, replay: Path) -> None:
+    result = run_cli("--from", str(tampered(tmp_path, replay)), "--at", "95", "--commands", ACCEPT)
+    assert result.exit_code == 2
+    assert "tampered.jsonl does not verify (line 91: the hash chain breaks at seq 90" in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_missing_replay_is_refused(tmp_path: Path) -> None:
+    result = run_cli("--from", str(tmp_path / "gone.jsonl"), "--at", "5")
+    assert result.exit_code == 2
+    assert "cannot read" in result.stderr and "gone.jsonl" in result.stderr
+
+
+@pytest.mark.parametrize("args", [["--at", "95"], ["--commands", ACCEPT], ["--hand", "1=R5"]])
+def test_what_if_options_need_from(args: list[str]) -> None:
+    result = run_cli(str(GOOD), *args)
+    assert result.exit_code == 2
+    assert "go with --from REPLAY" in result.stderr
+
+
+def test_neither_file_nor_from_exits_2() -> None:
+    result = run_cli()
+    assert result.exit_code == 2
+    assert "give a scenario FILE" in result.stderr
+
+
+def test_a_what_if_has_the_shape_of_a_scenario_answer(replay: Path) -> None:
+    spec = {"first_drafter": 0, "commands": [[0, {"type": "draft", "keep": True}]]}
+    normal = json.loads(run_cli("-", stdin=json.dumps(spec)).stdout)
+    answer = json.loads(what_if(replay, "--at", BEFORE_CHALLENGE, "--commands", ACCEPT).stdout)
+    assert list(answer) == ["from", *normal]
+    assert set(answer["results"][0]) == set(normal["results"][0])
+    assert set(answer["audit"]) == set(normal["audit"])
+
+
+def test_the_installed_command_runs_a_what_if_end_to_end(replay: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "cli.main", "scenario", "--from", str(replay), "--at", "95", "--commands", ACCEPT],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    answer = assert_answer(done.stdout, 1)
+    assert answer["from"]["seq"] == 95
