@@ -65,7 +65,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -245,9 +245,10 @@ def database(kind: str, postgres_url: str) -> Iterator[str]:
 class ServerProcess:
     """``python -m cli.main serve`` on a free loopback port; its output goes to a log file."""
 
-    def __init__(self, db_url: str, log_path: Path) -> None:
+    def __init__(self, db_url: str, log_path: Path, extra_env: Mapping[str, str] | None = None) -> None:
         self.db_url = db_url
         self.log_path = log_path
+        self.extra_env = dict(extra_env or {})  # more UNODUO_… settings (e.g. the director's token)
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
@@ -263,6 +264,7 @@ class ServerProcess:
     def start(self) -> None:
         env = {**os.environ, "UNODUO_BOT_THINK_SECONDS": "0", "PYTHONUNBUFFERED": "1"}
         env.pop("UNODUO_DATABASE_URL", None)  # --db says which
+        env.update(self.extra_env)
         argv = [sys.executable, "-m", "cli.main", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(

@@ -179,3 +179,64 @@ def server(
     except BenchError as exc:
         typer.echo(f"unoduo bench server: {exc}", err=True)
         raise typer.Exit(1) from None
+
+
+TOURNAMENT_SECTION = "## Tournament"  # bench.tournament.SECTION; named here so the help needs no harness import
+
+
+@bench_app.command("tournament")
+def tournament(
+    players: int = typer.Option(16, "--players", min=2, max=64, help="bot entries of the round-robin"),
+    bots: str = typer.Option(
+        "random,greedy", "--bots", help="comma-separated house bots, entered in turn (random, greedy, random, …)"
+    ),
+    target: int | None = typer.Option(
+        None, "--target", min=1, max=100_000, help="the match target (default: the ruleset's, 200 in uno-duo)"
+    ),
+    db: str = typer.Option("sqlite", "--db", help="sqlite (a fresh file) or postgres (a throw-away schema)"),
+    postgres_url: str = typer.Option(
+        _server_postgres_url(),
+        "--postgres-url",
+        help="PostgreSQL server for --db postgres (default: UNODUO_DATABASE_URL if PostgreSQL, else UNODUO_TEST_POSTGRES_URL)",
+    ),
+    timeout: float = typer.Option(600.0, "--timeout", help="at most how many seconds the tournament may take"),
+    write_docs: bool = typer.Option(
+        False, "--write-docs", help=f"update the '{TOURNAMENT_SECTION}' section of docs/BENCHMARKS.md"
+    ),
+) -> None:
+    """A whole round-robin of house bots through a real server: wall time (target < 60 s for 16 bots to 200), against the engine alone."""
+    if db not in ("sqlite", "postgres"):
+        typer.echo("unoduo bench tournament: --db must be sqlite or postgres", err=True)
+        raise typer.Exit(2)
+    if not timeout > 0 or timeout > 86_400:
+        typer.echo("unoduo bench tournament: --timeout must be more than 0 and at most 86400", err=True)
+        raise typer.Exit(2)
+    from engine.bots import UnknownBotError, normalize_bot_name
+
+    try:
+        names = tuple(normalize_bot_name(b) for b in bots.split(",") if b.strip())
+        if not names:
+            raise UnknownBotError("--bots names no bot")
+    except UnknownBotError as exc:
+        typer.echo(f"unoduo bench tournament: {exc}", err=True)
+        raise typer.Exit(2) from None
+    from bench.server import BenchError
+    from bench.tournament import Options as TournamentOptions
+    from bench.tournament import run_and_report as run_tournament
+
+    options = TournamentOptions(
+        players=players, bots=names, target=target, db=db, postgres_url=postgres_url, timeout=timeout
+    )
+    command = _command_line(
+        f"unoduo bench tournament --players {players} --bots {','.join(names)}"
+        + (f" --target {target}" if target is not None else "")
+        + f" --db {db} --write-docs"
+    )
+    try:
+        report = run_tournament(options, write_docs, command)
+    except BenchError as exc:
+        typer.echo(f"unoduo bench tournament: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if not report.ok:
+        typer.echo(f"unoduo bench tournament: the result is WRONG ({len(report.problems)} problems)", err=True)
+        raise typer.Exit(1)

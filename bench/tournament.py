@@ -1,0 +1,694 @@
+"""``unoduo bench tournament`` (the command is in ``cli.bench_cmd``): a whole round-robin through a real server.
+
+The issue's performance bar: "a 16-bot round-robin (120 matches to 200) through a real server on
+SQLite; wall time in docs/BENCHMARKS.md. Target: under 60 s on this machine."
+
+A real ``unoduo serve`` is started as a subprocess (``bench.server.ServerProcess``: loopback, a
+fresh SQLite file or a throw-away PostgreSQL schema, ``UNODUO_BOT_THINK_SECONDS=0`` so the house
+bots answer at once, and a director token of the run's own). The client, this process, does no
+playing: it creates the tournament of ``--players`` bot entries (``bot:random``, ``bot:greedy``,
+… alternating, as ``--bots`` lists them), starts it, and reads ``GET /api/tournaments`` (the
+light list) every :data:`POLL_SECONDS` until the tournament says ``finished``. The server does
+everything else by itself: it opens each round's matches, its bots play both seats, it records
+each result and opens the next round.
+
+Figures: wall time from the ``POST /api/tournaments/{id}/start`` to the first read that says
+``finished`` (so it is late by at most one poll), matches, engine events (the sum of the matches'
+stream heads: each match's ``view.version``, read after the timing), matches/s, events/s, and the
+CPU seconds of the server process (``/proc/PID/stat``) and of the client over that time.
+
+The result is checked, and a wrong one fails the run (:func:`check`): every round finished, with
+one bye for an odd field; every pair met exactly once; every pairing decided by a match played to
+its end (no forfeits: house bots answer at once); each summary's ``seats[0]`` is the pairing's
+white; the standings add up (every player played n - 1, won + lost = played, the byes recorded,
+sum of ``won`` = the pairings with a winner, each player's won and points as their results say).
+
+The reference, in this process after the server has stopped (so the two never share the cores):
+the very same matches played again by the engine alone (:func:`play_alone`: no store, no network,
+no service): each match's seed (its replay reveals it), its bots in their seats, and the house
+bots' turns taken as ``MatchService`` takes them, so the engine makes the same events, one for one
+(checked: a match played differently fails the run). The ratio is the server's
+wall time over the engine's.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import os
+import platform
+import random
+import secrets
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import Any
+
+import httpx
+from rich.console import Console
+from rich.table import Table
+
+from bench.report import BENCHMARKS_MD, cpu_model, section_head, write_docs_section
+from bench.server import DEFAULT_POSTGRES_URL, BenchError, CpuMeter, ServerProcess, database
+from engine.bots import get_bot, normalize_bot_name
+from engine.commands import CreateMatch, JoinSeat, parse_seat_command
+from engine.errors import UnoDuoError
+from engine.match import LocalMatch
+from engine.replay import parse_replay
+from engine.rulesets import Ruleset, get_ruleset
+from engine.shuffle import Dealer, commitment_of
+from engine.state import Phase
+from engine.views import legal_commands, view
+
+SECTION = "## Tournament"
+TARGET_SECONDS = 60.0  # the issue's bar, for the standard run: 16 bots, uno-duo to 200, SQLite
+STANDARD_PLAYERS = 16
+POLL_SECONDS = 0.2
+REQUEST_SECONDS = 60.0
+
+
+@dataclass
+class Options:
+    players: int = STANDARD_PLAYERS
+    bots: tuple[str, ...] = ("random", "greedy")
+    target: int | None = None  # None: the ruleset's own (uno-duo: 200)
+    ruleset: str = "uno-duo"
+    db: str = "sqlite"
+    postgres_url: str = DEFAULT_POSTGRES_URL
+    timeout: float = 600.0  # at most this long from the start to finished
+    poll: float = POLL_SECONDS
+
+    def entries(self) -> list[str]:
+        """The tournament's entries, in pairing-number order: the bots of ``bots`` in turn."""
+        return [f"bot:{self.bots[i % len(self.bots)]}" for i in range(self.players)]
+
+    @property
+    def resolved_target(self) -> int:
+        return self.target if self.target is not None else get_ruleset(self.ruleset).target
+
+    @property
+    def standard(self) -> bool:
+        """The run the target is set for: 16 bots, uno-duo to 200, on SQLite."""
+        default = get_ruleset("uno-duo").target
+        return (
+            self.players == STANDARD_PLAYERS
+            and self.ruleset == "uno-duo"
+            and self.resolved_target == default
+            and self.db == "sqlite"
+        )
+
+
+@dataclass(frozen=True)
+class PlayedMatch:
+    """A match the server played, as its replay tells it: enough for the engine to play it again."""
+
+    id: str
+    round: int
+    seed: bytes  # revealed by its last event
+    bots: tuple[str, str]  # by seat: white's first
+    ruleset: Ruleset
+    types: tuple[str, ...]  # its events' types, in order
+
+
+@dataclass
+class EngineRun:
+    """The reference: the same matches played by the engine alone, in this process."""
+
+    matches: int
+    events: int
+    seconds: float  # wall (perf_counter)
+    cpu: float  # process CPU (process_time)
+    same: int  # matches whose events (types, in order) are the server's, one for one
+
+
+@dataclass
+class Report:
+    options: Options
+    tournament_id: str = ""
+    status: str = ""
+    rounds: int = 0
+    pairings: int = 0
+    matches: int = 0  # pairings decided by a match played to its end
+    seconds: float = 0.0  # wall: the start request sent → a read saying finished
+    events: int | None = None  # the sum of the matches' stream heads
+    server_cpu: float | None = None
+    client_cpu: float = 0.0
+    engine: EngineRun | None = None
+    problems: list[str] = field(default_factory=list)
+    facts: list[str] = field(default_factory=list)
+    standings: list[dict[str, Any]] = field(default_factory=list)
+    played: list[PlayedMatch] = field(default_factory=list)
+    opened_at: list[float] = field(default_factory=list)  # round k: seconds after the start it was first seen open
+    server_log_tail: str = ""
+    server_exit: int | None = 0
+
+    @property
+    def finished(self) -> bool:
+        return self.status == "finished"
+
+    @property
+    def ok(self) -> bool:
+        """Finished, and every check of the result held."""
+        return self.finished and not self.problems
+
+    @property
+    def matches_per_second(self) -> float:
+        return self.matches / self.seconds if self.seconds else 0.0
+
+    @property
+    def events_per_second(self) -> float | None:
+        return None if self.events is None or not self.seconds else self.events / self.seconds
+
+    @property
+    def ratio(self) -> float | None:
+        """The server's wall time over the engine alone's, for the same matches."""
+        if self.engine is None or not self.engine.seconds or not self.finished:
+            return None
+        return self.seconds / self.engine.seconds
+
+    @property
+    def cpu_ratio(self) -> float | None:
+        if self.engine is None or not self.engine.cpu or self.server_cpu is None or not self.finished:
+            return None
+        return self.server_cpu / self.engine.cpu
+
+    @property
+    def target_met(self) -> bool | None:
+        """Under the target (None: not the standard run, or no valid result to judge)."""
+        if not self.options.standard or not self.ok:
+            return None
+        return self.seconds < TARGET_SECONDS
+
+
+# ---------------------------------------------------------------- checking the result
+
+
+def check(t: dict[str, Any], players: int) -> list[str]:
+    """What is wrong with a finished round-robin of ``players`` as ``GET /api/tournaments/{id}`` shows it
+    (an empty list: nothing)."""
+    problems: list[str] = []
+    if t.get("status") != "finished":
+        problems.append(f"status is {t.get('status')!r}, not 'finished'")
+    ids = [p["id"] for p in t.get("players", [])]
+    if len(ids) != players or len(set(ids)) != players:
+        problems.append(f"{len(set(ids))} distinct players, not {players}")
+    odd = players % 2 == 1
+    rounds = t.get("rounds", [])
+    if len(rounds) != players - 1 + players % 2:
+        problems.append(f"{len(rounds)} rounds, not {players - 1 + players % 2}")
+    rules = t.get("rules", {})
+    target = int(rules.get("target", 0))
+    lower_wins = rules.get("scoring", "loser_scores") != "winner_scores"
+
+    met: Counter[frozenset[str]] = Counter()
+    byes: Counter[str] = Counter()
+    won: Counter[str] = Counter()
+    lost: Counter[str] = Counter()
+    points_for: Counter[str] = Counter()
+    points_against: Counter[str] = Counter()
+    with_winner = doubles = 0
+    for r in rounds:
+        number = r.get("number")
+        if r.get("status") != "finished":
+            problems.append(f"round {number} is {r.get('status')!r}, not finished")
+        bye = r.get("bye")
+        if (bye is not None) != odd:
+            problems.append(f"round {number}: bye {bye!r} in a field of {players}")
+        if bye is not None:
+            byes[bye] += 1
+        pairings = r.get("pairings", [])
+        if len(pairings) != players // 2:
+            problems.append(f"round {number}: {len(pairings)} pairings, not {players // 2}")
+        seated = [bye] if bye is not None else []
+        summaries = {m["id"]: m for m in r.get("matches", [])}
+        for p in pairings:
+            white, black = p["white"]["id"], p["black"]["id"]
+            seated += [white, black]
+            met[frozenset((white, black))] += 1
+            res = p.get("result")
+            where = f"pairing {p.get('slot')} ({white} - {black})"
+            if p.get("status") != "decided" or res is None:
+                problems.append(f"{where} is {p.get('status')!r}, not decided")
+                continue
+            winner = res.get("winner")
+            if winner is None:
+                doubles += 1
+                lost.update((white, black))
+            elif winner not in (white, black):
+                problems.append(f"{where}: the winner {winner!r} is not one of its players")
+            else:
+                with_winner += 1
+                won[winner] += 1
+                lost[black if winner == white else white] += 1
+            if res.get("forfeit") or res.get("reason") != "played":
+                problems.append(f"{where}: decided by forfeit ({res.get('reason')}), not played")
+                continue
+            scores = res.get("scores", [0, 0])
+            points_for[white] += scores[0]
+            points_against[white] += scores[1]
+            points_for[black] += scores[1]
+            points_against[black] += scores[0]
+            if max(scores) < target:
+                problems.append(f"{where}: final totals {scores}, neither reached the target {target}")
+            elif winner in (white, black) and scores[0] != scores[1]:
+                lower = white if scores[0] < scores[1] else black
+                if (winner == lower) != lower_wins:
+                    problems.append(f"{where}: {winner} won with totals {scores} ({rules.get('scoring')})")
+            summary = summaries.get(res.get("match") or "")
+            if summary is None:
+                problems.append(f"{where}: its match {res.get('match')!r} is not among the round's matches")
+                continue
+            seats = [s["id"] if s else None for s in summary.get("seats", [])]
+            if seats != [white, black]:
+                problems.append(f"{where}: match {summary['id']} seats {seats}, not white then black")
+            if summary.get("status") != "finished" or summary.get("winner") != winner:
+                problems.append(
+                    f"{where}: match {summary['id']} {summary.get('status')}, winner {summary.get('winner')}"
+                )
+        if sorted(x for x in seated if x is not None) != sorted(ids):
+            problems.append(f"round {number} does not seat every player exactly once")
+    pairs = players * (players - 1) // 2
+    twice = [sorted(pair) for pair, count in met.items() if count != 1]
+    if len(met) != pairs or twice:
+        problems.append(f"{len(met)} pairs met, not {pairs}" + (f"; more than once: {twice[:3]}" if twice else ""))
+
+    rows = t.get("standings", [])
+    if sorted(row["player"] for row in rows) != sorted(ids):
+        problems.append("the standings do not have one row per player")
+    if [row["rank"] for row in rows] != list(range(1, len(rows) + 1)):
+        problems.append(f"ranks {[row['rank'] for row in rows]}, not 1 to {len(rows)}")
+    total_won = sum(row["won"] for row in rows)
+    if total_won != with_winner:
+        problems.append(f"sum of won is {total_won}, but {with_winner} pairings were decided with a winner")
+    total_lost = sum(row["lost"] for row in rows)
+    if total_lost != with_winner + 2 * doubles:
+        problems.append(f"sum of lost is {total_lost}, not {with_winner + 2 * doubles}")
+    for row in rows:
+        player = row["player"]
+        expect = {
+            "played": players - 1,
+            "won": won[player],
+            "lost": lost[player],
+            "byes": 1 if odd else 0,
+            "points_for": points_for[player],
+            "points_against": points_against[player],
+        }
+        wrong = {k: (row.get(k), v) for k, v in expect.items() if row.get(k) != v}
+        if row.get("won", 0) + row.get("lost", 0) != row.get("played"):
+            wrong["won + lost"] = (row.get("won", 0) + row.get("lost", 0), row.get("played"))
+        if byes[player] != expect["byes"]:
+            wrong["byes in the schedule"] = (byes[player], expect["byes"])
+        if wrong:
+            shown = ", ".join(f"{k} {got} (expected {want})" for k, (got, want) in wrong.items())
+            problems.append(f"standings of {player}: {shown}")
+    return problems
+
+
+# ---------------------------------------------------------------- the run
+
+
+def _expect(response: httpx.Response, status: int, what: str) -> httpx.Response:
+    if response.status_code != status:
+        raise BenchError(f"{what}: HTTP {response.status_code} {response.text[:300]}")
+    return response
+
+
+def _ok(response: httpx.Response, status: int, what: str) -> Any:
+    return _expect(response, status, what).json()
+
+
+def _drive(server: ServerProcess, options: Options, token: str, log: Callable[[str], None]) -> Report:
+    report = Report(options)
+    director = {"Authorization": f"Bearer {token}"}
+    assert server.process is not None
+    cpu = CpuMeter(server.process.pid)
+    with httpx.Client(base_url=server.base, timeout=REQUEST_SECONDS) as http:
+        body: dict[str, Any] = {"name": "bench", "players": options.entries(), "ruleset": options.ruleset}
+        if options.target is not None:
+            body["rules"] = {"target": options.target}
+        created = _ok(http.post("/api/tournaments", headers=director, json=body), 201, "POST /api/tournaments")
+        report.tournament_id = tid = created["id"]
+        log(f"tournament {tid}: {options.players} players; starting it…")
+        cpu.begin()
+        began = time.perf_counter()
+        _ok(http.post(f"/api/tournaments/{tid}/start", headers=director), 200, "POST …/start")
+        opened = 0
+        while True:
+            listed = _ok(http.get("/api/tournaments"), 200, "GET /api/tournaments")
+            row = next((r for r in listed if r["id"] == tid), None)
+            if row is None:
+                raise BenchError(f"GET /api/tournaments does not list {tid}")
+            report.status, report.rounds = row["status"], row["rounds"]
+            elapsed = time.perf_counter() - began
+            if report.status == "finished":
+                break
+            if row["opened"] != opened:
+                opened = row["opened"]
+                report.opened_at += [elapsed] * (opened - len(report.opened_at))
+                log(f"round {opened} of {report.rounds} opened at {elapsed:.1f} s")
+            if elapsed > options.timeout:
+                report.problems.append(f"not finished after {options.timeout:g} s (round {opened} of {report.rounds})")
+                break
+            time.sleep(options.poll)
+        report.seconds = time.perf_counter() - began
+        report.client_cpu, report.server_cpu = cpu.end()
+        log(f"{report.status} after {report.seconds:.1f} s; reading the results…")
+
+        t = _ok(http.get(f"/api/tournaments/{tid}"), 200, f"GET /api/tournaments/{tid}")
+        report.standings = list(t["standings"])
+        report.pairings = sum(len(r["pairings"]) for r in t["rounds"])
+        if report.finished:
+            report.problems += check(t, options.players)
+        bot_of = {p["id"]: normalize_bot_name(e) for p, e in zip(t["players"], options.entries(), strict=True)}
+        ruleset = Ruleset.from_dict(t["rules"])
+        events = 0
+        for r in t["rounds"]:
+            for p in r["pairings"]:
+                result = p.get("result") or {}
+                match_id = result.get("match")
+                if not match_id or result.get("forfeit"):
+                    continue
+                view = _ok(http.get(f"/api/matches/{match_id}"), 200, f"GET /api/matches/{match_id}")["view"]
+                if view.get("phase") != "match_over":
+                    report.problems.append(f"match {match_id} is in phase {view.get('phase')!r}, not match_over")
+                    continue
+                events += int(view["version"])
+                replay = _expect(http.get(f"/api/matches/{match_id}/replay"), 200, f"GET …/{match_id}/replay")
+                _, lines = parse_replay(replay.text)
+                if len(lines) != view["version"]:
+                    report.problems.append(
+                        f"match {match_id}: {len(lines)} replay lines, stream head {view['version']}"
+                    )
+                bots = (bot_of[p["white"]["id"]], bot_of[p["black"]["id"]])
+                seed = bytes.fromhex(lines[-1]["data"]["server_seed"])
+                types = tuple(x["type"] for x in lines)
+                report.played.append(PlayedMatch(match_id, r["number"], seed, bots, ruleset, types))
+        report.matches = len(report.played)
+        report.events = events
+    return report
+
+
+def play_alone(match: PlayedMatch) -> LocalMatch:
+    """``match`` played again by the engine alone: its seed, its bots in their seats, round 1's first
+    drafter white (seat 0), and the house bots' turns taken as ``MatchService`` takes them (the seat
+    whose decision it is, else the first seat with a legal command, e.g. in a UNO window; each choice
+    with ``random.Random(f"{match id}:{version}")``), so it is the same match, event for event."""
+    local = LocalMatch(dealer=Dealer(match.seed))
+    local.apply(CreateMatch(match.ruleset, commitment_of(match.seed), 0))
+    local.apply(JoinSeat(0, ""))
+    local.apply(JoinSeat(1, ""))
+    while local.state.phase is not Phase.MATCH_OVER:
+        state = local.state
+        movers = [seat for seat in (0, 1) if legal_commands(state, seat)]
+        if not movers:
+            raise BenchError(f"match {match.id} played alone: nobody can move at version {state.version}")
+        seat = state.pending.seat if state.pending.seat in movers else movers[0]
+        rng = random.Random(f"{match.id}:{state.version}")
+        local.apply(parse_seat_command(seat, get_bot(match.bots[seat]).choose(view(state, seat), rng)))
+    return local
+
+
+def engine_run(matches: list[PlayedMatch]) -> EngineRun:
+    """The reference: the server's matches played by the engine alone (:func:`play_alone`), timed."""
+    events = same = 0
+    began, began_cpu = time.perf_counter(), time.process_time()
+    played = []
+    for match in matches:
+        try:
+            played.append(play_alone(match))
+        except UnoDuoError as exc:  # a bot's command refused: it is not the server's match
+            raise BenchError(f"match {match.id} played alone: {exc}") from None
+    seconds, cpu = time.perf_counter() - began, time.process_time() - began_cpu
+    for match, local in zip(matches, played, strict=True):
+        events += len(local.events)
+        same += tuple(str(e.type) for e in local.events) == match.types
+    return EngineRun(matches=len(matches), events=events, seconds=seconds, cpu=cpu, same=same)
+
+
+def run_bench(options: Options, log: Callable[[str], None]) -> Report:
+    token = "bench-director-" + secrets.token_hex(12)
+    with database(options.db, options.postgres_url) as url, TemporaryDirectory(prefix="unoduo-bench-log-") as tmp:
+        server = ServerProcess(url, Path(tmp) / "server.log", {"UNODUO_DIRECTOR_TOKEN": token})
+        log(f"starting unoduo serve on {server.base} ({options.db})…")
+        try:
+            server.start()
+            report = _drive(server, options, token, log)
+        finally:
+            server.stop()
+            tail = server.log_tail(40)
+    report.server_log_tail, report.server_exit = tail, server.returncode
+    log(f"the reference: the same {len(report.played)} matches played again by the engine alone…")
+    report.engine = engine_run(report.played)
+    if report.engine.same != report.engine.matches:
+        report.problems.append(
+            f"the engine alone, from the same seeds, played {report.engine.matches - report.engine.same} of"
+            f" {report.engine.matches} matches differently from the server"
+        )
+    report.facts = machine_facts(options)
+    if server.returncode != 0:
+        report.facts.append(f"the server did NOT stop cleanly on SIGINT: exit {server.returncode} (None: killed)")
+    return report
+
+
+# ---------------------------------------------------------------- report
+
+
+def machine_facts(options: Options) -> list[str]:
+    sync = os.environ.get("UNODUO_SQLITE_SYNCHRONOUS", "FULL (default)")
+    db = f"SQLite (a fresh file; synchronous={sync})" if options.db == "sqlite" else "PostgreSQL (a fresh schema)"
+    n = options.players
+    return [
+        f"nproc: {os.cpu_count()}; CPU: {cpu_model()}",
+        f"Python {platform.python_version()}; uvicorn {md.version('uvicorn')}, httpx {md.version('httpx')}",
+        f"server: one `unoduo serve` process (one uvicorn worker) on {db}, `UNODUO_BOT_THINK_SECONDS=0`:"
+        " house bots in both seats of every match, each answering the moment it has the move",
+        f"tournament: {n} entries ({', '.join(f'bot:{b}' for b in options.bots)} in turn), single round-robin,"
+        f" {options.ruleset} to {options.resolved_target}; {n - 1 + n % 2} rounds of {n // 2} matches played at"
+        f" once{', one bye a round' if n % 2 else ''}; move clock 60 s (never reached)",
+        f"client: this process, on the same machine; it only creates and starts the tournament and reads"
+        f" `GET /api/tournaments` every {options.poll:g} s until it is finished",
+        "load average at the end of the run (1/5/15 min): " + " / ".join(f"{x:.2f}" for x in os.getloadavg()),
+    ]
+
+
+Row = tuple[str, str, str, str]  # measure, figure, target, verdict
+
+
+def _cores(cpu: float | None, seconds: float) -> str:
+    return "-" if cpu is None or not seconds else f"{cpu:.1f} s ({cpu / seconds:.2f} of a core)"
+
+
+def rows(report: Report) -> list[Row]:
+    met = report.target_met
+    verdict = "-" if met is None else ("PASS" if met else "NOT met")
+    target = f"< {TARGET_SECONDS:g} s" if report.options.standard else f"(< {TARGET_SECONDS:g} s is for 16 bots to 200)"
+    eps = report.events_per_second
+    engine = report.engine
+    out: list[Row] = [
+        ("wall time, `POST …/start` → `finished`", f"{report.seconds:.1f} s", target, verdict),
+        ("matches played to the end (of pairings)", f"{report.matches} of {report.pairings}", "", ""),
+        (
+            "engine events (sum of the matches' stream heads)",
+            "-" if report.events is None else f"{report.events:,}",
+            "",
+            "",
+        ),
+        (
+            "the longest match of each round, summed (events made one after another)",
+            f"{critical_events(report):,} events"
+            + (f" ({critical_events(report) / report.events:.0%} of all)" if report.events else ""),
+            "",
+            "",
+        ),
+        ("matches/s", f"{report.matches_per_second:.2f}", "", ""),
+        ("events/s", "-" if eps is None else f"{eps:,.0f}", "", ""),
+        ("server CPU", _cores(report.server_cpu, report.seconds), "", ""),
+        ("client CPU (this process: create, start, poll)", _cores(report.client_cpu, report.seconds), "", ""),
+    ]
+    if engine is not None:
+        out += [
+            (
+                f"engine alone: the same {engine.matches} matches played again in this process, one after another",
+                f"{engine.seconds:.2f} s wall, {engine.cpu:.2f} s CPU; {engine.events:,} events",
+                "reference",
+                "",
+            ),
+            (
+                "… the same events as the server's (types, in order), match for match",
+                f"{engine.same} of {engine.matches}",
+                "all",
+                "ok" if engine.same == engine.matches else "DIFFERENT",
+            ),
+            (
+                "ratio: server wall time / engine alone",
+                "-" if report.ratio is None else f"{report.ratio:.1f}×",
+                "",
+                "",
+            ),
+            (
+                "ratio: server CPU / engine alone CPU",
+                "-" if report.cpu_ratio is None else f"{report.cpu_ratio:.1f}×",
+                "",
+                "",
+            ),
+        ]
+    out.append(
+        (
+            "the result checks (schedule, results, standings add up)",
+            "all hold" if report.ok else f"{len(report.problems)} FAILED",
+            "all hold",
+            "ok" if report.ok else "WRONG",
+        )
+    )
+    return out
+
+
+def round_rows(report: Report) -> list[tuple[str, ...]]:
+    """Per round: its wall time (from its opening seen to the next one's, ± a poll), its matches' events,
+    and the longest match's: a round lasts as long as its longest match, whose events come one after another."""
+    out: list[tuple[str, ...]] = []
+    ends = [*report.opened_at[1:], report.seconds]
+    for number, (began, ended) in enumerate(zip(report.opened_at, ends, strict=True), start=1):
+        events = [len(m.types) for m in report.played if m.round == number]
+        longest = max(events, default=0)
+        seconds = ended - began
+        out.append(
+            (
+                str(number),
+                f"{seconds:.1f}",
+                f"{len(events)}",
+                f"{sum(events):,}",
+                f"{longest:,}",
+                f"{seconds / longest * 1000:.2f}" if longest and seconds > 0 else "-",
+            )
+        )
+    return out
+
+
+ROUND_HEADERS = ("round", "seconds", "matches", "events", "longest match, events", "ms an event of the longest match")
+
+
+def critical_events(report: Report) -> int:
+    """The longest match of each round, summed: the events the tournament makes one after another."""
+    longest: dict[int, int] = {}
+    for m in report.played:
+        longest[m.round] = max(longest.get(m.round, 0), len(m.types))
+    return sum(longest.values())
+
+
+def reading(report: Report) -> list[str]:
+    """What the figures say: where the wall time goes."""
+    critical = critical_events(report)
+    engine = report.engine
+    if not critical or not report.events or not report.seconds or engine is None or not engine.events:
+        return []
+    cores = (
+        "" if report.server_cpu is None else f" (the server used {report.server_cpu / report.seconds:.2f} of a core)"
+    )
+    per_event = report.seconds / critical * 1000
+    lines = [
+        f"Reading: a round lasts as long as its longest match, and the longest matches of the rounds hold"
+        f" {critical / report.events:.0%} of all events ({critical:,}). In a match the events come one after"
+        " another (a bot's move is decided and committed before the other bot's), so once a round is down to"
+        " its last match the server does one match's moves in sequence, and the wall time follows the latency"
+        f" of a move, not the throughput{cores}: {per_event:.2f} ms of wall time per event of those longest"
+        f" matches, where the engine alone takes {engine.seconds / engine.events * 1e6:.0f} µs an event."
+    ]
+    if report.options.standard and report.target_met is False:
+        lines.append(
+            f"For the {TARGET_SECONDS:g} s target, with these matches, those {critical:,} events would have to take"
+            f" {TARGET_SECONDS / critical * 1000:.2f} ms each at most (all the rest of the tournament's events in"
+            " their shadow)."
+        )
+    return lines
+
+
+def measured_text(report: Report) -> list[str]:
+    return [
+        "What is measured: a real `unoduo serve` (a subprocess) runs a whole round-robin of house bots by itself;"
+        " the client creates the tournament, starts it and reads the tournament list until it says `finished`."
+        " *Wall time*: from the `POST /api/tournaments/{id}/start` to the first read that says `finished` (late"
+        f" by at most one poll, {report.options.poll:g} s). *Engine events*: each match's `view.version` (the head"
+        " of its stream), summed, read after the timing. *Server CPU*: from `/proc/PID/stat` over the same time."
+        " The result is checked before any figure counts: every round finished (one bye a round in an odd"
+        " field), every pair met once, every pairing decided by a match played to its end, `seats[0]` of each"
+        " match the pairing's white, and the standings adding up (played n - 1 each, won + lost = played, sum"
+        " of won = the pairings with a winner, each player's won, byes and points as their results say)."
+        " *Reference*: after the server has stopped, the very same matches played again in this process by the"
+        " engine alone (`LocalMatch`: no store, no network, no service), one after another: each match's seed"
+        " (its replay reveals it), its bots in their seats, white the first drafter, and the bots' turns taken"
+        " as `MatchService` takes them (the seat whose decision it is, else the first seat with a legal command;"
+        ' each choice from `random.Random(f"{match id}:{version}")`), so the engine makes the server\'s events'
+        " one for one (checked). The ratios set the server's wall time and CPU beside the engine's for the"
+        " same matches: what the store, the service, the HTTP server and the tournament cost on top of the"
+        " rules."
+    ]
+
+
+def markdown(report: Report, command: str) -> str:
+    lines = [*section_head(SECTION, command, report.facts), *measured_text(report), ""]
+    lines += ["| measure | figure | target | |", "| --- | ---: | ---: | --- |"]
+    lines += [f"| {m} | {f} | {t} | {v} |" for m, f, t, v in rows(report)]
+    engine = report.engine
+    if engine is not None and report.events and report.matches and engine.matches:
+        lines += [
+            "",
+            f"Per match: {report.events / report.matches:,.0f} events on average; the server took"
+            f" {report.seconds / report.matches * 1000:,.0f} ms of wall time a match (the matches of a round"
+            f" played at once), the engine alone {engine.seconds / engine.matches * 1000:,.1f} ms (one at a time).",
+        ]
+    notes = reading(report)
+    if notes:
+        lines += ["", *[line for note in notes for line in (note, "")]][:-1]
+    if report.opened_at:
+        lines += [
+            "",
+            "| " + " | ".join(ROUND_HEADERS) + " |",
+            "| ---: |" + " ---: |" * (len(ROUND_HEADERS) - 1),
+            *["| " + " | ".join(r) + " |" for r in round_rows(report)],
+        ]
+    if report.problems:
+        lines += ["", "The result is WRONG:", "", *[f"- {p}" for p in report.problems[:20]]]
+    return "\n".join(lines) + "\n"
+
+
+def _table(report: Report) -> Table:
+    table = Table(title="unoduo bench tournament", title_justify="left")
+    for name, justify in (("measure", "left"), ("figure", "right"), ("target", "right"), ("", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row in rows(report):
+        table.add_row(*row)
+    return table
+
+
+def _round_table(report: Report) -> Table:
+    table = Table(title="by round", title_justify="left")
+    for name in ROUND_HEADERS:
+        table.add_column(name, justify="right")
+    for row in round_rows(report):
+        table.add_row(*row)
+    return table
+
+
+def run_and_report(options: Options, write_docs: bool, command: str) -> Report:
+    """Run the benchmark, print its figures, and (``write_docs``) rewrite its docs section."""
+    console = Console()
+    report = run_bench(options, lambda m: console.log(m))
+    console.print(_table(report))
+    console.print(_round_table(report))
+    for fact in report.facts:
+        console.print(f"  {fact}", markup=False)
+    for note in reading(report):
+        console.print(note, markup=False)
+    if report.problems:
+        console.print("[bold red]the result is WRONG:[/]")
+        for problem in report.problems[:50]:
+            console.print(f"  {problem}", markup=False)
+        console.print("server log (last lines):", markup=False)
+        console.print(report.server_log_tail, markup=False)
+    if write_docs:
+        write_docs_section(BENCHMARKS_MD, SECTION, markdown(report, command))
+        console.print(f"wrote {BENCHMARKS_MD}")
+    return report
