@@ -292,6 +292,12 @@ class TournamentService:
             events.append((TournamentEventType.RESULT, _forfeit_result(slot, winner, "withdrawal", None)))
         await self._append(t, events, f"round-{number}")
         self._arm_join_deadline(t.id, number, datetime.now(UTC).timestamp() + t.join_seconds)
+        # A match (two house bots, no think delay) may have ended before its round was recorded
+        # as open: its end found no pairing then, so it is looked at again now.
+        for match_id in matches.values():
+            live = await self.matches.open(match_id, arm=False)
+            if live.state.phase is Phase.MATCH_OVER:
+                self._spawn(self.record_result(match_id))
 
     def _known(self, player_id: str) -> PlayerPublic:
         player = self.player(player_id)
@@ -571,6 +577,8 @@ class TournamentService:
         for t in await self.all():
             if t.status != RUNNING:
                 continue
+            await self.advance(t.id)  # a round whose opening was cut short opens first
+            t = await self.get(t.id)
             for slot in t.open_slots():
                 assert slot.match is not None
                 await self.record_result(slot.match)

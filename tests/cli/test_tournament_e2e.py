@@ -29,10 +29,13 @@ DIRECTOR = {"Authorization": f"Bearer {TOKEN}"}
 POLL = 0.25  # the server's access log goes to a pipe nobody reads until the end: poll gently
 
 
-def _start(db: Path) -> tuple[subprocess.Popen[str], str]:
+def _start(db: Path, think: str = "0") -> tuple[subprocess.Popen[str], str]:
+    """A server on ``db``; ``think`` is the house bots' think delay (0: a match of two bots runs
+    as fast as the server can decide, several moves a commit)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    process = serve("--port", str(port), "--db", f"sqlite:///{db}", env=serve_env(UNODUO_DIRECTOR_TOKEN=TOKEN))
+    env = serve_env(UNODUO_DIRECTOR_TOKEN=TOKEN, UNODUO_BOT_THINK_SECONDS=think)
+    process = serve("--port", str(port), "--db", f"sqlite:///{db}", env=env)
     wait_until_up(base, process)
     return process, base
 
@@ -203,7 +206,9 @@ def _tournament_events(db: Path, tournament_id: str) -> list[tuple[str, dict[str
 def test_a_restart_in_the_middle_of_a_round_loses_nothing(tmp_path: Path, how: str) -> None:
     db = tmp_path / "restart.sqlite3"
     entries = ["bot:random", "bot:greedy", "bot:random", "bot:greedy", "bot:greedy"]
-    process, base = _start(db)
+    # Bots that think 5 ms a move before the stop, so that it surely comes in the middle of a
+    # round (with no delay a whole match can be over in a tenth of a second); at once after it.
+    process, base = _start(db, think="0.005")
     try:
         with httpx.Client(base_url=base, timeout=30.0) as client:
             tournament_id = _create(client, entries, target=150)
