@@ -619,7 +619,11 @@ class MatchService:
         chain = BOT_CHAIN if self.bots_inline and len(live.bots) == 2 else 0
         try:
             appended = await self._apply(
-                live, parse_seat_command(seat, choice), f"bot-{live.state.version}", bots_answer=chain > 0, max_moves=chain
+                live,
+                parse_seat_command(seat, choice),
+                f"bot-{live.state.version}",
+                bots_answer=chain > 0,
+                max_moves=chain,
             )
         except ConcurrencyError:
             return  # another process moved first; _apply caught up and the next look decides again

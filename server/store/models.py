@@ -126,7 +126,9 @@ class MatchSummaryBase(SQLModel):
     # No defaults: every key is in every summary (and required in /openapi.json).
     id: str = Field(primary_key=True, sa_type=String(ID_LEN))
     status: MatchStatus = Field(sa_type=String(16))
-    player1: int | None = Field(sa_type=Integer, description="the seat of the current (or last) round's Player 1, its first drafter")
+    player1: int | None = Field(
+        sa_type=Integer, description="the seat of the current (or last) round's Player 1, its first drafter"
+    )
     winner: str | None = Field(sa_type=String(ID_LEN), description="a player id")
     tournament: str | None = Field(sa_type=String(ID_LEN), index=True)
     round: int | None = Field(sa_type=Integer)
