@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import typer
 
@@ -240,3 +241,25 @@ def tournament(
     if not report.ok:
         typer.echo(f"unoduo bench tournament: the result is WRONG ({len(report.problems)} problems)", err=True)
         raise typer.Exit(1)
+
+
+@bench_app.command("replay")
+def replay(
+    file: Path = typer.Option(
+        Path("replays/match-to-200.jsonl"),
+        "--file",
+        help="a replay of a whole match (default: the sample match to 200)",
+    ),
+    runs: int = typer.Option(7, "--runs", min=1, max=100, help="runs of each command (the median is reported)"),
+    write_docs: bool = typer.Option(
+        False, "--write-docs", help="update the replay tools' section of docs/BENCHMARKS.md"
+    ),
+) -> None:
+    """unoduo verify and unoduo audit on a whole match, each as a fresh process, beyond the interpreter's start-up."""
+    from bench.replay_tools import run_and_report as run_replay
+
+    if not file.is_file():
+        typer.echo(f"unoduo bench replay: no replay at {file}", err=True)
+        raise typer.Exit(2)
+    command = _command_line(f"unoduo bench replay --file {file} --runs {runs} --write-docs")
+    run_replay(file.resolve(), runs, write_docs, command)
