@@ -168,3 +168,93 @@ def test_missing_file_and_bad_receipt_exit_2(tmp_path: Path) -> None:
     path = tmp_path / "m.jsonl"
     path.write_text("{}\n")
     assert runner.invoke(app, ["verify", str(path), "--receipt", "nonsense"]).exit_code == 2
+
+
+def renumber(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**line, "seq": seq} for seq, line in enumerate(lines, start=1)]
+
+
+def _edit_public(lines: list[dict[str, Any]], field: str) -> int:
+    """Edit one public field the way a dishonest server would; returns the index edited."""
+    if field == "card":
+        index = first(lines, "card_played")
+        lines[index]["data"]["code"] = "G0" if lines[index]["data"]["code"] != "G0" else "G1"
+    elif field == "colour":
+        index = first(lines, "color_chosen") if any(x["type"] == "color_chosen" for x in lines) else None
+        if index is None:
+            index = next(i for i, x in enumerate(lines) if x["type"] == "card_played" and x["data"].get("color"))
+        key = "color"
+        lines[index]["data"][key] = "blue" if lines[index]["data"][key] != "blue" else "red"
+    elif field == "verdict":
+        index = first(lines, "round_ended")
+        lines[index]["data"]["winner"] = 1 - lines[index]["data"]["winner"]
+    elif field == "score":
+        index = first(lines, "round_ended")
+        lines[index]["data"]["points"] += 5
+    else:  # time
+        index = len(lines) // 2
+        lines[index]["at"] = "2030-01-01T00:00:00.000000Z"
+    return index
+
+
+@pytest.mark.parametrize("field", ["card", "colour", "verdict", "score", "time"])
+def test_an_edited_field_breaks_the_chain_at_its_line(finished: list[dict[str, Any]], field: str) -> None:
+    forged = copy(finished)
+    index = _edit_public(forged, field)
+    report = verify_replay(replay_text(forged))
+    assert not report.ok and report.line == index + 2
+    assert "edited after it was hashed" in (report.failure or "")
+
+
+@pytest.mark.parametrize("field", ["card", "colour", "verdict", "score"])
+def test_an_edit_with_every_hash_recomputed_is_caught_by_the_re_run(finished: list[dict[str, Any]], field: str) -> None:
+    forged = copy(finished)
+    index = _edit_public(forged, field)
+    report = verify_replay(replay_text(reseal(forged)))
+    assert not report.ok and report.line is not None and report.line <= index + 2
+    assert "rules give" in (report.failure or "") or "schema" in (report.failure or "")
+
+
+def test_a_time_rewritten_with_every_hash_recomputed_is_caught_by_a_receipt(finished: list[dict[str, Any]]) -> None:
+    forged = copy(finished)
+    index = _edit_public(forged, "time")
+    kept = Receipt(finished[index]["seq"], finished[index]["hash"])  # what the client was sent at the time
+    report = verify_replay(replay_text(reseal(forged)), [kept])
+    assert not report.ok and "is not in this log" in (report.failure or "")
+
+
+@pytest.mark.parametrize("how", ["removed", "inserted", "reordered", "duplicated"])
+def test_a_removed_inserted_reordered_or_duplicated_event_is_named(finished: list[dict[str, Any]], how: str) -> None:
+    forged = copy(finished)
+    index = first(forged, "cards_drawn")
+    if how == "removed":
+        del forged[index]
+    elif how == "inserted":
+        forged.insert(index, copy([forged[index - 1]])[0])
+    elif how == "reordered":
+        forged[index], forged[index + 1] = forged[index + 1], forged[index]
+    else:
+        forged.insert(index + 1, copy([forged[index]])[0])
+    report = verify_replay(replay_text(forged))
+    assert not report.ok and report.line is not None and report.line in (index + 2, index + 3)
+    assert "chain breaks" in (report.failure or "")
+
+
+def test_a_changed_commitment_is_caught_even_with_every_hash_recomputed(finished: list[dict[str, Any]]) -> None:
+    forged = copy(finished)
+    forged[0]["data"]["commitment"] = "ab" * 32
+    report = verify_replay(replay_text(reseal(forged)))
+    assert not report.ok and "the seed or the commitment was changed" in (report.failure or "")
+
+
+def test_an_illegal_move_inserted_with_a_consistent_chain_is_caught_by_the_re_run(
+    finished: list[dict[str, Any]],
+) -> None:
+    forged = copy(finished)
+    index = next(i for i, x in enumerate(forged) if x["type"] == "command" and x["data"]["command"]["type"] == "play")
+    seat = forged[index]["data"]["seat"]
+    bogus = {**copy([forged[index]])[0], "data": {"seat": seat, "command": {"type": "uno"}}}
+    forged.insert(index, bogus)
+    report = verify_replay(replay_text(reseal(renumber(forged))))
+    assert not report.ok and report.line == index + 2
+    assert "not legal" in (report.failure or "") or "rules give" in (report.failure or "")
