@@ -262,7 +262,13 @@ class ServerProcess:
         return "\n".join(text.splitlines()[-lines:])
 
     def start(self) -> None:
-        env = {**os.environ, "UNODUO_BOT_THINK_SECONDS": "0", "PYTHONUNBUFFERED": "1"}
+        # Registrations unlimited: the bench registers every player from one address at once.
+        env = {
+            **os.environ,
+            "UNODUO_BOT_THINK_SECONDS": "0",
+            "UNODUO_REGISTER_PER_MINUTE": "0",
+            "PYTHONUNBUFFERED": "1",
+        }
         env.pop("UNODUO_DATABASE_URL", None)  # --db says which
         env.update(self.extra_env)
         argv = [sys.executable, "-m", "cli.main", "serve", "--host", "127.0.0.1", "--port", str(self.port)]

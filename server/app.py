@@ -22,6 +22,7 @@ from server.errors import install_error_handlers
 from server.limits import BodySizeLimit
 from server.services.matches import MatchService
 from server.services.players import Callers, ensure_house_bots
+from server.services.rate_limits import RateLimit
 from server.services.tournaments import TournamentService
 from server.settings import Settings
 from server.store.event_store import EventStore
@@ -68,6 +69,8 @@ def make_app(settings: Settings | None = None) -> FastAPI:
     app.state.matches = matches
     app.state.tournaments = tournaments
     app.state.callers = Callers(store)
+    app.state.registrations = RateLimit("registrations", settings.register_per_minute)
+    app.state.bad_tokens = RateLimit("wrong tokens", settings.bad_tokens_per_minute)
     app.state.new_director_token = new_director_token
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.include_router(routes_meta.router)

@@ -10,6 +10,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from server.services.errors import Unauthorized
 from server.services.matches import MatchService
 from server.services.players import Caller, Callers
+from server.services.rate_limits import RateLimit
 from server.services.tournaments import TournamentService
 from server.store.event_store import EventStore
 from server.store.models import PlayerPublic
@@ -43,10 +44,26 @@ async def get_caller(request: Request, credentials: BearerDep) -> Caller:
             raise Unauthorized("use 'Authorization: Bearer TOKEN'")
         return Caller()
     callers: Callers = request.app.state.callers
+    bad_tokens: RateLimit = request.app.state.bad_tokens
+    address = client_address(request)
+    bad_tokens.check(address)  # an address that tried too many wrong tokens is refused before the look-up
     caller = await callers.of(credentials.credentials.strip())
     if caller is None:
+        bad_tokens.take(address)
         raise Unauthorized("this token belongs to nobody")
     return caller
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client is not None else "unknown"
+
+
+def get_registrations(request: Request) -> RateLimit:
+    limit: RateLimit = request.app.state.registrations
+    return limit
+
+
+RegistrationsDep = Annotated[RateLimit, Depends(get_registrations)]
 
 
 CallerDep = Annotated[Caller, Depends(get_caller)]

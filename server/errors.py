@@ -34,6 +34,7 @@ from server.services.errors import (
     NotASeat,
     NotFound,
     NotNow,
+    TooManyRequests,
     Unauthorized,
 )
 from server.store.errors import ConcurrencyError, InvalidAppendError, StoreClosedError, StoreUnavailableError
@@ -54,6 +55,7 @@ STATUS_OF_ERROR: dict[type[DomainError], int] = {
     NotFound: 404,
     NotNow: 409,
     MatchLive: 409,
+    TooManyRequests: 429,
 }
 STATUS_OF_CODE: dict[ErrorCode, int] = {
     ErrorCode.MALFORMED: 400,
@@ -76,6 +78,8 @@ ERROR_DESCRIPTIONS: dict[int, str] = {
     409: "`stale_version` (the match moved on: read it again), `match_over`, `match_live` "
     "(no replay while live) or `not_now` (joining again with other entropy, a match never opened)",
     413: "`too_large`: the request body is over the server's limit (64 KiB unless configured); it was not parsed",
+    429: "`too_many_requests`: this address registered too often, or sent too many wrong tokens; "
+    "`Retry-After` says in how many seconds to try again",
     422: "a rule refusal of docs/PROTOCOL.md (`not_your_turn`, `card_not_playable`, …) with its docs/RULES.md ruling",
     503: "`unavailable`: the database could not complete it; a retry with the same command_id is safe",
 }
@@ -108,13 +112,20 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         out[status] = {"model": ErrorBody, "description": ERROR_DESCRIPTIONS[status]}
         if status == 401:
             out[status]["headers"] = {"WWW-Authenticate": {"description": "Bearer", "schema": {"type": "string"}}}
+        if status == 429:
+            out[status]["headers"] = {
+                "Retry-After": {"description": "seconds until a retry may pass", "schema": {"type": "integer"}}
+            }
     out["4XX"] = {"model": ErrorBody, "description": "any other refusal (e.g. 405 `method_not_allowed`)"}
     return out
 
 
-def _answer(status: int, code: str, message: str, rule: str | None = None) -> JSONResponse:
+def _answer(
+    status: int, code: str, message: str, rule: str | None = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
     body = ErrorBody(code=code, message=message, rule=rule)
-    headers = BEARER_CHALLENGE if status == 401 else None
+    if status == 401:
+        headers = {**(headers or {}), **BEARER_CHALLENGE}
     return JSONResponse(body.model_dump(), status_code=status, headers=headers)
 
 
@@ -136,7 +147,8 @@ def describe_validation(exc: RequestValidationError) -> str:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(DomainError)
     async def _domain(_request: Request, exc: DomainError) -> JSONResponse:
-        return _answer(status_of(exc), exc.code, exc.message)
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TooManyRequests) else None
+        return _answer(status_of(exc), exc.code, exc.message, headers=headers)
 
     @app.exception_handler(CommandRefused)
     async def _refused(_request: Request, exc: CommandRefused) -> JSONResponse:

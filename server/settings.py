@@ -48,6 +48,12 @@ class Settings(BaseSettings):
         le=60,
         description="how long a house bot waits before it moves (0: at once, inside the request that gave it the move)",
     )
+    register_per_minute: int = Field(
+        default=60, ge=0, description="registrations one client address may make a minute (0: no limit)"
+    )
+    bad_tokens_per_minute: int = Field(
+        default=30, ge=0, description="wrong tokens one client address may send a minute before 429 (0: no limit)"
+    )
     director_token: str | None = Field(
         default=None,
         min_length=16,

@@ -70,6 +70,16 @@ class NotOpen(NotNow):
     """The match was never opened (no ``match_created``, no seed): it can be neither joined nor played."""
 
 
+class TooManyRequests(DomainError):
+    """A client address over a rate limit (registrations, wrong tokens); ``retry_after`` in seconds."""
+
+    code = "too_many_requests"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class MatchLive(DomainError):
     """A replay was asked for a match that is not over."""
 

@@ -326,8 +326,8 @@ SEAT_ERRORS = {"400", "401", "403", "404", "409", "413", "422", "503"}
 OPERATIONS = {
     ("GET", "/"): (200, ServerInfo, set()),
     ("GET", "/api"): (200, ServerInfo, set()),
-    ("POST", "/api/players"): (201, PlayerWithToken, {"400", "413", "503"}),
-    ("GET", "/api/me"): (200, Me, {"401", "503"}),
+    ("POST", "/api/players"): (201, PlayerWithToken, {"400", "413", "429", "503"}),
+    ("GET", "/api/me"): (200, Me, {"401", "429", "503"}),
     ("POST", "/api/matches"): (201, MatchSummaryPublic, {"400", "401", "404", "413", "503"}),
     ("POST", "/api/matches/{match_id}/join"): (200, MatchOutcome, SEAT_ERRORS),
     ("GET", "/api/matches/{match_id}"): (200, MatchDetail, {"400", "401", "404", "503"}),
