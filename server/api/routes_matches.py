@@ -146,9 +146,10 @@ async def match_events(
 @router.get(
     "/{match_id}/replay",
     response_class=Response,
-    responses={200: REPLAY_BODY, **error_responses(400, 404, 409, 503)},
+    responses={200: REPLAY_BODY, **error_responses(400, 401, 404, 409, 503)},
+    openapi_extra=BEARER_OPTIONAL,
 )
-def match_replay(match_id: MatchId, matches: MatchServiceDep) -> Response:
+def match_replay(match_id: MatchId, _caller: CallerDep, matches: MatchServiceDep) -> Response:
     """The replay file of a finished match (docs/FAIRNESS.md); 409 while it is live."""
     return Response(
         matches.replay(match_id).encode(),

@@ -94,9 +94,12 @@ async def create_tournament(
 
 
 @router.get(
-    "/tournaments", response_model=list[TournamentListed], responses=error_responses(503), openapi_extra=BEARER_OPTIONAL
+    "/tournaments",
+    response_model=list[TournamentListed],
+    responses=error_responses(401, 503),
+    openapi_extra=BEARER_OPTIONAL,
 )
-async def list_tournaments(tournaments: TournamentServiceDep) -> list[TournamentListed]:
+async def list_tournaments(_caller: CallerDep, tournaments: TournamentServiceDep) -> list[TournamentListed]:
     """Every tournament, oldest first."""
     return [TournamentViews.listed(t) for t in await tournaments.all()]
 
@@ -117,10 +120,12 @@ async def start_tournament(
 @router.get(
     "/tournaments/{tournament_id}",
     response_model=TournamentPublic,
-    responses=error_responses(400, 404, 503),
+    responses=error_responses(400, 401, 404, 503),
     openapi_extra=BEARER_OPTIONAL,
 )
-async def get_tournament(tournament_id: TournamentId, tournaments: TournamentServiceDep) -> TournamentPublic:
+async def get_tournament(
+    tournament_id: TournamentId, _caller: CallerDep, tournaments: TournamentServiceDep
+) -> TournamentPublic:
     """The schedule by round, each match's state and result, and the standings with every tie-break column."""
     t = await tournaments.get(tournament_id)
     return await asyncio.to_thread(_views(tournaments).public, t)
