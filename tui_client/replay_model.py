@@ -1,0 +1,489 @@
+"""The replay scrubber's headless core: a verified replay folded once, and everything the screen
+shows at any event, for any perspective. No Textual here: tests and tools drive it directly.
+
+Everything is read off the replay with the engine's own functions: ``engine.verify`` checks it,
+``engine.evolve`` folds it (every state is kept: a match is a few hundred to a few thousand
+events, and a state shares its tuples with the one before), ``engine.views.view`` says what a
+seat or the auditor sees, ``engine.sealing.may_open`` which sealed fields of an event a seat was
+opened during play, and ``engine.audit_report`` what ``unoduo audit`` reports at a challenge.
+A replay that fails verification is kept with its failure and is not folded: nothing in it can
+be relied on, so it is not scrubbed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from engine.audit_report import ChallengeFacts, Table, challenges, full_events, table_at
+from engine.errors import ReplayUnreadable
+from engine.events import Event, EventType
+from engine.evolve import evolve
+from engine.replay import parse_replay
+from engine.sealing import AUDITOR, Viewer, may_open
+from engine.state import INITIAL_STATE, MatchState
+from engine.verify import Report, verify_replay
+from engine.views import view
+
+__all__ = [
+    "PERSPECTIVES",
+    "ChallengeAt",
+    "Frame",
+    "LogLine",
+    "Mark",
+    "MarkKind",
+    "ReplayModel",
+    "ReplayUnreadable",
+    "RoundScore",
+    "TimelineBar",
+    "perspective_name",
+]
+
+PERSPECTIVES: tuple[Viewer, ...] = (AUDITOR, 0, 1)
+"""The perspectives ``v`` cycles through, the first being where a replay opens: the auditor (a
+finished match opens every seal), then what seat 0 and seat 1 saw during play."""
+
+
+def perspective_name(viewer: Viewer) -> str:
+    return f"seat {viewer}" if isinstance(viewer, int) else "audit" if viewer == AUDITOR else str(viewer)
+
+
+class MarkKind(StrEnum):
+    CHALLENGE = "challenge"  # a challenge_resolved
+    VOLLEY = "volley"  # a seat faces a Draw Two volley (an awaiting of kind volley)
+    UNO_CAUGHT = "uno_caught"
+    ROUND_END = "round_end"
+
+
+# When two marks fall on one column of the timeline, the first kind here is drawn.
+MARK_PRIORITY: tuple[MarkKind, ...] = (MarkKind.CHALLENGE, MarkKind.UNO_CAUGHT, MarkKind.ROUND_END, MarkKind.VOLLEY)
+
+
+@dataclass(frozen=True)
+class Mark:
+    seq: int
+    kind: MarkKind
+    label: str
+
+
+@dataclass(frozen=True)
+class RoundScore:
+    round: int
+    seq: int  # the round_ended
+    scores: tuple[int, int]  # cumulative, after the round
+    points: int
+    winner: int | None
+
+
+@dataclass(frozen=True)
+class LogLine:
+    seq: int
+    text: str
+    current: bool
+
+
+@dataclass(frozen=True)
+class ChallengeAt:
+    """The challenge whose verdict or penalty the cursor is on, with the table at the verdict."""
+
+    number: int  # from 1, as ``unoduo audit`` numbers them
+    facts: ChallengeFacts
+    table: Table  # engine.audit_report.table_at(events, facts.resolved_seq)
+    span: tuple[int, int]  # first and last seq the audit panel is shown for
+    hand_shown: bool  # does this perspective see the challenged hand (engine.views: the challenger, an auditor)
+    hands_shown: tuple[bool, bool]  # which hands at the verdict this perspective sees
+
+    def draw_shown(self, seat: int) -> bool:
+        return self.hands_shown[seat]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Everything the scrubber shows just after event ``seq`` from ``viewer``'s perspective."""
+
+    seq: int
+    total: int
+    viewer: Viewer
+    event_type: str
+    view: dict[str, Any]  # engine.views.view(state, viewer)
+    log: list[LogLine]
+    challenge: ChallengeAt | None
+    round: int
+
+
+def _seat(seat: object) -> str:
+    return f"seat {seat}"
+
+
+def _codes(codes: Sequence[str]) -> str:
+    return " ".join(codes) if codes else "no cards"
+
+
+_DRAW_REASONS = {
+    "draw": "a turn's draw",
+    "volley": "the volley",
+    "starter": "the starter",
+    "wild_draw_four": "the Wild Draw Four",
+    "challenge_upheld": "challenge upheld",
+    "challenge_failed": "challenge failed",
+    "uno_penalty": "UNO penalty",
+}
+
+_WAITING = {
+    "draft": "to keep or pass the card looked at",
+    "turn": "to play or draw",
+    "drawn": "to play or keep the drawn card",
+    "volley": "to answer the volley",
+    "wild_draw_four": "to accept or challenge the Wild Draw Four",
+    "dump": "to dump or play on",
+    "color": "to name the starter's colour",
+}
+
+
+def _command_words(command: dict[str, Any]) -> str:
+    kind = command.get("type")
+    if kind == "play":
+        words = f"play {command.get('card')}"
+        if command.get("color"):
+            words += f" naming {command['color']}"
+        return words + (" + UNO" if command.get("uno") else "")
+    if kind == "draft":
+        return "keep the card looked at" if command.get("keep") else "pass the card looked at"
+    if kind == "dump":
+        return f"dump {_codes(command.get('cards') or [])}" + (" + UNO" if command.get("uno") else "")
+    if kind == "color":
+        return f"name {command.get('color')}"
+    if kind == "pass":
+        return "keep the drawn card"
+    return {
+        "draw": "draw",
+        "accept": "accept the Wild Draw Four",
+        "challenge": "challenge the Wild Draw Four",
+        "uno": "say UNO",
+    }.get(str(kind), str(kind))
+
+
+class ReplayModel:
+    """A replay read, verified and (if it verified) folded. ReplayUnreadable for text that is not
+    a replay file of this version."""
+
+    def __init__(self, text: str, source: str = "") -> None:
+        self.source = source
+        self.header, self.lines = parse_replay(text)
+        self.verification: Report = verify_replay(text)
+        self.events: list[Event] = []
+        self.states: list[MatchState] = [INITIAL_STATE]  # states[seq]: just after event seq
+        self.challenges: list[ChallengeFacts] = []
+        self.marks: list[Mark] = []
+        self.round_starts: list[tuple[int, int]] = []  # (round, seq of its first round_started)
+        self.round_scores: list[RoundScore] = []
+        self._spans: list[tuple[int, int]] = []
+        self._tables: dict[int, Table] = {}
+        if not self.verification.ok:
+            return
+        self.events = full_events(self.lines)
+        for event in self.events:
+            self.states.append(evolve(self.states[-1], event))
+        self.challenges = challenges(self.events)
+        self._spans = [self._span(c) for c in self.challenges]
+        self._index()
+
+    @classmethod
+    def from_text(cls, text: str, source: str = "") -> ReplayModel:
+        return cls(text, source)
+
+    # ------------------------------------------------------------ what the fold gives
+
+    @property
+    def ok(self) -> bool:
+        return self.verification.ok
+
+    @property
+    def total(self) -> int:
+        return len(self.events)
+
+    @property
+    def players(self) -> list[str]:
+        players = self.header.get("players")
+        names = [str(p) for p in players] if isinstance(players, list) else []
+        return [*names, "?", "?"][:2]
+
+    @property
+    def target(self) -> int:
+        return self.states[-1].ruleset.target
+
+    @property
+    def scoring(self) -> str:
+        return self.states[-1].ruleset.scoring.value
+
+    def failure_words(self) -> str:
+        v = self.verification
+        if v.ok:
+            return ""
+        where = f"line {v.line}: " if v.line is not None else ""
+        return f"NOT VERIFIED: {where}{v.failure}"
+
+    def state(self, seq: int) -> MatchState:
+        return self.states[self.clamp(seq)]
+
+    def clamp(self, seq: int) -> int:
+        return max(1, min(self.total, seq)) if self.total else 0
+
+    def view_at(self, seq: int, viewer: Viewer) -> dict[str, Any]:
+        return view(self.state(seq), viewer)
+
+    def _index(self) -> None:
+        number = 0
+        for seq, event in enumerate(self.events, start=1):
+            data = event.data
+            if event.type == EventType.CHALLENGE_RESOLVED:
+                number += 1
+                self.marks.append(Mark(seq, MarkKind.CHALLENGE, f"challenge {number}: {data['verdict']}"))
+            elif event.type == EventType.AWAITING and data.get("kind") == "volley":
+                label = f"{_seat(data['seat'])} faces a volley of {data.get('total')}"
+                self.marks.append(Mark(seq, MarkKind.VOLLEY, label))
+            elif event.type == EventType.UNO_CAUGHT:
+                label = f"{_seat(data['by'])} caught {_seat(data['seat'])}"
+                self.marks.append(Mark(seq, MarkKind.UNO_CAUGHT, label))
+            elif event.type == EventType.ROUND_ENDED:
+                self.marks.append(Mark(seq, MarkKind.ROUND_END, f"round {data['round']} ends"))
+                scores = data["scores"]
+                self.round_scores.append(
+                    RoundScore(data["round"], seq, (scores[0], scores[1]), data["points"], data.get("winner"))
+                )
+            elif event.type == EventType.ROUND_STARTED and (
+                not self.round_starts or self.round_starts[-1][0] != data["round"]
+            ):
+                self.round_starts.append((data["round"], seq))
+
+    def _span(self, c: ChallengeFacts) -> tuple[int, int]:
+        """From the verdict to the last of its penalty draws (up to the next decision)."""
+        end = c.resolved_seq
+        while end < self.total and self.events[end].type not in (EventType.AWAITING, EventType.COMMAND):
+            end += 1
+        return c.resolved_seq, end
+
+    # ------------------------------------------------------------ moving
+
+    def next_round(self, seq: int) -> int:
+        for _round, start in self.round_starts:
+            if start > seq:
+                return start
+        return self.total
+
+    def prev_round(self, seq: int) -> int:
+        for _round, start in reversed(self.round_starts):
+            if start < seq:
+                return start
+        return 1
+
+    def next_challenge(self, seq: int) -> int | None:
+        """The verdict of the next challenge after ``seq``; after the last, the first again."""
+        if not self.challenges:
+            return None
+        for c in self.challenges:
+            if c.resolved_seq > seq:
+                return c.resolved_seq
+        return self.challenges[0].resolved_seq
+
+    def prev_challenge(self, seq: int) -> int | None:
+        if not self.challenges:
+            return None
+        for c in reversed(self.challenges):
+            if c.resolved_seq < seq:
+                return c.resolved_seq
+        return self.challenges[-1].resolved_seq
+
+    def round_of(self, seq: int) -> int:
+        return self.state(seq).round
+
+    # ------------------------------------------------------------ perspective
+
+    def visible_data(self, seq: int, viewer: Viewer) -> dict[str, Any]:
+        """Event ``seq``'s data as ``viewer`` received it during play: its public fields, plus
+        the sealed ones opened to it (engine.sealing.may_open)."""
+        line = self.lines[seq - 1]
+        public: dict[str, Any] = line["data"]
+        opened = {k: v for k, v in line["open"].items() if may_open(line["type"], public, k, viewer)}
+        return {**public, **opened}
+
+    def challenge_at(self, seq: int, viewer: Viewer) -> ChallengeAt | None:
+        for number, (c, span) in enumerate(zip(self.challenges, self._spans, strict=True), start=1):
+            if span[0] <= seq <= span[1]:
+                seen = view(self.states[c.resolved_seq], viewer).get("last_challenge") or {}
+                everything = viewer == AUDITOR
+                hands = (everything or viewer == 0, everything or viewer == 1)
+                return ChallengeAt(number, c, self.table(c.resolved_seq), span, seen.get("hand") is not None, hands)
+        return None
+
+    def table(self, seq: int) -> Table:
+        """engine.audit_report.table_at, kept once computed (it folds from the start)."""
+        if seq not in self._tables:
+            self._tables[seq] = table_at(self.events, seq)
+        return self._tables[seq]
+
+    # ------------------------------------------------------------ in words
+
+    def describe(self, seq: int, viewer: Viewer) -> str:
+        """Event ``seq`` in plain words, with only what ``viewer`` was shown."""
+        kind = self.lines[seq - 1]["type"]
+        d = self.visible_data(seq, viewer)
+        seat = _seat(d.get("seat"))
+        if kind == EventType.MATCH_CREATED:
+            rules = d.get("ruleset") or {}
+            return f"match created: {rules.get('name')}, to {rules.get('target')} points"
+        if kind == EventType.SEAT_JOINED:
+            return f"{seat} joined"
+        if kind == EventType.COMMAND:
+            return f"{seat}: {_command_words(d.get('command') or {})}"
+        if kind == EventType.TIMED_OUT:
+            action = d.get("action")
+            then = f"default: {_command_words(action)}" if action else "a forfeit"
+            return f"{seat} timed out ({d.get('kind')}, {d.get('count')} in a row) — {then}"
+        if kind == EventType.CUT:
+            first = d.get("first_drafter")
+            codes = d.get("codes") or ["?", "?"]
+            then = f"{_seat(first)} drafts first" if first is not None else "no winner, cut again"
+            return f"cut {d.get('cut')}: seat 0 {codes[0]}, seat 1 {codes[1]} — {then}"
+        if kind == EventType.ROUND_STARTED:
+            again = f" (fresh start {d['restart']})" if d.get("restart") else ""
+            return f"round {d.get('round')} starts{again} — {_seat(d.get('player1'))} is Player 1"
+        if kind == EventType.CARDS_DEALT:
+            counts = d.get("counts") or [0, 0]
+            mine = [f"{_seat(s)} holds {_codes(d[f'hand{s}'])}" for s in (0, 1) if f"hand{s}" in d]
+            return f"dealt {counts[0]} and {counts[1]} cards" + ("; " + "; ".join(mine) if mine else "")
+        if kind == EventType.DRAFTED:
+            how = "kept the card looked at" if d.get("keep") else "passed the card looked at"
+            got = f" ({d['hand_code']} to the hand)" if "hand_code" in d else ""
+            return f"{seat} {how}{got}; {d.get('pile_code')} goes face up on the draft pile"
+        if kind == EventType.DRAFT_COMPLETED:
+            return f"draft complete: the draft pile {_codes(d.get('codes') or [])} goes under the draw pile"
+        if kind == EventType.STARTER_TURNED:
+            return f"starter turned: {d.get('code')}"
+        if kind == EventType.AWAITING:
+            words = _WAITING.get(str(d.get("kind")), str(d.get("kind")))
+            if d.get("kind") == "volley":
+                words = f"facing a volley of {d.get('total')}: play a Draw Two or draw {d.get('total')}"
+            elif d.get("kind") == "drawn" and "code" in d:
+                words = f"to play or keep the drawn {d['code']}"
+            return f"waiting for {seat} {words}"
+        if kind == EventType.CARD_PLAYED:
+            return self._played_words(seq, d)
+        if kind == EventType.CARDS_DRAWN:
+            count = d.get("count")
+            why = _DRAW_REASONS.get(str(d.get("reason")), str(d.get("reason")))
+            codes = f": {_codes(d['codes'])}" if "codes" in d else ""
+            return f"{seat} drew {count} card{'s' if count != 1 else ''} ({why}){codes}"
+        if kind == EventType.DRAW_LAPSED:
+            return f"{seat} should draw {d.get('missing')} more but got {d.get('received')}: no cards left"
+        if kind == EventType.PILE_RECYCLED:
+            return f"the discard pile ({d.get('count')} cards) is shuffled into a new draw pile"
+        if kind == EventType.COLOR_CHOSEN:
+            return f"{seat} named {d.get('color')}"
+        if kind == EventType.CHALLENGE_RESOLVED:
+            return self._challenge_words(seq, d)
+        if kind == EventType.UNO_SAID:
+            return f"{seat} said UNO"
+        if kind == EventType.UNO_CAUGHT:
+            return f"{_seat(d.get('by'))} caught {seat} without UNO"
+        if kind == EventType.ROUND_ENDED:
+            scores = d.get("scores") or [0, 0]
+            if d.get("blocked"):
+                how = "blocked (no cards left to draw)"
+            else:
+                how = f"{_seat(d.get('winner'))} went out"
+            return f"round {d.get('round')} over: {how}, {d.get('points')} points — scores {scores[0]}–{scores[1]}"
+        if kind == EventType.MATCH_ENDED:
+            scores = d.get("scores") or [0, 0]
+            return f"match over: {_seat(d.get('winner'))} wins, {scores[0]}–{scores[1]} after {d.get('rounds')} rounds"
+        if kind == EventType.SEED_REVEALED:
+            return "server seed revealed: every sealed field can now be opened"
+        if kind == EventType.MATCH_FORFEITED:
+            return f"{seat} forfeits the match ({d.get('reason')})"
+        if kind == EventType.FORFEIT_DECLARED:
+            return f"{seat} loses by forfeit ({d.get('reason')})"
+        return str(kind)
+
+    def _next_awaiting(self, seq: int) -> dict[str, Any] | None:
+        """The awaiting that closes event ``seq``'s batch, if any (its public data)."""
+        for line in self.lines[seq:]:
+            if line["type"] == EventType.AWAITING:
+                data: dict[str, Any] = line["data"]
+                return data
+            if line["type"] in (EventType.COMMAND, EventType.TIMED_OUT):
+                return None
+        return None
+
+    def _played_words(self, seq: int, d: dict[str, Any]) -> str:
+        code = str(d.get("code"))
+        words = f"{_seat(d.get('seat'))} played {code}"
+        if code.startswith("W"):
+            words += f" naming {d.get('color')}"
+        if d.get("uno"):
+            words += " and said UNO"
+        after = self._next_awaiting(seq) if code in ("W+4",) or code.endswith("+2") else None
+        if after is not None and after.get("kind") == "volley":
+            words += f" — {_seat(after.get('seat'))} faces {after.get('total')}"
+        elif after is not None and after.get("kind") == "wild_draw_four":
+            words += f" — {_seat(after.get('seat'))} may accept or challenge"
+        return words
+
+    def _challenge_words(self, seq: int, d: dict[str, Any]) -> str:
+        player = _seat(d.get("player"))
+        held = f" (held {_codes(d['matching'])})" if d.get("matching") else ""
+        words = f"Challenge! {player}'s Wild Draw Four was {d.get('verdict')}{held}"
+        if seq < self.total and self.lines[seq]["type"] == EventType.CARDS_DRAWN:
+            drawn = self.lines[seq]["data"]
+            words += f" — {_seat(drawn.get('seat'))} draws {drawn.get('count')}"
+        return words
+
+    def log(self, seq: int, viewer: Viewer, before: int = 8) -> list[LogLine]:
+        first = max(1, seq - before)
+        return [LogLine(s, self.describe(s, viewer), s == seq) for s in range(first, seq + 1)]
+
+    # ------------------------------------------------------------ the frame
+
+    def frame(self, seq: int, viewer: Viewer, before: int = 8) -> Frame:
+        seq = self.clamp(seq)
+        return Frame(
+            seq=seq,
+            total=self.total,
+            viewer=viewer,
+            event_type=self.lines[seq - 1]["type"],
+            view=self.view_at(seq, viewer),
+            log=self.log(seq, viewer, before),
+            challenge=self.challenge_at(seq, viewer),
+            round=self.round_of(seq),
+        )
+
+
+@dataclass
+class TimelineBar:
+    """The timeline bar of ``width`` columns: one character per column, and where ``seq`` is."""
+
+    width: int
+    total: int
+    marks: list[Mark] = field(default_factory=list)
+
+    def column(self, seq: int) -> int:
+        if self.total <= 1 or self.width <= 1:
+            return 0
+        return min(self.width - 1, (seq - 1) * self.width // self.total)
+
+    def seq_at(self, column: int) -> int:
+        """The first event of a column (clicking on it jumps there)."""
+        if self.total == 0:
+            return 0
+        column = max(0, min(self.width - 1, column))
+        return max(1, min(self.total, -(-column * self.total // self.width) + 1))
+
+    def cells(self) -> list[MarkKind | None]:
+        cells: list[MarkKind | None] = [None] * max(0, self.width)
+        for mark in self.marks:
+            col = self.column(mark.seq)
+            now = cells[col]
+            if now is None or MARK_PRIORITY.index(mark.kind) < MARK_PRIORITY.index(now):
+                cells[col] = mark.kind
+        return cells
