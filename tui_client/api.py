@@ -1,0 +1,164 @@
+"""The play client's side of the server: HTTP for the lobby (docs/API.md), a WebSocket per table
+(docs/SERVER.md "The live socket"). HTTP and WebSocket only: no server code.
+
+Every refusal becomes an :class:`ApiError` holding the server's ``{code, message, rule}`` (or,
+for a server that cannot be reached, a sentence saying so), so the screens can show it in
+words and never a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import InvalidHandshake, InvalidStatus
+
+from tui_client.config import normalise_server
+
+USER_AGENT = "unoduo-play"
+# Close codes after which reconnecting cannot help (docs/SERVER.md): bad request, bad token,
+# no such match, a since out of range.
+FINAL_CLOSE_CODES = {4400: "bad request", 4401: "bad token", 4404: "no such match", 1008: "refused"}
+CLOSE_MATCH_OVER = 1000
+
+
+class ApiError(Exception):
+    """A refusal (``status``, ``code``, ``message``, ``rule``) or a server that could not be reached (status 0)."""
+
+    def __init__(self, status: int, code: str, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.rule = rule
+
+    def words(self) -> str:
+        return refusal_words({"code": self.code, "message": self.message, "rule": self.rule})
+
+
+def refusal_words(error: Mapping[str, Any]) -> str:
+    """A refusal's ``{code, message, rule}`` as one sentence: the message, the rule it rests on, the code."""
+    message = str(error.get("message") or error.get("code") or "refused")
+    rule = error.get("rule")
+    code = error.get("code")
+    words = message[0].upper() + message[1:] if message else message
+    if not words.endswith((".", "!", "?")):
+        words += "."
+    if rule:
+        words += f" (rule {rule})"
+    if code:
+        words += f" [{code}]"
+    return words
+
+
+def socket_url(server: str, match_id: str, since: int) -> str:
+    """``ws://…/api/matches/{id}/ws?since=SEQ`` (``wss://`` for an https server)."""
+    base = normalise_server(server)
+    scheme, rest = base.split("://", 1)
+    ws_scheme = "wss" if scheme == "https" else "ws"
+    return f"{ws_scheme}://{rest}/api/matches/{quote(match_id, safe='')}/ws?{urlencode({'since': since})}"
+
+
+class Api:
+    """The HTTP calls of the lobby. ``token`` is the player's (None before registering)."""
+
+    def __init__(
+        self,
+        server: str,
+        token: str | None = None,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float = 15.0,
+    ) -> None:
+        self.server = normalise_server(server)
+        self.token = token
+        self.client = httpx.AsyncClient(
+            base_url=self.server, transport=transport, timeout=timeout, headers={"User-Agent": USER_AGENT}
+        )
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+    def auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+    async def _call(self, method: str, path: str, body: Any = None) -> Any:
+        try:
+            response = await self.client.request(method, path, json=body, headers=self.auth_headers())
+        except httpx.HTTPError as exc:
+            raise ApiError(0, "unreachable", f"cannot reach {self.server}: {exc or type(exc).__name__}") from None
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if response.status_code >= 400:
+            if isinstance(data, dict) and data.get("message"):
+                raise ApiError(response.status_code, str(data.get("code")), str(data["message"]), data.get("rule"))
+            raise ApiError(response.status_code, "http_error", f"{method} {path} answered {response.status_code}")
+        if data is None:
+            raise ApiError(response.status_code, "not_json", f"{method} {path} did not answer JSON")
+        return data
+
+    async def register(self, name: str) -> dict[str, Any]:
+        """``POST /api/players {name}``: ``{id, name, kind, token}``; the token is shown this once."""
+        data: dict[str, Any] = await self._call("POST", "/api/players", {"name": name})
+        return data
+
+    async def me(self) -> dict[str, Any]:
+        """``GET /api/me``: the player, ``matches`` (summaries) and ``next`` (tournament pairings)."""
+        data: dict[str, Any] = await self._call("GET", "/api/me")
+        return data
+
+    async def create_match(self, opponent: str, move_seconds: int | None = None) -> dict[str, Any]:
+        """``POST /api/matches``: a casual match, the caller in seat 0; a match summary."""
+        body: dict[str, Any] = {"opponent": opponent}
+        if move_seconds is not None:
+            body["move_seconds"] = move_seconds
+        data: dict[str, Any] = await self._call("POST", "/api/matches", body)
+        return data
+
+    async def join(self, match_id: str, entropy: str) -> dict[str, Any]:
+        data: dict[str, Any] = await self._call(
+            "POST", f"/api/matches/{quote(match_id, safe='')}/join", {"entropy": entropy}
+        )
+        return data
+
+    async def match(self, match_id: str) -> dict[str, Any]:
+        """``GET /api/matches/{id}``: ``{match, view}`` as this caller may see it."""
+        data: dict[str, Any] = await self._call("GET", f"/api/matches/{quote(match_id, safe='')}")
+        return data
+
+    async def tournaments(self) -> list[dict[str, Any]]:
+        data = await self._call("GET", "/api/tournaments")
+        return [t for t in data if isinstance(t, dict)] if isinstance(data, list) else []
+
+    async def tournament(self, tournament_id: str) -> dict[str, Any]:
+        data: dict[str, Any] = await self._call("GET", f"/api/tournaments/{quote(tournament_id, safe='')}")
+        return data
+
+    async def open_socket(self, match_id: str, since: int) -> ClientConnection:
+        """The match's live socket from ``since``, the token in the upgrade request's header.
+
+        ApiError (status 0) if it cannot be opened; its ``code`` is ``final`` when the server
+        refused for good (no such match, a bad token), ``unreachable`` when trying again may help.
+        """
+        url = socket_url(self.server, match_id, since)
+        try:
+            return await connect(
+                url,
+                additional_headers=self.auth_headers(),
+                user_agent_header=USER_AGENT,
+                open_timeout=10,
+                ping_interval=20,
+                ping_timeout=20,
+                max_size=2**22,
+            )
+        except InvalidStatus as exc:
+            status = exc.response.status_code
+            final = status in (401, 403, 404)
+            raise ApiError(0, "final" if final else "unreachable", f"the socket was refused ({status})") from None
+        except (OSError, InvalidHandshake, TimeoutError) as exc:
+            raise ApiError(0, "unreachable", f"cannot reach {self.server}: {exc or type(exc).__name__}") from None

@@ -1,0 +1,748 @@
+"""The play client's headless core: one table as the socket describes it. No Textual, no I/O.
+
+The server sends, per event, the envelope, the openings this viewer may see, and the viewer's
+view right after it (docs/SERVER.md "The live socket"). :class:`PlayModel` keeps the newest
+view, checks every envelope as it comes (``tui_client.receipts``), writes the event log in
+plain words from this seat's side (:func:`describe_event`), and turns a key into a command
+that the view's ``legal`` list allows (:func:`offered_actions`, :meth:`PlayModel.decide`).
+Nothing is folded here: the view is the server's, and the client only offers what it lists.
+Every command goes out with ``command_id`` and ``expected_version`` set.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from engine.cards import COLOR_ORDER, parse_color
+from engine.errors import CardParseError
+from tui_client.api import refusal_words
+from tui_client.config import Receipt
+from tui_client.receipts import ChainCheck
+
+__all__ = [
+    "COLOUR_KEYS",
+    "Decision",
+    "LogLine",
+    "Offer",
+    "PlayModel",
+    "awaiting_suffix",
+    "describe_event",
+    "offered_actions",
+    "prompt_words",
+]
+
+COLOUR_KEYS = {color.letter.lower(): color.value for color in COLOR_ORDER}  # r y g b
+MAX_LOG = 400
+
+_DRAW_REASONS = {
+    "draw": "",
+    "volley": "the volley",
+    "starter": "the starter",
+    "wild_draw_four": "the Wild Draw Four",
+    "challenge_upheld": "the challenge was upheld",
+    "challenge_failed": "the challenge failed",
+    "uno_penalty": "UNO penalty",
+}
+
+
+# ---------------------------------------------------------------- who is who
+
+
+def _name(seat: object, me: int | None, names: Sequence[str]) -> str:
+    if isinstance(seat, int) and seat == me:
+        return "you"
+    if isinstance(seat, int) and 0 <= seat < len(names):
+        return names[seat]
+    return f"seat {seat}"
+
+
+def _their(seat: object, me: int | None, names: Sequence[str]) -> str:
+    who = _name(seat, me, names)
+    return "your" if who == "you" else f"{who}'s"
+
+
+def _verb(seat: object, me: int | None, you: str, other: str) -> str:
+    return you if isinstance(seat, int) and seat == me else other
+
+
+def _codes(codes: object) -> str:
+    return " ".join(str(c) for c in codes) if isinstance(codes, list) and codes else "no cards"
+
+
+def _cards(count: object) -> str:
+    return f"{count} card{'s' if count != 1 else ''}"
+
+
+# ---------------------------------------------------------------- events in words
+
+
+def describe_event(
+    event: Mapping[str, Any],
+    *,
+    seat: int | None,
+    names: Sequence[str],
+    before: Mapping[str, Any] | None = None,
+) -> str | None:
+    """One received event in plain words from ``seat``'s side ("you"), or None for an event the
+    log leaves out (most ``awaiting`` and ``command`` events: their effects say it). ``event`` is
+    an envelope with its ``open``; ``before`` is the view before it (what a ``pass`` answered)."""
+    kind = str(event.get("type"))
+    opened = {k: o.get("value") for k, o in (event.get("open") or {}).items() if isinstance(o, Mapping)}
+    d: dict[str, Any] = {**(event.get("data") or {}), **opened}
+    who = _name(d.get("seat"), seat, names)
+    if kind == "match_created":
+        rules = d.get("ruleset") or {}
+        return f"match created: {rules.get('name')}, first to {rules.get('target')} points"
+    if kind == "seat_joined":
+        return f"{who} joined"
+    if kind == "command":
+        return _command_words(d, seat, names, before)
+    if kind == "timed_out":
+        return _timeout_words(d, seat, names)
+    if kind == "cut":
+        codes = d.get("codes") or ["?", "?"]
+        first = d.get("first_drafter")
+        then = (
+            f"{_name(first, seat, names)} {_verb(first, seat, 'draft', 'drafts')} first"
+            if first is not None
+            else "cut again"
+        )
+        return f"cut: {_name(0, seat, names)} {codes[0]}, {_name(1, seat, names)} {codes[1]} — {then}"
+    if kind == "round_started":
+        again = f" again (fresh start {d['restart']})" if d.get("restart") else ""
+        p1 = d.get("player1")
+        return (
+            f"round {d.get('round')} starts{again} — {_name(p1, seat, names)} {_verb(p1, seat, 'are', 'is')} Player 1"
+        )
+    if kind == "cards_dealt":
+        counts = d.get("counts") or [0, 0]
+        mine = f"; your hand: {_codes(d[f'hand{seat}'])}" if seat is not None and f"hand{seat}" in d else ""
+        return f"dealt {counts[0]} and {counts[1]} cards{mine}"
+    if kind == "drafted":
+        pile = d.get("pile_code")
+        if "hand_code" in d:
+            took = d["hand_code"]
+            if d.get("keep"):
+                return f"{who} kept {took}; {pile} goes face up on the draft pile"
+            return f"{who} passed {pile} onto the draft pile and took {took}"
+        if d.get("keep"):
+            return f"{who} kept the card looked at; {pile} goes face up on the draft pile"
+        return f"{who} passed {pile} onto the draft pile and took the next card"
+    if kind == "draft_completed":
+        return f"draft complete: the draft pile ({_cards(len(d.get('codes') or []))}) goes under the draw pile"
+    if kind == "starter_turned":
+        return f"starter turned: {d.get('code')}"
+    if kind == "awaiting":
+        return _awaiting_words(d, seat, names)
+    if kind == "card_played":
+        code = str(d.get("code"))
+        words = f"{who} played {code}"
+        if code.startswith("W"):
+            words += f" naming {d.get('color')}"
+        if d.get("uno"):
+            words += " and said UNO!"
+        return words
+    if kind == "cards_drawn":
+        count = d.get("count")
+        why = _DRAW_REASONS.get(str(d.get("reason")), str(d.get("reason")))
+        codes = f": {_codes(d['codes'])}" if "codes" in d else ""
+        what = "a card" if count == 1 and not why else _cards(count)
+        return f"{who} drew {what}{f' ({why})' if why else ''}{codes}"
+    if kind == "draw_lapsed":
+        return f"no cards left to draw: {who} should have drawn {_cards(d.get('missing'))} more"
+    if kind == "pile_recycled":
+        return f"the discard pile is shuffled into a new draw pile ({_cards(d.get('count'))})"
+    if kind == "color_chosen":
+        return f"{who} named {d.get('color')}"
+    if kind == "challenge_resolved":
+        return _challenge_words(d, seat, names)
+    if kind == "uno_said":
+        return f"{who} said UNO!"
+    if kind == "uno_caught":
+        return f"{_name(d.get('by'), seat, names)} caught {who} without UNO!"
+    if kind == "round_ended":
+        return _round_words(d, seat, names)
+    if kind == "match_ended":
+        scores = d.get("scores") or [0, 0]
+        winner = d.get("winner")
+        return (
+            f"match over: {_name(winner, seat, names)} {_verb(winner, seat, 'win', 'wins')} "
+            f"{scores[0]}–{scores[1]} after {d.get('rounds')} rounds"
+        )
+    if kind == "seed_revealed":
+        return "the server's seed is revealed: every shuffle and sealed card can now be checked"
+    if kind == "match_forfeited":
+        return f"{who} {_verb(d.get('seat'), seat, 'forfeit', 'forfeits')} the match ({d.get('reason')})"
+    if kind == "forfeit_declared":
+        return f"{who} {_verb(d.get('seat'), seat, 'lose', 'loses')} by forfeit ({d.get('reason')})"
+    return kind
+
+
+def _command_words(
+    d: Mapping[str, Any], seat: int | None, names: Sequence[str], before: Mapping[str, Any] | None
+) -> str | None:
+    command = d.get("command") or {}
+    who = _name(d.get("seat"), seat, names)
+    kind = command.get("type")
+    if kind == "pass":
+        pending = ((before or {}).get("pending") or {}).get("kind")
+        if pending == "dump":
+            return f"{who} did not dump"
+        return f"{who} kept the drawn card"
+    if kind == "accept":
+        return f"{who} accepted the Wild Draw Four"
+    if kind == "challenge":
+        return f"{who} challenged the Wild Draw Four!"
+    return None  # play, draw, draft, dump, color, uno: the events that follow say what happened
+
+
+def _timeout_words(d: Mapping[str, Any], seat: int | None, names: Sequence[str]) -> str:
+    action = d.get("action")
+    kinds = {
+        "draft": "the draft",
+        "turn": "a turn",
+        "drawn": "the drawn card",
+        "volley": "the volley",
+        "wild_draw_four": "the Wild Draw Four",
+        "dump": "the dump",
+        "color": "the starter's colour",
+    }
+    count = d.get("count")
+    head = f"{_their(d.get('seat'), seat, names)} time ran out ({kinds.get(str(d.get('kind')), d.get('kind'))})"
+    if not isinstance(action, Mapping):
+        return f"{head} — {count} timeouts in a row: a forfeit"
+    kind = action.get("type")
+    default = {
+        "draft": "the card looked at is kept",
+        "draw": "a card is drawn",
+        "pass": "the drawn card is kept" if d.get("kind") != "dump" else "no dump",
+        "accept": "the Wild Draw Four is accepted",
+        "color": f"{action.get('color')} is named",
+    }.get(str(kind), str(kind))
+    return f"{head} — {default} ({count} in a row; 3 forfeit the match)"
+
+
+def _awaiting_words(d: Mapping[str, Any], seat: int | None, names: Sequence[str]) -> str | None:
+    kind = d.get("kind")
+    who = _name(d.get("seat"), seat, names)
+    if kind == "volley":
+        total = d.get("total")
+        return f"{who} {_verb(d.get('seat'), seat, 'face', 'faces')} a volley of {total}: a Draw Two, or draw {total}"
+    if kind == "wild_draw_four":
+        return f"{who} may accept the Wild Draw Four or challenge it"
+    if kind == "color":
+        return f"{who} {_verb(d.get('seat'), seat, 'name', 'names')} the starter's colour"
+    if kind == "dump":
+        return f"{who} may dump every card of the colour, or not"
+    return None  # draft, turn, drawn: the prompt line says whose decision it is
+
+
+def awaiting_suffix(event: Mapping[str, Any], *, seat: int | None, names: Sequence[str]) -> str | None:
+    """What an ``awaiting`` adds to the play just before it: "— you face 4" after a Draw Two,
+    "— you may accept or challenge" after a Wild Draw Four."""
+    if event.get("type") != "awaiting":
+        return None
+    d = event.get("data") or {}
+    who = _name(d.get("seat"), seat, names)
+    if d.get("kind") == "volley":
+        return f" — {who} {_verb(d.get('seat'), seat, 'face', 'faces')} {d.get('total')}"
+    if d.get("kind") == "wild_draw_four":
+        return f" — {who} may accept or challenge"
+    return None
+
+
+def _challenge_words(d: Mapping[str, Any], seat: int | None, names: Sequence[str]) -> str:
+    by, player = d.get("by"), d.get("player")
+    verdict = d.get("verdict")
+    words = f"{_name(by, seat, names)} challenged {_their(player, seat, names)} Wild Draw Four: "
+    if verdict == "illegal":
+        words += "it was illegal"
+        if d.get("matching"):
+            words += f" ({_codes(d['matching'])} could have been played)"
+    else:
+        words += "it was legal"
+    return words
+
+
+def _round_words(d: Mapping[str, Any], seat: int | None, names: Sequence[str]) -> str:
+    scores = d.get("scores") or [0, 0]
+    winner, loser = d.get("winner"), d.get("loser")
+    if d.get("blocked"):
+        how = "blocked (nobody can draw)"
+        if winner is not None:
+            how += f", {_name(winner, seat, names)} held fewer points"
+    else:
+        how = f"{_name(winner, seat, names)} went out"
+    points = d.get("points")
+    if loser is not None and points:
+        how += f"; {_their(loser, seat, names)} {_codes(d.get('loser_hand'))} count {points} points"
+    totals = f"{_name(0, seat, names)} {scores[0]}, {_name(1, seat, names)} {scores[1]}"
+    return f"round {d.get('round')} over: {how} — scores: {totals}"
+
+
+# ---------------------------------------------------------------- what may be done now
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One action the view's ``legal`` list allows now: its key, its words, its command.
+
+    ``command`` is None for a play (the selected card says which) and for naming a colour (the
+    colour key says which)."""
+
+    action: str  # play, keep, draft_pass, draw, pass, dump, accept, challenge, color, uno
+    key: str
+    label: str
+    command: dict[str, Any] | None = None
+    cards: tuple[str, ...] = ()  # play: the cards that may be played
+
+
+def _pending(view: Mapping[str, Any] | None) -> dict[str, Any]:
+    pending = (view or {}).get("pending") or {}
+    return dict(pending) if isinstance(pending, Mapping) else {}
+
+
+def offered_actions(view: Mapping[str, Any] | None, seat: int | None) -> list[Offer]:
+    """The actions ``seat`` may take in ``view``, straight from its ``legal`` list (docs/PROTOCOL.md)."""
+    if view is None or seat is None:
+        return []
+    legal = [c for c in view.get("legal") or [] if isinstance(c, Mapping)]
+    pending = _pending(view)
+    kind = pending.get("kind")
+    offers: list[Offer] = []
+    plays = tuple(str(c.get("card")) for c in legal if c.get("type") == "play")
+    if plays:
+        label = "Play the drawn card" if kind == "drawn" else "Play a Draw Two" if kind == "volley" else "Play"
+        offers.append(Offer("play", "enter", label, None, plays))
+    for c in legal:
+        t = c.get("type")
+        if t == "draft":
+            keep = bool(c.get("keep"))
+            card = pending.get("card")
+            looked = f" {card}" if card else ""
+            if keep:
+                offers.append(Offer("keep", "k", f"Keep{looked}", {"type": "draft", "keep": True}))
+            else:
+                offers.append(Offer("draft_pass", "p", f"Pass{looked}", {"type": "draft", "keep": False}))
+        elif t == "draw":
+            label = f"Draw {pending.get('total')}" if kind == "volley" else "Draw"
+            offers.append(Offer("draw", "d", label, {"type": "draw"}))
+        elif t == "pass":
+            label = "Don't dump" if kind == "dump" else "Keep the drawn card"
+            offers.append(Offer("pass", "p", label, {"type": "pass"}))
+        elif t == "dump":
+            cards = [str(x) for x in c.get("cards") or []]
+            offers.append(Offer("dump", "x", f"Dump {' '.join(cards)}", {"type": "dump", "cards": cards}))
+        elif t == "accept":
+            offers.append(Offer("accept", "a", "Accept +4", {"type": "accept"}))
+        elif t == "challenge":
+            offers.append(Offer("challenge", "c", "Challenge", {"type": "challenge"}))
+        elif t == "color":
+            offers.append(Offer("color", "r/y/g/b", "Name a colour", None))
+        elif t == "uno":
+            offers.append(Offer("uno", "u", _uno_label(view, seat), {"type": "uno"}))
+    return offers
+
+
+def uno_window(view: Mapping[str, Any], seat: int) -> bool:
+    """Is ``seat`` down to one card without having said UNO (so it may say it, or be caught)?"""
+    counts = view.get("hand_counts") or [0, 0]
+    said = view.get("uno") or [False, False]
+    return counts[seat] == 1 and not said[seat]
+
+
+def _uno_label(view: Mapping[str, Any], seat: int) -> str:
+    return "UNO!" if uno_window(view, seat) else "Catch them: UNO!"
+
+
+def prompt_words(view: Mapping[str, Any] | None, seat: int | None, names: Sequence[str]) -> str:
+    """What the table waits for, in words, with the keys that answer it."""
+    if view is None:
+        return "waiting for the match…"
+    pending = _pending(view)
+    phase = view.get("phase")
+    if phase == "match_over" or view.get("winner") is not None:
+        scores = view.get("scores") or [0, 0]
+        winner = view.get("winner")
+        if winner is None:
+            return f"match over: {scores[0]}–{scores[1]}"
+        return f"match over: {_name(winner, seat, names)} {_verb(winner, seat, 'win', 'wins')} {scores[0]}–{scores[1]}"
+    if phase in ("new", "waiting"):
+        return "waiting for both seats to join…"
+    turn = pending.get("seat")
+    kind = pending.get("kind")
+    if turn is None or kind in (None, "none"):
+        return "…"
+    mine = turn == seat
+    who = _name(turn, seat, names)
+    rules = view.get("rules") or {}
+    steps = 2 * int(rules.get("hand_size") or 7)
+    if kind == "draft":
+        step = f"draft step {pending.get('step')}/{steps}"
+        if mine:
+            return f"{step}: you look at {pending.get('card')} — keep it (k) or pass it (p)"
+        return f"{step}: {who} is drafting"
+    if not mine:
+        waits = {
+            "turn": "to play",
+            "drawn": "to play or keep the drawn card",
+            "volley": f"facing a volley of {pending.get('total')}",
+            "wild_draw_four": "to accept or challenge your Wild Draw Four",
+            "dump": "to dump or not",
+            "color": "to name the starter's colour",
+        }.get(str(kind), str(kind))
+        return f"{who}: {waits}"
+    playable = [str(c.get("card")) for c in view.get("legal") or [] if c.get("type") == "play"]
+    if kind == "turn":
+        return f"your turn: play a card (←/→, Enter; {len(playable)} playable) or draw (d)"
+    if kind == "drawn":
+        card = pending.get("card")
+        if playable:
+            return f"you drew {card}: play it (Enter) or keep it (p)"
+        return f"you drew {card}: it cannot be played — keep it (p)"
+    if kind == "volley":
+        total = pending.get("total")
+        if playable:
+            return f"volley! play a Draw Two (Enter) or draw {total} (d)"
+        return f"volley! you have no Draw Two: draw {total} (d)"
+    if kind == "wild_draw_four":
+        return f"{_name(pending.get('played_by'), seat, names)} played a Wild Draw Four on you: accept (a) or challenge (c)"
+    if kind == "dump":
+        also = " — or play a turn" if pending.get("starter") else ""
+        return f"dump every {pending.get('color')} card (x) or not (p){also}"
+    if kind == "color":
+        return f"name the colour of the starter {pending.get('starter')}: r y g b"
+    return str(kind)
+
+
+# ---------------------------------------------------------------- the table
+
+
+@dataclass
+class LogLine:
+    seq: int  # 0: not an event (a note of the client's)
+    text: str
+    style: str = ""  # "", "mine", "note", "refusal", "problem"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a key leads to: a command to send, and/or a note for the status line."""
+
+    command: dict[str, Any] | None = None
+    note: str | None = None
+
+
+@dataclass
+class PlayModel:
+    """One match's table, from a seat (0 or 1) or as a spectator (``seat`` None)."""
+
+    match: str
+    seat: int | None
+    names: list[str] = field(default_factory=lambda: ["seat 0", "seat 1"])
+    earlier: Receipt | None = None
+    session: str = field(default_factory=lambda: secrets.token_hex(4))
+    view: dict[str, Any] | None = None
+    log: list[LogLine] = field(default_factory=list)
+    selected: int = 0
+    choosing_color: str | None = None  # a wild waiting for its colour
+    uno_armed: bool = False  # say UNO with the next play
+    outstanding: str | None = None  # the command_id sent and not yet answered
+    sent_at: float = 0.0  # time.monotonic() when it was sent
+    status: str = ""  # the last refusal or note, in words
+    status_style: str = ""  # "refusal", "note"
+    last_type: str = ""
+    _count: int = 0
+    check: ChainCheck = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.check = ChainCheck(self.match, self.earlier)
+
+    # ------------------------------------------------------------ what the socket sends
+
+    @property
+    def version(self) -> int:
+        return int(self.view.get("version", 0)) if self.view else 0
+
+    @property
+    def last_seq(self) -> int:
+        return self.check.last_seq
+
+    @property
+    def watching(self) -> bool:
+        return self.seat is None
+
+    @property
+    def over(self) -> bool:
+        return self.view is not None and (self.view.get("phase") == "match_over" or self.last_type == "seed_revealed")
+
+    def apply(self, message: Mapping[str, Any]) -> list[str]:
+        """Take one socket message (``event`` or ``result``); the check problems it raised, if any."""
+        kind = message.get("type")
+        if kind == "event":
+            event = message.get("event")
+            view = message.get("view")
+            if not isinstance(event, Mapping) or not isinstance(view, Mapping):
+                return [self.check._fail("an event message without its event or view")]
+            return self.apply_event(event, view)
+        if kind == "result":
+            self.apply_result(message)
+        return []
+
+    def apply_event(self, event: Mapping[str, Any], view: Mapping[str, Any]) -> list[str]:
+        problems = self.check.check(event)
+        before = self.view
+        self.view = dict(view)
+        self.last_type = str(event.get("type"))
+        if self.seat is None and isinstance(view.get("viewer"), int):
+            self.seat = int(view["viewer"])
+        suffix = awaiting_suffix(event, seat=self.seat, names=self.names)
+        last = self.log[-1] if self.log else None
+        if suffix and last is not None and last.seq == event.get("seq", 0) - 1 and " played " in last.text:
+            last.text += suffix  # "greedy-1 played R+2 — you face 4"
+        else:
+            words = describe_event(event, seat=self.seat, names=self.names, before=before)
+            if words is not None:
+                data = event.get("data") or {}
+                mine = self.seat is not None and data.get("seat") == self.seat
+                self._add(int(event.get("seq", 0)), words, "mine" if mine else "")
+        for problem in problems:
+            self._add(int(event.get("seq", 0)), f"CHECK FAILED: {problem}", "problem")
+        self._settle()
+        return problems
+
+    def apply_result(self, message: Mapping[str, Any]) -> None:
+        command_id = message.get("command_id")
+        if command_id is not None and command_id == self.outstanding:
+            self.outstanding = None
+        if message.get("ok"):
+            if self.status_style == "refusal":
+                self.status, self.status_style = "", ""
+            return
+        error = message.get("error") or {}
+        words = refusal_words(error if isinstance(error, Mapping) else {})
+        self.note(f"refused: {words}", "refusal")
+        self._add(0, f"refused: {words}", "refusal")
+
+    def note(self, words: str, style: str = "note") -> None:
+        self.status, self.status_style = words, style
+
+    def expire(self, seconds: float, now: float | None = None) -> bool:
+        """Give up on a command unanswered for ``seconds`` (so the keys work again); True if one was."""
+        if self.outstanding is None or (now if now is not None else time.monotonic()) - self.sent_at < seconds:
+            return False
+        self.outstanding = None
+        self.note("no answer from the server to your last command: look at the table and try again", "refusal")
+        return True
+
+    def lost_connection(self) -> None:
+        """The socket went away: a command sent on it may never be answered."""
+        self.outstanding = None
+
+    def _add(self, seq: int, text: str, style: str = "") -> None:
+        self.log.append(LogLine(seq, text, style))
+        del self.log[:-MAX_LOG]
+
+    def _settle(self) -> None:
+        """Keep the cursor on a card, the colour prompt and UNO flag only while they still apply."""
+        hand = self.hand
+        if hand:
+            self.selected = max(0, min(self.selected, len(hand) - 1))
+            pending = _pending(self.view)
+            if pending.get("kind") == "drawn" and pending.get("seat") == self.seat and pending.get("card") in hand:
+                self.selected = len(hand) - 1 - hand[::-1].index(pending["card"])
+        else:
+            self.selected = 0
+        if self.choosing_color is not None and self.choosing_color not in self.playable:
+            self.choosing_color = None
+        if self.uno_armed and len(hand) != 2:
+            self.uno_armed = False
+
+    # ------------------------------------------------------------ what the table shows
+
+    @property
+    def hand(self) -> list[str]:
+        v = self.view or {}
+        if v.get("hand") is not None:
+            return [str(c) for c in v["hand"]]
+        hands = v.get("hands")
+        if self.seat is not None and isinstance(hands, list) and len(hands) == 2:
+            return [str(c) for c in hands[self.seat]]
+        return []
+
+    @property
+    def legal(self) -> list[dict[str, Any]]:
+        return [dict(c) for c in (self.view or {}).get("legal") or [] if isinstance(c, Mapping)]
+
+    @property
+    def playable(self) -> set[str]:
+        return {str(c.get("card")) for c in self.legal if c.get("type") == "play"}
+
+    @property
+    def my_decision(self) -> bool:
+        return self.seat is not None and _pending(self.view).get("seat") == self.seat and bool(self.legal)
+
+    @property
+    def choosing_card(self) -> bool:
+        """Is it the player's decision, and one that plays a card from the hand (so the hand shows
+        which cards may be played)?"""
+        pending = _pending(self.view)
+        kind = pending.get("kind")
+        return self.my_decision and (
+            kind in ("turn", "drawn", "volley") or (kind == "dump" and bool(pending.get("starter")))
+        )
+
+    @property
+    def selected_card(self) -> str | None:
+        hand = self.hand
+        return hand[self.selected] if hand and 0 <= self.selected < len(hand) else None
+
+    def offers(self) -> list[Offer]:
+        return offered_actions(self.view, self.seat)
+
+    def prompt(self) -> str:
+        if self.choosing_color is not None:
+            return f"name the colour for your {self.choosing_color}: r y g b (Esc: another card)"
+        words = prompt_words(self.view, self.seat, self.names)
+        if self.uno_armed:
+            words += " · UNO! goes with your next play"
+        return words
+
+    def seconds_left(self, now: datetime | None = None) -> float | None:
+        """Until the pending decision's ``deadline`` (the server's clock); None without one."""
+        deadline = (self.view or {}).get("deadline")
+        if not isinstance(deadline, str) or self.over:
+            return None
+        try:
+            at = datetime.fromisoformat(deadline.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return max(0.0, (at - (now or datetime.now(UTC))).total_seconds())
+
+    def receipt(self) -> Receipt:
+        return self.check.receipt()
+
+    # ------------------------------------------------------------ keys into commands
+
+    def move(self, delta: int) -> None:
+        hand = self.hand
+        if hand:
+            self.selected = (self.selected + delta) % len(hand)
+
+    def select(self, index: int) -> None:
+        if 0 <= index < len(self.hand):
+            self.selected = index
+
+    def decide(self, action: str, color: str | None = None) -> Decision:
+        """The command a key asks for, if the view's ``legal`` list allows it; else a note why not."""
+        if self.watching:
+            return Decision(note="you are watching: there is no seat to play from")
+        if self.outstanding is not None:
+            return Decision(note="waiting for the server to answer your last command…")
+        if self.over:
+            return Decision(note="the match is over")
+        offers = {o.action: o for o in self.offers()}
+        # ``p`` and ``k`` mean what the decision at hand makes of them.
+        if action == "pass" and "pass" not in offers and "draft_pass" in offers:
+            action = "draft_pass"
+        elif (
+            action == "keep"
+            and "keep" not in offers
+            and "pass" in offers
+            and _pending(self.view).get("kind") == "drawn"
+        ):
+            action = "pass"  # keep the drawn card
+        if action == "uno":
+            return self._uno(offers)
+        if action == "color":
+            return self._color(color, offers)
+        if action == "enter":
+            if "keep" in offers:
+                action = "keep"
+            elif "play" in offers:
+                action = "play"
+            else:
+                return Decision(note=self._nothing_to(action))
+        if action == "play":
+            return self._play(offers)
+        offer = offers.get(action)
+        if offer is None or offer.command is None:
+            return Decision(note=self._nothing_to(action))
+        return Decision(command=dict(offer.command))
+
+    def _nothing_to(self, action: str) -> str:
+        if not self.my_decision:
+            return "it is not your decision now"
+        words = {
+            "draw": "you cannot draw now",
+            "pass": "there is nothing to pass or keep now",
+            "draft_pass": "there is nothing to pass now",
+            "keep": "there is nothing to keep now",
+            "dump": "there is no dump to make now",
+            "accept": "there is no Wild Draw Four to accept",
+            "challenge": "there is no Wild Draw Four to challenge",
+            "enter": "no card can be played now",
+        }
+        return words.get(action, f"{action} is not possible now")
+
+    def _play(self, offers: Mapping[str, Offer]) -> Decision:
+        offer = offers.get("play")
+        card = self.selected_card
+        if offer is None:
+            return Decision(note=self._nothing_to("enter"))
+        if card is None or card not in offer.cards:
+            return Decision(note=f"{card or 'that'} cannot be played now; playable: {' '.join(offer.cards)}")
+        if card.startswith("W"):
+            self.choosing_color = card
+            return Decision(note=f"name the colour for your {card}: r y g b")
+        return Decision(command=self._with_uno({"type": "play", "card": card}))
+
+    def _color(self, color: str | None, offers: Mapping[str, Offer]) -> Decision:
+        try:
+            name = parse_color(color).value
+        except CardParseError as exc:
+            return Decision(note=str(exc))
+        if self.choosing_color is not None and "play" in offers and self.choosing_color in offers["play"].cards:
+            card, self.choosing_color = self.choosing_color, None
+            return Decision(command=self._with_uno({"type": "play", "card": card, "color": name}))
+        if "color" in offers:
+            return Decision(command={"type": "color", "color": name})
+        selected = self.selected_card
+        if selected is not None and selected.startswith("W") and "play" in offers and selected in offers["play"].cards:
+            return Decision(command=self._with_uno({"type": "play", "card": selected, "color": name}))
+        return Decision(note="there is no colour to name now")
+
+    def _uno(self, offers: Mapping[str, Offer]) -> Decision:
+        if "uno" in offers:
+            return Decision(command={"type": "uno"})
+        if self.my_decision and "play" in offers and len(self.hand) == 2:
+            self.uno_armed = not self.uno_armed
+            return Decision(note="UNO! goes with your next play" if self.uno_armed else "UNO taken back")
+        return Decision(note="no UNO to say or catch now")
+
+    def _with_uno(self, command: dict[str, Any]) -> dict[str, Any]:
+        if self.uno_armed and len(self.hand) == 2:
+            command["uno"] = True
+        self.uno_armed = False
+        return command
+
+    def cancel(self) -> None:
+        self.choosing_color = None
+
+    def envelope(self, command: Mapping[str, Any]) -> dict[str, Any]:
+        """The socket message for ``command``: a fresh ``command_id`` and the version it was decided at."""
+        self._count += 1
+        command_id = f"{self.session}-{self._count}"
+        self.outstanding = command_id
+        self.sent_at = time.monotonic()
+        return {
+            "type": "command",
+            "command_id": command_id,
+            "expected_version": self.version,
+            "command": dict(command),
+        }

@@ -1,0 +1,257 @@
+"""The table's widgets and lines. Each draws a :class:`~tui_client.play_model.PlayModel` and
+nothing else; cards are coloured as in the scrubber (``tui_client.cards``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.message import Message
+from textual.widget import Widget
+
+from engine.cards import Color, parse_card
+from engine.errors import CardParseError
+from tui_client.cards import CARD_STYLES, COLOUR_WORD_STYLES, backs, card_text, coloured, hand_text
+from tui_client.play_model import PlayModel
+
+# A card that cannot be played now: its colour on a dark ground, no background of its own.
+DIM_STYLES: dict[Color | None, str] = {
+    Color.RED: "#9a4545 on #1c1c1c",
+    Color.YELLOW: "#8f8137 on #1c1c1c",
+    Color.GREEN: "#3f7a45 on #1c1c1c",
+    Color.BLUE: "#4a6296 on #1c1c1c",
+    None: "#707070 on #1c1c1c",
+}
+SELECTED = "bold #f9c80e"
+GOOD, BAD, WARN = "bold #4cbb55", "bold #ff5252", "bold #f9c80e"
+GAP = 1  # columns between two cards
+
+
+def _color_of(code: str) -> Color | None:
+    try:
+        return parse_card(code).color
+    except CardParseError:
+        return None
+
+
+def chip_style(code: str, playable: bool) -> str:
+    color = _color_of(code)
+    return CARD_STYLES[color] if playable else DIM_STYLES[color]
+
+
+@dataclass(frozen=True)
+class Chip:
+    index: int
+    row: int  # the row of cards (each row is two lines: the cards, the marks under them)
+    x0: int
+    x1: int  # exclusive
+
+
+def hand_layout(codes: list[str], width: int) -> list[Chip]:
+    """Where each card of the hand goes: ``" R5 "`` chips, wrapped at ``width``."""
+    chips: list[Chip] = []
+    row = x = 0
+    width = max(8, width)
+    for index, code in enumerate(codes):
+        size = len(code) + 2
+        if x and x + size > width:
+            row, x = row + 1, 0
+        chips.append(Chip(index, row, x, x + size))
+        x += size + GAP
+    return chips
+
+
+class HandView(Widget):
+    """The player's hand: every card in its colour; when it is the player's decision, the cards
+    the view's ``legal`` list lets them play are bright and the rest dimmed; ``━`` marks the
+    selected card. Clicking a card selects it; clicking the selected card plays it."""
+
+    DEFAULT_CSS = "HandView { height: auto; min-height: 2; padding: 0 1; }"
+
+    class Picked(Message):
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, model: PlayModel, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.model = model
+        self.chips: list[Chip] = []
+
+    def render(self) -> Text:
+        m = self.model
+        hand = m.hand
+        if m.watching:
+            return Text("(watching: no hand of yours)", style="dim")
+        if not hand:
+            return Text("(no cards)\n", style="dim")
+        width = max(8, self.content_size.width or 80)
+        self.chips = hand_layout(hand, width)
+        deciding = m.choosing_card
+        playable = m.playable
+        rows = self.chips[-1].row + 1
+        lines = [(Text(), Text()) for _ in range(rows)]
+        for chip in self.chips:
+            code = hand[chip.index]
+            top, under = lines[chip.row]
+            pad = chip.x0 - top.cell_len
+            top.append(" " * pad)
+            under.append(" " * (chip.x0 - under.cell_len))
+            top.append(f" {code} ", style=chip_style(code, playable=not deciding or code in playable))
+            size = chip.x1 - chip.x0
+            if chip.index == m.selected:
+                under.append("━" * size, style=SELECTED)
+            elif deciding and code in playable:
+                under.append(" " * (size // 2) + "·", style=GOOD)
+        out = Text()
+        for number, (top, under) in enumerate(lines):
+            if number:
+                out.append("\n")
+            out.append_text(top)
+            out.append("\n")
+            out.append_text(under)
+        return out
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        for chip in self.chips:
+            if chip.row == offset.y // 2 and chip.x0 <= offset.x < chip.x1:
+                self.post_message(self.Picked(chip.index))
+                return
+
+
+class PlayLog(Widget):
+    """The event log, newest last, in plain words; lines wrap, the oldest scroll off the top."""
+
+    DEFAULT_CSS = "PlayLog { height: 1fr; min-height: 3; border: round $primary; padding: 0 1; }"
+    STYLES: ClassVar[dict[str, str]] = {"mine": "", "note": "dim italic", "refusal": WARN, "problem": BAD}
+
+    def __init__(self, model: PlayModel, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.model = model
+        self.border_title = "events"
+
+    def lines(self, height: int) -> list[Text]:
+        out: list[Text] = []
+        for line in self.model.log[-max(1, height) :]:
+            prefix = Text(f"#{line.seq:<4}" if line.seq else "     ", style="dim")
+            body = coloured(line.text) if line.style in ("", "mine") else Text(line.text)
+            style = self.STYLES.get(line.style, "")
+            if style:
+                body.stylize(style)
+            if line.style == "mine":
+                prefix.stylize("bold")
+            out.append(Text.assemble(prefix, body))
+        return out
+
+    def render(self) -> Text:
+        width = max(10, self.content_size.width)
+        height = max(1, self.content_size.height)
+        rows: list[Text] = []
+        for text in self.lines(height):
+            wrapped = text.wrap(self.app.console, width)
+            rows.extend(wrapped)
+        return Text("\n").join(rows[-height:])
+
+
+# ---------------------------------------------------------------- one-line texts
+
+
+def title_text(m: PlayModel) -> Text:
+    names = m.names
+    out = Text()
+    out.append("unoduo ", style="bold")
+    if m.watching:
+        out.append(f"watching {names[0]} vs {names[1]}", style="bold")
+    else:
+        assert m.seat is not None
+        out.append(f"you ({names[m.seat]}, seat {m.seat}) vs {names[1 - m.seat]}", style="bold")
+    ruleset = (m.view or {}).get("ruleset")
+    out.append(f" · {m.match}" + (f" · {ruleset}" if ruleset else ""), style="dim")
+    return out
+
+
+def check_text(m: PlayModel) -> Text:
+    if not m.check.ok:
+        return Text(m.check.summary(), style=f"{BAD} reverse")
+    return Text(m.check.summary(), style=GOOD)
+
+
+def opponent_text(m: PlayModel) -> Text:
+    """The other seat (both seats for a spectator): name, cards face down, UNO."""
+    v = m.view or {}
+    counts = v.get("hand_counts") or [0, 0]
+    said = v.get("uno") or [False, False]
+    seats = (0, 1) if m.watching else (1 - (m.seat or 0),)
+    out = Text()
+    hands = v.get("hands")
+    for seat in seats:
+        if out:
+            out.append("\n")
+        turn = (v.get("pending") or {}).get("seat") == seat
+        out.append("▶ " if turn else "  ", style=WARN)
+        out.append(f"{m.names[seat]:<14} ", style="bold")
+        if isinstance(hands, list) and len(hands) == 2:
+            out.append_text(hand_text([str(c) for c in hands[seat]]))  # the match is over: hands are shown
+        else:
+            out.append_text(backs(int(counts[seat])))
+        if said[seat]:
+            out.append("  UNO!", style=BAD)
+    return out
+
+
+def table_text(m: PlayModel) -> Text:
+    """The top card and colour in force, the piles, the round, both scores and the target, a volley."""
+    v = m.view or {}
+    out = Text("  top ")
+    top = v.get("top")
+    out.append_text(card_text(str(top)) if top else Text("–", style="dim"))
+    color = v.get("color")
+    if color:
+        out.append(" · colour ")
+        out.append(str(color), style=COLOUR_WORD_STYLES.get(str(color), ""))
+    out.append(f" · draw pile {v.get('draw_pile', '–')}")
+    draft = v.get("draft_pile") or []
+    if draft:
+        out.append(" · draft pile ")
+        out.append_text(hand_text([str(c) for c in draft[-8:]]))
+        if len(draft) > 8:
+            out.append(f" (+{len(draft) - 8})", style="dim")
+    out.append("\n  ")
+    scores = v.get("scores") or [0, 0]
+    out.append(f"round {v.get('round', '–')}", style="bold")
+    out.append(" · scores ")
+    for seat in (0, 1):
+        name = "you" if seat == m.seat else m.names[seat]
+        out.append(f"{name} {scores[seat]}", style="bold")
+        out.append(" · " if seat == 0 else "")
+    out.append(f" · target {v.get('target', '–')}", style="dim")
+    pending = v.get("pending") or {}
+    if pending.get("kind") == "volley":
+        out.append(f" · volley {pending.get('total')}", style=WARN)
+    return out
+
+
+def prompt_text(m: PlayModel, seconds: float | None) -> Text:
+    out = Text()
+    mine = m.my_decision
+    out.append("▶ " if mine else "  ", style=WARN)
+    out.append_text(coloured(m.prompt()))
+    if mine:
+        out.stylize("bold")
+    if seconds is not None:
+        style = BAD if seconds < 10 else "bold #8ab4f8"
+        out.append(f"   ⏱ {int(seconds + 0.999)} s", style=style)
+    return out
+
+
+def status_text(m: PlayModel) -> Text:
+    if not m.check.ok:
+        return Text(f" {m.check.summary()} ", style=f"{BAD} reverse")
+    style = {"refusal": WARN, "note": "italic"}.get(m.status_style, "")
+    out = Text(m.status, style=style)
+    return out
