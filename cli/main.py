@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import typer
 
-from cli import audit_cmd, export_cmd, play_cmd, replay_cmd, scenario_cmd, serve_cmd, simulate_cmd, verify_cmd
+from cli import (
+    audit_cmd,
+    export_cmd,
+    play_cmd,
+    replay_cmd,
+    scenario_cmd,
+    serve_cmd,
+    simulate_cmd,
+    verify_cmd,
+    web_cmd,
+)
 from cli.bench_cmd import bench_app
 from cli.db_cmd import db_app
 from cli.tournament_cmd import tournament_app
@@ -27,7 +37,9 @@ scenario_cmd.register(app)
 verify_cmd.register(app)
 audit_cmd.register(app)
 replay_cmd.register(app)
+web_cmd.register(app)
 play_cmd.register(app)
+web_cmd.register(app)
 export_cmd.register(app)
 simulate_cmd.register(app)
 serve_cmd.register(app)

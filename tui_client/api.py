@@ -139,6 +139,17 @@ class Api:
         data: dict[str, Any] = await self._call("GET", f"/api/tournaments/{quote(tournament_id, safe='')}")
         return data
 
+    async def disputes(self, status: str = "open") -> list[dict[str, Any]]:
+        """``GET /api/disputes?status=…`` (the director's token): every tournament's disputes."""
+        data = await self._call("GET", f"/api/disputes?{urlencode({'status': status})}")
+        return [d for d in data if isinstance(d, dict)] if isinstance(data, list) else []
+
+    async def get(self, path: str) -> Any:
+        """``GET path`` on this server (a path the server handed out, e.g. a dispute's ``audit_view``)."""
+        if not path.startswith("/"):
+            raise ApiError(0, "bad_path", f"not a path on this server: {path!r}")
+        return await self._call("GET", path)
+
     async def open_socket(self, match_id: str, since: int) -> ClientConnection:
         """The match's live socket from ``since``, the token in the upgrade request's header.
 

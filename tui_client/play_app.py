@@ -42,6 +42,8 @@ from tui_client.play_widgets import (
     table_text,
     title_text,
 )
+from tui_client.tournament_model import TournamentLine, tournament_lines
+from tui_client.tournament_screen import TOURNAMENT_CSS, TournamentScreen
 
 HOUSE_BOTS = ("bot:greedy", "bot:random")
 MAX_TOURNAMENTS = 20  # running tournaments looked into for matches to watch
@@ -85,10 +87,13 @@ class NeedName(Message):
 
 
 class LobbyLoaded(Message):
-    def __init__(self, me: dict[str, Any], tournaments: list[dict[str, Any]]) -> None:
+    def __init__(
+        self, me: dict[str, Any], tournaments: list[dict[str, Any]], listed: list[dict[str, Any]] | None = None
+    ) -> None:
         super().__init__()
         self.me = me
         self.tournaments = tournaments
+        self.listed = listed or []  # GET /api/tournaments: every tournament, for the lobby's lines
 
 
 class LobbyFailed(Message):
@@ -161,7 +166,12 @@ Click a card to select it, click it again to play it; every action
 has a button too. Only what the server lists as legal is offered.
 
 [b]The lobby[/b]
-  Enter open · g greedy bot · n random bot · r refresh · q quit
+  Enter open · t tournament · g greedy bot · n random bot
+  r refresh · q quit
+
+[b]A tournament[/b]
+  Enter watch a live pairing / replay a finished one
+  o open a dispute (director) · Tab next table · r refresh · q back
 
 (press any key to close)"""
 
@@ -187,6 +197,7 @@ class LobbyScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("g", "bot('bot:greedy')", "greedy bot"),
         Binding("n", "bot('bot:random')", "random bot"),
+        Binding("t", "tournament", "tournament"),
         Binding("r", "refresh", "refresh"),
         Binding("question_mark", "help", "help", key_display="?"),
         Binding("q", "app.quit", "quit"),
@@ -195,6 +206,7 @@ class LobbyScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.entries: list[LobbyEntry] = []
+        self.tournament_lines: list[TournamentLine] = []
         self.me: dict[str, Any] | None = None
 
     @property
@@ -252,15 +264,16 @@ class LobbyScreen(Screen[None]):
         api = self.play.api
         try:
             me = await api.me()
-            tournaments = await self._tournaments(api, str(me.get("id")))
+            listed = await api.tournaments()
+            tournaments = await self._tournaments(api, listed, str(me.get("id")))
         except ApiError as error:
             self.post_message(LobbyFailed(error.words()))
             return
-        self.post_message(LobbyLoaded(me, tournaments))
+        self.post_message(LobbyLoaded(me, tournaments, listed))
 
-    async def _tournaments(self, api: Api, player_id: str) -> list[dict[str, Any]]:
-        listed = [t for t in await api.tournaments() if t.get("status") == "running"][:MAX_TOURNAMENTS]
-        details = await asyncio.gather(*(api.tournament(str(t.get("id"))) for t in listed))
+    async def _tournaments(self, api: Api, listed: list[dict[str, Any]], player_id: str) -> list[dict[str, Any]]:
+        running = [t for t in listed if t.get("status") == "running"][:MAX_TOURNAMENTS]
+        details = await asyncio.gather(*(api.tournament(str(t.get("id"))) for t in running))
         return [t for t in details if is_member(t, player_id)]
 
     @work(exclusive=True, group="open")
@@ -319,13 +332,19 @@ class LobbyScreen(Screen[None]):
         options = self.query_one("#matches", OptionList)
         highlighted = options.highlighted
         options.clear_options()
+        self.tournament_lines = tournament_lines(
+            message.listed[:MAX_TOURNAMENTS], (str(t.get("id")) for t in message.tournaments)
+        )
         if self.entries:
             options.add_options([Option(e.text, id=e.option_id) for e in self.entries])
-            options.highlighted = min(highlighted or 0, len(self.entries) - 1)
         else:
             options.add_option(
                 Option(Text("no matches yet: press g to play the greedy bot", style="dim"), disabled=True)
             )
+        options.add_options([Option(line.text, id=line.option_id) for line in self.tournament_lines])
+        if self.entries or self.tournament_lines:
+            first = 0 if self.entries else 1
+            options.highlighted = min(max(highlighted or 0, first), options.option_count - 1)
         options.border_title = f"matches ({len(self.entries)})"
         if not self.query_one("#name", Input).display:
             options.focus()
@@ -338,6 +357,10 @@ class LobbyScreen(Screen[None]):
         self.play.open_table(message.match, message.seat, message.names)
 
     def on_option_list_option_selected(self, message: OptionList.OptionSelected) -> None:
+        line = next((t for t in self.tournament_lines if t.option_id == message.option.id), None)
+        if line is not None:
+            self.play.open_tournament(line.tournament)
+            return
         entry = next((e for e in self.entries if e.option_id == message.option.id), None)
         if entry is None:
             return
@@ -359,6 +382,27 @@ class LobbyScreen(Screen[None]):
     def action_refresh(self) -> None:
         if self.play.credentials is not None:
             self.load()
+
+    def action_tournament(self) -> None:
+        """The tournament of the highlighted line: a tournament line, or a tournament match's."""
+        options = self.query_one("#matches", OptionList)
+        index = options.highlighted
+        option_id = options.get_option_at_index(index).id if index is not None else None
+        line = next((t for t in self.tournament_lines if t.option_id == option_id), None)
+        if line is not None:
+            self.play.open_tournament(line.tournament)
+            return
+        entry = next((e for e in self.entries if e.option_id == option_id), None)
+        summaries = (self.me or {}).get("matches") or []
+        tournament = next(
+            (m.get("tournament") for m in summaries if entry is not None and m.get("id") == entry.match), None
+        )
+        if tournament:
+            self.play.open_tournament(str(tournament))
+        elif self.tournament_lines:
+            self.say("highlight a tournament line (tour …), then press t", "italic")
+        else:
+            self.say("no tournament on this server yet", "italic")
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
@@ -663,7 +707,7 @@ class PlayScreen(Screen[None]):
 class PlayApp(App[None]):
     """``unoduo play`` for one server: the lobby first, a table per match opened."""
 
-    CSS = CSS
+    CSS = CSS + TOURNAMENT_CSS
     TITLE = "unoduo play"
     ENABLE_COMMAND_PALETTE = False
 
@@ -674,6 +718,8 @@ class PlayApp(App[None]):
         *,
         config_dir: Path | str | None = None,
         move_seconds: int | None = None,
+        tournament: str | None = None,
+        director_token: str | None = None,
     ) -> None:
         super().__init__()
         self.store = ConfigStore(server, config_dir)
@@ -682,8 +728,19 @@ class PlayApp(App[None]):
         self.move_seconds = move_seconds
         self.api = Api(self.server)
         self.credentials: Credentials | None = None
+        self.tournament = tournament
+        self.director_token = director_token or None
 
     def on_mount(self) -> None:
+        if self.tournament is not None:
+            # Straight to the tournament: no sign-in needed to watch; a saved token is used if
+            # there is one (so the player's own pairing opens at their seat).
+            saved = self.store.load_credentials()
+            if saved is not None:
+                self.api.token = saved.token
+                self.credentials = saved
+            self.open_tournament(self.tournament)
+            return
         self.push_screen(LobbyScreen())
 
     async def on_unmount(self) -> None:
@@ -724,6 +781,11 @@ class PlayApp(App[None]):
         self.credentials = credentials
         return credentials
 
+    def open_tournament(self, tournament: str) -> TournamentScreen:
+        screen = TournamentScreen(tournament, self.director_token)
+        self.push_screen(screen)
+        return screen
+
     def open_table(self, match: str, seat: int | None, names: tuple[str, str]) -> PlayScreen:
         model = PlayModel(match, seat, list(names), earlier=self.store.receipt(match))
         screen = PlayScreen(self.api, self.store, model)
@@ -737,8 +799,18 @@ def make_play_app(
     *,
     config_dir: Path | str | None = None,
     move_seconds: int | None = None,
+    tournament: str | None = None,
+    director_token: str | None = None,
 ) -> PlayApp:
     """The client for ``server_url``: registers as ``name`` the first time (the token is kept in
     ``config_dir``, by default the user's config directory); ``move_seconds`` is the clock of the
-    house-bot matches it starts (the server's default if None)."""
-    return PlayApp(server_url, name, config_dir=config_dir, move_seconds=move_seconds)
+    house-bot matches it starts (the server's default if None). With ``tournament`` it opens on
+    that tournament's screen; ``director_token`` shows its open disputes there."""
+    return PlayApp(
+        server_url,
+        name,
+        config_dir=config_dir,
+        move_seconds=move_seconds,
+        tournament=tournament,
+        director_token=director_token,
+    )
