@@ -263,3 +263,50 @@ def replay(
         raise typer.Exit(2)
     command = _command_line(f"unoduo bench replay --file {file} --runs {runs} --write-docs")
     run_replay(file.resolve(), runs, write_docs, command)
+
+
+@bench_app.command("chaos")
+def chaos(
+    kills: int | None = typer.Option(
+        None, "--kills", min=1, max=1000, help="SIGKILLs of a server during the tournaments (default 20, quick 3)"
+    ),
+    db: str = typer.Option("sqlite", "--db", help="sqlite (one server) or postgres (two servers on one database)"),
+    quick: bool = typer.Option(False, "--quick", help="a short run (3 kills, 1 outage, a smaller tournament): < 60 s"),
+    outages: int | None = typer.Option(
+        None, "--outages", min=0, max=100, help="times the database is taken away (default 3, quick 1)"
+    ),
+    outage: str = typer.Option(
+        "restart",
+        "--outage",
+        help="postgres: restart (a private PostgreSQL cluster the run starts, stopped hard and started again) or"
+        " terminate (the servers' connections to --postgres-url terminated: a stand-in)",
+    ),
+    postgres_url: str = typer.Option(
+        _server_postgres_url(),
+        "--postgres-url",
+        help="PostgreSQL server for --db postgres (a throw-away schema; never restarted)",
+    ),
+    seed: int | None = typer.Option(None, "--seed", help="seeds the random choices (kill times, victims, moves)"),
+    keep: Path | None = typer.Option(
+        None, "--keep", help="keep the databases and the servers' logs in this new directory (default: deleted)"
+    ),
+) -> None:
+    """Kill -9 the server mid-tournament, take the database away: nothing a client was told may be lost (exit 1 if it is)."""
+    if db not in ("sqlite", "postgres"):
+        typer.echo("unoduo bench chaos: --db must be sqlite or postgres", err=True)
+        raise typer.Exit(2)
+    if outage not in ("restart", "terminate"):
+        typer.echo("unoduo bench chaos: --outage must be restart or terminate", err=True)
+        raise typer.Exit(2)
+    from bench.chaos import ChaosError, options_for, print_report, run_chaos
+
+    options = options_for(db, quick, kills, postgres_url, outage, outages, seed)
+    options.workdir = keep
+    try:
+        report = run_chaos(options, typer.echo)
+    except ChaosError as exc:
+        typer.echo(f"unoduo bench chaos: {exc}", err=True)
+        raise typer.Exit(1) from None
+    print_report(report, typer.echo)
+    if not report.ok:
+        raise typer.Exit(1)

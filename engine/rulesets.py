@@ -128,14 +128,25 @@ def _explain(exc: ValidationError) -> str:
     return describe_invalid(exc.errors(include_url=False), "unknown ruleset field")
 
 
+# A score stays far inside 32 bits (the server's score columns): under the target before a
+# round, plus at most a whole deck of the dearest cards. Without a bound, a tournament's rules of
+# {"wild_points": 10**30} were taken and its first scored round could never be stored.
+MAX_TARGET = 100_000
+MAX_CARD_POINTS = 1_000
+
+
 def _check_limits(ruleset: Ruleset) -> None:
-    """Keep an overridden ruleset playable: a full draft plus a starter must fit in the deck."""
+    """Keep an overridden ruleset playable: a full draft plus a starter must fit in the deck, and
+    every score a 32-bit integer (``MAX_TARGET``, ``MAX_CARD_POINTS``)."""
     if ruleset.deck_size not in (108, 112):
         raise ValueError("deck_size must be 108 or 112")
     if not 1 <= ruleset.hand_size <= 20:
         raise ValueError("hand_size must be between 1 and 20")
-    if ruleset.target < 1:
-        raise ValueError("target must be at least 1")
+    if not 1 <= ruleset.target <= MAX_TARGET:
+        raise ValueError(f"target must be between 1 and {MAX_TARGET}")
+    for name in ("action_points", "wild_points", "wild_draw_four_points"):
+        if getattr(ruleset, name) > MAX_CARD_POINTS:
+            raise ValueError(f"{name} must be at most {MAX_CARD_POINTS}")
     for name in ("uno_penalty", "failed_challenge_draw"):
         if getattr(ruleset, name) > 20:
             raise ValueError(f"{name} must be at most 20")

@@ -52,6 +52,7 @@ def make_app(settings: Settings | None = None) -> FastAPI:
         try:
             await matches.recover()
             await tournaments.recover()
+            matches.hold_live_matches()
             yield
         finally:
             await tournaments.stop()

@@ -17,6 +17,7 @@ each of them, and FastAPI's own refusals, to a status and an :class:`ErrorBody`:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -129,9 +130,13 @@ def _answer(
     return JSONResponse(body.model_dump(), status_code=status, headers=headers)
 
 
+WHERE_LIMIT = 60  # characters of a field's path in a message: a client's unknown key may be 60 KiB long
+
+
 def _where(loc: tuple[Any, ...] | list[Any]) -> str:
     parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
-    return ".".join(parts) or "body"
+    where = ".".join(parts) or "body"
+    return where if len(where) <= WHERE_LIMIT else where[: WHERE_LIMIT - 1] + "…"
 
 
 def describe_validation(exc: RequestValidationError) -> str:
@@ -140,8 +145,35 @@ def describe_validation(exc: RequestValidationError) -> str:
         if err.get("type") == "json_invalid":
             problems.append("the request body is not valid JSON")
             continue
-        problems.append(f"{_where(err.get('loc', ()))}: {err.get('msg', 'invalid')}")
+        if err.get("type") == "extra_forbidden":
+            problems.append(f"{_where(err.get('loc', ()))}: not a field of this request (docs/API.md)")
+            continue
+        problems.append(f"{_where(err.get('loc', ()))}: {shown_message(str(err.get('msg', 'invalid')))}")
     return "; ".join(problems) or "the request does not have the documented shape"
+
+
+def shown_message(message: str, limit: int = 300) -> str:
+    """A validation message cut to ``limit`` characters: none of pydantic's echoes input, but a
+    custom validator's might."""
+    return message if len(message) <= limit else message[: limit - 1] + "…"
+
+
+def allowed_methods(request: Request, fallback: str | None) -> str | None:
+    """A 405's ``Allow`` (RFC 9110 requires one): the methods /openapi.json documents on the request's path.
+
+    Starlette's own header (``fallback``, kept for paths the document does not list, such as
+    ``/docs``) names only the methods of the first route that matched, and a path such as
+    ``/api/tournaments`` has two routes (GET and POST).
+    """
+    app: FastAPI = request.app
+    methods: set[str] = set()
+    for template, operations in app.openapi()["paths"].items():
+        pattern = "/".join("[^/]+" if part.startswith("{") else re.escape(part) for part in template.split("/"))
+        if re.fullmatch(pattern, request.url.path):
+            methods |= {m.upper() for m in operations}
+    if not methods:
+        return fallback
+    return ", ".join(sorted(methods | ({"HEAD"} if "GET" in methods else set())))
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -160,10 +192,14 @@ def install_error_handlers(app: FastAPI) -> None:
         return _answer(400, ErrorCode.MALFORMED.value, describe_validation(exc))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         codes = {404: "not_found", 405: "method_not_allowed", 413: TOO_LARGE}
         code = codes.get(exc.status_code, ErrorCode.MALFORMED.value)
-        return _answer(exc.status_code, code, str(exc.detail))
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            allow = allowed_methods(request, headers.pop("Allow", None))
+            headers.update({"Allow": allow} if allow else {})
+        return _answer(exc.status_code, code, str(exc.detail), headers=headers or None)
 
     @app.exception_handler(ConcurrencyError)
     async def _race(_request: Request, exc: ConcurrencyError) -> JSONResponse:

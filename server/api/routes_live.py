@@ -32,6 +32,7 @@ MAX_SEQ = 2**31 - 1  # the seq column is a 32-bit integer
 MAX_MESSAGE = 64 * 1024  # bytes of one command message
 CLOSE_MALFORMED, CLOSE_UNAUTHORIZED, CLOSE_NOT_FOUND = 4400, 4401, 4404
 CLOSE_TRY_AGAIN = 1013  # a watcher that fell too far behind; it resumes with since
+CLOSE_INTERNAL = 1011  # the server could not go on with this socket (a bug; the log says which)
 ORDINARY_ENDS = (WebSocketDisconnect, SlowWatcher, RuntimeError)  # RuntimeError: sending on a socket already closed
 
 log = logging.getLogger(__name__)
@@ -96,6 +97,11 @@ async def match_socket(
         )
         with contextlib.suppress(RuntimeError, WebSocketDisconnect):
             await websocket.close(code, reason)
+    elif receiver in done and not receiver.cancelled() and not isinstance(receiver.exception(), ORDINARY_ENDS):
+        # A server bug ended the commands' task: say so (1011) rather than leave a socket that
+        # still sends events but never answers a command again.
+        with contextlib.suppress(RuntimeError, WebSocketDisconnect):
+            await websocket.close(CLOSE_INTERNAL, "internal error: reconnect with since")
 
 
 def _collect(match_id: str, task: asyncio.Task[None]) -> None:
@@ -119,13 +125,20 @@ async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int) -> None:
 
 async def _receive_commands(websocket: WebSocket, feed: LiveFeed) -> None:
     while True:
-        text = await websocket.receive_text()
-        if len(text.encode()) > MAX_MESSAGE:
+        frame = await websocket.receive()
+        if frame["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(frame.get("code", 1000), frame.get("reason"))
+        text, data = frame.get("text"), frame.get("bytes")
+        size = len(text.encode(errors="replace")) if text is not None else len(data or b"")
+        if size > MAX_MESSAGE:
             await websocket.send_json(_refusal("too_large", f"a message may hold at most {MAX_MESSAGE} bytes"))
+            continue
+        if text is None:  # a binary frame: the protocol's messages are text
+            await websocket.send_json(_refusal("malformed", "send each command as a text frame of JSON"))
             continue
         try:
             message: Any = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: JSON nested too deep (10,000 arrays)
             await websocket.send_json(_refusal("malformed", "a message must be a JSON object"))
             continue
         await websocket.send_text(orjson.dumps(await feed.command(message)).decode())

@@ -6,9 +6,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response, StreamingResponse
-from pydantic import BaseModel, BeforeValidator, Field, StrictInt, StrictStr, field_validator
+from pydantic import BeforeValidator, Field, StrictInt, StrictStr, field_validator
 
 from engine.jsonfmt import ndjson_line
+from server.api.bodies import RequestBody
 from server.deps import CallerDep, MatchServiceDep, PlayerDep
 from server.errors import error_responses
 from server.schemas import MatchDetail, MatchOutcome
@@ -30,7 +31,11 @@ def _seq_in_range(value: object) -> object:
     return value
 
 
-Seq = Annotated[int, BeforeValidator(_seq_in_range)]
+# The bounds come before the validator: so pydantic writes them into /openapi.json as minimum and
+# maximum (after it, or as Query(ge=…, le=…), they came out as "ge"/"le", which JSON Schema ignores).
+Seq = Annotated[int, Field(ge=0, le=MAX_SEQ), BeforeValidator(_seq_in_range)]
+EventSeq = Annotated[int, Field(ge=1, le=MAX_SEQ), BeforeValidator(_seq_in_range)]
+"""A seq naming an event: 1 to ``MAX_SEQ``."""
 
 EVENTS_BODY = {
     "description": "NDJSON: one event envelope a line (an `EventPublic`: the envelope and the `open` values "
@@ -46,7 +51,7 @@ REPLAY_BODY = {
 }
 
 
-class CreateMatchRequest(BaseModel):
+class CreateMatchRequest(RequestBody):
     opponent: StrictStr = Field(min_length=1, max_length=100, description="a player id, or bot:random / bot:greedy")
     ruleset: StrictStr | None = Field(default=None, description="uno-duo (default) or classic-2p")
     move_seconds: StrictInt | None = Field(
@@ -54,15 +59,15 @@ class CreateMatchRequest(BaseModel):
     )
 
 
-class JoinRequest(BaseModel):
+class JoinRequest(RequestBody):
     entropy: StrictStr = Field(default="", max_length=256, description="your contribution to the shuffle key")
 
 
-class CommandRequest(BaseModel):
+class CommandRequest(RequestBody):
     command_id: StrictStr = Field(
         min_length=1, max_length=CLIENT_COMMAND_ID_LEN, description="makes a retry idempotent"
     )
-    expected_version: StrictInt | None = Field(default=None, ge=0)
+    expected_version: StrictInt | None = Field(default=None, ge=0, le=MAX_SEQ)
     command: dict[str, Any]
 
     @field_validator("command_id")
@@ -102,9 +107,7 @@ async def get_match(
     match_id: MatchId,
     caller: CallerDep,
     matches: MatchServiceDep,
-    at: Annotated[
-        Seq | None, Query(ge=1, le=MAX_SEQ, description="the view just after this event (seq) instead of now")
-    ] = None,
+    at: Annotated[EventSeq | None, Query(description="the view just after this event (seq) instead of now")] = None,
 ) -> MatchDetail:
     """The caller's view (seat, spectator, or audit) and the match summary; ``at``: as it was then."""
     return await matches.show(match_id, caller, at)
@@ -132,7 +135,7 @@ async def match_events(
     match_id: MatchId,
     caller: CallerDep,
     matches: MatchServiceDep,
-    since: Annotated[Seq, Query(ge=0, le=MAX_SEQ, description=f"the last seq the client has (0 to {MAX_SEQ})")] = 0,
+    since: Annotated[Seq, Query(description=f"the last seq the client has (0 to {MAX_SEQ})")] = 0,
     follow: Annotated[int, Query(ge=0, le=1, description="1: keep the stream open until the match's last event")] = 0,
 ) -> Response:
     """The events after ``since`` the caller may see, one JSON envelope per line."""

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 
+from server.api.bodies import RequestBody
 from server.api.text import readable_text
 from server.deps import MatchServiceDep, PlayerDep, RegistrationsDep, StoreDep, TournamentServiceDep, client_address
 from server.errors import error_responses
@@ -16,7 +17,7 @@ from server.services.players import register_human
 router = APIRouter(prefix="/api", tags=["players"])
 
 
-class RegisterRequest(BaseModel):
+class RegisterRequest(RequestBody):
     name: str = Field(min_length=1, max_length=100, description="a display name")
 
     @field_validator("name")

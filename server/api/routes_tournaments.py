@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
-from pydantic import BaseModel, Field, StrictBool, StrictInt, StrictStr, field_validator
+from pydantic import Field, StrictBool, StrictInt, StrictStr, field_validator
 
-from server.api.routes_matches import BEARER_OPTIONAL, MatchId, Seq
+from server.api.bodies import RequestBody
+from server.api.routes_matches import BEARER_OPTIONAL, EventSeq, MatchId
 from server.api.text import readable_text
 from server.deps import CallerDep, DirectorDep, TournamentServiceDep
 from server.errors import error_responses
@@ -23,7 +24,7 @@ DisputeId = Annotated[str, Path(min_length=1, max_length=ID_LEN, pattern=r"^[A-Z
 NOTE_LEN = 500
 
 
-class CreateTournamentRequest(BaseModel):
+class CreateTournamentRequest(RequestBody):
     name: StrictStr = Field(min_length=1, max_length=100)
     players: list[Annotated[StrictStr, Field(min_length=1, max_length=100)]] = Field(
         min_length=2, max_length=64, description="player ids and bot:random / bot:greedy entries, in pairing order"
@@ -42,13 +43,18 @@ class CreateTournamentRequest(BaseModel):
         return readable_text(value, "a name")
 
 
-class WithdrawRequest(BaseModel):
+class WithdrawRequest(RequestBody):
     player: StrictStr = Field(min_length=1, max_length=ID_LEN)
     note: StrictStr = Field(default="", max_length=NOTE_LEN)
 
+    @field_validator("note")
+    @classmethod
+    def _readable(cls, value: str) -> str:
+        return value and readable_text(value, "a note")  # a note the director reads, as a dispute's
 
-class DisputeRequest(BaseModel):
-    seq: Seq = Field(ge=1, description="the event disputed")
+
+class DisputeRequest(RequestBody):
+    seq: EventSeq = Field(description="the event disputed")
     note: StrictStr = Field(min_length=1, max_length=NOTE_LEN)
 
     @field_validator("note")
@@ -57,11 +63,15 @@ class DisputeRequest(BaseModel):
         return readable_text(value, "a note")
 
 
-class RulingRequest(BaseModel):
-    decision: StrictStr = Field(description="stands, replay or award")
+class RulingRequest(RequestBody):
+    # The values are in the schema (an enum, a range, a pattern), not only in the descriptions:
+    # a request /openapi.json calls valid is one the server takes, but for the seat an award needs.
+    decision: Literal["stands", "replay", "award"] = Field(description="stands, replay or award")
     note: StrictStr = Field(min_length=1, max_length=NOTE_LEN)
-    seat: StrictInt | None = Field(default=None, description="award: the seat the match goes to (0 or 1)")
-    rule: StrictStr | None = Field(default=None, max_length=3, description="a ruling of RULES.md cited: D1 … D17")
+    seat: StrictInt | None = Field(default=None, ge=0, le=1, description="award: the seat the match goes to (0 or 1)")
+    rule: StrictStr | None = Field(
+        default=None, pattern=r"^D([1-9]|1[0-7])$", description="a ruling of RULES.md cited: D1 … D17"
+    )
 
     @field_validator("note")
     @classmethod

@@ -18,13 +18,15 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from engine.errors import CommandRefused
+from engine.errors import CommandRefused, shown
 from server.services.errors import DomainError
 from server.services.matches import MatchService
 from server.services.players import Caller
 from server.store.errors import ConcurrencyError
+from server.store.models import MAX_SEQ
 
 MAX_COMMAND_ID = 190
+MESSAGE_KEYS = frozenset({"type", "command_id", "expected_version", "command"})
 
 
 class LiveFeed:
@@ -55,8 +57,13 @@ class LiveFeed:
         command = message.get("command")
         if not isinstance(command_id, str) or not 0 < len(command_id) <= MAX_COMMAND_ID or not command_id.isprintable():
             return _error(None, "malformed", f"command_id must be 1-{MAX_COMMAND_ID} printable characters")
-        if expected is not None and (not isinstance(expected, int) or isinstance(expected, bool) or expected < 0):
-            return _error(command_id, "malformed", "expected_version must be a whole number >= 0")
+        unknown = sorted(str(key) for key in message if key not in MESSAGE_KEYS)
+        if unknown:  # as over HTTP: a field the protocol does not know is refused, not dropped
+            return _error(command_id, "malformed", f"{shown(unknown[0])}: not a field of a command message")
+        if expected is not None and (
+            not isinstance(expected, int) or isinstance(expected, bool) or not 0 <= expected <= MAX_SEQ
+        ):
+            return _error(command_id, "malformed", f"expected_version must be a whole number from 0 to {MAX_SEQ}")
         if not isinstance(command, dict):
             return _error(command_id, "malformed", "command must be a JSON object (docs/PROTOCOL.md)")
         try:

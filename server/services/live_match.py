@@ -227,12 +227,14 @@ class LiveMatch:
             self.clock.cancel()
             self.clock = None
 
-    async def follow(self, store: EventStore) -> None:
+    async def follow(self, store: EventStore, moved: Callable[[], None] | None = None) -> None:
         """Publish what other processes append, until the match is over (the follower task).
 
         What this process appends is published by the command path: the follower does not read
         it again (``known``), so on one server it reads only on its slow poll. (If an append in
-        flight fails, the command path reads what it missed itself.)
+        flight fails or was a duplicate, the command path reads what it missed itself.) ``moved()`` is called after
+        each event it publishes: the match moved in another process, so this one arms its clock
+        and its bots for the new position too (if that process dies, this one carries on).
         """
 
         def known() -> int:
@@ -241,6 +243,8 @@ class LiveMatch:
         with contextlib.suppress(asyncio.CancelledError):
             async for stored in store.follow(self.stream, self.feed_version, known=known):
                 self.publish([stored])
+                if moved is not None:
+                    moved()
                 if self.closed:
                     return
 

@@ -57,7 +57,7 @@ from server.schemas import MatchDetail, MatchOutcome, MatchView
 from server.services.errors import Malformed, MatchLive, MatchNotFound, NotASeat, NotNow, NotOpen, PlayerNotFound
 from server.services.live_match import FeedItem, LiveMatch, deadline_of, feed_items, live_view, parse_at
 from server.services.players import Caller, house_bot_of, resolve_opponent
-from server.store.errors import ConcurrencyError
+from server.store.errors import UNAVAILABLE, ConcurrencyError
 from server.store.event_store import EventStore
 from server.store.models import EventPublic, MatchSummaryPublic, PlayerPublic
 from server.store.players import get_player
@@ -85,6 +85,9 @@ MAX_BOT_MOVES = 5000  # a safety bound per drive; a whole match takes a few hund
 BOT_CHAIN = 64
 OK = {"ok": True}  # the result stored with each processed command id
 AWAITING_LOOKBACK = 64  # events read back at a time to find when the pending decision began
+RETRY_SECONDS = 1.0  # a clock or a bot move that found the database away tries again after this
+EARLY_MARGIN = 0.002  # uvloop rounds a timer's delay down to whole milliseconds: add two
+HOLD_SECONDS = 2.0  # how often a server looks for live matches it does not hold (made by another server)
 
 
 def seat_command_id(seat: int, client_id: str) -> str:
@@ -236,7 +239,7 @@ class MatchService:
         self._live[match_id] = live
         future.set_result(live)
         if not live.closed and not self._stopping:
-            live.follower = asyncio.create_task(live.follow(self.store))
+            live.follower = asyncio.create_task(live.follow(self.store, lambda: self._after_change(live)))
             if arm:
                 self._after_change(live)
         self._forget_finished()
@@ -286,6 +289,24 @@ class MatchService:
         for live in lives:
             self._after_change(live)
         return applied
+
+    def hold_live_matches(self) -> None:
+        """From now on, every :data:`HOLD_SECONDS`: hold every live match this process does not hold
+        yet, so matches another server made (a tournament round it opened) get their clock and bots
+        here too, and go on if that server dies. (At start-up :meth:`recover` holds those live then.)"""
+
+        async def hold() -> None:
+            while not self._stopping:
+                await asyncio.sleep(HOLD_SECONDS)
+                try:
+                    ids = await asyncio.to_thread(live_match_ids, self.store.engine)
+                    for match_id in ids:
+                        if match_id not in self._live and not self._stopping:
+                            await self.open(match_id)
+                except UNAVAILABLE as exc:  # the database is away: look again later
+                    log.warning("holding live matches: %s", exc)
+
+        self._spawn(hold())
 
     async def stop(self) -> None:
         """The server is stopping: end every watcher's stream, clock, bot move and follower."""
@@ -582,10 +603,24 @@ class MatchService:
             seat = state.pending.seat
             if state.version != version or seat is None or live.closed or live.dealer is None or live.annulled:
                 return False
+            deadline = live.deadline
+            early = 0.0 if deadline is None else (deadline - datetime.now(UTC)).total_seconds()
+            if early > 0:  # the loop's timer (another clock than the events' `at`) fired a little early: wait on
+                live.clock = asyncio.get_running_loop().call_later(
+                    early + EARLY_MARGIN, lambda: self._spawn(self.time_out(live, version))
+                )
+                return False
             try:
                 appended = await self._apply(live, TimeOut(seat, version), f"timeout-{version}")
             except (ConcurrencyError, CommandRefused):
                 return False  # another process applied it, or the match moved: _apply caught up
+            except UNAVAILABLE as exc:  # the database is away: this clock tries again (it would never fire again)
+                log.warning("clock of %s at %d: the database is unavailable (%s); trying again", live.id, version, exc)
+                if not self._stopping:
+                    live.clock = asyncio.get_running_loop().call_later(
+                        RETRY_SECONDS, lambda: self._spawn(self.time_out(live, version))
+                    )
+                return False
             return appended is not None
 
     # ------------------------------------------------------------ the house bots
@@ -644,7 +679,15 @@ class MatchService:
         async with live.lock:
             if live.annulled:
                 return
-            await self._bot_step(live)
+            try:
+                await self._bot_step(live)
+            except UNAVAILABLE as exc:  # the database is away: move again shortly (nothing else would ask it to)
+                log.warning("house bot in %s: the database is unavailable (%s); trying again", live.id, exc)
+                unavailable = True
+            else:
+                unavailable = False
+        if unavailable:
+            await asyncio.sleep(RETRY_SECONDS)
         live.bot_move = None
         self._after_change(live)
 
@@ -699,6 +742,9 @@ class MatchService:
         if not isinstance(first, AppendResult):
             raise first
         if first.duplicate:
+            # Stored before, maybe by another process (a clock both ran): take what it appended. Its
+            # notification may have come while this append was in flight, and been skipped then.
+            await self._catch_up(live)
             return None
         appended: list[StoredEvent] = []
         for outcome, after in zip(outcomes, states, strict=True):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import re
 import secrets
@@ -42,7 +43,7 @@ from server.services.errors import Malformed, NotASeat, NotFound, NotNow, Player
 from server.services.live_match import parse_at
 from server.services.matches import MatchService
 from server.services.players import Caller, house_bot_of
-from server.store.errors import ConcurrencyError
+from server.store.errors import UNAVAILABLE, ConcurrencyError
 from server.store.event_store import EventStore
 from server.store.models import MatchSummaryPublic, PlayerPublic
 from server.store.players import get_player, new_token, register_player
@@ -69,6 +70,8 @@ MAX_PLAYERS: Final = 64
 RULE_RE: Final = re.compile(r"D([1-9]|1[0-7])")  # RULES.md's rulings D1…D17
 BOT_PREFIX: Final = "bot:"
 RACE_RETRIES: Final = 50
+RETRY_SECONDS: Final = 1.0  # background work that found the database away tries again after this (doubling)
+MAX_RETRY_SECONDS: Final = 10.0
 
 
 class TournamentNotFound(NotFound):
@@ -297,7 +300,9 @@ class TournamentService:
         for match_id in matches.values():
             live = await self.matches.open(match_id, arm=False)
             if live.state.phase is Phase.MATCH_OVER:
-                self._spawn(self.record_result(match_id))
+                self._spawn(
+                    self._retrying(functools.partial(self.record_result, match_id), f"the result of {match_id}")
+                )
 
     def _known(self, player_id: str) -> PlayerPublic:
         player = self.player(player_id)
@@ -309,7 +314,22 @@ class TournamentService:
 
     def _match_over(self, match_id: str) -> None:
         """MatchService: a tournament match ended here; record its result and go on."""
-        self._spawn(self.record_result(match_id))
+        self._spawn(self._retrying(lambda: self.record_result(match_id), f"the result of {match_id}"))
+
+    async def _retrying(self, work: Callable[[], Awaitable[None]], what: str) -> None:
+        """Background work (nobody waits for it, nothing else would do it): while the database is
+        away, try again, less and less often, until it is back or the server stops."""
+        delay = RETRY_SECONDS
+        while True:
+            try:
+                await work()
+                return
+            except UNAVAILABLE as exc:
+                if self._stopping:
+                    return
+                log.warning("%s: the database is unavailable (%s); trying again in %.0f s", what, exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(2 * delay, MAX_RETRY_SECONDS)
 
     def _spawn(self, coroutine: Awaitable[Any]) -> None:
         if self._stopping:
@@ -373,7 +393,13 @@ class TournamentService:
         delay = max(0.0, when - datetime.now(UTC).timestamp())
         loop = asyncio.get_running_loop()
         self._deadlines[(tournament_id, number)] = loop.call_later(
-            delay, lambda: self._spawn(self.enforce_join_deadline(tournament_id, number))
+            delay,
+            lambda: self._spawn(
+                self._retrying(
+                    lambda: self.enforce_join_deadline(tournament_id, number),
+                    f"the join deadline of round {number} of {tournament_id}",
+                )
+            ),
         )
 
     async def enforce_join_deadline(self, tournament_id: str, number: int) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sqlalchemy.exc import InterfaceError, OperationalError
+
 
 class StoreError(Exception):
     """Base class of every event-store error."""
@@ -37,3 +39,9 @@ class StoreUnavailableError(StoreError):
 
 class StoreClosedError(StoreError):
     """The store was closed."""
+
+
+UNAVAILABLE: tuple[type[Exception], ...] = (StoreUnavailableError, OperationalError, InterfaceError)
+"""What a database that has gone away raises: an append (StoreUnavailableError) or a read (the driver's
+connection errors). Work that nobody waits for (clocks, bot moves, a tournament's next step) tries
+again after such an error instead of ending; a request answers 503 ``unavailable``."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
@@ -60,6 +61,8 @@ __all__ = [
     "normalize_json",
     "utc_now",
 ]
+
+log = logging.getLogger(__name__)
 
 ALONE_ATTEMPTS = 5
 
@@ -483,7 +486,13 @@ class EventStore:
                 events: list[StoredEvent] = []
                 if read or waiter.latest > seq:
                     waiter.forced = False
-                    events = await asyncio.to_thread(self.read, stream, seq + 1, limit=chunk)
+                    try:
+                        events = await asyncio.to_thread(self.read, stream, seq + 1, limit=chunk)
+                    except self._db_errors as exc:  # the database is away: the follow goes on, reading again later
+                        log.warning("follow %s: the database is unavailable (%s); reading again", stream, exc)
+                        await waiter.wait(self.follow_poll_seconds)
+                        read = True
+                        continue
                 for event in events:
                     seq = event.seq
                     yield event

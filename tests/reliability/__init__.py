@@ -1,0 +1,1 @@
+"""Reliability: fuzzing the API, races on one match against a real server, bad input at every door."""
