@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -9,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -38,16 +40,22 @@ def serve_env(**settings: str) -> dict[str, str]:
     return env
 
 
-def serve(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT) -> subprocess.Popen[str]:
-    """``unoduo serve ARGS`` as a process, its output (stdout and stderr) in one text pipe."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "serve", *args],
-        cwd=cwd,
-        env=env if env is not None else serve_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+def serve(
+    *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, log: Path | None = None
+) -> subprocess.Popen[str]:
+    """``unoduo serve ARGS`` as a process, its output (stdout and stderr) in one text pipe, or in
+    the file ``log``: a long test that never reads the pipe would fill it with the access log,
+    and the server would then stall on its next write."""
+    with contextlib.ExitStack() as files:
+        out: IO[str] | int = files.enter_context(log.open("w")) if log is not None else subprocess.PIPE
+        return subprocess.Popen(
+            [sys.executable, "-m", "cli.main", "serve", *args],
+            cwd=cwd,
+            env=env if env is not None else serve_env(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
 
 
 def wait_until_up(base: str, process: subprocess.Popen[str], seconds: float = 30.0) -> None:
@@ -72,4 +80,4 @@ def stop(process: subprocess.Popen[str]) -> str:
         output, _ = process.communicate()
         raise AssertionError(f"the server did not stop on Ctrl-C:\n{output}") from None
     assert process.returncode == 0, output
-    return output
+    return output or ""  # "" when the output went to a log file

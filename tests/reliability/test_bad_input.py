@@ -18,8 +18,6 @@ import contextlib
 import json
 import select as io_select
 import socket
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +42,7 @@ from server.store.models import (
     snapshots_table,
     standings_table,
 )
-from tests.cli.serving import ROOT, free_port, serve_env, stop, wait_until_up
+from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.server.helpers import ok, register
 
 DIRECTOR_TOKEN = "director-token-for-bad-input-0123456789"
@@ -378,15 +376,7 @@ def real_server(tmp_path: Path) -> Iterator[tuple[str, int]]:
     )
     port = free_port()
     log = tmp_path / "serve.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "cli.main", "serve", "--port", str(port), "--db", str(tmp_path / "real.sqlite3")],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+    process = serve("--port", str(port), "--db", str(tmp_path / "real.sqlite3"), env=env, log=log)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_until_up(base, process)

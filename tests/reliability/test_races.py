@@ -22,8 +22,6 @@ import contextlib
 import json
 import os
 import random
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -37,7 +35,7 @@ import pytest
 from websockets.sync.client import ClientConnection, connect
 
 from engine.chain import ZERO_HASH, envelope_hash
-from tests.cli.serving import ROOT, free_port, serve_env, stop, wait_until_up
+from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.server.helpers import ok, register, with_color
 
 DIRECTOR_TOKEN = "director-token-for-races-0123456789"
@@ -60,15 +58,7 @@ def server(url: str, tmp_path: Path) -> Iterator[str]:
     )
     port = free_port()
     log = tmp_path / "serve.log"
-    with log.open("w") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "cli.main", "serve", "--port", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+    process = serve("--port", str(port), env=env, log=log)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_until_up(base, process)

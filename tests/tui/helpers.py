@@ -1,11 +1,15 @@
-"""Sample replays for the terminal client's tests."""
+"""Sample replays for the terminal client's tests, and waiting on an app under Pilot."""
 
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
+from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -36,3 +40,12 @@ def plain(widget: Widget) -> str:
         return content.plain if isinstance(content, Text) else str(content)
     rendered = widget.render()
     return rendered.plain if isinstance(rendered, Text) else str(rendered)
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], object], what: str, timeout: float = 30.0) -> None:
+    """Let the app run until ``condition()`` holds; AssertionError naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)

@@ -20,6 +20,7 @@ from textual.pilot import Pilot
 from textual.widgets import Button, OptionList, Static
 
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
+from tests.tui.helpers import until
 from tui_client.config import ConfigStore
 from tui_client.play_app import LobbyScreen, PlayApp, PlayScreen, make_play_app
 from tui_client.play_model import PlayModel, uno_window
@@ -47,14 +48,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         stop(process)
-
-
-async def until(pilot: Pilot[Any], condition: Callable[[], object], what: str, timeout: float = WAIT) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
 
 
 def lobby(app: PlayApp) -> LobbyScreen:

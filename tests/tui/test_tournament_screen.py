@@ -16,10 +16,10 @@ from typing import Any
 
 import httpx
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import DataTable, OptionList, Static
 
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
+from tests.tui.helpers import until
 from tui_client.play_app import LobbyScreen, PlayApp, PlayScreen, make_play_app
 from tui_client.tournament_model import STANDING_COLUMNS
 from tui_client.tournament_screen import MatchScrubber, TextScreen, TournamentScreen
@@ -81,14 +81,6 @@ def cup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         yield {"server": base, "tournament": tid, "pat": pat, "match": match, "dispute": disputed.json()}
     finally:
         stop(process)
-
-
-async def until(pilot: Pilot[Any], condition: Callable[[], object], what: str, timeout: float = WAIT) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
 
 
 def tournament_screen(app: PlayApp) -> TournamentScreen:
