@@ -561,7 +561,16 @@ async def _play_ws(
                 expected = current["version"]
                 match.sent_at[expected + 1] = sent = time.perf_counter()
                 message = {"type": "command", "command_id": command_id, "expected_version": expected}
-                await ws.send(json.dumps({**message, "command": choose(current["legal"])}))
+                try:
+                    await ws.send(json.dumps({**message, "command": choose(current["legal"])}))
+                except ConnectionClosed as closed:
+                    # The match ended while this player decided on a view its socket had not caught
+                    # up with (a catch or a challenge is legal on the bot's turn; the bot's last card
+                    # and the server's 1000 were still unread): the match's view says which.
+                    if (await read_view(http, match)).get("phase") == "match_over":
+                        break
+                    result.errors.append(f"match {match.id}: socket closed at version {expected}: {closed}")
+                    return
                 pending = (command_id, sent)
                 continue
         if thinking:

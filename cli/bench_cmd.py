@@ -310,3 +310,48 @@ def chaos(
     print_report(report, typer.echo)
     if not report.ok:
         raise typer.Exit(1)
+
+
+@bench_app.command("soak")
+def soak(
+    minutes: float | None = typer.Option(
+        None, "--minutes", min=0.5, max=24 * 60, help="the whole run, warm-up included (default 10, quick 1)"
+    ),
+    quick: bool = typer.Option(False, "--quick", help="CI's run: 1 minute, 4 players, 4-bot tournaments to 50"),
+    clients: int | None = typer.Option(None, "--clients", min=1, max=500, help="players over WS (default 8)"),
+    bots: int | None = typer.Option(
+        None, "--bots", min=3, max=32, help="house bots in each tournament (default 6: 3 matches at once)"
+    ),
+    db: str = typer.Option("sqlite", "--db", help="sqlite or postgres"),
+    postgres_url: str = typer.Option(
+        _server_postgres_url(), "--postgres-url", help="PostgreSQL server for --db postgres (a throw-away schema)"
+    ),
+    seed: int | None = typer.Option(None, "--seed", help="seeds the players' think times"),
+    finished_kept: int | None = typer.Option(
+        None, "--finished-kept", min=0, max=100_000, help="the server's UNODUO_FINISHED_MATCHES_KEPT (default: its own)"
+    ),
+) -> None:
+    """Tournaments, players and spectators for N minutes: 0 errors, RSS flat, no descriptor growth, db verify clean."""
+    if db not in ("sqlite", "postgres"):
+        typer.echo("unoduo bench soak: --db must be sqlite or postgres", err=True)
+        raise typer.Exit(2)
+    from bench.server import BenchError
+    from bench.soak import Options, machine_line, print_report, run_soak
+
+    options = Options.quick() if quick else Options()
+    if minutes is not None:
+        options.minutes = minutes
+        options.warmup_seconds = min(options.warmup_seconds, minutes * 60 / 4)
+    options.clients = clients or options.clients
+    options.bots = bots or options.bots
+    options.db, options.postgres_url, options.seed = db, postgres_url, seed
+    options.finished_kept = finished_kept
+    typer.echo(f"machine: {machine_line()}")
+    try:
+        report = run_soak(options, typer.echo)
+    except BenchError as exc:
+        typer.echo(f"unoduo bench soak: {exc}", err=True)
+        raise typer.Exit(1) from None
+    print_report(report, typer.echo)
+    if not report.ok:
+        raise typer.Exit(1)

@@ -44,6 +44,7 @@ def make_app(settings: Settings | None = None) -> FastAPI:
         snapshot_every=settings.snapshot_every,
         move_seconds=settings.move_seconds,
         bot_think_seconds=settings.bot_think_seconds,
+        finished_kept=settings.finished_matches_kept,
     )
     tournaments = TournamentService(store, matches)
 

@@ -48,6 +48,9 @@ class Settings(BaseSettings):
         le=60,
         description="how long a house bot waits before it moves (0: at once, inside the request that gave it the move)",
     )
+    finished_matches_kept: int = Field(
+        default=1000, ge=0, le=100_000, description="finished matches kept in memory for quick reads (oldest dropped)"
+    )
     register_per_minute: int = Field(
         default=60, ge=0, description="registrations one client address may make a minute (0: no limit)"
     )

@@ -112,8 +112,10 @@ class MatchService:
         *,
         move_seconds: int = 60,
         bot_think_seconds: float = 0.0,
+        finished_kept: int = 1000,
     ) -> None:
         self.store = store
+        self.finished_kept = finished_kept
         self.snapshots = Snapshots(store, every=snapshot_every)
         self.move_seconds = move_seconds
         self.bot_think_seconds = bot_think_seconds
@@ -266,10 +268,10 @@ class MatchService:
             upto = start - 1
         return None
 
-    def _forget_finished(self, keep: int = 1000) -> None:
-        """Finished matches need no live copy; keep the newest ``keep`` of them for quick reads."""
+    def _forget_finished(self) -> None:
+        """Finished matches need no live copy; keep the newest ``finished_kept`` of them for quick reads."""
         finished = [m for m, live in self._live.items() if live.closed and not live.lock.locked()]
-        for match_id in finished[: max(0, len(finished) - keep)]:
+        for match_id in finished[: max(0, len(finished) - self.finished_kept)]:
             del self._live[match_id]
 
     async def recover(self) -> int:

@@ -374,3 +374,30 @@ def test_a_name_with_control_or_format_characters_is_refused_saying_so(client: T
     blank = client.post("/api/players", json={"name": "   "})
     assert blank.status_code == 400 and "spaces" in blank.json()["message"]
     assert ok(client.post("/api/players", json={"name": " Zoë 🎲 "}), 201)["name"] == "Zoë 🎲"
+
+
+def test_finished_matches_kept_in_memory_are_bounded_and_the_dropped_ones_still_read(url: str) -> None:
+    """The soak's finding: RSS grew with every finished match the server kept for quick reads. The
+    cache is bounded by ``UNODUO_FINISHED_MATCHES_KEPT``; a match dropped from it reads from the store."""
+    settings = Settings(
+        database_url=url,
+        director_token=DIRECTOR_TOKEN,
+        sqlite_synchronous="NORMAL",
+        bot_think_seconds=0,
+        finished_matches_kept=1,
+    )
+    app = make_app(settings)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        finished = []
+        for n in range(3):
+            match_id, headers = new_bot_match(client, f"kept{n}")
+            ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={}))
+            final, _ = play_to_end(client, match_id, headers, 0, random.Random(n))
+            finished.append((match_id, final))
+        service: MatchService = app.state.matches
+        held = [m for m, _ in finished if m in service._live]
+        assert len(held) <= 2, held  # the newest one, and the one a read may have just loaded back
+        first_id, first_final = finished[0]
+        assert first_id not in service._live
+        again = ok(client.get(f"/api/matches/{first_id}"))
+        assert again["view"]["phase"] == "match_over" and again["view"]["version"] == first_final["version"]
