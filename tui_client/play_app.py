@@ -720,13 +720,14 @@ class PlayApp(App[None]):
         move_seconds: int | None = None,
         tournament: str | None = None,
         director_token: str | None = None,
+        api: Api | None = None,
     ) -> None:
         super().__init__()
         self.store = ConfigStore(server, config_dir)
         self.server = self.store.server
         self.player_name = name.strip() if name else None
         self.move_seconds = move_seconds
-        self.api = Api(self.server)
+        self.api = api if api is not None else Api(self.server)
         self.credentials: Credentials | None = None
         self.tournament = tournament
         self.director_token = director_token or None
@@ -801,11 +802,13 @@ def make_play_app(
     move_seconds: int | None = None,
     tournament: str | None = None,
     director_token: str | None = None,
+    api: Api | None = None,
 ) -> PlayApp:
     """The client for ``server_url``: registers as ``name`` the first time (the token is kept in
     ``config_dir``, by default the user's config directory); ``move_seconds`` is the clock of the
     house-bot matches it starts (the server's default if None). With ``tournament`` it opens on
-    that tournament's screen; ``director_token`` shows its open disputes there."""
+    that tournament's screen; ``director_token`` shows its open disputes there. ``api`` is the
+    connection to use instead of a new ``Api(server_url)`` (tests hand in one on a fake transport)."""
     return PlayApp(
         server_url,
         name,
@@ -813,4 +816,5 @@ def make_play_app(
         move_seconds=move_seconds,
         tournament=tournament,
         director_token=director_token,
+        api=api,
     )

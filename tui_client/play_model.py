@@ -266,6 +266,8 @@ def _challenge_words(d: Mapping[str, Any], seat: int | None, names: Sequence[str
             words += f" ({_codes(d['matching'])} could have been played)"
     else:
         words += "it was legal"
+    if isinstance(d.get("hand"), list):  # opened to the challenger (and auditors) only: D13 shows it them
+        words += f" — {_their(player, seat, names)} hand: {_codes(d['hand'])}"
     return words
 
 
@@ -452,7 +454,8 @@ class PlayModel:
     selected: int = 0
     choosing_color: str | None = None  # a wild waiting for its colour
     uno_armed: bool = False  # say UNO with the next play
-    outstanding: str | None = None  # the command_id sent and not yet answered
+    outstanding: str | None = None  # the command_id sent and not yet answered (result and events)
+    answered_at: int = 0  # the version its ok result announced: its events are still on the way
     sent_at: float = 0.0  # time.monotonic() when it was sent
     status: str = ""  # the last refusal or note, in words
     status_style: str = ""  # "refusal", "note"
@@ -498,6 +501,8 @@ class PlayModel:
         problems = self.check.check(event)
         before = self.view
         self.view = dict(view)
+        if self.outstanding is not None and self.answered_at and self.version >= self.answered_at:
+            self.outstanding = None  # the answer is complete: its events are in
         self.last_type = str(event.get("type"))
         if self.seat is None and isinstance(view.get("viewer"), int):
             self.seat = int(view["viewer"])
@@ -519,7 +524,14 @@ class PlayModel:
     def apply_result(self, message: Mapping[str, Any]) -> None:
         command_id = message.get("command_id")
         if command_id is not None and command_id == self.outstanding:
-            self.outstanding = None
+            version = message.get("version")
+            if message.get("ok") and isinstance(version, int) and version > self.version:
+                # The result comes before the command's events (docs/SERVER.md "The live socket"):
+                # until they are in, the view is the one the command answered, and a key pressed
+                # on it would be decided on a table that has moved on (a stale_version refusal).
+                self.answered_at = version
+            else:
+                self.outstanding = None
         if message.get("ok"):
             if self.status_style == "refusal":
                 self.status, self.status_style = "", ""
@@ -739,6 +751,7 @@ class PlayModel:
         self._count += 1
         command_id = f"{self.session}-{self._count}"
         self.outstanding = command_id
+        self.answered_at = 0
         self.sent_at = time.monotonic()
         return {
             "type": "command",

@@ -136,7 +136,9 @@ def test_a_wild_draw_four_played_on_you() -> None:
          "greedy-1's time ran out (a turn) — 3 timeouts in a row: a forfeit"),
         ("challenge_resolved", {"by": 0, "player": 1, "verdict": "illegal", "evidence": {},
                                 "hand": ["G5", "B1"], "matching": ["G5"]}, 0,
-         "you challenged greedy-1's Wild Draw Four: it was illegal (G5 could have been played)"),
+         "you challenged greedy-1's Wild Draw Four: it was illegal (G5 could have been played) — greedy-1's hand: G5 B1"),
+        ("challenge_resolved", {"by": 0, "player": 1, "verdict": "legal", "evidence": {}, "hand": ["B1"], "matching": []}, 0,
+         "you challenged greedy-1's Wild Draw Four: it was legal — greedy-1's hand: B1"),
         ("challenge_resolved", {"by": 0, "player": 1, "verdict": "illegal", "evidence": {},
                                 "hand": ["G5", "B1"], "matching": ["G5"]}, 1,
          "ann challenged your Wild Draw Four: it was illegal"),
@@ -279,14 +281,27 @@ def test_a_drawn_card_is_kept_with_p_or_k() -> None:
 
 
 def test_commands_carry_an_id_and_the_version_and_one_waits_for_its_answer() -> None:
-    v = view(legal=[{"type": "draw"}])
-    m = model_with(("awaiting", {"seat": 0, "kind": "turn"}, v))
+    chain = Chain(0)
+    m = PlayModel(MATCH, 0, list(NAMES))
+    turn = view(legal=[{"type": "draw"}])
+    m.apply(message(chain.event("awaiting", {"seat": 0, "kind": "turn"}), turn))
     envelope = m.envelope({"type": "draw"})
     assert envelope["type"] == "command" and envelope["expected_version"] == 1
     assert envelope["command_id"].startswith(m.session)
-    assert m.decide("draw").note == "waiting for the server to answer your last command…"
-    m.apply({"type": "result", "command_id": envelope["command_id"], "ok": True, "version": 5})
+    waiting = "waiting for the server to answer your last command…"
+    assert m.decide("draw").note == waiting
+    # The result comes before the command's events (docs/SERVER.md "The live socket"); until they
+    # are in, the view is still the one the command answered: a key must not be decided on it.
+    m.apply({"type": "result", "command_id": envelope["command_id"], "ok": True, "version": 3})
+    assert m.outstanding is not None and m.decide("draw").note == waiting
+    m.apply(message(chain.event("command", {"seat": 0, "command": {"type": "draw"}}), turn))
+    assert m.outstanding is not None and m.decide("draw").note == waiting
+    m.apply(message(chain.event("awaiting", {"seat": 0, "kind": "turn"}), turn))
     assert m.outstanding is None and m.decide("draw").command == {"type": "draw"}
+    # A result whose events are already in (a retried command id's first outcome) ends the wait at once.
+    again = m.envelope({"type": "draw"})
+    m.apply({"type": "result", "command_id": again["command_id"], "ok": True, "version": 2})
+    assert m.outstanding is None
 
 
 def test_a_refusal_is_shown_in_words() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -13,8 +12,6 @@ from engine.sealing import AUDITOR
 from engine.views import view
 from tests.tui.helpers import CLASSIC, SAMPLE, sample_text, tampered_text
 from tui_client.replay_model import PERSPECTIVES, MarkKind, ReplayModel, TimelineBar
-
-JUMP_BUDGET_MS = 50.0
 
 
 @pytest.fixture(scope="module")
@@ -101,17 +98,13 @@ def test_not_a_replay_is_unreadable() -> None:
 
 
 @pytest.mark.parametrize("path", [SAMPLE, CLASSIC], ids=["uno-duo-200-points", "classic-1374-events"])
-def test_jumping_to_any_event_is_fast(path: Path) -> None:
-    """Every frame (state, view, words of the last 30 events, audit facts) of every event, in
-    every perspective, well under 50 ms (docs/TUI.md gives the figures)."""
-    started = time.perf_counter()
+def test_every_event_in_every_perspective_has_its_frame(path: Path) -> None:
+    """Every frame (state, view, words of the last 30 events, audit facts) of every event, in every
+    perspective, newest first: each is the event it was asked for, seen by the viewer asked for.
+    (How fast: ``unoduo bench scrub``, docs/BENCHMARKS.md; timings are never asserted in tests.)"""
     model = ReplayModel(path.read_text(encoding="utf-8"))
-    load_ms = (time.perf_counter() - started) * 1000
-    worst = 0.0
     for viewer in PERSPECTIVES:
         for seq in range(model.total, 0, -1):
-            t = time.perf_counter()
-            model.frame(seq, viewer, before=30)
-            worst = max(worst, (time.perf_counter() - t) * 1000)
-    print(f"{path}: {model.total} events, load+verify+fold {load_ms:.1f} ms, worst frame {worst:.2f} ms")
-    assert worst < JUMP_BUDGET_MS
+            frame = model.frame(seq, viewer, before=30)
+            assert frame.seq == seq and frame.viewer == viewer and frame.view["version"] == seq
+            assert 1 <= len(frame.log) <= 31
