@@ -265,6 +265,27 @@ def replay(
     run_replay(file.resolve(), runs, write_docs, command)
 
 
+@bench_app.command("scrub")
+def scrub(
+    file: Path = typer.Option(
+        Path("replays/match-to-200.jsonl"),
+        "--file",
+        help="a replay of a whole match (default: the sample match to 200)",
+    ),
+    write_docs: bool = typer.Option(
+        False, "--write-docs", help="update the replay scrubber's section of docs/BENCHMARKS.md"
+    ),
+) -> None:
+    """The replay scrubber: every jump of its core, and keys on its screen under Pilot; against a fold from the start."""
+    from bench.scrub import run_and_report as run_scrub
+
+    if not file.is_file():
+        typer.echo(f"unoduo bench scrub: no replay at {file}", err=True)
+        raise typer.Exit(2)
+    command = _command_line(f"unoduo bench scrub --file {file} --write-docs")
+    run_scrub(file.resolve(), write_docs, command)
+
+
 @bench_app.command("chaos")
 def chaos(
     kills: int | None = typer.Option(
