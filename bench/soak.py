@@ -118,7 +118,7 @@ class Reading:
 
     at: float  # seconds since the run began
     rss_kib: int
-    sockets: int  # not to the database: listening, clients
+    sockets: int  # neither the database's nor clients' live connections: listening, leaked
     other_fds: int  # neither sockets nor the database's files: logs, pipes, the event loop's
     db_connections: int = 0
 
@@ -128,15 +128,26 @@ class Reading:
         return self.sockets + self.other_fds
 
 
-def _tcp_remote_ports(pid: int) -> dict[str, int]:
-    """Socket inode → remote port, from the process's view of /proc/net/tcp and tcp6."""
-    ports: dict[str, int] = {}
+ESTABLISHED = "01"  # /proc/net/tcp's state of a connection both ends hold open
+
+
+@dataclass(frozen=True)
+class TcpSocket:
+    local_port: int
+    remote_port: int
+    state: str
+
+
+def _tcp_sockets(pid: int) -> dict[str, TcpSocket]:
+    """Socket inode → its ports and state, from the process's view of /proc/net/tcp and tcp6."""
+    found: dict[str, TcpSocket] = {}
     for name in ("tcp", "tcp6"):
         with contextlib.suppress(OSError):
             for line in Path(f"/proc/{pid}/net/{name}").read_text(encoding="ascii").splitlines()[1:]:
                 fields = line.split()
-                ports[fields[9]] = int(fields[2].rsplit(":", 1)[1], 16)
-    return ports
+                local, remote = (int(f.rsplit(":", 1)[1], 16) for f in (fields[1], fields[2]))
+                found[fields[9]] = TcpSocket(local, remote, fields[3])
+    return found
 
 
 @dataclass(frozen=True)
@@ -156,12 +167,15 @@ class DatabaseFiles:
         return cls(postgres_port=url.port or 5432)
 
 
-def read_process(pid: int, began: float, database: DatabaseFiles) -> Reading:
+def read_process(pid: int, began: float, database: DatabaseFiles, serving_port: int | None = None) -> Reading:
+    """``serving_port``: the server's own port. A client's open connection to it (an idle keep-alive
+    the bench's HTTP pool still holds) is the client's, not the server's: it is not counted, but a
+    connection the client closed and the server did not (CLOSE_WAIT) is."""
     rss = 0
     for line in Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines():
         if line.startswith("VmRSS:"):
             rss = int(line.split()[1])
-    remote = _tcp_remote_ports(pid) if database.postgres_port is not None else {}
+    tcp = _tcp_sockets(pid)
     sockets = other = connections = 0
     for entry in Path(f"/proc/{pid}/fd").iterdir():
         try:
@@ -169,9 +183,11 @@ def read_process(pid: int, began: float, database: DatabaseFiles) -> Reading:
         except OSError:  # closed meanwhile
             continue
         if target.startswith("socket:["):
-            port = remote.get(target[len("socket:[") : -1])
-            if port is not None and port == database.postgres_port:
+            found = tcp.get(target[len("socket:[") : -1])
+            if found is not None and database.postgres_port is not None and found.remote_port == database.postgres_port:
                 connections += 1
+            elif found is not None and found.local_port == serving_port and found.state == ESTABLISHED:
+                continue  # a client's live connection
             else:
                 sockets += 1
         elif database.sqlite_file is not None and target.startswith(database.sqlite_file):
@@ -454,23 +470,23 @@ class Director:
 
 
 async def _sample(
-    pid: int, began: float, database: DatabaseFiles, stage: list[str], report: Report, stop: asyncio.Event
+    pid: int, port: int, began: float, database: DatabaseFiles, stage: list[str], report: Report, stop: asyncio.Event
 ) -> None:
     while not stop.is_set():
         with contextlib.suppress(OSError):
-            report.samples.append((stage[0], read_process(pid, began, database)))
+            report.samples.append((stage[0], read_process(pid, began, database, port)))
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(report.options.sample_seconds):
                 await stop.wait()
 
 
-async def _settled(pid: int, began: float, database: DatabaseFiles, log: Log) -> Reading:
+async def _settled(pid: int, port: int, began: float, database: DatabaseFiles, log: Log) -> Reading:
     """After a stage: wait until the server's socket count holds still, then read it."""
     deadline = time.monotonic() + SETTLE_SECONDS
-    last = read_process(pid, began, database)
+    last = read_process(pid, began, database, port)
     while time.monotonic() < deadline:
         await asyncio.sleep(1.0)
-        now = read_process(pid, began, database)
+        now = read_process(pid, began, database, port)
         if now.sockets == last.sockets:
             last = now
             break
@@ -497,7 +513,7 @@ async def _drive(server: ServerProcess, options: Options, report: Report, log: L
         players = [await client.register(f"soak-{tag}-{i}") for i in range(options.clients)]
         load = Load(client, players, options, report)
         director = Director(client.http, load, options, report, log)
-        sampler = asyncio.ensure_future(_sample(pid, began, database, stage, report, stop))
+        sampler = asyncio.ensure_future(_sample(pid, server.port, began, database, stage, report, stop))
         directing = asyncio.ensure_future(director.run(stop))
 
         async def run_stage(name: str, seconds: float, reading: str) -> Reading:
@@ -509,7 +525,7 @@ async def _drive(server: ServerProcess, options: Options, report: Report, log: L
             director.stage_end = None
             stage[0] = "lull"
             log(f"the players leave; {reading}:")
-            return await _settled(pid, began, database, log)
+            return await _settled(pid, server.port, began, database, log)
 
         report.baseline = await run_stage("warm-up", options.warmup_seconds, "the baseline")
         report.end = await run_stage("soak", options.soak_seconds, "the end")
