@@ -447,8 +447,8 @@ class Client:
         body = response.json()
         return Player(body["id"], body["token"])
 
-    async def new_match(self, player: Player) -> Match:
-        response = await self.http.post("/api/matches", headers=player.headers, json={"opponent": "bot:random"})
+    async def new_match(self, player: Player, opponent: str = "bot:random") -> Match:
+        response = await self.http.post("/api/matches", headers=player.headers, json={"opponent": opponent})
         if response.status_code != 201:
             raise BenchError(_summary(response, "POST /api/matches"))
         summary = response.json()

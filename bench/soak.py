@@ -353,7 +353,7 @@ class Load:
             opponent = bots[(number + games) % 2]
             games += 1
             try:
-                match = await self.new_match(player, opponent)
+                match = await self.client.new_match(player, opponent)
                 match.socket = await self.client.open_socket(match, match.view["version"], player.token)
             except BenchError as exc:
                 self.error(f"player {number}: {exc}")
@@ -372,18 +372,6 @@ class Load:
             counts.stale += result.stale
             counts.player_matches_finished += result.finished
             self.report.errors += [f"player {number}: {e}" for e in result.errors]
-
-    async def new_match(self, player: Player, opponent: str) -> Match:
-        http = self.client.http
-        response = await http.post("/api/matches", headers=player.headers, json={"opponent": opponent})
-        if response.status_code != 201:
-            raise BenchError(f"POST /api/matches: HTTP {response.status_code} {response.text[:200]}")
-        match_id = response.json()["id"]
-        entropy = {"entropy": secrets.token_hex(8)}
-        response = await http.post(f"/api/matches/{match_id}/join", headers=player.headers, json=entropy)
-        if response.status_code != 200:
-            raise BenchError(f"POST /api/matches/{match_id}/join: HTTP {response.status_code} {response.text[:200]}")
-        return Match(match_id, player, response.json()["view"], 0)
 
     async def run_stage(self, seconds: float) -> None:
         stage_end = time.monotonic() + seconds

@@ -243,6 +243,12 @@ def tournament(
         raise typer.Exit(1)
 
 
+def _require_replay(command: str, file: Path) -> None:
+    if not file.is_file():
+        typer.echo(f"unoduo bench {command}: no replay at {file}", err=True)
+        raise typer.Exit(2)
+
+
 @bench_app.command("replay")
 def replay(
     file: Path = typer.Option(
@@ -258,9 +264,7 @@ def replay(
     """unoduo verify and unoduo audit on a whole match, each as a fresh process, beyond the interpreter's start-up."""
     from bench.replay_tools import run_and_report as run_replay
 
-    if not file.is_file():
-        typer.echo(f"unoduo bench replay: no replay at {file}", err=True)
-        raise typer.Exit(2)
+    _require_replay("replay", file)
     command = _command_line(f"unoduo bench replay --file {file} --runs {runs} --write-docs")
     run_replay(file.resolve(), runs, write_docs, command)
 
@@ -279,9 +283,7 @@ def scrub(
     """The replay scrubber: every jump of its core, and keys on its screen under Pilot; against a fold from the start."""
     from bench.scrub import run_and_report as run_scrub
 
-    if not file.is_file():
-        typer.echo(f"unoduo bench scrub: no replay at {file}", err=True)
-        raise typer.Exit(2)
+    _require_replay("scrub", file)
     command = _command_line(f"unoduo bench scrub --file {file} --write-docs")
     run_scrub(file.resolve(), write_docs, command)
 
