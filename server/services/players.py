@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 
 from engine.bots import BOT_PREFIX, UnknownBotError, bot_names, normalize_bot_name
+from server.names import NameRefused, check_name
+from server.services.errors import Malformed
 from server.store.event_store import EventStore
 from server.store.models import PlayerPublic
 from server.store.players import get_player, new_player_id, new_token, player_by_token, register_player
@@ -62,10 +64,18 @@ class Callers:
 
 
 def register_human(store: EventStore, name: str) -> tuple[PlayerPublic, str]:
-    """A new human player and their token (the only time the token is seen)."""
+    """A new human player and their token (the only time the token is seen).
+
+    The name is checked and normalized by ``server.names.check_name``: an invisible, blank,
+    piled-up, mixed-script look-alike or house-bot name is refused (``Malformed``, 400).
+    """
+    try:
+        shown_name = check_name(name)
+    except NameRefused as exc:
+        raise Malformed(str(exc)) from None
     token = new_token()
     player_id = new_player_id()
-    result = register_player(store, player_id=player_id, name=name, kind="human", token=token)
+    result = register_player(store, player_id=player_id, name=shown_name, kind="human", token=token)
     info = result.result
     return PlayerPublic.model_validate(info), token
 

@@ -1,0 +1,197 @@
+"""What a player may be called: the one check of a display name, and the key that compares names.
+
+:func:`check_name` turns what someone typed into the name everybody will see, or raises
+:class:`NameRefused` with a plain reason. It refuses, in this order:
+
+- **invisible characters**: controls, format characters (U+200B, U+202E, …), every
+  Default_Ignorable_Code_Point of Unicode (U+3164 HANGUL FILLER, U+115F, U+FFA0, variation
+  selectors, tags, …), private-use, unassigned and surrogate code points, line and paragraph
+  separators, and characters that draw nothing (U+2800 BRAILLE PATTERN BLANK, U+1D159). A text
+  or emoji variation selector (U+FE0E/U+FE0F) is kept right after a symbol or digit, where it
+  only picks how an emoji is drawn;
+- **blank names**: a name needs a letter, digit, punctuation mark or symbol (after NFKC), not
+  only spaces or marks;
+- **piled-up combining marks** (UTS #39 §5.4): no name begins with a mark, and no letter carries
+  more than :data:`MAX_MARKS` marks, or the same mark twice in a row (counted after NFD);
+- **mixed-script look-alikes** (UTS #39's confusables data, through ``confusable_homoglyphs``):
+  a name in several scripts where a letter of one looks like a letter of another, such as
+  ``аdmin`` with a Cyrillic ``а``. Scripts that are written together (Latin with Han, Hiragana
+  and Katakana, with Han and Hangul, or with Han and Bopomofo: UTS #39's "highly restrictive"
+  sets) are one script here, so Japanese, Korean and Chinese names pass;
+- **the house bots' names**: every ``engine.bots`` name alone or with a number (``greedy``,
+  ``greedy-1``, ``Random 7``, as house bots and tournament bots are named ``NAME-<n>``), and
+  anything starting with ``bot:`` or ``bot-`` (the way a bot is named in an entry or an id).
+
+The name kept is NFC with every run of spaces made one ASCII space and the ends trimmed
+(RFC 8266's nickname rule). :func:`name_key` is the form two names are compared in: the next
+step (docs/API.md "People, not ids": a name is unique, compared case-insensitively after NFKC)
+will store it with a unique index; nothing enforces uniqueness yet.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from functools import cache
+
+from confusable_homoglyphs import categories, confusables
+
+from engine.bots import BOT_PREFIX, bot_names
+
+MAX_LENGTH = 100
+MAX_MARKS = 4  # combining marks on one letter; UTS #39 §5.4 suggests refusing more than four
+
+# Default_Ignorable_Code_Point (Unicode 15.1, DerivedCoreProperties.txt): drawn as nothing.
+DEFAULT_IGNORABLE: tuple[tuple[int, int], ...] = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+BLANK_LOOKING = frozenset({"\u2800", "\U0001d159"})  # BRAILLE PATTERN BLANK, MUSICAL SYMBOL NULL NOTEHEAD
+EMOJI_STYLE = frozenset({"\ufe0e", "\ufe0f"})  # text / emoji presentation selectors
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+VISIBLE_CATEGORY_CLASSES = frozenset("LNPS")  # letters, numbers, punctuation, symbols
+MARK_CATEGORIES = frozenset({"Mn", "Me"})
+NEUTRAL_SCRIPTS = frozenset({"COMMON", "INHERITED", "Unknown"})  # digits, spaces, signs, marks
+WRITTEN_TOGETHER: tuple[frozenset[str], ...] = (  # UTS #39 "highly restrictive"
+    frozenset({"LATIN", "HAN", "HIRAGANA", "KATAKANA"}),
+    frozenset({"LATIN", "HAN", "HANGUL"}),
+    frozenset({"LATIN", "HAN", "BOPOMOFO"}),
+)
+DASHES = re.compile(r"[\u2010-\u2015\u2212\u2E3A\u2E3B\uFE58\uFE63\uFF0D]")  # NFKC leaves most of these
+
+
+class NameRefused(ValueError):
+    """A name nobody may take, with the reason in plain words (the service answers 400 ``malformed``)."""
+
+
+def check_name(raw: str) -> str:
+    """The name as it will be shown (NFC, spaces collapsed, trimmed), or :class:`NameRefused`."""
+    if not isinstance(raw, str):
+        raise NameRefused("a name must be text")
+    text = unicodedata.normalize("NFC", raw)
+    _refuse_hidden(text)
+    name = " ".join(text.split())
+    if not 0 < len(name) <= MAX_LENGTH:
+        raise NameRefused(f"a name must be 1-{MAX_LENGTH} characters long, not counting spaces at the ends")
+    _refuse_blank(name)
+    _refuse_piled_marks(name)
+    _refuse_mixed_script_lookalikes(name)
+    _refuse_reserved(name)
+    return name
+
+
+def name_key(name: str) -> str:
+    """The form in which two names are the same name: NFKC, case-folded (then NFKC again, as
+    Unicode's NFKC_Casefold), emoji style selectors dropped, spaces collapsed and trimmed.
+
+    ``"Ａda"``, ``"ADA"`` and ``" ada "`` have the key ``"ada"``. Look-alikes from other scripts
+    keep their own key: they are refused by :func:`check_name` when mixed into another script.
+    """
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    return " ".join("".join(c for c in folded if c not in EMOJI_STYLE).split())
+
+
+def describe(char: str) -> str:
+    """``U+3164 HANGUL FILLER``: a character named so a reader can tell which one it is."""
+    return f"U+{ord(char):04X} {unicodedata.name(char, 'an unnamed character')}"
+
+
+def is_default_ignorable(char: str) -> bool:
+    code = ord(char)
+    return any(low <= code <= high for low, high in DEFAULT_IGNORABLE)
+
+
+def _refuse_hidden(text: str) -> None:
+    previous = ""
+    for char in text:
+        hidden = unicodedata.category(char) in HIDDEN_CATEGORIES or is_default_ignorable(char) or char in BLANK_LOOKING
+        if hidden and not (char in EMOJI_STYLE and _takes_emoji_style(previous)):
+            raise NameRefused(f"a name cannot contain invisible or blank-looking characters (it has {describe(char)})")
+        previous = char
+
+
+def _takes_emoji_style(char: str) -> bool:
+    """A symbol or a keycap's digit, ``#`` or ``*``: a character an emoji style selector may follow."""
+    return char != "" and (unicodedata.category(char).startswith("S") or char in "0123456789#*")
+
+
+def _refuse_blank(name: str) -> None:
+    folded = unicodedata.normalize("NFKC", name)
+    if not any(unicodedata.category(c)[0] in VISIBLE_CATEGORY_CLASSES and not c.isspace() for c in folded):
+        raise NameRefused("a name needs a letter, digit or sign that shows, not only spaces or marks")
+
+
+def _refuse_piled_marks(name: str) -> None:
+    decomposed = unicodedata.normalize("NFD", name)
+    if unicodedata.category(decomposed[0]) in MARK_CATEGORIES:
+        raise NameRefused(f"a name cannot begin with a combining mark ({describe(decomposed[0])})")
+    base, run, previous = decomposed[0], 0, ""
+    for char in decomposed:
+        if unicodedata.category(char) not in MARK_CATEGORIES:
+            base, run, previous = char, 0, char
+            continue
+        run += 1
+        if run > MAX_MARKS:
+            raise NameRefused(f"a name cannot pile more than {MAX_MARKS} combining marks on one letter ({base!r})")
+        if char == previous:
+            raise NameRefused(f"a name cannot repeat a combining mark on one letter ({describe(char)} on {base!r})")
+        previous = char
+
+
+def scripts_of(name: str) -> Counter[str]:
+    """How many of ``name``'s characters each script has (Unicode's Scripts.txt), Common and Inherited left out."""
+    return Counter(a for a in map(categories.alias, name) if a not in NEUTRAL_SCRIPTS)
+
+
+def _refuse_mixed_script_lookalikes(name: str) -> None:
+    """A letter of a rarer script that looks like a letter of the name's main script (the usual spoof:
+    a few letters of a name swapped for look-alikes). With two scripts equally used, both are main."""
+    counts = scripts_of(name)
+    scripts = set(counts)
+    if len(scripts) < 2 or any(scripts <= together for together in WRITTEN_TOGETHER):
+        return
+    most = max(counts.values())
+    for main in sorted(s for s, n in counts.items() if n == most):
+        found = confusables.is_confusable(name, greedy=True, preferred_aliases=[main]) or []
+        for hit in found:
+            if hit["alias"] in scripts:
+                char: str = hit["character"]
+                raise NameRefused(
+                    f"a name cannot mix scripts with look-alike letters: {char!r} ({describe(char)}) looks like "
+                    f"a {main.title()} letter; write the name in one script"
+                )
+
+
+@cache
+def _reserved_pattern() -> re.Pattern[str]:
+    bots = "|".join(re.escape(name) for name in bot_names())
+    return re.compile(rf"(?:{bots})(?:[-_ ]?[0-9]+)?|{re.escape(BOT_PREFIX)}.*|bot-.*", re.DOTALL)
+
+
+def is_reserved(name: str) -> bool:
+    """True if ``name`` (compared by :func:`name_key`) is a house bot's name or looks like one."""
+    return _reserved_pattern().fullmatch(DASHES.sub("-", name_key(name))) is not None
+
+
+def _refuse_reserved(name: str) -> None:
+    if is_reserved(name):
+        raise NameRefused(
+            f"{name!r} is kept for the house bots (their names are {', '.join(bot_names())}, alone or with a "
+            "number, and bot:… or bot-…); choose another name"
+        )
