@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import gc
+import resource
 import socket
 from typing import TYPE_CHECKING
 
@@ -69,22 +70,73 @@ def tune_garbage_collector() -> None:
     gc.set_threshold(50_000, 50, 100)
 
 
-def _server(app: FastAPI) -> uvicorn.Server:
+DESCRIPTORS_KEPT = 64  # descriptors left for the database, log files and the listening socket
+
+
+def connection_cap(wanted: int) -> int:
+    """``wanted`` open connections, or fewer if the process may not open that many descriptors."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return wanted
+    return max(1, min(wanted, soft - DESCRIPTORS_KEPT))
+
+
+def uvicorn_config(app: FastAPI, settings: Settings) -> uvicorn.Config:
+    """uvicorn's options from the settings: every limit of docs/SERVER.md "Connections and limits"."""
+    import uvicorn
+
+    from server.connections import guarded_protocols
+
+    http, ws, limits = guarded_protocols(
+        settings.request_timeout_seconds, settings.max_head_bytes, settings.connections_per_address
+    )
+    app.state.connection_limits = limits
+    trusted = settings.trusted_proxies.strip()
+    # No permessage-deflate: a view is a kilobyte or two, and compressing every frame cost
+    # about a tenth of the server's time under load (profiled with py-spy).
+    return uvicorn.Config(
+        app,
+        log_level="info",
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+        http=http,
+        ws=ws,
+        ws_per_message_deflate=False,
+        ws_max_size=settings.max_body_bytes,  # a frame or message over the app's limit: closed 1009, unread
+        proxy_headers=bool(trusted),  # uvicorn's default trusts X-Forwarded-For from 127.0.0.1
+        forwarded_allow_ips=trusted or None,
+        limit_concurrency=connection_cap(settings.max_connections),
+        timeout_keep_alive=settings.keep_alive_seconds,
+        backlog=BACKLOG,
+    )
+
+
+BACKLOG = 511  # the kernel's queue of connections not yet accepted (Linux caps it at somaxconn)
+
+
+def _server(app: FastAPI, settings: Settings) -> uvicorn.Server:
     import uvicorn
 
     from server.app import begin_shutdown
+    from server.log_redaction import redact_uvicorn_logs
 
     class Server(uvicorn.Server):
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
             begin_shutdown(app)  # open follow streams end now; their connections can close
             await super().shutdown(sockets)
 
-    # No permessage-deflate: a view is a kilobyte or two, and compressing every frame cost
-    # about a tenth of the server's time under load (profiled with py-spy).
-    config = uvicorn.Config(
-        app, log_level="info", timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS, ws_per_message_deflate=False
-    )
+    config = uvicorn_config(app, settings)
+    redact_uvicorn_logs()  # after the config, which sets uvicorn's logging up
     return Server(config)
+
+
+def _checked_app(settings: Settings) -> FastAPI:
+    """The app, once SQLite's quick_check has found the file whole: a damaged page would otherwise
+    surface in the start-up's recovery as uvicorn's traceback (DatabaseDamagedError, one line here)."""
+    from server.app import make_app
+    from server.store.integrity import check_file
+
+    check_file(settings.database_url)
+    return make_app(settings)
 
 
 def serve(
@@ -96,7 +148,6 @@ def serve(
     ),
 ) -> None:
     """Serve the HTTP API: migrate the database, register the house bots, listen until Ctrl-C."""
-    from server.app import make_app
     from server.db import DatabaseURLError, normalize_url, url_or_path
 
     try:
@@ -113,13 +164,13 @@ def serve(
         raise typer.Exit(2) from None
     sock = _bind_or_exit(host, port)
     try:
-        app = guarded("unoduo serve", lambda: make_app(settings))
+        app = guarded("unoduo serve", lambda: _checked_app(settings))
         token = app.state.new_director_token
         if token:
             typer.echo(f"director token (shown only now; the server keeps its hash): {token}")
         url = base_url(host, port)
         typer.echo(f"unoduo server on {url}: API docs at {url}/docs, OpenAPI at {url}/openapi.json")
-        server = _server(app)
+        server = _server(app, settings)
         tune_garbage_collector()
         try:
             server.run(sockets=[sock])

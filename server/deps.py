@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.requests import HTTPConnection
 
 from server.services.errors import Unauthorized
 from server.services.matches import MatchService
@@ -37,25 +38,46 @@ bearer = HTTPBearer(
 BearerDep = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 
 
-async def get_caller(request: Request, credentials: BearerDep) -> Caller:
-    """Anyone: no token is a spectator; a token must name a player or the director (else 401)."""
-    if credentials is None:
-        if "authorization" in request.headers:  # present, but not 'Bearer TOKEN'
+async def authenticate(connection: HTTPConnection, query_token: str | None = None) -> Caller:
+    """Who is calling, for HTTP and the socket alike: the one way in.
+
+    ``Authorization: Bearer TOKEN`` names the caller; the socket also takes ``?token=``
+    (``query_token``) for a client that cannot set headers. Neither is a spectator. A header that
+    is not ``Bearer TOKEN``, or a token nobody has, is :class:`Unauthorized`. An address that sent
+    too many wrong tokens is refused (:class:`TooManyRequests`) before its token is looked up,
+    whatever it sends; the address is the TCP peer's unless ``UNODUO_TRUSTED_PROXIES`` names the
+    proxy it came through (docs/SERVER.md).
+    """
+    header = connection.headers.get("authorization")
+    token = query_token
+    if header is not None:
+        scheme, _, value = header.strip().partition(" ")
+        if scheme.lower() != "bearer" or not value.strip():
             raise Unauthorized("use 'Authorization: Bearer TOKEN'")
+        token = value
+    if token is None:
         return Caller()
-    callers: Callers = request.app.state.callers
-    bad_tokens: RateLimit = request.app.state.bad_tokens
-    address = client_address(request)
+    callers: Callers = connection.app.state.callers
+    bad_tokens: RateLimit = connection.app.state.bad_tokens
+    address = client_address(connection)
     bad_tokens.check(address)  # an address that tried too many wrong tokens is refused before the look-up
-    caller = await callers.of(credentials.credentials.strip())
+    caller = await callers.of(token.strip())
     if caller is None:
         bad_tokens.take(address)
         raise Unauthorized("this token belongs to nobody")
     return caller
 
 
-def client_address(request: Request) -> str:
-    return request.client.host if request.client is not None else "unknown"
+async def get_caller(request: Request, _credentials: BearerDep) -> Caller:
+    """Anyone: no token is a spectator; a token must name a player or the director (else 401).
+
+    ``_credentials`` is there for /openapi.json (the bearer scheme); :func:`authenticate` reads the header.
+    """
+    return await authenticate(request)
+
+
+def client_address(connection: HTTPConnection) -> str:
+    return connection.client.host if connection.client is not None else "unknown"
 
 
 def get_registrations(request: Request) -> RateLimit:

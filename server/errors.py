@@ -18,12 +18,13 @@ each of them, and FastAPI's own refusals, to a status and an :class:`ErrorBody`:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
+from fastapi import FastAPI, Request, WebSocket
+from fastapi.exceptions import RequestValidationError, ValidationException, WebSocketRequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -35,6 +36,8 @@ from server.services.errors import (
     NotASeat,
     NotFound,
     NotNow,
+    ServerCode,
+    TooManyOpen,
     TooManyRequests,
     Unauthorized,
 )
@@ -56,6 +59,7 @@ STATUS_OF_ERROR: dict[type[DomainError], int] = {
     NotFound: 404,
     NotNow: 409,
     MatchLive: 409,
+    TooManyOpen: 409,
     TooManyRequests: 429,
 }
 STATUS_OF_CODE: dict[ErrorCode, int] = {
@@ -66,8 +70,8 @@ STATUS_OF_CODE: dict[ErrorCode, int] = {
     ErrorCode.MATCH_OVER: 409,
 }
 RULE_REFUSAL_STATUS = 422
-UNAVAILABLE = "unavailable"
-TOO_LARGE = "too_large"
+UNAVAILABLE = ServerCode.UNAVAILABLE
+TOO_LARGE = ServerCode.TOO_LARGE
 BEARER_CHALLENGE = {"WWW-Authenticate": "Bearer"}
 
 ERROR_DESCRIPTIONS: dict[int, str] = {
@@ -77,7 +81,8 @@ ERROR_DESCRIPTIONS: dict[int, str] = {
     403: "`not_a_player`: the caller has no seat in this match",
     404: "`not_found`: no such match, player or house bot",
     409: "`stale_version` (the match moved on: read it again), `match_over`, `match_live` "
-    "(no replay while live) or `not_now` (joining again with other entropy, a match never opened)",
+    "(no replay while live), `not_now` (joining again with other entropy, a match never opened or annulled) "
+    "or `too_many_open` (too many open invitations or disputes of one player)",
     413: "`too_large`: the request body is over the server's limit (64 KiB unless configured); it was not parsed",
     429: "`too_many_requests`: this address registered too often, or sent too many wrong tokens; "
     "`Retry-After` says in how many seconds to try again",
@@ -96,7 +101,7 @@ class BodyTooLarge(StarletteHTTPException):
 
 def too_large_response(limit: int) -> JSONResponse:
     """The answer to a body declared (Content-Length) larger than ``limit``: sent without reading it."""
-    return _answer(413, TOO_LARGE, str(BodyTooLarge(limit).detail))
+    return _answer(413, TOO_LARGE.value, str(BodyTooLarge(limit).detail))
 
 
 def status_of(error: DomainError) -> int:
@@ -139,7 +144,7 @@ def _where(loc: tuple[Any, ...] | list[Any]) -> str:
     return where if len(where) <= WHERE_LIMIT else where[: WHERE_LIMIT - 1] + "…"
 
 
-def describe_validation(exc: RequestValidationError) -> str:
+def describe_validation(exc: ValidationException | ValidationError) -> str:
     problems = []
     for err in exc.errors()[:5]:
         if err.get("type") == "json_invalid":
@@ -176,48 +181,96 @@ def allowed_methods(request: Request, fallback: str | None) -> str | None:
     return ", ".join(sorted(methods | ({"HEAD"} if "GET" in methods else set())))
 
 
-def install_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(DomainError)
-    async def _domain(_request: Request, exc: DomainError) -> JSONResponse:
-        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TooManyRequests) else None
-        return _answer(status_of(exc), exc.code, exc.message, headers=headers)
+@dataclass(frozen=True)
+class Refusal:
+    """What a request was refused with, whichever way it came: an HTTP answer or a socket's."""
 
-    @app.exception_handler(CommandRefused)
-    async def _refused(_request: Request, exc: CommandRefused) -> JSONResponse:
-        status = STATUS_OF_CODE.get(exc.code, RULE_REFUSAL_STATUS)
-        return _answer(status, exc.code.value, exc.message, exc.rule)
+    status: int
+    code: str
+    message: str
+    rule: str | None = None
+    retry_after: int | None = None
+
+    def body(self) -> ErrorBody:
+        return ErrorBody(code=self.code, message=self.message, rule=self.rule)
+
+    def response(self, headers: dict[str, str] | None = None) -> JSONResponse:
+        extra = {"Retry-After": str(self.retry_after)} if self.retry_after is not None else {}
+        return _answer(self.status, self.code, self.message, self.rule, {**(headers or {}), **extra} or None)
+
+    @property
+    def close_code(self) -> int:
+        """The socket's close code: 4000 + the HTTP status of a refusal (4400, 4401, 4404, 4429, …);
+        1013 "try again later" for an unavailable database or a server that is stopping."""
+        return CLOSE_TRY_AGAIN if self.status == 503 else 4000 + self.status
+
+
+CLOSE_TRY_AGAIN = 1013
+
+
+def refusal_of(exc: Exception) -> Refusal | None:
+    """The one mapping from what the services, the engine and the store raise to a refusal;
+    None for anything else (a server bug, answered 500 by the framework)."""
+    if isinstance(exc, DomainError):
+        retry = exc.retry_after if isinstance(exc, TooManyRequests) else None
+        return Refusal(status_of(exc), exc.code.value, exc.message, retry_after=retry)
+    if isinstance(exc, CommandRefused):
+        return Refusal(STATUS_OF_CODE.get(exc.code, RULE_REFUSAL_STATUS), exc.code.value, exc.message, exc.rule)
+    if isinstance(exc, ConcurrencyError):
+        message = f"the match moved on while this command was decided (now at {exc.actual}); read it again"
+        return Refusal(409, ErrorCode.STALE_VERSION.value, message)
+    if isinstance(exc, InvalidAppendError):
+        return Refusal(400, ErrorCode.MALFORMED.value, str(exc))
+    if isinstance(exc, StoreUnavailableError):
+        return Refusal(503, UNAVAILABLE.value, f"the database is unavailable; retry with the same command_id ({exc})")
+    if isinstance(exc, OperationalError):
+        return Refusal(503, UNAVAILABLE.value, f"the database is unavailable: {exc.orig}")
+    if isinstance(exc, StoreClosedError):
+        return Refusal(503, UNAVAILABLE.value, "the server is shutting down")
+    return None
+
+
+REFUSED = (
+    DomainError,
+    CommandRefused,
+    ConcurrencyError,
+    InvalidAppendError,
+    StoreUnavailableError,
+    OperationalError,
+    StoreClosedError,
+)
+"""Every exception class :func:`refusal_of` maps."""
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    async def _refused(_request: Request, exc: Exception) -> JSONResponse:
+        refusal = refusal_of(exc)
+        assert refusal is not None  # registered for REFUSED only
+        return refusal.response()
+
+    for cls in REFUSED:
+        app.add_exception_handler(cls, _refused)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
         return _answer(400, ErrorCode.MALFORMED.value, describe_validation(exc))
 
+    @app.exception_handler(WebSocketRequestValidationError)
+    async def _invalid_socket(websocket: WebSocket, exc: WebSocketRequestValidationError) -> None:
+        """A socket's bad parameter (``since`` out of range): accepted, then closed 1008 saying why
+        (refused before the handshake, uvicorn would answer a bare 403)."""
+        await websocket.accept()
+        await websocket.close(CLOSE_POLICY, describe_validation(exc)[:120])
+
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        codes = {404: "not_found", 405: "method_not_allowed", 413: TOO_LARGE}
-        code = codes.get(exc.status_code, ErrorCode.MALFORMED.value)
+        codes = {404: ServerCode.NOT_FOUND, 405: ServerCode.METHOD_NOT_ALLOWED, 413: TOO_LARGE}
+        code = codes.get(exc.status_code, ErrorCode.MALFORMED).value
         headers = dict(exc.headers or {})
         if exc.status_code == 405:
             allow = allowed_methods(request, headers.pop("Allow", None))
             headers.update({"Allow": allow} if allow else {})
         return _answer(exc.status_code, code, str(exc.detail), headers=headers or None)
 
-    @app.exception_handler(ConcurrencyError)
-    async def _race(_request: Request, exc: ConcurrencyError) -> JSONResponse:
-        message = f"the match moved on while this command was decided (now at {exc.actual}); read it again"
-        return _answer(409, ErrorCode.STALE_VERSION.value, message)
 
-    @app.exception_handler(InvalidAppendError)
-    async def _invalid_append(_request: Request, exc: InvalidAppendError) -> JSONResponse:
-        return _answer(400, ErrorCode.MALFORMED.value, str(exc))
-
-    @app.exception_handler(StoreUnavailableError)
-    async def _unavailable(_request: Request, exc: StoreUnavailableError) -> JSONResponse:
-        return _answer(503, UNAVAILABLE, f"the database is unavailable; retry with the same command_id ({exc})")
-
-    @app.exception_handler(OperationalError)
-    async def _db_down(_request: Request, exc: OperationalError) -> JSONResponse:
-        return _answer(503, UNAVAILABLE, f"the database is unavailable: {exc.orig}")
-
-    @app.exception_handler(StoreClosedError)
-    async def _closed(_request: Request, _exc: StoreClosedError) -> JSONResponse:
-        return _answer(503, UNAVAILABLE, "the server is shutting down")
+CLOSE_POLICY = 1008

@@ -1,4 +1,4 @@
-"""The request-body limit: a pure ASGI middleware that refuses a body over ``max_bytes`` before it is parsed.
+"""The sizes the API accepts, and the request-body limit: a pure ASGI middleware that refuses a body over ``max_bytes`` before it is parsed.
 
 A body whose ``Content-Length`` is over the limit is answered 413 at once, without reading it
 and without calling the app. A body without one (chunked) is counted as it arrives: the read
@@ -15,6 +15,13 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.errors import BodyTooLarge, too_large_response
+from server.store.models import ID_LEN, MAX_SEQ
+
+__all__ = ["CLIENT_COMMAND_ID_LEN", "ID_LEN", "MATCH_ID_PATTERN", "MAX_SEQ", "BodySizeLimit"]
+
+# The sizes every route checks, defined here once (the store's columns fix MAX_SEQ and ID_LEN).
+CLIENT_COMMAND_ID_LEN = 190  # a client's command id; stored as "s<seat>:<id>" in a 200-character column
+MATCH_ID_PATTERN = r"^[A-Za-z0-9_-]+$"  # with 1 to ID_LEN characters
 
 
 class BodySizeLimit:

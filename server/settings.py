@@ -51,11 +51,57 @@ class Settings(BaseSettings):
     finished_matches_kept: int = Field(
         default=1000, ge=0, le=100_000, description="finished matches kept in memory for quick reads (oldest dropped)"
     )
+    open_invitations_per_player: int = Field(
+        default=10,
+        ge=0,
+        description="casual matches one player may have created that have not started yet (409 too_many_open beyond; "
+        "0: no limit)",
+    )
+    invitation_expiry_seconds: int = Field(
+        default=3600,
+        ge=0,
+        description="a casual match that has not started this long after it was created is annulled (0: never)",
+    )
+    me_matches_listed: int = Field(
+        default=100, ge=1, le=10_000, description="the most matches GET /api/me lists (live, then waiting, then the rest)"
+    )
+    past_views_at_once: int = Field(
+        default=1, ge=1, le=64, description="views at a past event (?at=) folded at the same time; others wait their turn"
+    )
+    open_disputes_per_player: int = Field(
+        default=3, ge=1, description="disputes one player may have open (not yet ruled) in one tournament (409 beyond)"
+    )
     register_per_minute: int = Field(
         default=60, ge=0, description="registrations one client address may make a minute (0: no limit)"
     )
     bad_tokens_per_minute: int = Field(
         default=30, ge=0, description="wrong tokens one client address may send a minute before 429 (0: no limit)"
+    )
+    trusted_proxies: str = Field(
+        default="",
+        description="comma-separated addresses of reverse proxies whose X-Forwarded-For / X-Forwarded-Proto are "
+        "believed; empty (the default): none, every client is its TCP address",
+    )
+    request_timeout_seconds: float = Field(
+        default=10.0, gt=0, le=3600, description="the time a client has to send a whole request, head and body"
+    )
+    keep_alive_seconds: int = Field(
+        default=5, ge=1, le=3600, description="an idle keep-alive connection is closed after"
+    )
+    max_head_bytes: int = Field(
+        default=32 * 1024, ge=1024, description="the largest request head (request line and headers) accepted (431)"
+    )
+    connections_per_address: int = Field(
+        default=256, ge=0, description="open connections one client address may hold (503 beyond; 0: no cap)"
+    )
+    max_connections: int = Field(
+        default=4096,
+        ge=1,
+        description="open connections in all; new requests beyond get 503 (also capped by the "
+        "process's descriptor limit)",
+    )
+    ws_send_timeout_seconds: float = Field(
+        default=20.0, gt=0, le=3600, description="a socket whose client takes no message for this long is closed (1013)"
     )
     director_token: str | None = Field(
         default=None,

@@ -1,9 +1,13 @@
 """``WS /api/matches/{id}/ws?since=SEQ``: a match live, and a seat's commands on the same socket.
 
-Who you are: ``Authorization: Bearer TOKEN`` on the upgrade request, or ``?token=TOKEN`` for a
-client that cannot set headers (a browser); neither is a spectator. A refusal before the socket
-is accepted closes it with a code (4400 bad request, 4401 bad token, 4404 no such match); the
-reason says why. Messages: see ``server.services.live``.
+Who you are is decided as over HTTP (``server.deps.authenticate``: the same header rule, the
+same wrong-token limit), with ``?token=TOKEN`` besides for a client that cannot set headers.
+A refusal before the feed starts is sent as a close code, after accepting the socket (refused
+before the handshake, uvicorn would answer a bare 403): 4000 + the HTTP status it would have
+had (4401 bad token, 4404 no such match, 4429 too many wrong tokens), 1008 a bad parameter,
+1013 "try again later" when the database is unavailable. Commands are validated by the HTTP
+route's own model (``server.api.commands``) and refusals mapped by ``server.errors.refusal_of``.
+Messages: see ``server.services.live``.
 """
 
 from __future__ import annotations
@@ -14,52 +18,45 @@ import functools
 import json
 import logging
 import re
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Path, Query, WebSocket, WebSocketDisconnect, WebSocketException
+from fastapi import APIRouter, Path, Query, WebSocket, WebSocketDisconnect
+from pydantic import ValidationError
 
-from server.services.errors import DomainError, NotFound, Unauthorized
+from engine.errors import ErrorCode
+from server.api.commands import CommandMessage
+from server.deps import authenticate
+from server.errors import CLOSE_TRY_AGAIN, Refusal, describe_validation, refusal_of
+from server.limits import ID_LEN, MATCH_ID_PATTERN, MAX_SEQ
+from server.services.errors import MatchNotFound, ServerCode
 from server.services.live import LiveFeed
 from server.services.live_match import SlowWatcher
 from server.services.matches import MatchService
-from server.services.players import Caller, Callers
+from server.settings import Settings
 
 router = APIRouter()
 
-MATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-MAX_SEQ = 2**31 - 1  # the seq column is a 32-bit integer
-MAX_MESSAGE = 64 * 1024  # bytes of one command message
-CLOSE_MALFORMED, CLOSE_UNAUTHORIZED, CLOSE_NOT_FOUND = 4400, 4401, 4404
-CLOSE_TRY_AGAIN = 1013  # a watcher that fell too far behind; it resumes with since
+MATCH_ID = re.compile(MATCH_ID_PATTERN)
+
 CLOSE_INTERNAL = 1011  # the server could not go on with this socket (a bug; the log says which)
+REASON_LIMIT = 120  # bytes a close reason may hold (RFC 6455: 123)
 ORDINARY_ENDS = (WebSocketDisconnect, SlowWatcher, RuntimeError)  # RuntimeError: sending on a socket already closed
 
 log = logging.getLogger(__name__)
 
 
-def _close_code(error: DomainError) -> int:
-    if isinstance(error, NotFound):
-        return CLOSE_NOT_FOUND
-    if isinstance(error, Unauthorized):
-        return CLOSE_UNAUTHORIZED
-    return CLOSE_MALFORMED
+async def _close(websocket: WebSocket, code: int, reason: str, *, timeout: float | None = None) -> None:
+    """Close with ``code``; quietly if the client has gone, and giving up after ``timeout`` seconds
+    if it does not read (the connection is then aborted: ``server.connections``)."""
+    with contextlib.suppress(RuntimeError, WebSocketDisconnect, TimeoutError):
+        await asyncio.wait_for(websocket.close(code, reason.encode()[:REASON_LIMIT].decode(errors="ignore")), timeout)
 
 
-async def _caller(websocket: WebSocket, token: str | None) -> Caller:
-    header = websocket.headers.get("authorization")
-    if header is not None:
-        scheme, _, value = header.strip().partition(" ")
-        if scheme.lower() != "bearer" or not value.strip():
-            raise Unauthorized("use 'Authorization: Bearer TOKEN'")
-        token = value.strip()
-    if token is None:
-        return Caller()
-    callers: Callers = websocket.app.state.callers
-    caller = await callers.of(token)
-    if caller is None:
-        raise Unauthorized("this token belongs to nobody")
-    return caller
+async def _refuse(websocket: WebSocket, refusal: Refusal) -> None:
+    await websocket.accept()
+    await _close(websocket, refusal.close_code, f"{refusal.code}: {refusal.message}")
 
 
 @router.websocket("/api/matches/{match_id}/ws")
@@ -71,17 +68,22 @@ async def match_socket(
 ) -> None:
     """Each message: one event envelope, the openings this viewer may see, and its view after it."""
     matches: MatchService = websocket.app.state.matches
+    settings: Settings = websocket.app.state.settings
     try:
-        if MATCH_ID.fullmatch(match_id) is None:  # the HTTP routes' rule for match ids
-            raise NotFound(f"no match {match_id[:40]!r}")
-        caller = await _caller(websocket, token)
+        if len(match_id) > ID_LEN or MATCH_ID.fullmatch(match_id) is None:  # the HTTP routes' rule for match ids
+            raise MatchNotFound(match_id[:40])
+        caller = await authenticate(websocket, token)
         feed = LiveFeed(matches, match_id, caller)
         await feed.check()
-    except DomainError as error:
-        raise WebSocketException(_close_code(error), error.message[:120]) from None
+    except Exception as error:
+        refusal = refusal_of(error)
+        if refusal is None:
+            raise
+        await _refuse(websocket, refusal)
+        return
     await websocket.accept()
-    sender = asyncio.create_task(_send_feed(websocket, feed, since))
-    receiver = asyncio.create_task(_receive_commands(websocket, feed))
+    sender = asyncio.create_task(_send_feed(websocket, feed, since, settings.ws_send_timeout_seconds))
+    receiver = asyncio.create_task(_receive_commands(websocket, feed, settings.max_body_bytes))
     for task in (sender, receiver):
         task.add_done_callback(functools.partial(_collect, match_id))
     done, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
@@ -95,13 +97,11 @@ async def match_socket(
             if matches.stopping
             else (1000, "the match is over")
         )
-        with contextlib.suppress(RuntimeError, WebSocketDisconnect):
-            await websocket.close(code, reason)
+        await _close(websocket, code, reason)
     elif receiver in done and not receiver.cancelled() and not isinstance(receiver.exception(), ORDINARY_ENDS):
         # A server bug ended the commands' task: say so (1011) rather than leave a socket that
         # still sends events but never answers a command again.
-        with contextlib.suppress(RuntimeError, WebSocketDisconnect):
-            await websocket.close(CLOSE_INTERNAL, "internal error: reconnect with since")
+        await _close(websocket, CLOSE_INTERNAL, "internal error: reconnect with since")
 
 
 def _collect(match_id: str, task: asyncio.Task[None]) -> None:
@@ -114,40 +114,64 @@ def _collect(match_id: str, task: asyncio.Task[None]) -> None:
         log.warning("socket on match %s ended by %r", match_id, error)
 
 
-async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int) -> None:
+async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int, send_timeout: float) -> None:
+    """The feed, each message sent with backpressure: a client that takes none for ``send_timeout``
+    seconds is closed 1013 (it resumes with since), as is a watcher cut off for falling behind
+    and a feed whose database is unavailable (then the message says so)."""
     try:
         async for message in feed.messages(since):
-            await websocket.send_text(message)
+            await asyncio.wait_for(websocket.send_text(message), send_timeout)
+    except TimeoutError:
+        await _close(websocket, CLOSE_TRY_AGAIN, "you took no message for too long: reconnect with since", timeout=1)
+        raise SlowWatcher() from None
     except SlowWatcher:
-        await websocket.close(CLOSE_TRY_AGAIN, "you fell too far behind: reconnect with since=<last seq you have>")
+        await _close(websocket, CLOSE_TRY_AGAIN, "you fell too far behind: reconnect with since=<last seq you have>")
         raise
+    except Exception as error:
+        refusal = refusal_of(error)
+        if refusal is None or refusal.status != 503:
+            raise
+        await _close(websocket, CLOSE_TRY_AGAIN, f"{refusal.code}: the database is unavailable; reconnect with since")
+        raise SlowWatcher() from None
 
 
-async def _receive_commands(websocket: WebSocket, feed: LiveFeed) -> None:
+async def _receive_commands(websocket: WebSocket, feed: LiveFeed, max_bytes: int) -> None:
     while True:
         frame = await websocket.receive()
         if frame["type"] == "websocket.disconnect":
             raise WebSocketDisconnect(frame.get("code", 1000), frame.get("reason"))
-        text, data = frame.get("text"), frame.get("bytes")
-        size = len(text.encode(errors="replace")) if text is not None else len(data or b"")
-        if size > MAX_MESSAGE:
-            await websocket.send_json(_refusal("too_large", f"a message may hold at most {MAX_MESSAGE} bytes"))
-            continue
-        if text is None:  # a binary frame: the protocol's messages are text
-            await websocket.send_json(_refusal("malformed", "send each command as a text frame of JSON"))
-            continue
-        try:
-            message: Any = json.loads(text)
-        except (ValueError, RecursionError):  # RecursionError: JSON nested too deep (10,000 arrays)
-            await websocket.send_json(_refusal("malformed", "a message must be a JSON object"))
-            continue
-        await websocket.send_text(orjson.dumps(await feed.command(message)).decode())
+        answer = await _answer(feed, frame, max_bytes)
+        await websocket.send_text(orjson.dumps(answer).decode())
 
 
-def _refusal(code: str, message: str) -> dict[str, Any]:
-    return {
-        "type": "result",
-        "command_id": None,
-        "ok": False,
-        "error": {"code": code, "message": message, "rule": None},
-    }
+async def _answer(feed: LiveFeed, frame: Mapping[str, Any], max_bytes: int) -> dict[str, Any]:
+    """The ``result`` message answering one frame (uvicorn has closed a frame over ``max_bytes`` 1009 already)."""
+    text, data = frame.get("text"), frame.get("bytes")
+    size = len(text.encode(errors="replace")) if text is not None else len(data or b"")
+    if size > max_bytes:
+        return _result(None, Refusal(413, ServerCode.TOO_LARGE.value, f"a message may hold at most {max_bytes} bytes"))
+    if text is None:  # a binary frame: the protocol's messages are text
+        return _result(None, Refusal(400, ErrorCode.MALFORMED.value, "send each command as a text frame of JSON"))
+    try:
+        raw: Any = json.loads(text)
+    except (ValueError, RecursionError):  # RecursionError: JSON nested too deep (10,000 arrays)
+        return _result(None, Refusal(400, ErrorCode.MALFORMED.value, "a message must be a JSON object"))
+    command_id = raw.get("command_id") if isinstance(raw, dict) else None
+    shown_id = command_id if isinstance(command_id, str) and len(command_id) <= 200 else None
+    try:
+        message = CommandMessage.model_validate(raw)
+    except ValidationError as invalid:
+        usage = 'send {"type": "command", "command_id", "expected_version"?, "command"}: '
+        return _result(shown_id, Refusal(400, ErrorCode.MALFORMED.value, usage + describe_validation(invalid)))
+    try:
+        version = await feed.command(message.command_id, message.expected_version, message.command)
+    except Exception as error:
+        refusal = refusal_of(error)
+        if refusal is None:
+            raise
+        return _result(message.command_id, refusal)
+    return {"type": "result", "command_id": message.command_id, "ok": True, "version": version}
+
+
+def _result(command_id: str | None, refusal: Refusal) -> dict[str, Any]:
+    return {"type": "result", "command_id": command_id, "ok": False, "error": refusal.body().model_dump()}

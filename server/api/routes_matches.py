@@ -6,20 +6,21 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response, StreamingResponse
-from pydantic import BeforeValidator, Field, StrictInt, StrictStr, field_validator
+from pydantic import BeforeValidator, Field, StrictInt, StrictStr
 
 from engine.jsonfmt import ndjson_line
 from server.api.bodies import RequestBody
+from server.api.commands import CommandRequest
 from server.deps import CallerDep, MatchServiceDep, PlayerDep
 from server.errors import error_responses
+from server.limits import ID_LEN, MATCH_ID_PATTERN, MAX_SEQ
 from server.schemas import MatchDetail, MatchOutcome
-from server.store.models import ID_LEN, MAX_SEQ, MatchSummaryPublic
+from server.store.models import MatchSummaryPublic
 
 router = APIRouter(prefix="/api/matches", tags=["matches"])
 
-MatchId = Annotated[str, Path(min_length=1, max_length=ID_LEN, pattern=r"^[A-Za-z0-9_-]+$")]
+MatchId = Annotated[str, Path(min_length=1, max_length=ID_LEN, pattern=MATCH_ID_PATTERN)]
 NDJSON = "application/x-ndjson"
-CLIENT_COMMAND_ID_LEN = 190  # stored as "s<seat>:<id>" in a 200-character column
 
 
 def _seq_in_range(value: object) -> object:
@@ -61,21 +62,6 @@ class CreateMatchRequest(RequestBody):
 
 class JoinRequest(RequestBody):
     entropy: StrictStr = Field(default="", max_length=256, description="your contribution to the shuffle key")
-
-
-class CommandRequest(RequestBody):
-    command_id: StrictStr = Field(
-        min_length=1, max_length=CLIENT_COMMAND_ID_LEN, description="makes a retry idempotent"
-    )
-    expected_version: StrictInt | None = Field(default=None, ge=0, le=MAX_SEQ)
-    command: dict[str, Any]
-
-    @field_validator("command_id")
-    @classmethod
-    def _printable(cls, value: str) -> str:
-        if not value.isprintable():
-            raise ValueError("command_id must be printable characters")
-        return value
 
 
 @router.post("", status_code=201, response_model=MatchSummaryPublic, responses=error_responses(400, 401, 404, 413, 503))

@@ -8,15 +8,33 @@ wrapped: they reach ``server/errors.py`` as they are.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import ClassVar
 
 from engine.errors import ErrorCode, shown
 
 
+class ServerCode(StrEnum):
+    """The error codes the server adds to the engine's (``engine.errors.ErrorCode``): every code
+    a client can receive is one of the two enums, never a literal string (docs/API.md "Errors")."""
+
+    UNAUTHORIZED = "unauthorized"
+    NOT_FOUND = "not_found"
+    TOO_MANY_REQUESTS = "too_many_requests"
+    TOO_MANY_OPEN = "too_many_open"
+    MATCH_LIVE = "match_live"
+    UNAVAILABLE = "unavailable"
+    TOO_LARGE = "too_large"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+
+
+Code = ErrorCode | ServerCode
+
+
 class DomainError(Exception):
     """A request the server refuses; nothing changed."""
 
-    code: ClassVar[str]
+    code: ClassVar[Code]
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -26,26 +44,26 @@ class DomainError(Exception):
 class Malformed(DomainError):
     """The request names something that cannot be (an unknown ruleset, a match against oneself)."""
 
-    code = ErrorCode.MALFORMED.value
+    code = ErrorCode.MALFORMED
 
 
 class Unauthorized(DomainError):
     """No valid token where one is needed, or a token nobody has."""
 
-    code = "unauthorized"
+    code = ServerCode.UNAUTHORIZED
 
 
 class NotASeat(DomainError):
     """The caller has no seat in this match (the director included)."""
 
-    code = ErrorCode.NOT_A_PLAYER.value
+    code = ErrorCode.NOT_A_PLAYER
 
     def __init__(self, match_id: str) -> None:
         super().__init__(f"you do not have a seat in match {shown(match_id)}")
 
 
 class NotFound(DomainError):
-    code = "not_found"
+    code = ServerCode.NOT_FOUND
 
 
 class MatchNotFound(NotFound):
@@ -63,17 +81,23 @@ class PlayerNotFound(NotFound):
 class NotNow(DomainError):
     """The match is not in a state that allows this (joining again with other entropy)."""
 
-    code = ErrorCode.NOT_NOW.value
+    code = ErrorCode.NOT_NOW
 
 
 class NotOpen(NotNow):
     """The match was never opened (no ``match_created``, no seed): it can be neither joined nor played."""
 
 
+class TooManyOpen(DomainError):
+    """A player over a limit on things they have open at once (invitations, disputes): nothing was made."""
+
+    code = ServerCode.TOO_MANY_OPEN
+
+
 class TooManyRequests(DomainError):
     """A client address over a rate limit (registrations, wrong tokens); ``retry_after`` in seconds."""
 
-    code = "too_many_requests"
+    code = ServerCode.TOO_MANY_REQUESTS
 
     def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message)
@@ -83,7 +107,7 @@ class TooManyRequests(DomainError):
 class MatchLive(DomainError):
     """A replay was asked for a match that is not over."""
 
-    code = "match_live"
+    code = ServerCode.MATCH_LIVE
 
     def __init__(self) -> None:
         super().__init__("a replay is only given for a finished match; this one is still live")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -30,7 +30,7 @@ from engine.events import EventType
 from engine.evolve import evolve
 from engine.jsonfmt import ndjson_line
 from engine.shuffle import Dealer
-from engine.state import MatchState, Phase
+from engine.state import INITIAL_STATE, MatchState, Phase
 from engine.views import AUDITOR, Viewer, view
 from server.store.event_store import EventStore
 from server.store.read_models import MatchSummary
@@ -39,7 +39,8 @@ from server.store.streams import match_stream
 from server.store.values import format_at
 
 CLOSING_EVENT = EventType.SEED_REVEALED  # the last event of every finished match
-MAX_QUEUED = 5000  # items a watcher may fall behind by before it is cut off (it resumes with since)
+MAX_QUEUED = 1000  # items a watcher may fall behind by before it is cut off (it resumes with since)
+HISTORY_PAGE = 100  # events read and folded at a time for a watcher that starts behind the match
 _CLOCKED = (Phase.DRAFT, Phase.PLAY, Phase.ROUND_OVER)  # ROUND_OVER: a last Wild Draw Four to answer
 
 
@@ -138,7 +139,8 @@ def feed_items(
     return items, state, awaiting_at
 
 
-History = Callable[[int, int], Awaitable[list[FeedItem]]]
+EventReader = Callable[[int, int], list[StoredEvent]]
+"""``read(first, last)``: the stored events of one match from seq ``first`` to ``last`` (blocking)."""
 
 
 class LiveMatch:
@@ -250,12 +252,13 @@ class LiveMatch:
 
     # ------------------------------------------------------------ watching
 
-    async def items(self, since: int, history: History) -> AsyncIterator[FeedItem]:
+    async def items(self, since: int, read: EventReader) -> AsyncIterator[FeedItem]:
         """Every event after ``since``, in seq order, once each, then each new one until the match is over.
 
-        ``history(since, upto)`` gives the items the store holds from ``since`` + 1 to ``upto``
-        (a watcher that reconnects, or joins late). Raises :class:`SlowWatcher` if the watcher
-        falls too far behind.
+        What the store already holds (a watcher that reconnects, or joins late) is read with
+        ``read`` and folded a page at a time (:func:`history`), so a socket that does not read
+        holds one page, not the whole match. Raises :class:`SlowWatcher` if the watcher falls
+        too far behind.
         """
         queue: asyncio.Queue[FeedItem | SlowWatcher | None] = asyncio.Queue()
         upto, closed = self.feed_version, self.closed
@@ -264,10 +267,9 @@ class LiveMatch:
         try:
             last = since
             if since < upto:
-                for item in await history(since, upto):
-                    if item.seq > last:
-                        yield item
-                        last = item.seq
+                async for item in history(read, since, upto, self.move_seconds):
+                    yield item
+                    last = item.seq
             if closed:
                 return
             while True:
@@ -281,3 +283,48 @@ class LiveMatch:
                     last = got.seq
         finally:
             self._watchers.discard(queue)
+
+
+def store_reader(store: EventStore, stream: str) -> EventReader:
+    """The events of ``stream`` from ``first`` to ``last`` seq, read from ``store`` (blocking)."""
+
+    def read(first: int, last: int) -> list[StoredEvent]:
+        return store.read(stream, first, to_seq=last)
+
+    return read
+
+
+async def history(read: EventReader, after: int, upto: int, move_seconds: int | None) -> AsyncIterator[FeedItem]:
+    """The items of seq ``after`` + 1 to ``upto``, read and folded ``HISTORY_PAGE`` events at a time.
+
+    The fold starts at the first event (a view needs the state); the events up to ``after``
+    are folded without making items. Each page is read and folded in a thread.
+    """
+    state, awaiting_at, first = INITIAL_STATE, None, 1
+    while first <= upto:
+        last = min(first + HISTORY_PAGE - 1, upto)
+        items, state, awaiting_at = await asyncio.to_thread(
+            _page, read, first, last, after, state, awaiting_at, move_seconds
+        )
+        for item in items:
+            yield item
+        first = last + 1
+
+
+def _page(
+    read: EventReader,
+    first: int,
+    last: int,
+    after: int,
+    state: MatchState,
+    awaiting_at: datetime | None,
+    move_seconds: int | None,
+) -> tuple[list[FeedItem], MatchState, datetime | None]:
+    """One page of :func:`history`: the items after ``after`` among seq ``first`` to ``last``."""
+    events = read(first, last)
+    early = [e for e in events if e.seq <= after]
+    for stored in early:  # before what the watcher asked for: only the state is needed
+        state = evolve(state, stored.event())
+        if stored.type == EventType.AWAITING:
+            awaiting_at = parse_at(stored.at)
+    return feed_items(events[len(early) :], state, awaiting_at, move_seconds)
