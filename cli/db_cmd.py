@@ -75,9 +75,11 @@ def verify(
     db: str | None = typer.Option(None, "--db", help=DB_HELP),
     stream: list[str] = typer.Option([], "--stream", help="a stream to check; repeat for several (default: all)"),
 ) -> None:
-    """Check every stream's hash chain; name the first bad seq of each broken one (exit 1)."""
+    """Check that the file is whole (SQLite's quick_check) and every stream's hash chain; name the
+    first bad seq of each broken chain (exit 1). A damaged file is one line on stderr (exit 1)."""
     from server.db import make_engine
     from server.store.event_store import EventStore
+    from server.store.integrity import check_engine
 
     url = _url(db)
 
@@ -85,6 +87,7 @@ def verify(
         _require_head("verify", url)
         store = EventStore(make_engine(url), group_commit=False)
         try:
+            check_engine(store.engine)
             return [(name, store.verify_chain(name)) for name in (stream or store.streams())]
         finally:
             store.close()

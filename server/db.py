@@ -68,13 +68,19 @@ def is_postgres(engine: Engine) -> bool:
 
 def make_engine(url: str | URL, settings: Settings | None = None, **kwargs: Any) -> Engine:
     """An engine for ``url`` tuned as the module docstring says; ``kwargs`` go to create_engine."""
+    # Imported here: server.store imports this module. A damaged file raises DatabaseDamagedError.
+    from server.store.errors import report_damage
+
     settings = settings or Settings()
     parsed = normalize_url(url)
     if parsed.get_backend_name() == "sqlite":
-        return _sqlite_engine(parsed, settings, **kwargs)
-    options: dict[str, Any] = {"pool_pre_ping": True, **_pool_options(settings, kwargs)}
-    options.update(kwargs)
-    return create_engine(parsed, **options)
+        engine = _sqlite_engine(parsed, settings, **kwargs)
+    else:
+        options: dict[str, Any] = {"pool_pre_ping": True, **_pool_options(settings, kwargs)}
+        options.update(kwargs)
+        engine = create_engine(parsed, **options)
+    report_damage(engine)
+    return engine
 
 
 def _pool_options(settings: Settings, kwargs: dict[str, Any]) -> dict[str, Any]:
