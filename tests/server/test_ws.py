@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from engine.chain import ZERO_HASH
+from server.store.errors import StoreUnavailableError
 from tests.server.helpers import check_seat_response, ok, play_to_end, register, shedding, with_color
 
 
@@ -158,3 +159,56 @@ def test_since_out_of_range_is_refused(client: TestClient) -> None:
     ):
         ws.receive_json()
     assert closed.value.code in (1008, 4400)
+
+
+def test_an_unavailable_database_means_the_same_on_the_socket_as_over_http(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HTTP answers 503 ``unavailable``; a socket command gets an ``unavailable`` result and the
+    socket stays; a feed that cannot read closes 1013 "try again later" (was 1011 "internal error")."""
+    match_id, headers = open_match(client)
+    version = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]["version"]
+    matches = client.app.state.matches  # type: ignore[attr-defined]
+
+    async def database_down(*_args: Any, **_kwargs: Any) -> Any:
+        raise StoreUnavailableError("the connection was lost")
+
+    command = {"type": "command", "command_id": "down", "expected_version": version, "command": {"type": "draw"}}
+    with client.websocket_connect(f"/api/matches/{match_id}/ws", headers=headers) as ws:
+        receive_until(ws, version)
+        monkeypatch.setattr(matches, "command_version", database_down)
+        monkeypatch.setattr(matches, "command", database_down)
+        answers = []
+        for _ in range(2):
+            ws.send_json(command)
+            answers.append(ws.receive_json())
+        assert [a["error"]["code"] for a in answers] == ["unavailable", "unavailable"], answers
+    body = {k: v for k, v in command.items() if k != "type"}
+    http = client.post(f"/api/matches/{match_id}/commands", headers=headers, json=body)
+    assert http.status_code == 503 and http.json()["code"] == "unavailable"
+
+    def feed_down(*_args: Any, **_kwargs: Any) -> Any:
+        async def down() -> Any:
+            raise StoreUnavailableError("the connection was lost")
+            yield  # an async generator
+
+        return down()
+
+    monkeypatch.setattr(matches, "watch", feed_down)
+    with pytest.raises(WebSocketDisconnect) as closed, client.websocket_connect(f"/api/matches/{match_id}/ws") as ws:
+        ws.receive_json()
+    assert closed.value.code == 1013
+
+
+def test_unknown_keys_inside_a_command_are_refused_the_same_way_on_both_ways_in(client: TestClient) -> None:
+    match_id, headers = open_match(client)
+    view = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
+    command = {**with_color(view["legal"][0], random.Random(1)), "colour": "red"}
+    body = {"command_id": "extra", "expected_version": view["version"], "command": command}
+    http = client.post(f"/api/matches/{match_id}/commands", headers=headers, json=body)
+    assert http.status_code == 400 and http.json()["code"] == "malformed" and "colour" in http.json()["message"]
+    with client.websocket_connect(f"/api/matches/{match_id}/ws?since={view['version']}", headers=headers) as ws:
+        ws.send_json({"type": "command", **body})
+        answer = ws.receive_json()
+    assert answer["error"]["code"] == "malformed" and "colour" in answer["error"]["message"]
+    assert ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]["version"] == view["version"]
