@@ -87,11 +87,11 @@ def uvicorn_config(app: FastAPI, settings: Settings) -> uvicorn.Config:
 
     from server.connections import guarded_protocols
 
-    http, ws, limits = guarded_protocols(
-        settings.request_timeout_seconds, settings.max_head_bytes, settings.connections_per_address
-    )
-    app.state.connection_limits = limits
     trusted = settings.trusted_proxies.strip()
+    # Behind a proxy every connection comes from the proxy's address: the proxy caps its clients.
+    per_address = 0 if trusted else settings.connections_per_address
+    http, ws, limits = guarded_protocols(settings.request_timeout_seconds, settings.max_head_bytes, per_address)
+    app.state.connection_limits = limits
     # No permessage-deflate: a view is a kilobyte or two, and compressing every frame cost
     # about a tenth of the server's time under load (profiled with py-spy).
     return uvicorn.Config(

@@ -20,18 +20,22 @@ from engine import ENGINE_VERSION
 from server.api import routes_live, routes_matches, routes_meta, routes_players, routes_tournaments
 from server.errors import install_error_handlers
 from server.limits import BodySizeLimit
+from server.services.clock import Clock, SystemClock
 from server.services.matches import MatchService
 from server.services.players import Callers, ensure_house_bots
 from server.services.rate_limits import RateLimit
+from server.services.subscribers import Subscribers
 from server.services.tournaments import TournamentService
 from server.settings import Settings
 from server.store.event_store import EventStore
 from server.store.secrets import ensure_director_token
 
 
-def make_app(settings: Settings | None = None) -> FastAPI:
+def make_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
+    """The app; ``clock`` (the real one if None) is the time of its matches and of its store's events."""
     settings = settings or Settings()
-    store = EventStore.open(settings.database_url, settings)
+    clock = clock or SystemClock()
+    store = EventStore.open(settings.database_url, settings, clock=clock.now)
     try:
         ensure_house_bots(store)
         new_director_token = ensure_director_token(store, settings.director_token)
@@ -39,14 +43,9 @@ def make_app(settings: Settings | None = None) -> FastAPI:
         store.close()
         raise
 
-    matches = MatchService(
-        store,
-        snapshot_every=settings.snapshot_every,
-        move_seconds=settings.move_seconds,
-        bot_think_seconds=settings.bot_think_seconds,
-        finished_kept=settings.finished_matches_kept,
-    )
-    tournaments = TournamentService(store, matches)
+    match_over: Subscribers[str] = Subscribers()
+    matches = MatchService(store, settings, clock=clock, on_match_over=match_over)
+    tournaments = TournamentService(store, matches, match_over, settings)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

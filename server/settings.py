@@ -63,10 +63,16 @@ class Settings(BaseSettings):
         description="a casual match that has not started this long after it was created is annulled (0: never)",
     )
     me_matches_listed: int = Field(
-        default=100, ge=1, le=10_000, description="the most matches GET /api/me lists (live, then waiting, then the rest)"
+        default=100,
+        ge=1,
+        le=10_000,
+        description="the most matches GET /api/me lists (live, then waiting, then the rest)",
     )
     past_views_at_once: int = Field(
-        default=1, ge=1, le=64, description="views at a past event (?at=) folded at the same time; others wait their turn"
+        default=1,
+        ge=1,
+        le=64,
+        description="views at a past event (?at=) folded at the same time; others wait their turn",
     )
     open_disputes_per_player: int = Field(
         default=3, ge=1, description="disputes one player may have open (not yet ruled) in one tournament (409 beyond)"
@@ -92,7 +98,9 @@ class Settings(BaseSettings):
         default=32 * 1024, ge=1024, description="the largest request head (request line and headers) accepted (431)"
     )
     connections_per_address: int = Field(
-        default=256, ge=0, description="open connections one client address may hold (503 beyond; 0: no cap)"
+        default=64,
+        ge=0,
+        description="open connections one client address may hold (503 beyond; 0: no cap; off behind a trusted proxy)",
     )
     max_connections: int = Field(
         default=4096,

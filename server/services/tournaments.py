@@ -20,7 +20,6 @@ import re
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Final, cast
 
 from engine.bots import UnknownBotError, normalize_bot_name
@@ -39,10 +38,13 @@ from server.schemas import (
     TournamentResult,
     WithdrawalPublic,
 )
-from server.services.errors import Malformed, NotASeat, NotFound, NotNow, PlayerNotFound
+from server.services.clock import Timer
+from server.services.errors import Malformed, NotASeat, NotFound, NotNow, PlayerNotFound, TooManyOpen
 from server.services.live_match import parse_at
 from server.services.matches import MatchService
 from server.services.players import Caller, house_bot_of
+from server.services.subscribers import Subscribers
+from server.settings import Settings
 from server.store.errors import UNAVAILABLE, ConcurrencyError
 from server.store.event_store import EventStore
 from server.store.models import MatchSummaryPublic, PlayerPublic
@@ -56,9 +58,18 @@ from server.tournaments.model import (
     RUNNING,
     TOURNAMENT_PREFIX,
     Dispute,
+    DisputeOpened,
+    DisputeRuled,
+    MatchReplayed,
+    PlayerWithdrew,
+    ResultRecorded,
+    RoundOpened,
     Slot,
     Tournament,
-    TournamentEventType,
+    TournamentCreated,
+    TournamentEvent,
+    TournamentFinished,
+    TournamentStarted,
     fold,
     tournament_stream,
 )
@@ -113,14 +124,24 @@ def scheduled_match_id(tournament_id: str, slot: Slot, attempt: int = 0) -> str:
 
 
 class TournamentService:
-    def __init__(self, store: EventStore, matches: MatchService) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        matches: MatchService,
+        match_over: Subscribers[str] | None = None,
+        settings: Settings | None = None,
+    ) -> None:
+        """``match_over``: told the id of each tournament match that ends (``MatchService``'s ``on_match_over``)."""
         self.store = store
+        self.open_disputes_per_player = (settings or Settings()).open_disputes_per_player
         self.matches = matches
         self._locks: dict[str, asyncio.Lock] = {}
-        self._deadlines: dict[tuple[str, int], asyncio.TimerHandle] = {}
+        self._deadlines: dict[tuple[str, int], Timer] = {}
+        self.clock = matches.clock  # the join deadlines run on the matches' clock
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stopping = False
-        matches.on_match_over = self._match_over
+        if match_over is not None:
+            match_over.subscribe(self.match_over)
 
     # ------------------------------------------------------------ reading
 
@@ -161,18 +182,18 @@ class TournamentService:
         tournament_id = new_tournament_id()
         players = await asyncio.to_thread(self._entrants, tournament_id, request.players)
         seed = new_server_seed()
-        created = {
-            "name": request.name,
-            "players": [p.id for p in players],
-            "ruleset": ruleset.to_dict(),
-            "double": request.double,
-            "move_seconds": request.move_seconds,
-            "join_seconds": request.join_seconds,
-            "commitment": commitment_of(seed),
-        }
+        created = TournamentCreated(
+            name=request.name,
+            players=tuple(p.id for p in players),
+            ruleset=ruleset.to_dict(),
+            double=request.double,
+            move_seconds=request.move_seconds,
+            join_seconds=request.join_seconds,
+            commitment=commitment_of(seed),
+        )
         await self.store.append_async(
             tournament_stream(tournament_id),
-            [Event(TournamentEventType.CREATED, created)],
+            [_event(created)],
             expected_seq=0,
             command_id="create",
             result={"ok": True},
@@ -224,11 +245,8 @@ class TournamentService:
         if t.status != CREATED:
             raise NotNow(f"tournament {tournament_id!r} has already started")
         schedule = round_robin(t.players, t.double)
-        rounds = [
-            {"number": r.number, "pairings": [[p.white, p.black] for p in r.pairings], "bye": r.bye} for r in schedule
-        ]
         with contextlib.suppress(ConcurrencyError):  # started meanwhile: advance goes on from there
-            await self._append(t, [(TournamentEventType.STARTED, {"rounds": rounds})], "start")
+            await self._append(t, [TournamentStarted(tuple(schedule))], "start")
         await self.advance(tournament_id)
         return await self.get(tournament_id)
 
@@ -237,11 +255,11 @@ class TournamentService:
     def _lock(self, tournament_id: str) -> asyncio.Lock:
         return self._locks.setdefault(tournament_id, asyncio.Lock())
 
-    async def _append(self, t: Tournament, events: list[tuple[str, dict[str, Any]]], command_id: str) -> bool:
+    async def _append(self, t: Tournament, events: list[TournamentEvent], command_id: str) -> bool:
         """Append on the version ``t`` was folded at; False if ``command_id`` was stored before."""
         result = await self.store.append_async(
             tournament_stream(t.id),
-            [Event(type_, data) for type_, data in events],
+            [_event(e) for e in events],
             expected_seq=t.version,
             command_id=command_id,
             result={"ok": True},
@@ -272,7 +290,7 @@ class TournamentService:
             return True
         if t.finish_due():
             seed = await asyncio.to_thread(self.seed, t.id)
-            await self._append(t, [(TournamentEventType.FINISHED, {"server_seed": seed.hex()})], "finish")
+            await self._append(t, [TournamentFinished(seed.hex())], "finish")
             return False
         return False
 
@@ -288,13 +306,11 @@ class TournamentService:
             seats = [self._known(slot.white), self._known(slot.black)]
             await self.matches.create_scheduled(match_id, seats, ruleset, t.move_seconds, t.id, number)
             matches[slot.key] = match_id
-        events: list[tuple[str, dict[str, Any]]] = [
-            (TournamentEventType.ROUND_OPENED, {"round": number, "matches": matches})
-        ]
+        events: list[TournamentEvent] = [RoundOpened(number, matches)]
         for slot, winner in forfeits:
-            events.append((TournamentEventType.RESULT, _forfeit_result(slot, winner, "withdrawal", None)))
+            events.append(_forfeit_result(slot, winner, "withdrawal", None))
         await self._append(t, events, f"round-{number}")
-        self._arm_join_deadline(t.id, number, datetime.now(UTC).timestamp() + t.join_seconds)
+        self._arm_join_deadline(t.id, number, self.clock.now().timestamp() + t.join_seconds)
         # A match (two house bots, no think delay) may have ended before its round was recorded
         # as open: its end found no pairing then, so it is looked at again now.
         for match_id in matches.values():
@@ -312,7 +328,7 @@ class TournamentService:
 
     # ------------------------------------------------------------ results
 
-    def _match_over(self, match_id: str) -> None:
+    def match_over(self, match_id: str) -> None:
         """MatchService: a tournament match ended here; record its result and go on."""
         self._spawn(self._retrying(lambda: self.record_result(match_id), f"the result of {match_id}"))
 
@@ -353,13 +369,13 @@ class TournamentService:
             result = await self._result_of(slot, match_id)
             if result is None:
                 return False
-            await self._append(t, [(TournamentEventType.RESULT, result)], f"result-{match_id}")
+            await self._append(t, [result], f"result-{match_id}")
             return False
 
         await self._decide(tournament_id, step)
         await self.advance(tournament_id)
 
-    async def _result_of(self, slot: Slot, match_id: str) -> dict[str, Any] | None:
+    async def _result_of(self, slot: Slot, match_id: str) -> ResultRecorded | None:
         """The result of a match that ended: its winner, totals, and whether by forfeit."""
         live = await self.matches.open(match_id, arm=False)
         state = live.state
@@ -376,23 +392,15 @@ class TournamentService:
         winner = slot.white if state.winner == 0 else slot.black
         if reason is not None:
             return _forfeit_result(slot, winner, reason, match_id)
-        return {
-            "slot": slot.key,
-            "match": match_id,
-            "winner": winner,
-            "scores": list(state.scores),
-            "forfeit": False,
-            "reason": "played",
-        }
+        return ResultRecorded(slot.key, match_id, winner, (state.scores[0], state.scores[1]), False, "played")
 
     # ------------------------------------------------------------ join deadlines
 
     def _arm_join_deadline(self, tournament_id: str, number: int, when: float) -> None:
         if self._stopping or (tournament_id, number) in self._deadlines:
             return
-        delay = max(0.0, when - datetime.now(UTC).timestamp())
-        loop = asyncio.get_running_loop()
-        self._deadlines[(tournament_id, number)] = loop.call_later(
+        delay = max(0.0, when - self.clock.now().timestamp())
+        self._deadlines[(tournament_id, number)] = self.clock.call_later(
             delay,
             lambda: self._spawn(
                 self._retrying(
@@ -427,7 +435,7 @@ class TournamentService:
             slot = t.slots[key]
             if slot.result is None and slot.match == match_id:
                 result = _forfeit_result(slot, None, "no_show", match_id)
-                await self._append(t, [(TournamentEventType.RESULT, result)], f"result-{match_id}")
+                await self._append(t, [result], f"result-{match_id}")
             return False
 
         await self._decide(tournament_id, step)
@@ -449,14 +457,14 @@ class TournamentService:
         async def step(t: Tournament) -> bool:
             if player_id in t.withdrawn:
                 return False
-            record = {
-                "player": player_id,
-                "annulled": t.withdrawal_annuls(player_id),
-                "played": t.played_of(player_id),
-                "scheduled": len(t.scheduled_of(player_id)),
-                "note": note,
-            }
-            await self._append(t, [(TournamentEventType.WITHDREW, record)], f"withdraw-{player_id}")
+            record = PlayerWithdrew(
+                player=player_id,
+                annulled=t.withdrawal_annuls(player_id),
+                played=t.played_of(player_id),
+                scheduled=len(t.scheduled_of(player_id)),
+                note=note,
+            )
+            await self._append(t, [record], f"withdraw-{player_id}")
             return False
 
         await self._decide(tournament_id, step)
@@ -496,17 +504,15 @@ class TournamentService:
             slot = t.slot_of_match(match_id) or next((s for s in t.slots.values() if match_id in s.annulled), None)
             if slot is None:  # pragma: no cover - every match of a tournament is in a slot
                 raise NotNow(f"match {match_id!r} is not one of this tournament's pairings")
+            mine = sum(1 for d in t.disputes.values() if d.open and d.player == player)
+            if mine >= self.open_disputes_per_player:
+                raise TooManyOpen(
+                    f"you have {mine} disputes waiting for the director's ruling in this tournament, the most one "
+                    "player may have open; add to one of them, or wait for a ruling"
+                )
             dispute_id = f"{t.id}-d{len(t.disputes) + 1}"
-            record = {
-                "dispute": dispute_id,
-                "slot": slot.key,
-                "match": match_id,
-                "seq": seq,
-                "seat": seat,
-                "player": player,
-                "note": note,
-            }
-            await self._append(t, [(TournamentEventType.DISPUTE_OPENED, record)], f"dispute-{dispute_id}")
+            record = DisputeOpened(dispute_id, slot.key, match_id, seq, seat, player, note)
+            await self._append(t, [record], f"dispute-{dispute_id}")
             made.append(Dispute(dispute_id, slot.key, match_id, seq, seat, player, note, ""))
             return False
 
@@ -545,8 +551,7 @@ class TournamentService:
             if not dispute.open:
                 raise NotNow(f"dispute {dispute_id} has been ruled already ({dispute.decision})")
             slot = t.slots[dispute.slot]
-            record = {"dispute": dispute_id, "decision": decision, "seat": seat, "note": note, "rule": rule}
-            events: list[tuple[str, dict[str, Any]]] = [(TournamentEventType.DISPUTE_RULED, record)]
+            events: list[TournamentEvent] = [DisputeRuled(dispute_id, decision, seat, note, rule)]
             if decision == "replay":
                 if slot.match != dispute.match:
                     raise NotNow("this match has been replayed already; dispute the new match instead")
@@ -556,9 +561,7 @@ class TournamentService:
                 seats = [self._known(slot.white), self._known(slot.black)]
                 ruleset = Ruleset.from_dict(t.ruleset)
                 await self.matches.create_scheduled(new_id, seats, ruleset, t.move_seconds, t.id, slot.round)
-                events.append(
-                    (TournamentEventType.MATCH_REPLAYED, {"slot": slot.key, "old": dispute.match, "new": new_id})
-                )
+                events.append(MatchReplayed(slot.key, dispute.match, new_id))
             elif decision == "award":
                 assert seat is not None
                 winner = slot.white if seat == 0 else slot.black
@@ -567,7 +570,7 @@ class TournamentService:
                     await self._append(t, events, f"rule-{dispute_id}")
                     await self.matches.forfeit(dispute.match, 1 - seat, "ruling")
                     return False
-                events.append((TournamentEventType.RESULT, _forfeit_result(slot, winner, "ruling", dispute.match)))
+                events.append(_forfeit_result(slot, winner, "ruling", dispute.match))
             await self._append(t, events, f"rule-{dispute_id}")
             return False
 
@@ -625,8 +628,13 @@ class TournamentService:
                 await task
 
 
-def _forfeit_result(slot: Slot, winner: str | None, reason: str, match_id: str | None) -> dict[str, Any]:
-    return {"slot": slot.key, "match": match_id, "winner": winner, "scores": [0, 0], "forfeit": True, "reason": reason}
+def _forfeit_result(slot: Slot, winner: str | None, reason: str, match_id: str | None) -> ResultRecorded:
+    return ResultRecorded(slot.key, match_id, winner, (0, 0), True, reason)
+
+
+def _event(event: TournamentEvent) -> Event:
+    """A typed tournament event as the store appends it."""
+    return Event(event.TYPE, event.payload())
 
 
 def _ruleset(name: str, overrides: dict[str, Any]) -> Ruleset:

@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel
-from sqlalchemy import JSON, BigInteger, Column, Integer, String, Table, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, Index, Integer, String, Table, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 STREAM_LEN = 200
@@ -142,6 +142,7 @@ class MatchSummaryRow(MatchSummaryBase, table=True):
     """The read model's row: seats and winner as player ids, one column per seat."""
 
     __tablename__ = "match_summaries"
+    __table_args__ = (Index("ix_match_summaries_status", "status"),)  # live matches, open invitations
 
     seat0: str | None = Field(default=None, sa_type=String(ID_LEN), index=True)
     seat1: str | None = Field(default=None, sa_type=String(ID_LEN), index=True)

@@ -15,11 +15,11 @@ from typing import Any
 import sqlmodel
 from sqlalchemy import Table
 
-from engine.events import Event
 from server.store.errors import InvalidAppendError
 from server.store.event_store import AppendResult, EventStore
 from server.store.models import Player, PlayerPublic, players_table
-from server.store.streams import PLAYERS_STREAM, ServerEventType
+from server.store.server_events import PlayerRegistered
+from server.store.streams import PLAYERS_STREAM
 
 PLAYER_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 KINDS = ("human", "bot")
@@ -57,7 +57,7 @@ def register_player(
 
     return store.append(
         PLAYERS_STREAM,
-        [Event(ServerEventType.PLAYER_REGISTERED, dict(info))],
+        [PlayerRegistered(player_id, clean, kind).event()],
         expected_seq=None,
         command_id=command_id,
         result=info,

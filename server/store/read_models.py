@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 import sqlmodel
-from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, text, update
+from sqlalchemy import Connection, Engine, and_, case, delete, func, insert, literal, or_, select, text, update
 
 from engine.events import EventType
 from server.store.errors import InvalidAppendError
@@ -36,6 +36,7 @@ from server.store.models import (
     match_summaries_table,
     standings_table,
 )
+from server.store.server_events import MatchRegistered
 from server.store.streams import MATCH_PREFIX, MATCHES_STREAM, ServerEventType, match_id_of
 
 WAITING: Final = "waiting"
@@ -267,14 +268,15 @@ def project(view: Projection, envelope: Mapping[str, Any]) -> None:
     if stream == MATCHES_STREAM:
         m = view.match(data["match"])
         if type_ == ServerEventType.MATCH_REGISTERED:
+            registered = MatchRegistered.from_payload(data)
             counted = m.status == FINISHED
             if counted:
                 _count(view, m, -1)
-            m.seats = list(data["seats"])
-            m.tournament = data.get("tournament")
-            m.round = data.get("round")
-            m.ruleset = data.get("ruleset") or m.ruleset
-            m.move_seconds = data.get("move_seconds")
+            m.seats = list(registered.seats)
+            m.tournament = registered.tournament
+            m.round = registered.round
+            m.ruleset = registered.ruleset or m.ruleset
+            m.move_seconds = registered.move_seconds
             if m.winner_seat is not None:
                 m.winner = m.seats[m.winner_seat]
             if counted:
@@ -423,16 +425,60 @@ def match_summary(engine: Engine, match_id: str) -> MatchSummary | None:
         return None if row is None else MatchSummary.from_row(row.model_dump())
 
 
-def matches_of(engine: Engine, player_id: str) -> list[MatchSummary]:
-    """The matches ``player_id`` has a seat in, by match id."""
+def matches_of(engine: Engine, player_id: str, limit: int | None = None) -> list[MatchSummary]:
+    """The matches ``player_id`` has a seat in: live ones first, then waiting, then the rest, each by
+    match id; at most ``limit`` of them (None: all)."""
     seat0, seat1 = sqlmodel.col(MatchSummaryRow.seat0), sqlmodel.col(MatchSummaryRow.seat1)
+    status = sqlmodel.col(MatchSummaryRow.status)
+    first = case((status == LIVE, 0), (status == WAITING, 1), else_=2)
     query = (
         sqlmodel.select(MatchSummaryRow)
         .where(or_(seat0 == player_id, seat1 == player_id))
-        .order_by(sqlmodel.col(MatchSummaryRow.id))
+        .order_by(first, sqlmodel.col(MatchSummaryRow.id))
+        .limit(limit)
     )
     with sqlmodel.Session(engine) as session:
         return [MatchSummary.from_row(row.model_dump()) for row in session.exec(query)]
+
+
+# An open invitation: a casual match (no tournament) that has not started (status waiting); its
+# creator is seat 0, and its creation time is the ``at`` of its stream's first event.
+def _invitations() -> Any:
+    summaries, events = match_summaries_table.c, events_table.c
+    created = and_(events.stream == literal(MATCH_PREFIX).concat(summaries.id), events.seq == 1)
+    return (
+        select(summaries.id, events.at)
+        .select_from(match_summaries_table.join(events_table, created))
+        .where(and_(summaries.status == WAITING, summaries.tournament.is_(None)))
+    )
+
+
+def open_invitations(engine: Engine, player_id: str) -> int:
+    """How many open invitations ``player_id`` has made (casual matches created, not started yet)."""
+    summaries = match_summaries_table.c
+    query = (
+        select(func.count())
+        .select_from(match_summaries_table)
+        .where(and_(summaries.status == WAITING, summaries.tournament.is_(None), summaries.seat0 == player_id))
+    )
+    with engine.connect() as conn:
+        return int(conn.execute(query).scalar_one())
+
+
+def invitations_created_before(engine: Engine, cutoff: str, limit: int) -> list[str]:
+    """Open invitations created at or before ``cutoff`` (a stored ``at``), oldest first, at most ``limit``."""
+    events = events_table.c
+    query = _invitations().where(events.at <= cutoff).order_by(events.at, match_summaries_table.c.id).limit(limit)
+    with engine.connect() as conn:
+        return [row.id for row in conn.execute(query)]
+
+
+def earliest_invitation(engine: Engine) -> str | None:
+    """The creation time (``at``) of the oldest open invitation, None if there is none."""
+    query = _invitations().order_by(events_table.c.at).limit(1)
+    with engine.connect() as conn:
+        row = conn.execute(query).first()
+        return None if row is None else str(row.at)
 
 
 def live_match_ids(engine: Engine) -> list[str]:

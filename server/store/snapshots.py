@@ -98,6 +98,33 @@ class Snapshots:
             self.save(stream, state, tail[-1].hash)
         return state
 
+    def state_at(self, stream: str, version: int) -> MatchState:
+        """The match just after event ``version``: the newest fitting snapshot at or before it, plus the
+        events between (at most ``every`` - 1 of them when snapshots are being written), not a fold from
+        the first event. Nothing is saved."""
+        snapshots = snapshots_table.c
+        with self.store.engine.connect() as conn:
+            rows = conn.execute(
+                select(snapshots_table)
+                .where(and_(snapshots.stream == stream, snapshots.format == SNAPSHOT_FORMAT, snapshots.seq <= version))
+                .order_by(snapshots.seq.desc())
+                .limit(3)
+            ).mappings()
+            found = list(rows)
+        state, from_seq = INITIAL_STATE, 1
+        for row in found:
+            try:
+                snap = decode_state(row["state"])
+            except ValueError:
+                continue
+            anchor = self.store.read(stream, row["seq"], to_seq=row["seq"])
+            if snap.version == row["seq"] and anchor and anchor[0].hash == row["hash"]:
+                state, from_seq = snap, row["seq"] + 1
+                break
+        if from_seq <= version:
+            state = fold((e.event() for e in self.store.read(stream, from_seq, to_seq=version)), state)
+        return state
+
     def due(self, appended: AppendResult) -> bool:
         """Whether ``appended`` crossed a multiple of ``every`` (then :meth:`after_append` writes one)."""
         if appended.duplicate or not appended.events:

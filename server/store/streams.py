@@ -1,11 +1,10 @@
 """Stream names: what lives where.
 
 - ``match-<id>``: one match's engine events, exactly as the Decider emitted them.
-- ``matches``: the server's registry of matches: ``match_registered {match, seats, tournament,
-  round, ruleset}`` (seats are player ids; the engine knows only seat numbers) and
-  ``match_annulled {match, reason}``.
-- ``players``: ``player_registered {id, name, kind}``; the token hash is in the players
-  table only, never in an event.
+- ``matches``: the server's registry of matches: ``match_registered`` and ``match_annulled``.
+- ``players``: ``player_registered``; the token hash is in the players table only, never in an event.
+
+The shapes of those events are the classes of ``server.store.server_events``.
 - ``tournament-<id>``: one tournament's events (``server.tournaments.model``, docs/TOURNAMENTS.md).
 """
 

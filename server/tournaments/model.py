@@ -16,7 +16,7 @@ import hmac
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from engine.shuffle import shuffle_ids
 from server.tournaments.schedule import Pairing, ScheduledRound
@@ -31,15 +31,15 @@ LOTS_LABEL: Final = "lots"
 
 
 class TournamentEventType(StrEnum):
-    CREATED = "tournament_created"  # {name, players, ruleset, double, move_seconds, join_seconds, commitment}
-    STARTED = "tournament_started"  # {rounds: [{number, pairings: [[white, black]…], bye}]}
-    ROUND_OPENED = "round_opened"  # {round, matches: {slot: match id}}
-    RESULT = "result_recorded"  # {slot, match, winner, scores, forfeit, reason}
-    WITHDREW = "player_withdrew"  # {player, annulled, played, scheduled, note}
-    DISPUTE_OPENED = "dispute_opened"  # {dispute, slot, match, seq, seat, player, note}
-    DISPUTE_RULED = "dispute_ruled"  # {dispute, decision, seat, note, rule}
-    MATCH_REPLAYED = "match_replayed"  # {slot, old, new}
-    FINISHED = "tournament_finished"  # {server_seed}
+    CREATED = "tournament_created"
+    STARTED = "tournament_started"
+    ROUND_OPENED = "round_opened"
+    RESULT = "result_recorded"
+    WITHDREW = "player_withdrew"
+    DISPUTE_OPENED = "dispute_opened"
+    DISPUTE_RULED = "dispute_ruled"
+    MATCH_REPLAYED = "match_replayed"
+    FINISHED = "tournament_finished"
 
 
 def tournament_stream(tournament_id: str) -> str:
@@ -247,84 +247,346 @@ def lots(seed: bytes, players: Sequence[str]) -> list[str]:
     return [players[i] for i in order]
 
 
-# ---------------------------------------------------------------- the fold
+# ---------------------------------------------------------------- the events, typed
 
 
-def _rounds_of(data: Iterable[Mapping[str, Any]]) -> list[ScheduledRound]:
-    return [
-        ScheduledRound(
-            number=r["number"], pairings=tuple(Pairing(white=w, black=b) for w, b in r["pairings"]), bye=r.get("bye")
+@dataclass(frozen=True, slots=True)
+class TournamentCreated:
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.CREATED
+
+    name: str
+    players: tuple[str, ...]
+    ruleset: Mapping[str, Any]  # the ruleset's switches (``Ruleset.to_dict``)
+    double: bool
+    move_seconds: int
+    join_seconds: int
+    commitment: str  # to the tournament's seed (the lots), revealed by ``tournament_finished``
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "players": list(self.players),
+            "ruleset": dict(self.ruleset),
+            "double": self.double,
+            "move_seconds": self.move_seconds,
+            "join_seconds": self.join_seconds,
+            "commitment": self.commitment,
+        }
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> TournamentCreated:
+        return cls(
+            name=data["name"],
+            players=tuple(data["players"]),
+            ruleset=dict(data["ruleset"]),
+            double=bool(data["double"]),
+            move_seconds=int(data["move_seconds"]),
+            join_seconds=int(data["join_seconds"]),
+            commitment=data["commitment"],
         )
-        for r in data
-    ]
 
 
-def evolve(t: Tournament, type_: str, data: Mapping[str, Any], at: str) -> None:
-    """Apply one event to ``t`` in place (the fold owns its copy)."""
-    t.version += 1
-    if type_ == TournamentEventType.CREATED:
-        t.name = data["name"]
-        t.players = list(data["players"])
-        t.ruleset = dict(data["ruleset"])
-        t.double = bool(data["double"])
-        t.move_seconds = int(data["move_seconds"])
-        t.join_seconds = int(data["join_seconds"])
-        t.commitment = data["commitment"]
-        t.created_at = at
-    elif type_ == TournamentEventType.STARTED:
-        t.status = RUNNING
-        t.rounds = _rounds_of(data["rounds"])
-        for scheduled in t.rounds:
-            for board, pairing in enumerate(scheduled.pairings, start=1):
-                key = slot_key(scheduled.number, board)
-                t.slots[key] = Slot(key, scheduled.number, board, pairing.white, pairing.black)
-    elif type_ == TournamentEventType.ROUND_OPENED:
-        t.opened = data["round"]
-        t.opened_at[data["round"]] = at
-        for key, match_id in data["matches"].items():
-            t.slots[key].match = match_id
-    elif type_ == TournamentEventType.RESULT:
-        slot = t.slots[data["slot"]]
-        slot.result = SlotResult(
+@dataclass(frozen=True, slots=True)
+class TournamentStarted:
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.STARTED
+
+    rounds: tuple[ScheduledRound, ...]
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "rounds": [
+                {"number": r.number, "pairings": [[p.white, p.black] for p in r.pairings], "bye": r.bye}
+                for r in self.rounds
+            ]
+        }
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> TournamentStarted:
+        return cls(
+            rounds=tuple(
+                ScheduledRound(
+                    number=r["number"],
+                    pairings=tuple(Pairing(white=w, black=b) for w, b in r["pairings"]),
+                    bye=r.get("bye"),
+                )
+                for r in data["rounds"]
+            )
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RoundOpened:
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.ROUND_OPENED
+
+    round: int
+    matches: Mapping[str, str]  # slot key -> the match playing it
+
+    def payload(self) -> dict[str, Any]:
+        return {"round": self.round, "matches": dict(self.matches)}
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> RoundOpened:
+        return cls(round=data["round"], matches=dict(data["matches"]))
+
+
+@dataclass(frozen=True, slots=True)
+class ResultRecorded:
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.RESULT
+
+    slot: str
+    match: str | None  # None when no match was played (a forfeit by withdrawal)
+    winner: str | None  # None: a double forfeit
+    scores: tuple[int, int]
+    forfeit: bool
+    reason: str  # "played", or the forfeit's: timeouts, join_deadline, withdrawal, ruling, no_show
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "slot": self.slot,
+            "match": self.match,
+            "winner": self.winner,
+            "scores": list(self.scores),
+            "forfeit": self.forfeit,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> ResultRecorded:
+        return cls(
+            slot=data["slot"],
+            match=data.get("match"),
             winner=data["winner"],
             scores=(data["scores"][0], data["scores"][1]),
             forfeit=bool(data["forfeit"]),
             reason=data["reason"],
-            match=data.get("match"),
         )
-    elif type_ == TournamentEventType.WITHDREW:
-        t.withdrawn[data["player"]] = bool(data["annulled"])
-    elif type_ == TournamentEventType.DISPUTE_OPENED:
-        t.disputes[data["dispute"]] = Dispute(
-            id=data["dispute"],
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerWithdrew:
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.WITHDREW
+
+    player: str
+    annulled: bool  # their results annulled (fewer than half of their matches played)
+    played: int
+    scheduled: int
+    note: str
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "annulled": self.annulled,
+            "played": self.played,
+            "scheduled": self.scheduled,
+            "note": self.note,
+        }
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> PlayerWithdrew:
+        return cls(
+            player=data["player"],
+            annulled=bool(data["annulled"]),
+            played=int(data.get("played", 0)),
+            scheduled=int(data.get("scheduled", 0)),
+            note=str(data.get("note", "")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DisputeOpened:
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.DISPUTE_OPENED
+
+    dispute: str
+    slot: str
+    match: str
+    seq: int
+    seat: int
+    player: str
+    note: str
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "dispute": self.dispute,
+            "slot": self.slot,
+            "match": self.match,
+            "seq": self.seq,
+            "seat": self.seat,
+            "player": self.player,
+            "note": self.note,
+        }
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> DisputeOpened:
+        return cls(
+            dispute=data["dispute"],
             slot=data["slot"],
             match=data["match"],
             seq=data["seq"],
             seat=data["seat"],
             player=data["player"],
             note=data["note"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DisputeRuled:
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.DISPUTE_RULED
+
+    dispute: str
+    decision: str  # one of DECISIONS
+    seat: int | None  # an award's seat
+    note: str
+    rule: str | None  # the RULES.md ruling it rests on, if named
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "dispute": self.dispute,
+            "decision": self.decision,
+            "seat": self.seat,
+            "note": self.note,
+            "rule": self.rule,
+        }
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> DisputeRuled:
+        return cls(
+            dispute=data["dispute"],
+            decision=data["decision"],
+            seat=data.get("seat"),
+            note=data["note"],
+            rule=data.get("rule"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MatchReplayed:
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.MATCH_REPLAYED
+
+    slot: str
+    old: str
+    new: str
+
+    def payload(self) -> dict[str, Any]:
+        return {"slot": self.slot, "old": self.old, "new": self.new}
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> MatchReplayed:
+        return cls(slot=data["slot"], old=data["old"], new=data["new"])
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentFinished:
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.FINISHED
+
+    server_seed: str  # hex: the seed the creation committed to
+
+    def payload(self) -> dict[str, Any]:
+        return {"server_seed": self.server_seed}
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> TournamentFinished:
+        return cls(server_seed=data["server_seed"])
+
+
+TournamentEvent = (
+    TournamentCreated
+    | TournamentStarted
+    | RoundOpened
+    | ResultRecorded
+    | PlayerWithdrew
+    | DisputeOpened
+    | DisputeRuled
+    | MatchReplayed
+    | TournamentFinished
+)
+EVENT_CLASSES: Final[dict[str, type[TournamentEvent]]] = {
+    cls.TYPE.value: cls
+    for cls in (
+        TournamentCreated,
+        TournamentStarted,
+        RoundOpened,
+        ResultRecorded,
+        PlayerWithdrew,
+        DisputeOpened,
+        DisputeRuled,
+        MatchReplayed,
+        TournamentFinished,
+    )
+}
+
+
+def parse_event(type_: str, data: Mapping[str, Any]) -> TournamentEvent:
+    """A stored tournament event as its typed class (KeyError for a type no class has)."""
+    return EVENT_CLASSES[type_].from_payload(data)
+
+
+# ---------------------------------------------------------------- the fold
+
+
+def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
+    """Apply one event to ``t`` in place (the fold owns its copy)."""
+    t.version += 1
+    if isinstance(event, TournamentCreated):
+        t.name = event.name
+        t.players = list(event.players)
+        t.ruleset = dict(event.ruleset)
+        t.double = event.double
+        t.move_seconds = event.move_seconds
+        t.join_seconds = event.join_seconds
+        t.commitment = event.commitment
+        t.created_at = at
+    elif isinstance(event, TournamentStarted):
+        t.status = RUNNING
+        t.rounds = list(event.rounds)
+        for scheduled in t.rounds:
+            for board, pairing in enumerate(scheduled.pairings, start=1):
+                key = slot_key(scheduled.number, board)
+                t.slots[key] = Slot(key, scheduled.number, board, pairing.white, pairing.black)
+    elif isinstance(event, RoundOpened):
+        t.opened = event.round
+        t.opened_at[event.round] = at
+        for key, match_id in event.matches.items():
+            t.slots[key].match = match_id
+    elif isinstance(event, ResultRecorded):
+        t.slots[event.slot].result = SlotResult(
+            winner=event.winner, scores=event.scores, forfeit=event.forfeit, reason=event.reason, match=event.match
+        )
+    elif isinstance(event, PlayerWithdrew):
+        t.withdrawn[event.player] = event.annulled
+    elif isinstance(event, DisputeOpened):
+        t.disputes[event.dispute] = Dispute(
+            id=event.dispute,
+            slot=event.slot,
+            match=event.match,
+            seq=event.seq,
+            seat=event.seat,
+            player=event.player,
+            note=event.note,
             at=at,
         )
-    elif type_ == TournamentEventType.DISPUTE_RULED:
-        dispute = t.disputes[data["dispute"]]
-        dispute.decision = data["decision"]
-        dispute.ruling_note = data["note"]
-        dispute.award_to = data.get("seat")
-        dispute.rule = data.get("rule")
+    elif isinstance(event, DisputeRuled):
+        dispute = t.disputes[event.dispute]
+        dispute.decision = event.decision
+        dispute.ruling_note = event.note
+        dispute.award_to = event.seat
+        dispute.rule = event.rule
         dispute.ruled_at = at
-    elif type_ == TournamentEventType.MATCH_REPLAYED:
-        slot = t.slots[data["slot"]]
-        slot.annulled.append(data["old"])
-        slot.match = data["new"]
+    elif isinstance(event, MatchReplayed):
+        slot = t.slots[event.slot]
+        slot.annulled.append(event.old)
+        slot.match = event.new
         slot.result = None
-    elif type_ == TournamentEventType.FINISHED:
+    elif isinstance(event, TournamentFinished):
         t.status = FINISHED
-        t.server_seed = data["server_seed"]
+        t.server_seed = event.server_seed
 
 
 def fold(tournament_id: str, events: Iterable[tuple[str, Mapping[str, Any], str]]) -> Tournament:
     """The tournament that ``(type, data, at)`` events make, in order."""
     t = Tournament(tournament_id)
     for type_, data, at in events:
-        evolve(t, type_, data, at)
+        if type_ in EVENT_CLASSES:
+            evolve(t, parse_event(type_, data), at)
+        else:  # a type this code does not know (a newer server's): it changes nothing here
+            t.version += 1
     return t

@@ -1,7 +1,8 @@
 """Move clocks on a server (docs/SERVER.md "Move clocks"), on SQLite and PostgreSQL.
 
-The clocks here are one second long, so these tests wait a few seconds of real time; they
-assert what was recorded, never how fast.
+The server runs on a :class:`ManualClock` that the tests move on by hand: a deadline passes
+when a test says so, never by sleeping. The tests then poll what was recorded (with a generous
+cap whose expiry is a failure), and assert what was recorded, never how fast.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from server.app import make_app
 from server.settings import Settings
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import ok, register
+from tests.server.manual_clock import ManualClock
 
 DIRECTOR = {"Authorization": f"Bearer {DIRECTOR_TOKEN}"}
 
@@ -31,12 +33,17 @@ def settings_for(url: str) -> Settings:
 
 
 @pytest.fixture
-def app_client(url: str) -> Iterator[Callable[[], TestClient]]:
-    """Start (and restart) a server on the test's database: each call is a fresh server process's app."""
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def app_client(url: str, clock: ManualClock) -> Iterator[Callable[[], TestClient]]:
+    """Start (and restart) a server on the test's database and clock: each call is a fresh server process's app."""
     opened: list[TestClient] = []
 
     def start() -> TestClient:
-        client = TestClient(make_app(settings_for(url)), raise_server_exceptions=False)
+        client = TestClient(make_app(settings_for(url), clock), raise_server_exceptions=False)
         client.__enter__()
         opened.append(client)
         return client
@@ -61,12 +68,14 @@ def events(client: TestClient, match_id: str, since: int = 0) -> list[dict[str, 
     return [json.loads(line) for line in response.text.splitlines()]
 
 
-def wait_for(check: Callable[[], bool], seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+def advance_until(clock: ManualClock, check: Callable[[], bool], step: float = 1.0, tries: int = 400) -> None:
+    """Move the clock on by ``step`` and look again, until ``check()`` holds (a clock the server arms
+    after a look is reached by the next step); ``tries`` looks in all, then the test fails."""
+    for _ in range(tries):
+        clock.advance(step)
         if check():
             return
-        time.sleep(0.1)
+        time.sleep(0.02)  # let the server's loop run what came due (polling, not a time budget)
     raise AssertionError("the clock did not fire")
 
 
@@ -87,12 +96,14 @@ def test_views_show_the_deadline_the_awaiting_event_set(app_client: Callable[[],
     assert spectator["view"]["deadline"] == seen["deadline"] and spectator["match"]["move_seconds"] == 30
 
 
-def test_a_decision_that_runs_out_gets_its_default_action_recorded(app_client: Callable[[], TestClient]) -> None:
+def test_a_decision_that_runs_out_gets_its_default_action_recorded(
+    app_client: Callable[[], TestClient], clock: ManualClock
+) -> None:
     client = app_client()
     match_id, ada, bob = human_match(client)
     ok(client.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
     joined = ok(client.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "b"}))["view"]
-    wait_for(lambda: bool(of_type(events(client, match_id), "timed_out")))
+    advance_until(clock, lambda: bool(of_type(events(client, match_id), "timed_out")))
     found = events(client, match_id, since=joined["version"])
     first = of_type(found, "timed_out")[0]
     assert first["data"]["kind"] == "draft" and first["data"]["action"] == {"type": "draft", "keep": True}
@@ -101,12 +112,14 @@ def test_a_decision_that_runs_out_gets_its_default_action_recorded(app_client: C
     assert drafted["type"] == "drafted" and drafted["data"]["keep"] is True
 
 
-def test_three_timeouts_in_a_row_forfeit_the_match_and_it_verifies(app_client: Callable[[], TestClient]) -> None:
+def test_three_timeouts_in_a_row_forfeit_the_match_and_it_verifies(
+    app_client: Callable[[], TestClient], clock: ManualClock
+) -> None:
     client = app_client()
     match_id, ada, bob = human_match(client)
     ok(client.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
     ok(client.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "b"}))
-    wait_for(lambda: bool(of_type(events(client, match_id), "match_forfeited")), seconds=40)
+    advance_until(clock, lambda: bool(of_type(events(client, match_id), "match_forfeited")))
     found = events(client, match_id)
     forfeit = of_type(found, "match_forfeited")[0]
     ended = of_type(found, "match_ended")[0]
@@ -125,21 +138,21 @@ def test_three_timeouts_in_a_row_forfeit_the_match_and_it_verifies(app_client: C
 
 
 def test_a_clock_that_ran_out_while_the_server_was_down_is_applied_at_start(
-    app_client: Callable[[], TestClient],
+    app_client: Callable[[], TestClient], clock: ManualClock
 ) -> None:
     first = app_client()
     match_id, ada, bob = human_match(first, move_seconds=1)
     ok(first.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
     joined = ok(first.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "b"}))["view"]
     first.__exit__(None, None, None)  # the server stops before the clock runs out
-    time.sleep(1.5)
+    clock.advance(1.5)
     second = app_client()  # and comes back after it has
     found = events(second, match_id, since=joined["version"])
     assert found and found[0]["type"] == "timed_out" and found[0]["data"]["count"] == 1
 
 
 def test_clocks_that_ran_out_while_the_server_was_down_are_applied_in_deadline_order(
-    app_client: Callable[[], TestClient],
+    app_client: Callable[[], TestClient], clock: ManualClock
 ) -> None:
     first = app_client()
     later, ada, bob = human_match(first, move_seconds=3)  # opened first, but its deadline is later
@@ -148,22 +161,24 @@ def test_clocks_that_ran_out_while_the_server_was_down_are_applied_in_deadline_o
         for headers in seats:
             ok(first.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": "e"}))
     first.__exit__(None, None, None)
-    time.sleep(3.5)
+    clock.advance(3.5)
     second = app_client()
     applied = {m: of_type(events(second, m), "timed_out")[0] for m in (later, sooner)}
     assert applied[sooner]["data"]["count"] == applied[later]["data"]["count"] == 1
     assert datetime.strptime(applied[sooner]["at"], AT_FORMAT) < datetime.strptime(applied[later]["at"], AT_FORMAT)
 
 
-def test_a_seat_that_moves_resets_its_count_and_its_clock(app_client: Callable[[], TestClient]) -> None:
+def test_a_seat_that_moves_resets_its_count_and_its_clock(
+    app_client: Callable[[], TestClient], clock: ManualClock
+) -> None:
     client = app_client()
     match_id, ada, bob = human_match(client, move_seconds=1)
     ok(client.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
     seen = ok(client.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "b"}))["view"]
-    wait_for(lambda: bool(of_type(events(client, match_id), "timed_out")))
+    advance_until(clock, lambda: bool(of_type(events(client, match_id), "timed_out")))
     timed_out = of_type(events(client, match_id), "timed_out")[0]["data"]["seat"]
     headers = ada if timed_out == 0 else bob
-    for _ in range(40):  # the seat that timed out drafts by itself as soon as it is its turn
+    for _ in range(400):  # the seat that timed out drafts by itself as soon as it is its turn
         seen = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
         if seen["turn"] == timed_out and seen["legal"]:
             body = {"command_id": "mine", "expected_version": seen["version"], "command": seen["legal"][0]}
@@ -171,5 +186,7 @@ def test_a_seat_that_moves_resets_its_count_and_its_clock(app_client: Callable[[
             if answer.status_code == 200:
                 assert answer.json()["view"]["timeouts"][timed_out] == 0
                 return
-        time.sleep(0.05)
+        else:
+            clock.advance(1.0)  # the other seat's clock runs out: its default action passes the turn
+        time.sleep(0.02)
     raise AssertionError("the seat never had its turn back")

@@ -309,3 +309,22 @@ def test_bad_creations_are_refused_and_change_nothing(client: TestClient) -> Non
         assert "Traceback" not in response.text
     assert client.post("/api/tournaments", headers=headers, json=cases[0][0]).status_code == 401
     assert ok(client.get("/api/tournaments")) == before
+
+
+def test_a_player_may_keep_only_a_few_disputes_open(client: TestClient) -> None:
+    """One seat filed 300 disputes in a row, each holding the tournament open: now the fourth open
+    one is refused (409 too_many_open) and nothing is recorded; a ruling makes room again."""
+    ada, headers = register(client, "ada")
+    t = create(client, [ada, "bot:greedy"], join_seconds=3600, double=True)
+    start(client, t["id"])
+    t = wait_for(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
+    match_id = pairing_of(t, ada, 1)["match"]
+    filed = [_dispute(client, match_id, headers, 1, f"complaint {n}") for n in range(3)]
+    refused = [
+        client.post(f"/api/matches/{match_id}/disputes", headers=headers, json={"seq": 1, "note": "again"})
+        for _ in range(20)
+    ]
+    assert {r.status_code for r in refused} == {409} and {r.json()["code"] for r in refused} == {"too_many_open"}
+    assert show(client, t["id"])["open_disputes"] == 3
+    ok(_rule(client, filed[0]["id"], decision="stands", note="no"))
+    assert _dispute(client, match_id, headers, 1, "one more")["status"] == "open"

@@ -1,0 +1,242 @@
+"""Commands on a match: decide on the live state, append, hand the events to the live copy.
+
+A command is decided against the live copy's state with the match's ``Dealer(server_seed)``
+and appended with ``expected_seq`` = the state's version, so an out-of-date copy (another
+process moved first) fails its append, catches up from the store and says ``stale_version``;
+the client's ``command_id`` makes a retry get the first outcome back and append nothing.
+Commands on one match are decided one at a time (its lock); commands on different matches
+share the store's group commit. Seats' commands, joins, forfeits and annulments live here; the
+answers a client sees are built by ``server.services.match_reads``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hmac
+from collections.abc import Callable
+from typing import Any
+
+from engine.commands import Forfeit, JoinSeat, SeatCommand, TimeOut, parse_action, parse_seat_command
+from engine.decide import decide_step
+from engine.errors import CommandRefused
+from engine.state import MatchState, Phase
+from server.services.errors import NotNow, NotOpen
+from server.services.house_bots import bot_move, bot_refused
+from server.services.live_match import LiveMatch
+from server.services.match_registry import MatchRegistry
+from server.services.players import Caller
+from server.store.errors import ConcurrencyError
+from server.store.read_models import ANNULLED
+from server.store.records import AppendResult, ChainedAppend, StoredEvent
+from server.store.server_events import MatchAnnulled
+from server.store.streams import MATCHES_STREAM
+
+MAX_BOT_MOVES = 5000  # a safety bound per drive; a whole match takes a few hundred
+OK = {"ok": True}  # the result stored with each processed command id
+
+# What a command did: the live copy, the events appended (None: its id was processed before),
+# and the stored command id (to read that first outcome back).
+Applied = tuple[LiveMatch, list[StoredEvent] | None, str]
+
+
+def seat_command_id(seat: int, client_id: str) -> str:
+    """The stored id of a seat's command: per seat, and apart from the server's own ids.
+
+    The server's ids (``create``, ``join-<seat>``, ``bot-<version>``, ``timeout-<version>``)
+    never start with ``s0:`` or ``s1:``, so a client cannot pre-empt a bot's move, a clock or
+    the other seat's retries.
+    """
+    return f"s{seat}:{client_id}"
+
+
+class MatchCommands:
+    """Decides and appends commands on live copies (``registry``); ``changed(live)`` after each move."""
+
+    def __init__(self, registry: MatchRegistry, *, bots_inline: bool, changed: Callable[[LiveMatch], None]) -> None:
+        self.registry = registry
+        self.store = registry.store
+        self.snapshots = registry.snapshots
+        self.bots_inline = bots_inline
+        self._changed = changed
+
+    # ------------------------------------------------------------ deciding and appending
+
+    async def apply(
+        self,
+        live: LiveMatch,
+        command: JoinSeat | SeatCommand | TimeOut | Forfeit,
+        command_id: str,
+        *,
+        bots_answer: bool = False,
+        max_moves: int = MAX_BOT_MOVES,
+    ) -> list[StoredEvent] | None:
+        """Decide ``command`` on the live state and append its events (the match's lock is held).
+
+        With ``bots_answer``, the house bot moves that follow are decided too, each on the state
+        the one before leads to, and appended in the same chain (``append_chain_async``: each
+        only if the one before it was, usually in one commit). Returns the stored events, or
+        None if ``command_id`` was already processed (nothing appended). Raises CommandRefused
+        (nothing appended) or ConcurrencyError (another process moved the match first; the live
+        copy has caught up).
+        """
+        dealer = live.dealer
+        assert dealer is not None
+        state = live.state
+        events, after = decide_step(state, command, dealer)
+        steps = [ChainedAppend(events, state.version, command_id, OK, dealer.server_seed)]
+        states = [after]
+        while bots_answer and len(steps) <= max_moves:
+            move = bot_move(live, states[-1])
+            if move is None:
+                break
+            seat, choice = move
+            before = states[-1]
+            try:
+                events, after = decide_step(before, parse_seat_command(seat, choice), dealer)
+            except CommandRefused as refusal:
+                bot_refused(live, seat, choice, refusal)
+                break
+            steps.append(ChainedAppend(events, before.version, f"bot-{before.version}", OK, dealer.server_seed))
+            states.append(after)
+        live.appending_to = states[-1].version
+        try:
+            outcomes = await self.store.append_chain_async(live.stream, steps)
+        finally:
+            live.appending_to = 0
+        first = outcomes[0]
+        if isinstance(first, ConcurrencyError):
+            await self.registry.catch_up(live)
+            raise first
+        if not isinstance(first, AppendResult):
+            raise first
+        if first.duplicate:
+            # Stored before, maybe by another process (a clock both ran): take what it appended. Its
+            # notification may have come while this append was in flight, and been skipped then.
+            await self.registry.catch_up(live)
+            return None
+        appended: list[StoredEvent] = []
+        for outcome, after in zip(outcomes, states, strict=True):
+            if not isinstance(outcome, AppendResult) or outcome.duplicate:
+                await self.registry.catch_up(live)  # a bot move lost to another process: take what it did
+                break
+            stored = [StoredEvent.from_append(e, o) for e, o in zip(outcome.events, outcome.openings, strict=True)]
+            live.advance(after, stored)
+            if self.snapshots.due(outcome):
+                await asyncio.to_thread(self.snapshots.after_append, live.stream, after, outcome)
+            appended += stored
+        self._changed(live)
+        return appended
+
+    # ------------------------------------------------------------ joining
+
+    async def join(self, match_id: str, caller: Caller, entropy: str) -> Applied:
+        """Take the caller's seat with ``entropy``.
+
+        A seat joins once. Joining again with the same entropy is a retry and gets the first
+        join's outcome; with other entropy it is refused (``NotNow``) and nothing changes.
+        """
+        live = await self.registry.open(match_id)
+        seat = self.registry.require_seat(live.summary, caller)
+        command_id = f"join-{seat}"
+        async with live.lock:
+            state = live.state
+            if state.phase is Phase.NEW or live.dealer is None:
+                raise NotOpen(f"match {match_id!r} was never opened; it cannot be joined")
+            if live.annulled:
+                raise NotNow(
+                    f"match {match_id!r} was annulled (by the tournament director, or it expired before it "
+                    "started); it cannot be joined"
+                )
+            if state.phase is Phase.WAITING and state.entropies[seat] is None:
+                with contextlib.suppress(ConcurrencyError):  # another process took the seat: look below
+                    appended = await self.apply(live, JoinSeat(seat, entropy), command_id, bots_answer=self.bots_inline)
+                    if appended is not None:
+                        return live, appended, command_id
+            if not self._joined_with(live.state, seat, entropy):
+                raise NotNow(f"seat {seat} has already joined this match with other entropy; a seat joins once")
+        return live, None, command_id
+
+    @staticmethod
+    def _joined_with(state: MatchState, seat: int, entropy: str) -> bool:
+        """Whether ``seat`` joined with ``entropy`` (compared in constant time: it is a secret until the end)."""
+        joined = state.entropies[seat]
+        return joined is not None and hmac.compare_digest(joined.encode(), entropy.encode())
+
+    async def join_bots(self, live: LiveMatch) -> None:
+        """Every house bot at the table takes its seat (a new match)."""
+        async with live.lock:
+            for seat in live.bots:
+                if live.state.phase is Phase.WAITING and live.state.entropies[seat] is None:
+                    await self.apply(live, JoinSeat(seat, ""), f"join-{seat}")
+
+    # ------------------------------------------------------------ a seat's command
+
+    async def command(
+        self, match_id: str, caller: Caller, command_id: str, expected_version: int | None, command: dict[str, Any]
+    ) -> Applied:
+        """Decide and append a seat's command and the bots' answers: the events appended, or None
+        if its id was processed before (then the stored id, to read that first outcome back)."""
+        live = await self.registry.open(match_id)
+        seat = self.registry.require_seat(live.summary, caller)
+        command_id = seat_command_id(seat, command_id)
+        async with live.lock:
+            try:
+                if live.dealer is None:
+                    raise NotOpen(f"match {match_id!r} was never opened (no seed); it cannot be played")
+                if live.annulled:
+                    raise NotNow(f"match {match_id!r} was annulled by the tournament director; it is not played on")
+                action = parse_action(command)
+                seat_command = SeatCommand(seat=seat, action=action, expected_version=expected_version)
+                appended = await self.apply(live, seat_command, command_id, bots_answer=self.bots_inline)
+            except (ConcurrencyError, CommandRefused):
+                # A copy of this command (same id) may have been stored first, by this process
+                # or another: then its outcome is the answer.
+                if await asyncio.to_thread(self.store.processed, live.stream, command_id) is None:
+                    raise
+            else:
+                if appended is not None:
+                    return live, appended, command_id
+        return live, None, command_id
+
+    # ------------------------------------------------------------ a tournament's rulings
+
+    async def forfeit(self, match_id: str, seat: int, reason: str) -> bool:
+        """End ``match_id`` by ``seat``'s forfeit (a tournament's rule); False if it had ended already."""
+        live = await self.registry.open(match_id)
+        async with live.lock:
+            if live.dealer is None or live.state.phase in (Phase.NEW, Phase.MATCH_OVER) or live.annulled:
+                return False
+            try:
+                appended = await self.apply(live, Forfeit(seat, reason), f"forfeit-{reason}")
+            except (ConcurrencyError, CommandRefused):
+                return False
+            return appended is not None
+
+    async def expire(self, match_id: str, reason: str) -> bool:
+        """Annul ``match_id`` if it has still not started (an invitation that expired); True if it was."""
+        live = await self.registry.open(match_id)
+        if live.annulled or live.state.phase not in (Phase.NEW, Phase.WAITING):
+            return False
+        await self.annul(match_id, reason, only_unstarted=True)
+        return live.annulled
+
+    async def annul(self, match_id: str, reason: str, *, only_unstarted: bool = False) -> None:
+        """Annul ``match_id`` (a tournament's ruling or withdrawal): it counts for nobody and, if
+        it was live, stops: its clock and bots stop and every command is refused."""
+        live = await self.registry.open(match_id)
+        async with live.lock:
+            if only_unstarted and live.state.phase not in (Phase.NEW, Phase.WAITING):
+                return  # a seat's join went first
+            await self.store.append_async(
+                MATCHES_STREAM,
+                [MatchAnnulled(match_id, reason).event()],
+                expected_seq=None,
+                command_id=f"annul-{match_id}",
+                result=OK,
+            )
+            live.annulled = True
+            live.summary = dataclasses.replace(live.summary, status=ANNULLED)
+            live.close()
+            self._changed(live)

@@ -1,0 +1,338 @@
+"""The matches this process holds live in memory, and how they are found, loaded and let go.
+
+Every match being played is held live (``server.services.live_match.LiveMatch``): its state
+is folded once (from the newest snapshot) and then kept up to date by the events this process
+appends and by those other processes append (read by one follower per held match). Loading is
+shared: two requests that open the same match at once get one copy.
+
+A match nobody has started yet (or one annulled) is not held: nothing runs for it — no
+follower, no clock, no poll. Its copy is idle, loaded on demand and brought up to date from the
+store each time it is opened (a bounded number are kept); the join that starts it holds it live
+(:meth:`MatchRegistry.settle`), and so does a watcher while it watches. A thousand unjoined
+invitations cost nothing while nobody touches them.
+
+Finished matches need no live copy; the newest ``finished_kept`` of them are kept for quick
+reads. Every :data:`HOLD_SECONDS` the process looks for live matches it does not hold (made by
+another server, e.g. a tournament round it opened) and holds them too, so their clocks and
+bots go on here if that server dies.
+
+The registry also answers the plain look-ups every other part needs: a match's summary (the
+read model), a player (cached: players never change), and who a caller is at a table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Coroutine, Iterator
+from datetime import datetime
+from typing import Any
+
+from engine.events import EventType
+from engine.shuffle import Dealer
+from engine.state import MatchState, Phase
+from engine.views import AUDITOR, SPECTATOR, Viewer
+from server.services.clock import Clock, sleep
+from server.services.errors import MatchNotFound, NotASeat
+from server.services.live_match import LiveMatch, parse_at
+from server.services.players import Caller, house_bot_of
+from server.store.errors import UNAVAILABLE
+from server.store.event_store import EventStore
+from server.store.models import MatchSummaryPublic, PlayerPublic
+from server.store.players import get_player
+from server.store.read_models import ANNULLED, MatchSummary, live_match_ids, match_summary
+from server.store.secrets import match_seed
+from server.store.snapshots import Snapshots
+from server.store.streams import match_stream
+
+log = logging.getLogger(__name__)
+
+AWAITING_LOOKBACK = 64  # events read back at a time to find when the pending decision began
+HOLD_SECONDS = 2.0  # how often a server looks for live matches it does not hold (made by another server)
+IDLE_KEPT = 256  # copies of matches not held live (not started, annulled) kept for the next request
+
+Changed = Callable[[LiveMatch], None]
+
+
+def needs_holding(live: LiveMatch) -> bool:
+    """Whether the match needs this process: it is being played (seats joined, not over, not annulled)."""
+    return not live.closed and not live.annulled and live.state.phase not in (Phase.NEW, Phase.WAITING)
+
+
+class MatchRegistry:
+    """This process's live copies of matches (``live``), loaded on demand, and the look-ups around them.
+
+    ``changed(live)`` is called whenever a held match moved (a new copy, or what another process
+    appended): the service arms that match's clock and bots from it.
+    """
+
+    def __init__(
+        self, store: EventStore, snapshots: Snapshots, clock: Clock, *, finished_kept: int, changed: Changed
+    ) -> None:
+        self.store = store
+        self.snapshots = snapshots
+        self.clock = clock
+        self.finished_kept = finished_kept
+        self._changed = changed
+        self._players: dict[str, PlayerPublic] = {}  # a player's id, name and kind never change
+        self.live: dict[str, LiveMatch] = {}  # held: followed, clocked (and the newest finished ones)
+        self._idle: OrderedDict[str, LiveMatch] = OrderedDict()  # not held: loaded on demand
+        self._watchers: dict[str, int] = {}  # match id -> watchers reading it now
+        self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
+        self.tasks: set[asyncio.Task[Any]] = set()  # clocks, bot moves and sweeps in flight
+        self.stopping = False  # the server is stopping: no stream, clock or bot move starts any more
+
+    # ------------------------------------------------------------ look-ups
+
+    def summary(self, match_id: str) -> MatchSummary:
+        found = match_summary(self.store.engine, match_id)
+        if found is None:
+            raise MatchNotFound(match_id)
+        return found
+
+    def player(self, player_id: str | None) -> PlayerPublic | None:
+        """The player ``player_id`` (None: no such player); cached, as players never change."""
+        if player_id is None:
+            return None
+        found = self._players.get(player_id)
+        if found is None:
+            found = get_player(self.store, player_id)
+            if found is not None:
+                self._players[player_id] = found
+        return found
+
+    def summary_public(self, summary: MatchSummary) -> MatchSummaryPublic:
+        """docs/API.md's match summary: the seats as players."""
+        return summary.public([self.player(p) for p in summary.seats])
+
+    def bot_of_player_id(self, player_id: str | None) -> str | None:
+        """The engine bot playing for ``player_id``, if it is a house bot."""
+        player = self.player(player_id)
+        return None if player is None else house_bot_of(player)
+
+    @staticmethod
+    def seat_of(summary: MatchSummary, caller: Caller) -> int | None:
+        if caller.player is None:
+            return None
+        for seat, player_id in enumerate(summary.seats):
+            if player_id == caller.player.id:
+                return seat
+        return None
+
+    def require_seat(self, summary: MatchSummary, caller: Caller) -> int:
+        seat = self.seat_of(summary, caller)
+        if seat is None:
+            raise NotASeat(summary.id)
+        return seat
+
+    def base_viewer(self, summary: MatchSummary, caller: Caller) -> Viewer:
+        """Who the caller is at this table while it is live: the director audits, a seat is its seat."""
+        if caller.director:
+            return AUDITOR
+        seat = self.seat_of(summary, caller)
+        return SPECTATOR if seat is None else seat
+
+    def viewer_for(self, summary: MatchSummary, caller: Caller, state: MatchState) -> Viewer:
+        if state.phase is Phase.MATCH_OVER:
+            return AUDITOR
+        return self.base_viewer(summary, caller)
+
+    # ------------------------------------------------------------ live copies
+
+    async def open(self, match_id: str, *, arm: bool = True, hold: bool = False) -> LiveMatch:
+        """The copy of ``match_id`` (loaded from the store the first time); MatchNotFound if none.
+
+        A match that needs this process (it is being played: its clock and bots, what other
+        processes append) is held live with a follower; ``arm=False`` holds it without starting
+        its clock or its bots (``recover`` starts them). A match that has not started (or was
+        annulled) is not held: its copy is idle (no follower, no clock, no poll), kept among the
+        last :data:`IDLE_KEPT` read and brought up to date from the store each time it is opened.
+        ``hold=True`` holds it all the same (a watcher waits for its events).
+        """
+        live = self.live.get(match_id)
+        if live is not None:
+            return live
+        idle = self._idle.get(match_id)
+        if idle is not None:
+            self._idle.move_to_end(match_id)
+            await self._refresh(idle)
+            live = idle
+        else:
+            live = await self._load_shared(match_id)
+        if match_id in self.live:  # held meanwhile (another request took it live)
+            return self.live[match_id]
+        if hold or live.closed or needs_holding(live):  # a finished one joins the finished kept for reads
+            self._hold(live, arm=arm)
+        elif match_id not in self._idle:
+            self._keep_idle(live)
+        return live
+
+    async def _load_shared(self, match_id: str) -> LiveMatch:
+        loading = self._loading.get(match_id)
+        if loading is not None:  # another request is loading it: share its copy
+            return await asyncio.shield(loading)
+        future: asyncio.Future[LiveMatch] = asyncio.get_running_loop().create_future()
+        self._loading[match_id] = future
+        try:
+            live = await asyncio.to_thread(self._load, match_id)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: no "never retrieved" warning when nobody else waited
+            raise
+        finally:
+            self._loading.pop(match_id, None)
+        future.set_result(live)
+        return live
+
+    def _hold(self, live: LiveMatch, *, arm: bool) -> None:
+        """Hold ``live`` live: a follower reads what other processes append; armed unless ``arm=False``."""
+        self._idle.pop(live.id, None)
+        self.live[live.id] = live
+        if not live.closed and not self.stopping and live.follower is None:
+            live.follower = asyncio.create_task(live.follow(self.store, lambda: self._changed(live)))
+            if arm:
+                self._changed(live)
+        self._forget_finished()
+
+    def _keep_idle(self, live: LiveMatch) -> None:
+        self._idle[live.id] = live
+        while len(self._idle) > IDLE_KEPT:
+            oldest = next(iter(self._idle))
+            if self._idle[oldest].lock.locked():
+                self._idle.move_to_end(oldest)
+                break
+            del self._idle[oldest]
+
+    async def _refresh(self, idle: LiveMatch) -> None:
+        """Bring an idle copy up to date: what any process appended to it, and its summary (annulled?)."""
+        head = await asyncio.to_thread(self.store.head, idle.stream)
+        if head > idle.feed_version:
+            await self.catch_up(idle)
+        summary = await asyncio.to_thread(self.summary, idle.id)
+        if summary.status == ANNULLED and not idle.annulled:
+            idle.annulled = True
+            idle.summary = dataclasses.replace(idle.summary, status=ANNULLED)
+
+    def settle(self, live: LiveMatch) -> None:
+        """``live`` moved: an idle copy that now needs this process (its match started) is held live.
+
+        If another copy of the match is held already (two requests raced), that one reads what this
+        one appended."""
+        if self.live.get(live.id) is live or not needs_holding(live):
+            return
+        held = self.live.get(live.id)
+        if held is not None:
+            self._idle.pop(live.id, None)
+            self.spawn(self.catch_up(held))
+            return
+        self._hold(live, arm=False)
+
+    @contextlib.contextmanager
+    def watched(self, live: LiveMatch) -> Iterator[None]:
+        """While a watcher reads ``live``: it is held (its events reach the watcher); an idle match goes
+        back to idle when its last watcher leaves."""
+        self._watchers[live.id] = self._watchers.get(live.id, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._watchers[live.id] - 1
+            if left:
+                self._watchers[live.id] = left
+            else:
+                del self._watchers[live.id]
+                if self.live.get(live.id) is live and not live.closed and not needs_holding(live):
+                    self._release(live)
+
+    def _release(self, live: LiveMatch) -> None:
+        del self.live[live.id]
+        if live.follower is not None:
+            live.follower.cancel()
+            live.follower = None
+        self._keep_idle(live)
+
+    def idle(self) -> int:
+        """How many idle copies are kept (at most :data:`IDLE_KEPT`)."""
+        return len(self._idle)
+
+    def _load(self, match_id: str) -> LiveMatch:
+        summary = self.summary(match_id)
+        seed = match_seed(self.store, match_id)
+        stream = match_stream(match_id)
+        state = self.snapshots.load(stream)
+        bots = {seat: bot for seat, p in enumerate(summary.seats) if (bot := self.bot_of_player_id(p))}
+        return LiveMatch(summary, None if seed is None else Dealer(seed), state, self.awaiting_at(stream, state), bots)
+
+    def awaiting_at(self, stream: str, state: MatchState) -> datetime | None:
+        """When the pending decision began: the ``at`` of the last ``awaiting`` event (None: no decision)."""
+        if state.pending.seat is None:
+            return None
+        upto = state.version
+        while upto >= 1:
+            start = max(1, upto - AWAITING_LOOKBACK + 1)
+            for stored in reversed(self.store.read(stream, start, to_seq=upto)):
+                if stored.type == EventType.AWAITING:
+                    return parse_at(stored.at)
+            upto = start - 1
+        return None
+
+    def _forget_finished(self) -> None:
+        """Finished matches need no live copy; keep the newest ``finished_kept`` of them for quick reads."""
+        finished = [m for m, live in self.live.items() if live.closed and not live.lock.locked()]
+        for match_id in finished[: max(0, len(finished) - self.finished_kept)]:
+            del self.live[match_id]
+
+    async def catch_up(self, live: LiveMatch) -> None:
+        """Read what other processes appended beyond the live copy, and take it."""
+        events = await asyncio.to_thread(self.store.read, live.stream, live.feed_version + 1)
+        live.publish(events)
+        self._changed(live)
+
+    async def open_all_live(self) -> list[LiveMatch]:
+        """Every match being played, held live (not armed: the caller arms them)."""
+        ids = await asyncio.to_thread(live_match_ids, self.store.engine)
+        return [await self.open(match_id, arm=False) for match_id in ids]
+
+    def hold_live_matches(self) -> None:
+        """From now on, every :data:`HOLD_SECONDS`: hold every live match this process does not hold
+        yet, so matches another server made (a tournament round it opened) get their clock and bots
+        here too, and go on if that server dies. (At start-up ``recover`` holds those live then.)"""
+
+        async def hold() -> None:
+            while not self.stopping:
+                await sleep(self.clock, HOLD_SECONDS)
+                try:
+                    ids = await asyncio.to_thread(live_match_ids, self.store.engine)
+                    for match_id in ids:
+                        if match_id not in self.live and not self.stopping:
+                            await self.open(match_id)
+                except UNAVAILABLE as exc:  # the database is away: look again later
+                    log.warning("holding live matches: %s", exc)
+
+        self.spawn(hold())
+
+    # ------------------------------------------------------------ background work and stopping
+
+    def spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.create_task(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def stop_watchers(self) -> None:
+        """The server starts to stop: end every open live stream now (their connections can then
+        close) and arm no clock or bot move any more; :meth:`stop` ends the rest."""
+        self.stopping = True
+        for live in self.live.values():
+            live.close()
+
+    async def stop(self) -> None:
+        """The server is stopping: end every watcher's stream, clock, bot move and follower."""
+        self.stop_watchers()
+        tasks = [*self.tasks, *(live.follower for live in self.live.values() if live.follower is not None)]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
