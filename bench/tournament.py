@@ -36,7 +36,6 @@ from __future__ import annotations
 import importlib.metadata as md
 import os
 import platform
-import random
 import secrets
 import time
 from collections import Counter
@@ -394,7 +393,7 @@ def play_alone(match: PlayedMatch) -> LocalMatch:
     """``match`` played again by the engine alone: its seed, its bots in their seats, round 1's first
     drafter white (seat 0), and the house bots' turns taken as ``MatchService`` takes them (the seat
     whose decision it is, else the first seat with a legal command, e.g. in a UNO window; each choice
-    with ``random.Random(f"{match id}:{version}")``), so it is the same match, event for event."""
+    with ``Dealer.bot_chance(match id, version, seat)``), so it is the same match, event for event."""
     local = LocalMatch(dealer=Dealer(match.seed))
     local.apply(CreateMatch(match.ruleset, commitment_of(match.seed), 0))
     local.apply(JoinSeat(0, ""))
@@ -405,7 +404,7 @@ def play_alone(match: PlayedMatch) -> LocalMatch:
         if not movers:
             raise BenchError(f"match {match.id} played alone: nobody can move at version {state.version}")
         seat = state.pending.seat if state.pending.seat in movers else movers[0]
-        rng = random.Random(f"{match.id}:{state.version}")
+        rng = local.dealer.bot_chance(match.id, state.version, seat)
         local.apply(parse_seat_command(seat, get_bot(match.bots[seat]).choose(view(state, seat), rng)))
     return local
 
@@ -620,7 +619,8 @@ def measured_text(report: Report) -> list[str]:
         " engine alone (`LocalMatch`: no store, no network, no service), one after another: each match's seed"
         " (its replay reveals it), its bots in their seats, white the first drafter, and the bots' turns taken"
         " as `MatchService` takes them (the seat whose decision it is, else the first seat with a legal command;"
-        ' each choice from `random.Random(f"{match id}:{version}")`), so the engine makes the server\'s events'
+        " each choice from `Dealer.bot_chance(match id, version, seat)`, the seed's secret chance), so the engine"
+        " makes the server's events"
         " one for one (checked). The ratios set the server's wall time and CPU beside the engine's for the"
         " same matches: what the store, the service, the HTTP server and the tournament cost on top of the"
         " rules."

@@ -1,7 +1,8 @@
-"""``unoduo audit FILE [--challenges] [--at SEQ] [--json]``: settle a dispute from a replay alone.
+"""``unoduo audit FILE [--challenges] [--at SEQ] [--bots] [--json]``: settle a dispute from a replay alone.
 
-Exit 0: verified and audited; 1: the replay fails verification (said in words); 2: unreadable
-input or an ``--at`` outside the replay.
+Exit 0: verified and audited; 1: the replay fails verification, or (``--bots``) a house-bot move
+is not the one its bot makes with its chance (said in words); 2: unreadable input or an ``--at``
+outside the replay.
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ def audit_command(
     file: Path = typer.Argument(..., help="a replay file (.jsonl) of a finished match"),
     challenges: bool = typer.Option(False, "--challenges", help="only the Wild Draw Four challenges"),
     at: int | None = typer.Option(None, "--at", help="also print the whole table just after this event (seq)"),
+    bots: bool = typer.Option(
+        False, "--bots", help="also re-derive every house-bot move from the revealed seed (docs/FAIRNESS.md)"
+    ),
     as_json: bool = typer.Option(False, "--json", help="the report as JSON, for machines"),
 ) -> None:
-    """Verify the replay, then report every Wild Draw Four challenge (and the table at --at)."""
+    """Verify the replay, then report every Wild Draw Four challenge (the table at --at, the house bots with --bots)."""
     text = read_replay(file, "audit")
     try:
-        report = audit(text, str(file), at)
+        report = audit(text, str(file), at, bots=bots)
     except ReplayUnreadable as exc:
         typer.echo(f"unoduo audit: {file}: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -36,7 +40,7 @@ def audit_command(
         typer.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         typer.echo(format_report(report, only_challenges=challenges), nl=False)
-    if not report.verification.ok:
+    if not report.ok:
         raise typer.Exit(1)
 
 

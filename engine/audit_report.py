@@ -1,6 +1,7 @@
 """What a director reads to settle a dispute: the facts of every Wild Draw Four challenge in a
-replay, and the whole table at any event (``unoduo audit``; the terminal client's audit panel
-shows the same facts from these functions).
+replay, the whole table at any event, and (``--bots``) whether every house-bot move is the one
+its bot makes with its chance from the revealed seed (``unoduo audit``; the terminal client's
+audit panel shows the same facts from these functions).
 
 Everything here is read off a replay that :func:`engine.verify.verify_replay` accepted: the
 events with their opened values, folded by the engine. Nothing is taken on trust from the
@@ -13,8 +14,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from engine import ENGINE_VERSION
 from engine.events import Event, EventType
 from engine.evolve import evolve
+from engine.house_bots import BotCheck, check_house_bots
+from engine.jsonfmt import compact
 from engine.replay import parse_replay
 from engine.rulesets import WildDrawFourCheck, WildDrawFourRule
 from engine.sealing import join
@@ -91,6 +95,12 @@ class AuditReport:
     verification: Report
     challenges: list[ChallengeFacts] = field(default_factory=list)
     table: Table | None = None
+    bots: BotCheck | None = None  # only when asked for
+
+    @property
+    def ok(self) -> bool:
+        """Verified, and (if they were checked) every house-bot move re-derived."""
+        return self.verification.ok and (self.bots is None or self.bots.ok)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -105,7 +115,18 @@ class AuditReport:
             else {"line": self.verification.line, "message": self.verification.failure},
             "challenges": [{**asdict(c), "legal": c.legal} for c in self.challenges],
             "table": None if self.table is None else asdict(self.table),
+            "bots": None if self.bots is None else _bots_dict(self.bots),
         }
+
+
+def _bots_dict(check: BotCheck) -> dict[str, Any]:
+    return {
+        "seats": {str(seat): name for seat, name in check.seats.items()},
+        "unknown": {str(seat): name for seat, name in check.unknown.items()},
+        "checked": {str(seat): count for seat, count in check.checked.items()},
+        "ok": check.ok,
+        "mismatch": None if check.mismatch is None else asdict(check.mismatch),
+    }
 
 
 def full_events(lines: Sequence[dict[str, Any]]) -> list[Event]:
@@ -192,9 +213,12 @@ def table_at(events: Sequence[Event], seq: int) -> Table:
     )
 
 
-def audit(text: str, file: str = "", at: int | None = None, receipts: Sequence[Receipt] = ()) -> AuditReport:
-    """Verify the replay, then read its challenges (and the table at ``at``). ReplayUnreadable
-    for a file that is not a replay; ValueError for an ``at`` outside the replay."""
+def audit(
+    text: str, file: str = "", at: int | None = None, receipts: Sequence[Receipt] = (), *, bots: bool = False
+) -> AuditReport:
+    """Verify the replay, then read its challenges (and the table at ``at``; with ``bots``,
+    re-derive every house-bot move). ReplayUnreadable for a file that is not a replay;
+    ValueError for an ``at`` outside the replay."""
     header, lines = parse_replay(text)
     report = AuditReport(file, header, verify_replay(text, receipts))
     if not report.verification.ok:
@@ -203,6 +227,8 @@ def audit(text: str, file: str = "", at: int | None = None, receipts: Sequence[R
     report.challenges = challenges(events)
     if at is not None:
         report.table = table_at(events, at)
+    if bots:
+        report.bots = check_house_bots(header, events)
     return report
 
 
@@ -274,4 +300,32 @@ def format_report(report: AuditReport, *, only_challenges: bool = False) -> str:
         lines += format_challenge(c, header, number)
     if report.table is not None:
         lines += format_table(report.table, header)
+    if report.bots is not None:
+        lines += format_bots(report.bots, header)
     return "\n".join(lines) + "\n"
+
+
+def format_bots(check: BotCheck, header: dict[str, Any]) -> list[str]:
+    if not check.seats and not check.unknown:
+        return [
+            "House bots: none in this replay (no seat's player id is a house bot's, bot-<name>-…): nothing to re-derive"
+        ]
+    lines = ["House bots (each move asked again of its bot, with its chance from the revealed seed):"]
+    for seat, name in check.unknown.items():
+        lines.append(f"  {_seat(header, seat)}: this engine has no bot {name!r}, so its moves are not checked")
+    for seat, name in check.seats.items():
+        every = "every move" if check.ok else "moves before the first that differs"
+        lines.append(f"  {_seat(header, seat)} is bot:{name}: {check.checked[seat]} re-derived as recorded ({every})")
+    m = check.mismatch
+    if m is not None:
+        lines += [
+            f"  DIFFERS at seq {m.seq}: {_seat(header, m.seat)} (bot:{m.bot}), deciding on the state at version {m.version},",
+            f"    sent {compact(m.recorded)}; with its chance it sends {'-' if m.derived is None else compact(m.derived)}",
+            f"    ({m.reason}; the check stops here)",
+        ]
+        written = header.get("engine")
+        if written != ENGINE_VERSION:
+            lines.append(
+                f"    this replay was written by engine {written}, this is {ENGINE_VERSION}: a bot changed since differs too"
+            )
+    return lines

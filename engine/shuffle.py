@@ -3,14 +3,21 @@
 The Decider never draws randomness itself: every deck order comes from a :class:`Dealer`
 passed in by the caller, computed from the server seed and the players' entropy. An auditor
 with the revealed seed recomputes every shuffle with :func:`shuffle_ids`.
+
+The house bots' chance comes from the same secret: :meth:`Dealer.bot_chance` is a
+``random.Random`` whose every draw is read from an HMAC stream keyed by the server seed
+(docs/FAIRNESS.md "House bots' chance"), so nobody can foresee a bot's choice while the match is
+live, and anybody can re-derive it once the seed is revealed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 
 def commitment_of(server_seed: bytes) -> str:
@@ -73,6 +80,52 @@ def recycle_label(round_number: int, m: int) -> str:
     return f"round:{round_number}:recycle:{m}"
 
 
+def bot_chance_label(match_id: str, version: int, seat: int) -> str:
+    """The stream of the house bot in ``seat`` deciding on the state at ``version`` of ``match_id``.
+
+    Keyed by the bare server seed, unlike the shuffles: its messages start ``house-bot:``, so they
+    never coincide with a seal salt's ``seal:…`` (the other HMAC under that key). The version and
+    seat are integers, so the message names one (match, version, seat, block) only.
+    """
+    return f"house-bot:{match_id}:{version}:{seat}"
+
+
+class ChanceRandom(random.Random):
+    """A ``random.Random`` with no Mersenne Twister behind it: every draw is read from a :class:`RandomStream`.
+
+    ``choice``, ``randrange``, ``shuffle`` and ``sample`` pick with the stream's ``below(n)`` (the
+    shuffle's own rejection rule); ``getrandbits(k)`` reads ceil(k/8) bytes big-endian and keeps
+    the top k bits; ``random()`` is ``getrandbits(53) / 2**53``. It cannot be re-seeded or
+    have its state saved: the stream is the whole state.
+    """
+
+    def __init__(self, stream: RandomStream) -> None:
+        self._stream = stream
+        super().__init__()
+
+    def seed(self, a: object = None, version: int = 2) -> None:
+        if a is not None:  # random.Random.__init__ calls seed(None): that one is a no-op
+            raise TypeError("a ChanceRandom reads its stream: it cannot be re-seeded")
+
+    def getstate(self) -> NoReturn:
+        raise NotImplementedError("a ChanceRandom reads its stream: it has no state to save")
+
+    def setstate(self, state: object) -> NoReturn:
+        raise NotImplementedError("a ChanceRandom reads its stream: it has no state to restore")
+
+    def _randbelow(self, n: int) -> int:
+        return self._stream.below(n)
+
+    def getrandbits(self, k: int) -> int:
+        if k < 0:
+            raise ValueError("number of bits must be non-negative")
+        size = (k + 7) // 8
+        return int.from_bytes(self._stream.read(size), "big") >> (8 * size - k)
+
+    def random(self) -> float:
+        return self.getrandbits(53) * 2.0**-53
+
+
 @dataclass(frozen=True)
 class Dealer:
     """Everything random a match needs, computed from the secret server seed.
@@ -103,3 +156,12 @@ class Dealer:
 
     def recycle(self, entropies: Sequence[str], round_number: int, m: int, ids: Iterable[int]) -> tuple[int, ...]:
         return shuffle_ids(sorted(ids), self.key(entropies), recycle_label(round_number, m))
+
+    def bot_chance(self, match_id: str, version: int, seat: int) -> random.Random:
+        """The chance a house bot in ``seat`` is handed to decide on the state at ``version``.
+
+        Its draws are the bytes HMAC-SHA256(server_seed, f"house-bot:{match_id}:{version}:{seat}:{i}")
+        for i = 0, 1, …: secret until the seed is revealed, the same for every process and every
+        repeat of the same decision.
+        """
+        return ChanceRandom(RandomStream(self.server_seed, bot_chance_label(match_id, version, seat)))

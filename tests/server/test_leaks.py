@@ -16,6 +16,9 @@ live, then attacks:
 
 Afterwards the director's replay supplies the truth, so the test also checks the attacker's
 collection really did contain hidden information to attack (a test that cannot fail is no test).
+
+The house bots' chance has an attacker of its own, who knows the bots' code and tries to predict
+their moves from public data: tests/server/test_bot_chance_leak.py.
 """
 
 from __future__ import annotations
