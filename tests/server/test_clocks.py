@@ -20,6 +20,7 @@ from engine.jsonfmt import AT_FORMAT
 from engine.replay import parse_replay
 from engine.verify import verify_replay
 from server.app import make_app
+from server.services.matches import MatchService
 from server.settings import Settings
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import ok, register
@@ -190,3 +191,25 @@ def test_a_seat_that_moves_resets_its_count_and_its_clock(
             clock.advance(1.0)  # the other seat's clock runs out: its default action passes the turn
         time.sleep(0.02)
     raise AssertionError("the seat never had its turn back")
+
+
+def test_a_clock_that_fires_early_waits_for_the_rest_and_does_not_time_out(
+    app_client: Callable[[], TestClient], clock: ManualClock
+) -> None:
+    """The loop's timer is another clock than the events' ``at``: fired before the deadline, the
+    clock applies nothing and arms itself again for what is left (plus a small margin)."""
+    client = app_client()
+    match_id, ada, bob = human_match(client, move_seconds=30)
+    ok(client.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
+    version = ok(client.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "b"}))["view"]["version"]
+    matches: MatchService = client.app.state.matches  # type: ignore[attr-defined]
+    live = matches._live[match_id]
+    deadline = live.deadline
+    assert deadline is not None
+    clock.advance(10)
+    assert client.portal.call(matches.clocks.time_out, live, version) is False  # type: ignore[union-attr]
+    assert not of_type(events(client, match_id), "timed_out")
+    margin = [t.due - deadline for t in clock.pending()]  # the first timer, at the deadline, is pending too
+    assert any(timedelta(milliseconds=1) < m < timedelta(milliseconds=10) for m in margin), margin
+    advance_until(clock, lambda: bool(of_type(events(client, match_id), "timed_out")), step=5.0)
+    assert of_type(events(client, match_id), "timed_out")[0]["data"]["count"] == 1
