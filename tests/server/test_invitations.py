@@ -129,3 +129,23 @@ def test_an_invitation_nobody_started_expires_and_cannot_be_joined(client: TestC
     rebuild(engine)
     assert read_rows(engine) == before
     assert invite(client, ada_headers, bob).status_code == 201  # expired ones are not open any more
+
+
+def test_a_watcher_holds_an_unstarted_match_while_it_watches_and_sees_it_start(client: TestClient) -> None:
+    _, ada = register(client, "ada")
+    bob, bob_headers = register(client, "bob")
+    matches = service(client)
+    quiet = ok(invite(client, ada, bob), 201)["id"]
+    with client.websocket_connect(f"/api/matches/{quiet}/ws?since=0") as ws:
+        assert ws.receive_json()["type"] == "event"  # the match's first event: the feed is open
+        assert list(matches._live) == [quiet]
+    poll(lambda: quiet not in matches._live)  # the last watcher left: idle again, its follower gone
+    match_id = ok(invite(client, ada, bob), 201)["id"]
+    with client.websocket_connect(f"/api/matches/{match_id}/ws?since=0") as ws:
+        first = ws.receive_json()
+        ok(client.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
+        ok(client.post(f"/api/matches/{match_id}/join", headers=bob_headers, json={"entropy": "b"}))
+        seen = [first]
+        while not any(m.get("event", {}).get("type") == "round_started" for m in seen):
+            seen.append(ws.receive_json())
+    assert match_id in matches._live  # started: held live from now on
