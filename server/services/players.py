@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
 from dataclasses import dataclass
 
 from engine.bots import BOT_PREFIX, UnknownBotError, bot_names, normalize_bot_name
+from engine.house_bots import house_bot_of_id
 from server.names import NameRefused, check_name
 from server.services.errors import Malformed
 from server.store.event_store import EventStore
 from server.store.models import PlayerPublic
 from server.store.players import get_player, new_player_id, new_token, player_by_token, register_player
 from server.store.secrets import is_director_token
-
-# ``bot-NAME-1``: the house bot for casual matches; ``bot-NAME-<tournament>-<n>``: a tournament's entry.
-HOUSE_BOT_RE = re.compile(r"bot-([a-z0-9_]+)-(?:[0-9a-f]{16}-)?[0-9]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +85,7 @@ def house_bot_of(player: PlayerPublic) -> str | None:
     """The engine bot that plays for ``player`` if it is a house bot, else None."""
     if player.kind != "bot":
         return None
-    found = HOUSE_BOT_RE.fullmatch(player.id)
-    return found.group(1) if found else None
+    return house_bot_of_id(player.id)  # bot-NAME-1, or bot-NAME-<tournament>-<n> for a tournament's entry
 
 
 def ensure_house_bot(store: EventStore, entry: str) -> PlayerPublic:

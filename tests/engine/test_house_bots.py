@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from cli.main import app
 from engine.audit_report import audit
 from engine.bots import get_bot
-from engine.house_bots import HOUSE_BOT_ID, house_bot_of_id, house_bot_seats
+from engine.house_bots import house_bot_of_id, house_bot_seats
 from engine.match import LocalMatch
 from engine.replay import replay_text
 from engine.rulesets import CLASSIC_2P, UNO_DUO, Ruleset
@@ -64,10 +64,6 @@ def test_the_house_bot_ids_the_server_gives_name_their_bot() -> None:
     for other in ("p_0123456789abcdef", "bot:random", "bot-random", "random-1", "", None, 7):
         assert house_bot_of_id(other) is None
     assert house_bot_seats(["bot-random-1", "bot-nosuch-1"]) == ({0: "random"}, {1: "nosuch"})
-    # The server's own pattern is the same one (server.services.players).
-    from server.services.players import HOUSE_BOT_RE
-
-    assert HOUSE_BOT_RE.pattern == HOUSE_BOT_ID.pattern
 
 
 @pytest.mark.parametrize(("bot", "ruleset"), [("random", UNO_DUO), ("random", CLASSIC_2P), ("greedy", UNO_DUO)])
