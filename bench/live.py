@@ -21,10 +21,10 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
+from bench.commands import with_color
 from bench.report import BENCHMARKS_MD, cpu_model, section_head, write_docs_section
 from engine.bots import get_bot
 from engine.match import LocalMatch
@@ -36,7 +36,6 @@ from server.settings import Settings
 from server.store.event_store import EventStore
 
 SECTION = "## Live service (in one process)"
-WILDS = ("W", "W+4")
 
 
 @dataclass(frozen=True)
@@ -48,13 +47,6 @@ class LiveFigures:
     @property
     def ratio(self) -> float:
         return self.service_us / self.engine_us
-
-
-def _with_color(command: dict[str, Any]) -> dict[str, Any]:
-    out = dict(command)
-    if out["type"] == "color" or (out["type"] == "play" and out.get("card") in WILDS):
-        out["color"] = "red"
-    return out
 
 
 async def _service_run(matches: int, commands: int, folder: Path) -> tuple[int, float]:
@@ -89,7 +81,7 @@ async def _service_run(matches: int, commands: int, folder: Path) -> tuple[int, 
                 if not legal:  # cannot happen with the bot answering in the same chain; never spin
                     await asyncio.sleep(0)
                     continue
-                command = _with_color(rng.choice(legal))
+                command = with_color(rng.choice(legal))
                 await service.command_version(match_id, caller, f"c{state.version}", state.version, command)
                 done += 1
 
@@ -122,7 +114,7 @@ def _engine_run(commands: int) -> float:
             state = match.state
             mine = legal_commands(state, 0)
             if mine:
-                match.act(0, _with_color(rng.choice(mine)))
+                match.act(0, with_color(rng.choice(mine)))
                 done += 1
                 continue
             if legal_commands(state, 1):

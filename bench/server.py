@@ -60,12 +60,8 @@ import platform
 import random
 import resource
 import secrets
-import signal
-import socket
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -78,16 +74,15 @@ from rich.table import Table
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from bench.commands import first_legal
+from bench.launch import DEFAULT_POSTGRES_URL, STOP_SECONDS, BenchError, ServerProcess, database
+from bench.progress import STALL_SECONDS
 from bench.report import BENCHMARKS_MD, cpu_model, section_head, write_docs_section
 
 SECTION = "## Server"
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-WILDS = frozenset({"W", "W+4"})
-COLOR = "red"
-STARTUP_SECONDS = 60.0
-GRACE_SECONDS = 10.0  # after --seconds, how long an outstanding command's answer is awaited
-IDLE_SECONDS = 15.0  # no event for this long while waiting for one: the match is stuck (an error)
+# A phase is timed (--seconds): these are not budgets but stall windows, long enough for a loaded machine.
+GRACE_SECONDS = STALL_SECONDS  # after --seconds, how long an outstanding command's answer is awaited
+IDLE_SECONDS = STALL_SECONDS  # no event for this long while waiting for one: the match is stuck (an error)
 CONNECT_AT_ONCE = 25  # sockets opened concurrently while a phase is set up
 
 # the targets, beside the figures
@@ -108,10 +103,6 @@ HTTP_PACED = "HTTP POST, paced"
 
 def crowded_name(spectators: int) -> str:
     return f"WebSocket, paced + {spectators} spectators"
-
-
-class BenchError(RuntimeError):
-    """The server misbehaved (did not start, answered a setup request wrongly): the run stops."""
 
 
 # ---------------------------------------------------------------- figures
@@ -209,113 +200,7 @@ class Report:
         return next((p for p in self.phases if p.name == name), None)
 
 
-# ---------------------------------------------------------------- the server process
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@contextlib.contextmanager
-def database(kind: str, postgres_url: str) -> Iterator[str]:
-    """A fresh database for the server: a SQLite file in a temporary directory, or a new PostgreSQL schema."""
-    if kind == "sqlite":
-        with TemporaryDirectory(prefix="unoduo-bench-server-") as tmp:
-            yield f"sqlite:///{tmp}/bench.sqlite3"
-        return
-    import sqlalchemy
-    from sqlalchemy import make_url, text
-
-    schema = f"unoduo_bench_server_{os.getpid()}_{secrets.token_hex(3)}"
-    admin = sqlalchemy.create_engine(postgres_url, pool_size=1)
-    try:
-        with admin.begin() as conn:
-            conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-        in_schema = make_url(postgres_url).update_query_dict({"options": f"-csearch_path={schema}"})
-        yield in_schema.render_as_string(hide_password=False)
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-        admin.dispose()
-
-
-class ServerProcess:
-    """``python -m cli.main serve`` on a free loopback port; its output goes to a log file."""
-
-    def __init__(self, db_url: str, log_path: Path, extra_env: Mapping[str, str] | None = None) -> None:
-        self.db_url = db_url
-        self.log_path = log_path
-        self.extra_env = dict(extra_env or {})  # more UNODUO_… settings (e.g. the director's token)
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen[bytes] | None = None
-        self.returncode: int | None = None
-
-    def log_tail(self, lines: int = 30) -> str:
-        try:
-            text = self.log_path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return ""
-        return "\n".join(text.splitlines()[-lines:])
-
-    def start(self) -> None:
-        # Registrations unlimited: the bench registers every player from one address at once.
-        env = {
-            **os.environ,
-            "UNODUO_BOT_THINK_SECONDS": "0",
-            "UNODUO_REGISTER_PER_MINUTE": "0",
-            "PYTHONUNBUFFERED": "1",
-        }
-        env.pop("UNODUO_DATABASE_URL", None)  # --db says which
-        env.update(self.extra_env)
-        argv = [sys.executable, "-m", "cli.main", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
-        with self.log_path.open("wb") as log:
-            self.process = subprocess.Popen(
-                [*argv, "--db", self.db_url], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
-            )
-        deadline = time.monotonic() + STARTUP_SECONDS
-        announced = False
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise BenchError(f"the server exited early (code {self.process.returncode}):\n{self.log_tail()}")
-            if not announced:
-                announced = "unoduo server on http://" in self.log_tail(200)
-            else:
-                try:
-                    if httpx.get(f"{self.base}/api", timeout=2.0).status_code == 200:
-                        return
-                except httpx.TransportError:
-                    pass
-            time.sleep(0.1)
-        raise BenchError(f"the server did not answer GET /api within {STARTUP_SECONDS:.0f} s:\n{self.log_tail()}")
-
-    def stop(self) -> None:
-        """SIGINT (Ctrl-C), as an operator stops it; killed if it is still running after 15 s."""
-        process = self.process
-        if process is None or process.poll() is not None:
-            self.returncode = process.returncode if process else None
-            return
-        process.send_signal(signal.SIGINT)
-        try:
-            self.returncode = process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-            self.returncode = None  # it had to be killed
-
-
 # ---------------------------------------------------------------- the client
-
-
-def choose(legal: list[dict[str, Any]]) -> dict[str, Any]:
-    """The first legal command, with a colour where one is needed (a wild, ``color``)."""
-    command = dict(legal[0])
-    if command.get("type") == "color" or (command.get("type") == "play" and command.get("card") in WILDS):
-        command.setdefault("color", COLOR)
-    return command
 
 
 def _summary(response: httpx.Response, what: str) -> str:
@@ -562,7 +447,7 @@ async def _play_ws(
                 match.sent_at[expected + 1] = sent = time.perf_counter()
                 message = {"type": "command", "command_id": command_id, "expected_version": expected}
                 try:
-                    await ws.send(json.dumps({**message, "command": choose(current["legal"])}))
+                    await ws.send(json.dumps({**message, "command": first_legal(current["legal"])}))
                 except ConnectionClosed as closed:
                     # The match ended while this player decided on a view its socket had not caught
                     # up with (a catch or a challenge is legal on the bot's turn; the bot's last card
@@ -655,7 +540,7 @@ async def _play_http(
             continue
         idle_since = None
         expected = current["version"]
-        body = {"command_id": f"c{n}", "expected_version": expected, "command": choose(current["legal"])}
+        body = {"command_id": f"c{n}", "expected_version": expected, "command": first_legal(current["legal"])}
         n += 1
         match.sent_at[expected + 1] = sent = time.perf_counter()
         status, content = await http.request("POST", f"/api/matches/{match.id}/commands", match.player.headers, body)
@@ -843,7 +728,10 @@ def _event_loop_name() -> str:
 
 
 def run_bench(options: Options, log: Callable[[str], None]) -> Report:
-    with database(options.db, options.postgres_url) as url, TemporaryDirectory(prefix="unoduo-bench-log-") as tmp:
+    with (
+        database(options.db, options.postgres_url, "unoduo_bench_server") as url,
+        TemporaryDirectory(prefix="unoduo-bench-log-") as tmp,
+    ):
         server = ServerProcess(url, Path(tmp) / "server.log")
         log(f"starting unoduo serve on {server.base} ({options.db})…")
         try:
@@ -855,7 +743,9 @@ def run_bench(options: Options, log: Callable[[str], None]) -> Report:
             tail = server.log_tail(40)
     facts = machine_facts(options)
     if server.returncode != 0:
-        facts.append(f"the server did NOT stop cleanly on SIGINT: exit {server.returncode} (None: killed after 15 s)")
+        facts.append(
+            f"the server did NOT stop cleanly on SIGINT: exit {server.returncode} (None: killed after {STOP_SECONDS:g} s)"
+        )
     return Report(options, noop, phases, facts, tail, server.returncode)
 
 

@@ -4,7 +4,7 @@ The issue's bar: "a tournament's worth of concurrent bot matches plus spectators
 minutes: 0 errors, memory flat (RSS at the end within 10% of after warm-up), no file descriptor
 growth, ``unoduo db verify`` clean afterwards".
 
-One real ``unoduo serve`` (``bench.server.ServerProcess``: loopback, a fresh SQLite file or a
+One real ``unoduo serve`` (``bench.launch.ServerProcess``: loopback, a fresh SQLite file or a
 throw-away PostgreSQL schema) carries three loads at once, as a club evening would:
 
 - **a tournament**: a round-robin of ``bots`` house-bot entries run by the server itself, with
@@ -55,19 +55,15 @@ import httpx
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
+from bench.launch import DEFAULT_POSTGRES_URL, ROOT, BenchError, ServerProcess, database
 from bench.server import (
-    DEFAULT_POSTGRES_URL,
-    ROOT,
-    BenchError,
     Client,
     CpuMeter,
     Match,
     PhaseResult,
     Player,
-    ServerProcess,
     _play_ws,
     _run_async,
-    database,
     thinker,
 )
 from bench.tournament import check as check_tournament
@@ -548,7 +544,10 @@ def run_soak(options: Options, log: Log) -> Report:
     }
     if options.finished_kept is not None:
         extra["UNODUO_FINISHED_MATCHES_KEPT"] = str(options.finished_kept)
-    with database(options.db, options.postgres_url) as db_url, TemporaryDirectory(prefix="unoduo-soak-") as tmp:
+    with (
+        database(options.db, options.postgres_url, "unoduo_soak") as db_url,
+        TemporaryDirectory(prefix="unoduo-soak-") as tmp,
+    ):
         server = ServerProcess(db_url, Path(tmp) / "server.log", extra)
         log(f"starting unoduo serve on {options.db} …")
         server.start()
@@ -557,12 +556,7 @@ def run_soak(options: Options, log: Log) -> Report:
         finally:
             server.stop()
             report.server_exit = server.returncode
-            text = server.log_path.read_text(encoding="utf-8", errors="replace")
-            if "Traceback" in text:
-                at = text.index("Traceback")
-                report.errors.append(f"the server logged a traceback:\n{text[max(0, at - 300) : at + 1500]}")
-            if " 500 Internal Server Error" in text:
-                report.errors.append("the server answered 500 (see its log)")
+            report.errors += server.log_problems()
         log("unoduo db verify …")
         report.verify_ok, report.verify_output = db_verify(db_url)
     return report

@@ -2,17 +2,22 @@
 
 Each command checks its options and hands over; the harness is imported only when a benchmark
 runs, so every other ``unoduo`` command starts without it (and without the store).
+
+The harness ships with the source, not in the wheel (it starts servers, writes docs/BENCHMARKS.md
+and reads ``replays/`` of the checkout): :func:`need_harness` finds it in the source checkout the
+command runs from (an editable install, or ``python -m cli.main`` there), and otherwise says so
+and exits 1 instead of failing with an import error.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
 
 import typer
 
-from bench.report import ENGINE_SECTION, STORE_SECTION
 from cli.db_guard import guarded
 from engine.rulesets import RULESETS, get_ruleset
 
@@ -24,6 +29,31 @@ bench_app = typer.Typer(
 )
 
 
+NOT_INSTALLED = (
+    "unoduo bench {command}: the benchmark harness (the bench package) is not installed: it ships with the"
+    " source, not the wheel. Run it from a source checkout: git clone the project, then"
+    " pip install -e '.[test,bench]' and run unoduo bench there."
+)
+
+
+def need_harness(command: str) -> None:
+    """Make ``bench`` importable or exit 1 saying why: it is on the path already, or it stands beside
+    ``cli/`` in the source checkout this command runs from (an editable install maps only the
+    packages the wheel ships)."""
+    try:
+        if importlib.util.find_spec("bench.report") is not None:
+            return
+    except ModuleNotFoundError:  # no package named bench at all
+        pass
+    checkout = Path(__file__).resolve().parents[1]
+    if (checkout / "bench" / "report.py").is_file():
+        sys.path.insert(0, str(checkout))
+        importlib.invalidate_caches()
+        return
+    typer.echo(NOT_INSTALLED.format(command=command), err=True)
+    raise typer.Exit(1)
+
+
 def _command_line(fallback: str) -> str:
     return "unoduo " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else fallback
 
@@ -33,9 +63,7 @@ def engine(
     seconds: float = typer.Option(10.0, "--seconds", help="about how long each of our measures and RLCard's run"),
     ruleset: str = typer.Option("uno-duo", "--ruleset", help=f"one of {', '.join(RULESETS)}"),
     seed: int = typer.Option(1, "--seed", help="seeds the matches and the random choices"),
-    write_docs: bool = typer.Option(
-        False, "--write-docs", help=f"update the '{ENGINE_SECTION}' section of docs/BENCHMARKS.md"
-    ),
+    write_docs: bool = typer.Option(False, "--write-docs", help="update its section of docs/BENCHMARKS.md"),
 ) -> None:
     """Engine: random self-play actions/s and rounds/s, fold events/s; a ratio of RLCard's UNO core."""
     if not seconds > 0 or seconds > 3600:
@@ -46,6 +74,7 @@ def engine(
     except ValueError as exc:
         typer.echo(f"unoduo bench engine: {exc}", err=True)
         raise typer.Exit(2) from None
+    need_harness("engine")
     from bench.engine import run_and_report
 
     command = _command_line(
@@ -63,9 +92,7 @@ def store(
         os.environ.get("UNODUO_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL),
         help="PostgreSQL server to use (a throw-away schema is created and dropped)",
     ),
-    write_docs: bool = typer.Option(
-        False, "--write-docs", help=f"update the '{STORE_SECTION}' section of docs/BENCHMARKS.md"
-    ),
+    write_docs: bool = typer.Option(False, "--write-docs", help="update its section of docs/BENCHMARKS.md"),
 ) -> None:
     """Event store: commands appended per second with 1, 4, 16 writers, beside a raw batched insert."""
     choices = {"sqlite": ["sqlite"], "postgres": ["postgres"], "both": ["sqlite", "postgres"]}
@@ -79,12 +106,10 @@ def store(
     except ValueError:
         typer.echo("unoduo bench store: --writers must be positive whole numbers, e.g. 1,4,16", err=True)
         raise typer.Exit(2) from None
+    need_harness("store")
     from bench.store import run_and_report
 
     guarded("unoduo bench store", lambda: run_and_report(choices[db], seconds, counts, postgres_url, write_docs))
-
-
-SERVER_SECTION = "## Server"  # bench.server.SECTION; named here so the help needs no harness import
 
 
 def _server_postgres_url() -> str:
@@ -101,6 +126,7 @@ def live(
     ),
 ) -> None:
     """The live path in one process, no network: CPU per command through MatchService, against the engine alone."""
+    need_harness("live")
     from bench.live import run_and_report as run_live
 
     command = _command_line(f"unoduo bench live --matches {matches} --commands {commands} --write-docs")
@@ -140,9 +166,7 @@ def server(
         "--postgres-url",
         help="PostgreSQL server for --db postgres (default: UNODUO_DATABASE_URL if PostgreSQL, else UNODUO_TEST_POSTGRES_URL)",
     ),
-    write_docs: bool = typer.Option(
-        False, "--write-docs", help=f"update the '{SERVER_SECTION}' section of docs/BENCHMARKS.md"
-    ),
+    write_docs: bool = typer.Option(False, "--write-docs", help="update its section of docs/BENCHMARKS.md"),
 ) -> None:
     """Live server: capacity (commands/s at saturation, against a no-op route), then round trips and delivery at a paced load."""
     if db not in ("sqlite", "postgres"):
@@ -158,7 +182,9 @@ def server(
     if not rate > 0 or rate > 1_000_000:
         typer.echo("unoduo bench server: --rate must be more than 0 and at most 1000000", err=True)
         raise typer.Exit(2)
-    from bench.server import BenchError, Options, run_and_report
+    need_harness("server")
+    from bench.launch import BenchError
+    from bench.server import Options, run_and_report
 
     options = Options(
         matches=matches,
@@ -182,9 +208,6 @@ def server(
         raise typer.Exit(1) from None
 
 
-TOURNAMENT_SECTION = "## Tournament"  # bench.tournament.SECTION; named here so the help needs no harness import
-
-
 @bench_app.command("tournament")
 def tournament(
     players: int = typer.Option(16, "--players", min=2, max=64, help="bot entries of the round-robin"),
@@ -200,17 +223,19 @@ def tournament(
         "--postgres-url",
         help="PostgreSQL server for --db postgres (default: UNODUO_DATABASE_URL if PostgreSQL, else UNODUO_TEST_POSTGRES_URL)",
     ),
-    timeout: float = typer.Option(600.0, "--timeout", help="at most how many seconds the tournament may take"),
-    write_docs: bool = typer.Option(
-        False, "--write-docs", help=f"update the '{TOURNAMENT_SECTION}' section of docs/BENCHMARKS.md"
+    stall: float | None = typer.Option(
+        None,
+        "--stall",
+        help="fail if no pairing is decided for this many seconds (stuck; default 180); no limit on the whole run",
     ),
+    write_docs: bool = typer.Option(False, "--write-docs", help="update its section of docs/BENCHMARKS.md"),
 ) -> None:
     """A whole round-robin of house bots through a real server: wall time (target < 60 s for 16 bots to 200), against the engine alone."""
     if db not in ("sqlite", "postgres"):
         typer.echo("unoduo bench tournament: --db must be sqlite or postgres", err=True)
         raise typer.Exit(2)
-    if not timeout > 0 or timeout > 86_400:
-        typer.echo("unoduo bench tournament: --timeout must be more than 0 and at most 86400", err=True)
+    if stall is not None and (not stall > 0 or stall > 86_400):
+        typer.echo("unoduo bench tournament: --stall must be more than 0 and at most 86400", err=True)
         raise typer.Exit(2)
     from engine.bots import UnknownBotError, normalize_bot_name
 
@@ -221,13 +246,14 @@ def tournament(
     except UnknownBotError as exc:
         typer.echo(f"unoduo bench tournament: {exc}", err=True)
         raise typer.Exit(2) from None
-    from bench.server import BenchError
+    need_harness("tournament")
+    from bench.launch import BenchError
     from bench.tournament import Options as TournamentOptions
     from bench.tournament import run_and_report as run_tournament
 
-    options = TournamentOptions(
-        players=players, bots=names, target=target, db=db, postgres_url=postgres_url, timeout=timeout
-    )
+    options = TournamentOptions(players=players, bots=names, target=target, db=db, postgres_url=postgres_url)
+    if stall is not None:
+        options.stall = stall
     command = _command_line(
         f"unoduo bench tournament --players {players} --bots {','.join(names)}"
         + (f" --target {target}" if target is not None else "")
@@ -262,6 +288,7 @@ def replay(
     ),
 ) -> None:
     """unoduo verify and unoduo audit on a whole match, each as a fresh process, beyond the interpreter's start-up."""
+    need_harness("replay")
     from bench.replay_tools import run_and_report as run_replay
 
     _require_replay("replay", file)
@@ -281,6 +308,7 @@ def scrub(
     ),
 ) -> None:
     """The replay scrubber: every jump of its core, and keys on its screen under Pilot; against a fold from the start."""
+    need_harness("scrub")
     from bench.scrub import run_and_report as run_scrub
 
     _require_replay("scrub", file)
@@ -321,13 +349,15 @@ def chaos(
     if outage not in ("restart", "terminate"):
         typer.echo("unoduo bench chaos: --outage must be restart or terminate", err=True)
         raise typer.Exit(2)
-    from bench.chaos import ChaosError, options_for, print_report, run_chaos
+    need_harness("chaos")
+    from bench.chaos import options_for, print_report, run_chaos
+    from bench.launch import BenchError
 
     options = options_for(db, quick, kills, postgres_url, outage, outages, seed)
     options.workdir = keep
     try:
         report = run_chaos(options, typer.echo)
-    except ChaosError as exc:
+    except BenchError as exc:
         typer.echo(f"unoduo bench chaos: {exc}", err=True)
         raise typer.Exit(1) from None
     print_report(report, typer.echo)
@@ -358,7 +388,8 @@ def soak(
     if db not in ("sqlite", "postgres"):
         typer.echo("unoduo bench soak: --db must be sqlite or postgres", err=True)
         raise typer.Exit(2)
-    from bench.server import BenchError
+    need_harness("soak")
+    from bench.launch import BenchError
     from bench.soak import Options, machine_line, print_report, run_soak
 
     options = Options.quick() if quick else Options()

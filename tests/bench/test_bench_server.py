@@ -12,7 +12,6 @@ from bench.server import (
     SECTION,
     Options,
     PhaseResult,
-    choose,
     markdown,
     percentile,
     rows,
@@ -42,11 +41,12 @@ def test_a_tiny_run_measures_capacity_then_latency_at_a_paced_load(tmp_path: Pat
         assert phase.commands > 0 and phase.rate > 0 and phase.seconds > 0
         assert len(phase.round_trips) == phase.commands
         assert phase.match0_round_trips and phase.deliveries  # match 0 is the watched one
-        assert all(0 < t < 30 for t in phase.round_trips + phase.deliveries)
+        assert all(t > 0 for t in phase.round_trips + phase.deliveries)
     saturated, paced = report.phases[0], report.phases[2]
     assert saturated.pace is None and paced.pace == 20 and paced.think == 0.1
-    # the think time holds the paced players back: at most about 2 / 0.05 s = 40 commands/s, far below saturation
-    assert paced.rate < 45 < saturated.rate
+    # the think time holds the paced players back: at most 2 players / 0.05 s = 40 commands/s, however fast
+    # the machine (no bound on saturation's rate: a loaded machine makes it slower, and that is no failure)
+    assert paced.rate <= 2 / 0.05 * 1.05
     crowded = report.phases[4]
     assert crowded.spectators == 2 and crowded.pace == 20 and crowded.crowd_deliveries and crowded.crowd_messages > 0
 
@@ -77,17 +77,6 @@ def test_a_paced_phase_below_the_offered_rate_did_not_keep_up() -> None:
     assert phase.think == 0.1 and phase.kept_up is False
     assert PhaseResult("x", "ws", matches=100, pace=1000, commands=9500, seconds=10).kept_up is True
     assert PhaseResult("x", "ws", matches=100, commands=9500, seconds=10).kept_up is None
-
-
-def test_the_first_legal_command_gets_a_colour_when_it_needs_one() -> None:
-    assert choose([{"type": "play", "card": "W+4"}, {"type": "draw"}]) == {
-        "type": "play",
-        "card": "W+4",
-        "color": "red",
-    }
-    assert choose([{"type": "color"}]) == {"type": "color", "color": "red"}
-    assert choose([{"type": "play", "card": "R5"}]) == {"type": "play", "card": "R5"}
-    assert choose([{"type": "uno"}, {"type": "draw"}]) == {"type": "uno"}
 
 
 def test_percentiles_are_nearest_rank() -> None:

@@ -13,7 +13,7 @@ from cli.main import app
 
 
 def test_a_tiny_round_robin_is_timed_checked_and_played_again_by_the_engine(tmp_path: Path) -> None:
-    options = Options(players=4, target=30, poll=0.05, timeout=120)
+    options = Options(players=4, target=30, poll=0.05)
     report = run_bench(options, lambda _: None)
 
     assert report.server_exit == 0, report.server_log_tail
@@ -145,7 +145,7 @@ def test_bad_options_are_refused() -> None:
     assert runner.invoke(app, ["bench", "tournament", "--bots", "random,nobody"]).exit_code == 2
     assert runner.invoke(app, ["bench", "tournament", "--bots", ","]).exit_code == 2
     assert runner.invoke(app, ["bench", "tournament", "--target", "0"]).exit_code == 2
-    assert runner.invoke(app, ["bench", "tournament", "--timeout", "0"]).exit_code == 2
+    assert runner.invoke(app, ["bench", "tournament", "--stall", "0"]).exit_code == 2
 
 
 def test_the_command_runs_a_tiny_tournament_and_exits_zero() -> None:

@@ -14,6 +14,8 @@ from typing import IO
 
 import httpx
 
+from bench.progress import STALL_SECONDS
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -58,7 +60,10 @@ def serve(
         )
 
 
-def wait_until_up(base: str, process: subprocess.Popen[str], seconds: float = 30.0) -> None:
+def wait_until_up(base: str, process: subprocess.Popen[str], seconds: float = STALL_SECONDS) -> None:
+    """Wait until the server answers; a process that exits fails at once. ``seconds`` is a cap
+    whose expiry is a clear failure (a server that neither answers nor exits), not a budget: a
+    loaded machine can take tens of seconds to start one (CI saw more than 30)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         assert process.poll() is None, f"the server exited early: {process.communicate()}"
@@ -68,7 +73,7 @@ def wait_until_up(base: str, process: subprocess.Popen[str], seconds: float = 30
         except httpx.TransportError:
             pass
         time.sleep(0.1)
-    raise AssertionError("the server did not come up")
+    raise AssertionError(f"the server neither answered nor exited in {seconds:g} s")
 
 
 def stop(process: subprocess.Popen[str]) -> str:

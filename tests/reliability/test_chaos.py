@@ -8,6 +8,7 @@ cluster stopped hard and started again, or, where none can be started here, the 
 connections terminated over and over). Nothing a client was answered may be lost, nothing applied
 twice, no request answered 500, and every tournament finishes with standings that add up
 (``bench.chaos`` checks all of it; docs/RELIABILITY-chaos.md has the figures of the full runs).
+The run waits on progress, never on a time budget: a loaded machine makes it slower, not failed.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ import pytest
 from bench.chaos import Report, options_for, private_cluster_possible, run_chaos, server_error
 from tests.cli.serving import ROOT
 from tests.server.store.helpers import PG_URL
+
+# Not a budget: the run fails by itself when nothing moves for bench.progress.STALL_SECONDS, however
+# slow the machine; this only stops a hung harness from holding CI for ever.
+HANG_SECONDS = 3600
 
 
 def _check(report: Report, kills: int) -> None:
@@ -45,7 +50,7 @@ def test_quick_chaos_on_sqlite_loses_nothing() -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=170,
+        timeout=HANG_SECONDS,
     )
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-3000:]
     assert "result: OK, nothing lost" in done.stdout
