@@ -3,7 +3,7 @@
 The server sends, per event, the envelope, the openings this viewer may see, and the viewer's
 view right after it (docs/SERVER.md "The live socket"). :class:`PlayModel` keeps the newest
 view, checks every envelope as it comes (``tui_client.receipts``), writes the event log in
-plain words from this seat's side (:func:`describe_event`), and turns a key into a command
+plain words from this seat's side (``tui_client.narration``), and turns a key into a command
 that the view's ``legal`` list allows (:func:`offered_actions`, :meth:`PlayModel.decide`).
 Nothing is folded here: the view is the server's, and the client only offers what it lists.
 Every command goes out with ``command_id`` and ``expected_version`` set.
@@ -22,6 +22,7 @@ from engine.cards import COLOR_ORDER, parse_color
 from engine.errors import CardParseError
 from tui_client.api import refusal_words
 from tui_client.config import Receipt
+from tui_client.narration import Voice, awaiting_suffix, describe_event
 from tui_client.receipts import ChainCheck
 
 __all__ = [
@@ -30,262 +31,12 @@ __all__ = [
     "LogLine",
     "Offer",
     "PlayModel",
-    "awaiting_suffix",
-    "describe_event",
     "offered_actions",
     "prompt_words",
 ]
 
 COLOUR_KEYS = {color.letter.lower(): color.value for color in COLOR_ORDER}  # r y g b
 MAX_LOG = 400
-
-_DRAW_REASONS = {
-    "draw": "",
-    "volley": "the volley",
-    "starter": "the starter",
-    "wild_draw_four": "the Wild Draw Four",
-    "challenge_upheld": "the challenge was upheld",
-    "challenge_failed": "the challenge failed",
-    "uno_penalty": "UNO penalty",
-}
-
-
-# ---------------------------------------------------------------- who is who
-
-
-def _name(seat: object, me: int | None, names: Sequence[str]) -> str:
-    if isinstance(seat, int) and seat == me:
-        return "you"
-    if isinstance(seat, int) and 0 <= seat < len(names):
-        return names[seat]
-    return f"seat {seat}"
-
-
-def _their(seat: object, me: int | None, names: Sequence[str]) -> str:
-    who = _name(seat, me, names)
-    return "your" if who == "you" else f"{who}'s"
-
-
-def _verb(seat: object, me: int | None, you: str, other: str) -> str:
-    return you if isinstance(seat, int) and seat == me else other
-
-
-def _codes(codes: object) -> str:
-    return " ".join(str(c) for c in codes) if isinstance(codes, list) and codes else "no cards"
-
-
-def _cards(count: object) -> str:
-    return f"{count} card{'s' if count != 1 else ''}"
-
-
-# ---------------------------------------------------------------- events in words
-
-
-def describe_event(
-    event: Mapping[str, Any],
-    *,
-    seat: int | None,
-    names: Sequence[str],
-    before: Mapping[str, Any] | None = None,
-) -> str | None:
-    """One received event in plain words from ``seat``'s side ("you"), or None for an event the
-    log leaves out (most ``awaiting`` and ``command`` events: their effects say it). ``event`` is
-    an envelope with its ``open``; ``before`` is the view before it (what a ``pass`` answered)."""
-    kind = str(event.get("type"))
-    opened = {k: o.get("value") for k, o in (event.get("open") or {}).items() if isinstance(o, Mapping)}
-    d: dict[str, Any] = {**(event.get("data") or {}), **opened}
-    who = _name(d.get("seat"), seat, names)
-    if kind == "match_created":
-        rules = d.get("ruleset") or {}
-        return f"match created: {rules.get('name')}, first to {rules.get('target')} points"
-    if kind == "seat_joined":
-        return f"{who} joined"
-    if kind == "command":
-        return _command_words(d, seat, names, before)
-    if kind == "timed_out":
-        return _timeout_words(d, seat, names)
-    if kind == "cut":
-        codes = d.get("codes") or ["?", "?"]
-        first = d.get("first_drafter")
-        then = (
-            f"{_name(first, seat, names)} {_verb(first, seat, 'draft', 'drafts')} first"
-            if first is not None
-            else "cut again"
-        )
-        return f"cut: {_name(0, seat, names)} {codes[0]}, {_name(1, seat, names)} {codes[1]} — {then}"
-    if kind == "round_started":
-        again = f" again (fresh start {d['restart']})" if d.get("restart") else ""
-        p1 = d.get("player1")
-        return (
-            f"round {d.get('round')} starts{again} — {_name(p1, seat, names)} {_verb(p1, seat, 'are', 'is')} Player 1"
-        )
-    if kind == "cards_dealt":
-        counts = d.get("counts") or [0, 0]
-        mine = f"; your hand: {_codes(d[f'hand{seat}'])}" if seat is not None and f"hand{seat}" in d else ""
-        return f"dealt {counts[0]} and {counts[1]} cards{mine}"
-    if kind == "drafted":
-        pile = d.get("pile_code")
-        if "hand_code" in d:
-            took = d["hand_code"]
-            if d.get("keep"):
-                return f"{who} kept {took}; {pile} goes face up on the draft pile"
-            return f"{who} passed {pile} onto the draft pile and took {took}"
-        if d.get("keep"):
-            return f"{who} kept the card looked at; {pile} goes face up on the draft pile"
-        return f"{who} passed {pile} onto the draft pile and took the next card"
-    if kind == "draft_completed":
-        return f"draft complete: the draft pile ({_cards(len(d.get('codes') or []))}) goes under the draw pile"
-    if kind == "starter_turned":
-        return f"starter turned: {d.get('code')}"
-    if kind == "awaiting":
-        return _awaiting_words(d, seat, names)
-    if kind == "card_played":
-        code = str(d.get("code"))
-        words = f"{who} played {code}"
-        if code.startswith("W"):
-            words += f" naming {d.get('color')}"
-        if d.get("uno"):
-            words += " and said UNO!"
-        return words
-    if kind == "cards_drawn":
-        count = d.get("count")
-        why = _DRAW_REASONS.get(str(d.get("reason")), str(d.get("reason")))
-        codes = f": {_codes(d['codes'])}" if "codes" in d else ""
-        what = "a card" if count == 1 and not why else _cards(count)
-        return f"{who} drew {what}{f' ({why})' if why else ''}{codes}"
-    if kind == "draw_lapsed":
-        return f"no cards left to draw: {who} should have drawn {_cards(d.get('missing'))} more"
-    if kind == "pile_recycled":
-        return f"the discard pile is shuffled into a new draw pile ({_cards(d.get('count'))})"
-    if kind == "color_chosen":
-        return f"{who} named {d.get('color')}"
-    if kind == "challenge_resolved":
-        return _challenge_words(d, seat, names)
-    if kind == "uno_said":
-        return f"{who} said UNO!"
-    if kind == "uno_caught":
-        return f"{_name(d.get('by'), seat, names)} caught {who} without UNO!"
-    if kind == "round_ended":
-        return _round_words(d, seat, names)
-    if kind == "match_ended":
-        scores = d.get("scores") or [0, 0]
-        winner = d.get("winner")
-        return (
-            f"match over: {_name(winner, seat, names)} {_verb(winner, seat, 'win', 'wins')} "
-            f"{scores[0]}–{scores[1]} after {d.get('rounds')} rounds"
-        )
-    if kind == "seed_revealed":
-        return "the server's seed is revealed: every shuffle and sealed card can now be checked"
-    if kind == "match_forfeited":
-        return f"{who} {_verb(d.get('seat'), seat, 'forfeit', 'forfeits')} the match ({d.get('reason')})"
-    if kind == "forfeit_declared":
-        return f"{who} {_verb(d.get('seat'), seat, 'lose', 'loses')} by forfeit ({d.get('reason')})"
-    return kind
-
-
-def _command_words(
-    d: Mapping[str, Any], seat: int | None, names: Sequence[str], before: Mapping[str, Any] | None
-) -> str | None:
-    command = d.get("command") or {}
-    who = _name(d.get("seat"), seat, names)
-    kind = command.get("type")
-    if kind == "pass":
-        pending = ((before or {}).get("pending") or {}).get("kind")
-        if pending == "dump":
-            return f"{who} did not dump"
-        return f"{who} kept the drawn card"
-    if kind == "accept":
-        return f"{who} accepted the Wild Draw Four"
-    if kind == "challenge":
-        return f"{who} challenged the Wild Draw Four!"
-    return None  # play, draw, draft, dump, color, uno: the events that follow say what happened
-
-
-def _timeout_words(d: Mapping[str, Any], seat: int | None, names: Sequence[str]) -> str:
-    action = d.get("action")
-    kinds = {
-        "draft": "the draft",
-        "turn": "a turn",
-        "drawn": "the drawn card",
-        "volley": "the volley",
-        "wild_draw_four": "the Wild Draw Four",
-        "dump": "the dump",
-        "color": "the starter's colour",
-    }
-    count = d.get("count")
-    head = f"{_their(d.get('seat'), seat, names)} time ran out ({kinds.get(str(d.get('kind')), d.get('kind'))})"
-    if not isinstance(action, Mapping):
-        return f"{head} — {count} timeouts in a row: a forfeit"
-    kind = action.get("type")
-    default = {
-        "draft": "the card looked at is kept",
-        "draw": "a card is drawn",
-        "pass": "the drawn card is kept" if d.get("kind") != "dump" else "no dump",
-        "accept": "the Wild Draw Four is accepted",
-        "color": f"{action.get('color')} is named",
-    }.get(str(kind), str(kind))
-    return f"{head} — {default} ({count} in a row; 3 forfeit the match)"
-
-
-def _awaiting_words(d: Mapping[str, Any], seat: int | None, names: Sequence[str]) -> str | None:
-    kind = d.get("kind")
-    who = _name(d.get("seat"), seat, names)
-    if kind == "volley":
-        total = d.get("total")
-        return f"{who} {_verb(d.get('seat'), seat, 'face', 'faces')} a volley of {total}: a Draw Two, or draw {total}"
-    if kind == "wild_draw_four":
-        return f"{who} may accept the Wild Draw Four or challenge it"
-    if kind == "color":
-        return f"{who} {_verb(d.get('seat'), seat, 'name', 'names')} the starter's colour"
-    if kind == "dump":
-        return f"{who} may dump every card of the colour, or not"
-    return None  # draft, turn, drawn: the prompt line says whose decision it is
-
-
-def awaiting_suffix(event: Mapping[str, Any], *, seat: int | None, names: Sequence[str]) -> str | None:
-    """What an ``awaiting`` adds to the play just before it: "— you face 4" after a Draw Two,
-    "— you may accept or challenge" after a Wild Draw Four."""
-    if event.get("type") != "awaiting":
-        return None
-    d = event.get("data") or {}
-    who = _name(d.get("seat"), seat, names)
-    if d.get("kind") == "volley":
-        return f" — {who} {_verb(d.get('seat'), seat, 'face', 'faces')} {d.get('total')}"
-    if d.get("kind") == "wild_draw_four":
-        return f" — {who} may accept or challenge"
-    return None
-
-
-def _challenge_words(d: Mapping[str, Any], seat: int | None, names: Sequence[str]) -> str:
-    by, player = d.get("by"), d.get("player")
-    verdict = d.get("verdict")
-    words = f"{_name(by, seat, names)} challenged {_their(player, seat, names)} Wild Draw Four: "
-    if verdict == "illegal":
-        words += "it was illegal"
-        if d.get("matching"):
-            words += f" ({_codes(d['matching'])} could have been played)"
-    else:
-        words += "it was legal"
-    if isinstance(d.get("hand"), list):  # opened to the challenger (and auditors) only: D13 shows it them
-        words += f" — {_their(player, seat, names)} hand: {_codes(d['hand'])}"
-    return words
-
-
-def _round_words(d: Mapping[str, Any], seat: int | None, names: Sequence[str]) -> str:
-    scores = d.get("scores") or [0, 0]
-    winner, loser = d.get("winner"), d.get("loser")
-    if d.get("blocked"):
-        how = "blocked (nobody can draw)"
-        if winner is not None:
-            how += f", {_name(winner, seat, names)} held fewer points"
-    else:
-        how = f"{_name(winner, seat, names)} went out"
-    points = d.get("points")
-    if loser is not None and points:
-        how += f"; {_their(loser, seat, names)} {_codes(d.get('loser_hand'))} count {points} points"
-    totals = f"{_name(0, seat, names)} {scores[0]}, {_name(1, seat, names)} {scores[1]}"
-    return f"round {d.get('round')} over: {how} — scores: {totals}"
-
 
 # ---------------------------------------------------------------- what may be done now
 
@@ -364,6 +115,7 @@ def _uno_label(view: Mapping[str, Any], seat: int) -> str:
 
 def prompt_words(view: Mapping[str, Any] | None, seat: int | None, names: Sequence[str]) -> str:
     """What the table waits for, in words, with the keys that answer it."""
+    voice = Voice(seat, names)
     if view is None:
         return "waiting for the match…"
     pending = _pending(view)
@@ -373,7 +125,7 @@ def prompt_words(view: Mapping[str, Any] | None, seat: int | None, names: Sequen
         winner = view.get("winner")
         if winner is None:
             return f"match over: {scores[0]}–{scores[1]}"
-        return f"match over: {_name(winner, seat, names)} {_verb(winner, seat, 'win', 'wins')} {scores[0]}–{scores[1]}"
+        return f"match over: {voice.name(winner)} {voice.verb(winner, 'win', 'wins')} {scores[0]}–{scores[1]}"
     if phase in ("new", "waiting"):
         return "waiting for both seats to join…"
     turn = pending.get("seat")
@@ -381,7 +133,7 @@ def prompt_words(view: Mapping[str, Any] | None, seat: int | None, names: Sequen
     if turn is None or kind in (None, "none"):
         return "…"
     mine = turn == seat
-    who = _name(turn, seat, names)
+    who = voice.name(turn)
     rules = view.get("rules") or {}
     steps = 2 * int(rules.get("hand_size") or 7)
     if kind == "draft":
@@ -413,7 +165,7 @@ def prompt_words(view: Mapping[str, Any] | None, seat: int | None, names: Sequen
             return f"volley! play a Draw Two (Enter) or draw {total} (d)"
         return f"volley! you have no Draw Two: draw {total} (d)"
     if kind == "wild_draw_four":
-        return f"{_name(pending.get('played_by'), seat, names)} played a Wild Draw Four on you: accept (a) or challenge (c)"
+        return f"{voice.name(pending.get('played_by'))} played a Wild Draw Four on you: accept (a) or challenge (c)"
     if kind == "dump":
         also = " — or play a turn" if pending.get("starter") else ""
         return f"dump every {pending.get('color')} card (x) or not (p){also}"
@@ -506,7 +258,8 @@ class PlayModel:
         self.last_type = str(event.get("type"))
         if self.seat is None and isinstance(view.get("viewer"), int):
             self.seat = int(view["viewer"])
-        suffix = awaiting_suffix(event, seat=self.seat, names=self.names)
+        awaiting = event.get("data") if event.get("type") == "awaiting" else None
+        suffix = awaiting_suffix(awaiting, Voice(self.seat, self.names))
         last = self.log[-1] if self.log else None
         if suffix and last is not None and last.seq == event.get("seq", 0) - 1 and " played " in last.text:
             last.text += suffix  # "greedy-1 played R+2 — you face 4"

@@ -1,5 +1,6 @@
 """The table's widgets and lines. Each draws a :class:`~tui_client.play_model.PlayModel` and
-nothing else; cards are coloured as in the scrubber (``tui_client.cards``)."""
+nothing else; cards are coloured as in the scrubber (``tui_client.cards``). :class:`ActionButton`
+is the lobby's and the table's button (it never takes the focus)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from rich.text import Text
 from textual import events
 from textual.message import Message
 from textual.widget import Widget
+from textual.widgets import Button
 
 from engine.cards import Color, parse_card
 from engine.errors import CardParseError
@@ -27,6 +29,10 @@ DIM_STYLES: dict[Color | None, str] = {
 SELECTED = "bold #f9c80e"
 GOOD, BAD, WARN = "bold #4cbb55", "bold #ff5252", "bold #f9c80e"
 GAP = 1  # columns between two cards
+
+
+class ActionButton(Button, can_focus=False):
+    """A button that never takes the focus: the screen's keys stay the screen's (Enter plays)."""
 
 
 def _color_of(code: str) -> Color | None:

@@ -12,7 +12,6 @@ be relied on, so it is not scrubbed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -26,6 +25,7 @@ from engine.sealing import AUDITOR, Viewer, may_open
 from engine.state import INITIAL_STATE, MatchState
 from engine.verify import Report, verify_replay
 from engine.views import view
+from tui_client.narration import SEATS, describe
 
 __all__ = [
     "PERSPECTIVES",
@@ -113,58 +113,6 @@ class Frame:
     round: int
 
 
-def _seat(seat: object) -> str:
-    return f"seat {seat}"
-
-
-def _codes(codes: Sequence[str]) -> str:
-    return " ".join(codes) if codes else "no cards"
-
-
-_DRAW_REASONS = {
-    "draw": "a turn's draw",
-    "volley": "the volley",
-    "starter": "the starter",
-    "wild_draw_four": "the Wild Draw Four",
-    "challenge_upheld": "challenge upheld",
-    "challenge_failed": "challenge failed",
-    "uno_penalty": "UNO penalty",
-}
-
-_WAITING = {
-    "draft": "to keep or pass the card looked at",
-    "turn": "to play or draw",
-    "drawn": "to play or keep the drawn card",
-    "volley": "to answer the volley",
-    "wild_draw_four": "to accept or challenge the Wild Draw Four",
-    "dump": "to dump or play on",
-    "color": "to name the starter's colour",
-}
-
-
-def _command_words(command: dict[str, Any]) -> str:
-    kind = command.get("type")
-    if kind == "play":
-        words = f"play {command.get('card')}"
-        if command.get("color"):
-            words += f" naming {command['color']}"
-        return words + (" + UNO" if command.get("uno") else "")
-    if kind == "draft":
-        return "keep the card looked at" if command.get("keep") else "pass the card looked at"
-    if kind == "dump":
-        return f"dump {_codes(command.get('cards') or [])}" + (" + UNO" if command.get("uno") else "")
-    if kind == "color":
-        return f"name {command.get('color')}"
-    if kind == "pass":
-        return "keep the drawn card"
-    return {
-        "draw": "draw",
-        "accept": "accept the Wild Draw Four",
-        "challenge": "challenge the Wild Draw Four",
-        "uno": "say UNO",
-    }.get(str(kind), str(kind))
-
-
 class ReplayModel:
     """A replay read, verified and (if it verified) folded. ReplayUnreadable for text that is not
     a replay file of this version."""
@@ -242,10 +190,10 @@ class ReplayModel:
                 number += 1
                 self.marks.append(Mark(seq, MarkKind.CHALLENGE, f"challenge {number}: {data['verdict']}"))
             elif event.type == EventType.AWAITING and data.get("kind") == "volley":
-                label = f"{_seat(data['seat'])} faces a volley of {data.get('total')}"
+                label = f"{SEATS.name(data['seat'])} faces a volley of {data.get('total')}"
                 self.marks.append(Mark(seq, MarkKind.VOLLEY, label))
             elif event.type == EventType.UNO_CAUGHT:
-                label = f"{_seat(data['by'])} caught {_seat(data['seat'])}"
+                label = f"{SEATS.name(data['by'])} caught {SEATS.name(data['seat'])}"
                 self.marks.append(Mark(seq, MarkKind.UNO_CAUGHT, label))
             elif event.type == EventType.ROUND_ENDED:
                 self.marks.append(Mark(seq, MarkKind.ROUND_END, f"round {data['round']} ends"))
@@ -327,84 +275,30 @@ class ReplayModel:
     # ------------------------------------------------------------ in words
 
     def describe(self, seq: int, viewer: Viewer) -> str:
-        """Event ``seq`` in plain words, with only what ``viewer`` was shown."""
-        kind = self.lines[seq - 1]["type"]
+        """Event ``seq`` in plain words (``tui_client.narration``, seats by number), with only what
+        ``viewer`` was shown, and what follows it where that says more (the awaiting after a Draw
+        Two or a Wild Draw Four, the cards a challenge made someone draw)."""
+        kind = str(self.lines[seq - 1]["type"])
         d = self.visible_data(seq, viewer)
-        seat = _seat(d.get("seat"))
-        if kind == EventType.MATCH_CREATED:
-            rules = d.get("ruleset") or {}
-            return f"match created: {rules.get('name')}, to {rules.get('target')} points"
-        if kind == EventType.SEAT_JOINED:
-            return f"{seat} joined"
-        if kind == EventType.COMMAND:
-            return f"{seat}: {_command_words(d.get('command') or {})}"
-        if kind == EventType.TIMED_OUT:
-            action = d.get("action")
-            then = f"default: {_command_words(action)}" if action else "a forfeit"
-            return f"{seat} timed out ({d.get('kind')}, {d.get('count')} in a row) — {then}"
-        if kind == EventType.CUT:
-            first = d.get("first_drafter")
-            codes = d.get("codes") or ["?", "?"]
-            then = f"{_seat(first)} drafts first" if first is not None else "no winner, cut again"
-            return f"cut {d.get('cut')}: seat 0 {codes[0]}, seat 1 {codes[1]} — {then}"
-        if kind == EventType.ROUND_STARTED:
-            again = f" (fresh start {d['restart']})" if d.get("restart") else ""
-            return f"round {d.get('round')} starts{again} — {_seat(d.get('player1'))} is Player 1"
-        if kind == EventType.CARDS_DEALT:
-            counts = d.get("counts") or [0, 0]
-            mine = [f"{_seat(s)} holds {_codes(d[f'hand{s}'])}" for s in (0, 1) if f"hand{s}" in d]
-            return f"dealt {counts[0]} and {counts[1]} cards" + ("; " + "; ".join(mine) if mine else "")
-        if kind == EventType.DRAFTED:
-            how = "kept the card looked at" if d.get("keep") else "passed the card looked at"
-            got = f" ({d['hand_code']} to the hand)" if "hand_code" in d else ""
-            return f"{seat} {how}{got}; {d.get('pile_code')} goes face up on the draft pile"
-        if kind == EventType.DRAFT_COMPLETED:
-            return f"draft complete: the draft pile {_codes(d.get('codes') or [])} goes under the draw pile"
-        if kind == EventType.STARTER_TURNED:
-            return f"starter turned: {d.get('code')}"
-        if kind == EventType.AWAITING:
-            words = _WAITING.get(str(d.get("kind")), str(d.get("kind")))
-            if d.get("kind") == "volley":
-                words = f"facing a volley of {d.get('total')}: play a Draw Two or draw {d.get('total')}"
-            elif d.get("kind") == "drawn" and "code" in d:
-                words = f"to play or keep the drawn {d['code']}"
-            return f"waiting for {seat} {words}"
+        after = then = None
+        answered: object = None
         if kind == EventType.CARD_PLAYED:
-            return self._played_words(seq, d)
-        if kind == EventType.CARDS_DRAWN:
-            count = d.get("count")
-            why = _DRAW_REASONS.get(str(d.get("reason")), str(d.get("reason")))
-            codes = f": {_codes(d['codes'])}" if "codes" in d else ""
-            return f"{seat} drew {count} card{'s' if count != 1 else ''} ({why}){codes}"
-        if kind == EventType.DRAW_LAPSED:
-            return f"{seat} should draw {d.get('missing')} more but got {d.get('received')}: no cards left"
-        if kind == EventType.PILE_RECYCLED:
-            return f"the discard pile ({d.get('count')} cards) is shuffled into a new draw pile"
-        if kind == EventType.COLOR_CHOSEN:
-            return f"{seat} named {d.get('color')}"
-        if kind == EventType.CHALLENGE_RESOLVED:
-            return self._challenge_words(seq, d)
-        if kind == EventType.UNO_SAID:
-            return f"{seat} said UNO"
-        if kind == EventType.UNO_CAUGHT:
-            return f"{_seat(d.get('by'))} caught {seat} without UNO"
-        if kind == EventType.ROUND_ENDED:
-            scores = d.get("scores") or [0, 0]
-            if d.get("blocked"):
-                how = "blocked (no cards left to draw)"
-            else:
-                how = f"{_seat(d.get('winner'))} went out"
-            return f"round {d.get('round')} over: {how}, {d.get('points')} points — scores {scores[0]}–{scores[1]}"
-        if kind == EventType.MATCH_ENDED:
-            scores = d.get("scores") or [0, 0]
-            return f"match over: {_seat(d.get('winner'))} wins, {scores[0]}–{scores[1]} after {d.get('rounds')} rounds"
-        if kind == EventType.SEED_REVEALED:
-            return "server seed revealed: every sealed field can now be opened"
-        if kind == EventType.MATCH_FORFEITED:
-            return f"{seat} forfeits the match ({d.get('reason')})"
-        if kind == EventType.FORFEIT_DECLARED:
-            return f"{seat} loses by forfeit ({d.get('reason')})"
-        return str(kind)
+            code = str(d.get("code"))
+            after = self._next_awaiting(seq) if code == "W+4" or code.endswith("+2") else None
+        elif kind == EventType.CHALLENGE_RESOLVED and seq < self.total:
+            following = self.lines[seq]
+            then = following["data"] if following["type"] == EventType.CARDS_DRAWN else None
+        elif kind == EventType.COMMAND:
+            answered = self._answered(seq)
+        words = describe(kind, d, SEATS, every=True, answered=answered, after=after, then=then)
+        return words if words is not None else kind
+
+    def _answered(self, seq: int) -> object:
+        """The kind of decision the command at ``seq`` answered: the awaiting before it."""
+        for line in reversed(self.lines[: seq - 1]):
+            if line["type"] == EventType.AWAITING:
+                return line["data"].get("kind")
+        return None
 
     def _next_awaiting(self, seq: int) -> dict[str, Any] | None:
         """The awaiting that closes event ``seq``'s batch, if any (its public data)."""
@@ -415,29 +309,6 @@ class ReplayModel:
             if line["type"] in (EventType.COMMAND, EventType.TIMED_OUT):
                 return None
         return None
-
-    def _played_words(self, seq: int, d: dict[str, Any]) -> str:
-        code = str(d.get("code"))
-        words = f"{_seat(d.get('seat'))} played {code}"
-        if code.startswith("W"):
-            words += f" naming {d.get('color')}"
-        if d.get("uno"):
-            words += " and said UNO"
-        after = self._next_awaiting(seq) if code in ("W+4",) or code.endswith("+2") else None
-        if after is not None and after.get("kind") == "volley":
-            words += f" — {_seat(after.get('seat'))} faces {after.get('total')}"
-        elif after is not None and after.get("kind") == "wild_draw_four":
-            words += f" — {_seat(after.get('seat'))} may accept or challenge"
-        return words
-
-    def _challenge_words(self, seq: int, d: dict[str, Any]) -> str:
-        player = _seat(d.get("player"))
-        held = f" (held {_codes(d['matching'])})" if d.get("matching") else ""
-        words = f"Challenge! {player}'s Wild Draw Four was {d.get('verdict')}{held}"
-        if seq < self.total and self.lines[seq]["type"] == EventType.CARDS_DRAWN:
-            drawn = self.lines[seq]["data"]
-            words += f" — {_seat(drawn.get('seat'))} draws {drawn.get('count')}"
-        return words
 
     def log(self, seq: int, viewer: Viewer, before: int = 8) -> list[LogLine]:
         first = max(1, seq - before)

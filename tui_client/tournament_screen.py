@@ -8,14 +8,14 @@ the scrubber. With the director's token it also lists the open disputes (``GET
 /api/disputes``); ``o`` (or Enter) opens one: a finished match's replay at the disputed event,
 otherwise the audit view just after it (the dispute's ``audit_view``).
 
-It runs inside :class:`tui_client.play_app.PlayApp`, reached from the lobby (``t``) or directly
+It runs inside ``unoduo play``'s app (:class:`tui_client.play_host.PlayHost`), reached from the lobby (``t``) or directly
 (``unoduo play --tournament ID``). The rows and words come from ``tournament_model``.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -28,6 +28,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from engine.errors import ReplayUnreadable
 from tui_client.api import Api, ApiError
+from tui_client.play_host import PlayHost, host_of
 from tui_client.remote import FetchFailed, fetch_replay
 from tui_client.replay_app import ScrubberScreen, failure_lines
 from tui_client.replay_model import ReplayModel
@@ -44,12 +45,9 @@ from tui_client.tournament_model import (
     title_words,
 )
 
-if TYPE_CHECKING:
-    from tui_client.play_app import PlayApp
-
 REFRESH_SECONDS = 3.0
 
-# Added to PlayApp's CSS: the tournament screen, and the replay scrubber's layout (replay_app's
+# Part of the app's CSS: the tournament screen, and the replay scrubber's layout (replay_app's
 # CSS, scoped to the scrubber opened from here so the table's own ids are not touched).
 TOURNAMENT_CSS = """
 #tour-title { height: 1; background: $panel; }
@@ -193,8 +191,8 @@ class TournamentScreen(Screen[None]):
         self.loads = 0  # answers received (the tests wait on it)
 
     @property
-    def play(self) -> PlayApp:
-        return self.app  # type: ignore[return-value]
+    def play(self) -> PlayHost:
+        return host_of(self)
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"tournament {self.tournament_id} · loading…", style="bold"), id="tour-title")

@@ -1,10 +1,13 @@
-"""Sample replays for the terminal client's tests, and waiting on an app under Pilot."""
+"""Sample replays for the terminal client's tests, and waiting on an app under Pilot.
+
+Waits fail on no progress, never on a budget for the whole wait: :func:`until` gives up only when
+its progress reading (by default none: then the stall window is the cap) has held still for
+:data:`bench.progress.STALL_SECONDS`, so a loaded machine makes a test slower, not failed."""
 
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +15,8 @@ from rich.text import Text
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Static
+
+from bench.progress import STALL_SECONDS, Stall
 
 REPLAYS = Path(__file__).resolve().parents[2] / "replays"
 SAMPLE = REPLAYS / "sim-2026-uno-duo-16-greedy-vs-random.jsonl"  # 513 events, 3 rounds, 4 challenges
@@ -42,10 +47,18 @@ def plain(widget: Widget) -> str:
     return rendered.plain if isinstance(rendered, Text) else str(rendered)
 
 
-async def until(pilot: Pilot[Any], condition: Callable[[], object], what: str, timeout: float = 30.0) -> None:
-    """Let the app run until ``condition()`` holds; AssertionError naming ``what`` after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
+async def until(
+    pilot: Pilot[Any],
+    condition: Callable[[], object],
+    what: str,
+    progress: Callable[[], Hashable] = lambda: None,
+    stall: float = STALL_SECONDS,
+) -> None:
+    """Let the app run until ``condition()`` holds; AssertionError naming ``what`` once ``progress()``
+    (e.g. the match's version) has not changed for ``stall`` seconds."""
+    stalled = Stall(stall)
     while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+        stalled.moved(progress())
+        if stalled.stuck:
+            raise AssertionError(f"no progress towards {what} for {stall:g} s")
         await pilot.pause(0.02)

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import json
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,13 +21,16 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import OptionList
 
+from bench.progress import STALL_SECONDS, Stall
 from engine.cards import Color, parse_card
 from engine.rules import could_have_played
 from engine.rulesets import WildDrawFourRule
 from tests.tui.helpers import until
 from tui_client.api import Api
-from tui_client.play_app import LobbyScreen, PlayApp, PlayScreen
+from tui_client.lobby_screen import LobbyScreen
+from tui_client.play_app import PlayApp
 from tui_client.play_model import PlayModel
+from tui_client.table_screen import PlayScreen
 
 View = dict[str, Any]
 Command = dict[str, Any]
@@ -36,7 +38,6 @@ Strategy = Callable[[View, View | None], Command | None]
 COLOUR_KEYS = {"red": "r", "yellow": "y", "green": "g", "blue": "b"}
 COLOURS = tuple(COLOUR_KEYS)
 MOVE_SECONDS = 900  # the match's clock: never what ends a wait, even on a slow machine
-DEADLINE = 90.0  # the whole hunt for a situation; each strategy gets there in a few dozen moves
 
 
 # ---------------------------------------------------------------- cards and views
@@ -318,14 +319,16 @@ async def hunt(
     what: str,
 ) -> int:
     """Play the table with ``choose`` (seeing the opponent's view too) until ``found()``; the number
-    of commands sent. Fails after :data:`DEADLINE` seconds, or at once if the opponent failed."""
+    of commands sent. Fails once the match has not moved for the stall window (each strategy gets
+    there in a few dozen moves, however slowly), or at once if the opponent failed."""
     model = screen.model
-    deadline = time.monotonic() + DEADLINE
+    stall = Stall(STALL_SECONDS)
     moves = 0
     while not found():
         opponent.check()
         assert not model.over, f"the match ended before {what}"
-        assert time.monotonic() < deadline, f"no {what} within {DEADLINE} s ({moves} moves): {where(model, opponent)}"
+        stall.moved(model.version)
+        assert not stall.stuck, f"no {what}: the match stopped moving ({moves} moves): {where(model, opponent)}"
         view = model.view
         command = choose(view, opponent.view) if ready(screen) and view is not None else None
         if command is None:

@@ -9,7 +9,6 @@ import html
 import json
 import re
 import stat
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,18 +18,20 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, OptionList, Static
 
+from bench.progress import STALL_SECONDS, Stall
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.tui.helpers import until
 from tui_client.config import ConfigStore
-from tui_client.play_app import LobbyScreen, PlayApp, PlayScreen, make_play_app
+from tui_client.lobby_screen import LobbyScreen
+from tui_client.play_app import PlayApp, make_play_app
 from tui_client.play_model import PlayModel, uno_window
 from tui_client.play_widgets import HandView
+from tui_client.table_screen import PlayScreen
 
 pytestmark = pytest.mark.anyio
 
 SIZE = (100, 30)
 DIRECTOR = "director-of-the-play-tests"
-WAIT = 30.0  # generous: a loaded machine is slow, and every wait ends as soon as its condition holds
 
 
 def _start(db: Path, port: int) -> Any:
@@ -127,9 +128,10 @@ async def play_moves(pilot: Pilot[Any], screen: PlayScreen, stop: Callable[[], b
     model = screen.model
     steps: list[int] = []
     moves = 0
-    deadline = time.monotonic() + 45
+    stall = Stall(STALL_SECONDS)
     while not stop():
-        assert time.monotonic() < deadline, "the match did not get there in time"
+        stall.moved(model.version)
+        assert not stall.stuck, f"the match stopped moving at version {model.version}"
         assert moves < limit
         keys = keys_for(model, steps)
         if keys is None:
@@ -231,9 +233,10 @@ async def test_every_action_by_mouse(server: str, tmp_path: Path) -> None:
         screen = table(app)
         model = screen.model
         clicks = 0
-        deadline = time.monotonic() + WAIT
+        stall = Stall(STALL_SECONDS)
         while (model.view or {}).get("phase") in (None, "new", "waiting", "draft"):
-            assert time.monotonic() < deadline, "the draft did not end"
+            stall.moved(model.version)
+            assert not stall.stuck, f"the draft stopped moving at version {model.version}"
             if model.my_decision and model.outstanding is None and screen.connected:
                 version = model.version
                 await pilot.click("#b-keep" if clicks % 2 == 0 else "#b-draft_pass")
@@ -369,7 +372,7 @@ async def test_the_move_clock_runs_out(server: str, tmp_path: Path) -> None:
         await until(pilot, lambda: model.my_decision and model.seconds_left() is not None, "our decision on the clock")
         left = model.seconds_left()
         assert left is not None and left <= 2.0
-        await until(pilot, lambda: "your time ran out" in log_text(model), "the timeout", timeout=20)
+        await until(pilot, lambda: "your time ran out" in log_text(model), "the timeout", lambda: model.version)
         line = next(line.text for line in model.log if "your time ran out" in line.text)
         assert line.startswith("your time ran out (the draft) — the card looked at is kept (1 in a row")
         assert model.check.ok

@@ -39,9 +39,10 @@ from tests.tui.scripted import (
     press_for,
     settled,
 )
-from tui_client.play_app import PlayApp, PlayScreen, make_play_app
+from tui_client.play_app import PlayApp, make_play_app
 from tui_client.play_model import PlayModel, uno_window
 from tui_client.play_widgets import PlayLog
+from tui_client.table_screen import PlayScreen
 
 pytestmark = pytest.mark.anyio
 

@@ -18,7 +18,8 @@ from engine.sealing import openings_for, seal_event
 from tui_client.api import refusal_words, socket_url
 from tui_client.config import ConfigStore, Credentials, Receipt, server_key
 from tui_client.lobby_model import lobby_entries, next_lines
-from tui_client.play_model import PlayModel, describe_event, offered_actions, prompt_words
+from tui_client.narration import describe_event
+from tui_client.play_model import PlayModel, offered_actions, prompt_words
 from tui_client.play_widgets import hand_layout, status_text
 from tui_client.receipts import ChainCheck
 

@@ -41,7 +41,9 @@ from server.tournaments.standings import Result, standings
 from tests.tui.helpers import until
 from tui_client import play_model
 from tui_client.api import Api
-from tui_client.play_app import LobbyScreen, PlayApp, PlayScreen, make_play_app
+from tui_client.lobby_screen import LobbyScreen
+from tui_client.play_app import PlayApp, make_play_app
+from tui_client.table_screen import PlayScreen
 from tui_client.tournament_model import STANDING_COLUMNS
 from tui_client.tournament_screen import TournamentScreen
 

@@ -128,12 +128,12 @@ async def test_arrows_rounds_home_and_end() -> None:
         assert screen.cursor == 6
         await pilot.press("end")
         assert screen.cursor == 513
-        assert "server seed revealed" in plain(screen.query_one(EventLog))
+        assert "the server's seed is revealed" in plain(screen.query_one(EventLog))
         assert "match over: seat 0 wins" in plain(screen.query_one(TablePanel))
         await pilot.press("right")  # not past the last
         assert screen.cursor == 513
         await pilot.press("home")
-        assert screen.cursor == 1 and "match created: uno-duo, to 200 points" in plain(screen.query_one(EventLog))
+        assert screen.cursor == 1 and "match created: uno-duo, first to 200 points" in plain(screen.query_one(EventLog))
 
 
 async def test_up_and_down_scroll_the_audit_panel_on_a_small_screen() -> None:

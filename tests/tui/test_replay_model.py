@@ -58,9 +58,10 @@ def test_a_seat_sees_only_what_it_was_shown(model: ReplayModel) -> None:
     assert "hands" not in seat0 and seat0["hand"] is not None and seat0["hand_counts"][1] == 10
     # seat 1's penalty draw: its codes are sealed to seat 1
     assert model.describe(81, 1).endswith("W+4 BS BS R9")
-    assert model.describe(81, 0) == "seat 1 drew 4 cards (challenge upheld)"
+    assert model.describe(81, 0) == "seat 1 drew 4 cards (the challenge was upheld)"
     # the challenged hand and what matched are opened to the challenger (seat 0) only
-    assert "(held YS)" in model.describe(80, 0) and "held" not in model.describe(80, 1)
+    assert "(YS could have been played) — seat 1 draws 4 — seat 1's hand: R3 R7 Y1 Y1 YS Y+2" in model.describe(80, 0)
+    assert "could have been played" not in model.describe(80, 1) and "hand:" not in model.describe(80, 1)
     at0, at1 = model.challenge_at(80, 0), model.challenge_at(80, 1)
     assert at0 is not None and at0.hand_shown and at0.hands_shown == (True, False)
     assert at1 is not None and not at1.hand_shown and at1.hands_shown == (False, True)
@@ -68,10 +69,17 @@ def test_a_seat_sees_only_what_it_was_shown(model: ReplayModel) -> None:
 
 def test_events_in_plain_words(model: ReplayModel) -> None:
     assert model.describe(77, AUDITOR) == "seat 1 played W+4 naming green — seat 0 may accept or challenge"
-    assert model.describe(80, AUDITOR) == "Challenge! seat 1's Wild Draw Four was illegal (held YS) — seat 1 draws 4"
+    assert model.describe(80, AUDITOR) == (
+        "seat 0 challenged seat 1's Wild Draw Four: it was illegal (YS could have been played)"
+        " — seat 1 draws 4 — seat 1's hand: R3 R7 Y1 Y1 YS Y+2"
+    )
+    # the words are the live table's (tui_client.narration), told with seat numbers: every event has a line
+    assert model.describe(76, AUDITOR) == "seat 1: play W+4 naming green"
+    assert model.describe(78, AUDITOR) == "seat 0 may accept the Wild Draw Four or challenge it"
     played = [s for s in range(1, model.total + 1) if "faces 4" in model.describe(s, AUDITOR)]
     assert played and model.describe(played[0], AUDITOR).startswith("seat 1 played ")
-    assert model.describe(205, AUDITOR).startswith("round 1 over: seat 0 went out, 70 points")
+    assert model.describe(205, AUDITOR).startswith("round 1 over: seat 0 went out; seat 1's ")
+    assert model.describe(205, AUDITOR).endswith(" count 70 points — scores: seat 0 0, seat 1 70")
     for seq in range(1, model.total + 1):
         for viewer in PERSPECTIVES:
             assert model.describe(seq, viewer)

@@ -18,9 +18,12 @@ import httpx
 import pytest
 from textual.widgets import DataTable, OptionList, Static
 
+from bench.progress import STALL_SECONDS, Stall
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.tui.helpers import until
-from tui_client.play_app import LobbyScreen, PlayApp, PlayScreen, make_play_app
+from tui_client.lobby_screen import LobbyScreen
+from tui_client.play_app import PlayApp, make_play_app
+from tui_client.table_screen import PlayScreen
 from tui_client.tournament_model import STANDING_COLUMNS
 from tui_client.tournament_screen import MatchScrubber, TextScreen, TournamentScreen
 
@@ -28,17 +31,17 @@ pytestmark = pytest.mark.anyio
 
 SIZE = (150, 45)
 DIRECTOR = "director-of-the-tournament-screen-tests"
-WAIT = 30.0
 
 
-def _wait_for(what: str, condition: Callable[[], Any], seconds: float = WAIT) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+def _wait_for(what: str, condition: Callable[[], Any]) -> Any:
+    """Poll the server until ``condition()`` is truthy; a clear failure after the stall window (a cap, not a budget)."""
+    stall = Stall(STALL_SECONDS)
+    while not stall.stuck:
         value = condition()
         if value:
             return value
         time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
+    raise AssertionError(f"{what}: nothing for {STALL_SECONDS:g} s")
 
 
 @pytest.fixture(scope="module")

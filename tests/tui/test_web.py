@@ -22,6 +22,7 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
+from bench.progress import STALL_SECONDS
 from tests.cli.serving import ROOT, free_port, serve, serve_env, stop, wait_until_up
 from tui_client.config import ConfigStore
 
@@ -79,7 +80,7 @@ def count_colour(rows: list[bytes], rgb: tuple[int, int, int], tolerance: int = 
     return n
 
 
-async def browse(url: str, shot: Path, ready: Any, seconds: float = 30.0) -> bytes:
+async def browse(url: str, shot: Path, ready: Any, seconds: float = STALL_SECONDS) -> bytes:
     """Open ``url`` in headless Chromium; once ``ready()`` holds, a screenshot (PNG bytes)."""
     port = free_port()
     profile = shot.parent / "chromium-profile"
@@ -134,7 +135,7 @@ def test_unoduo_web_serves_the_lobby_to_a_browser(tmp_path: Path) -> None:
             argv, cwd=ROOT, env=serve_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )
         page = f"http://127.0.0.1:{web_port}/"
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + STALL_SECONDS  # a cap whose expiry is a clear failure, not a budget
         while True:
             assert web.poll() is None, web.communicate()
             try:

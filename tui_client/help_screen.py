@@ -1,0 +1,55 @@
+"""The help of ``unoduo play``: every key of the table, the lobby and the tournament screen, over
+whichever screen asked (``?``); any key or a click closes it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+HELP_CSS = """
+#help-body { width: 74; height: auto; border: round $primary; padding: 1 2; background: $panel; }
+HelpScreen { align: center middle; }
+"""
+
+HELP = """[b]The table[/b]
+
+  ← →      choose a card
+  Enter    play it (in the draft: keep the card looked at)
+  k        keep the card looked at (draft) · keep the drawn card
+  p        pass it (draft) · keep the drawn card · do not dump
+  d        draw (facing a volley: take the whole total)
+  u        UNO: say it (with 2 cards: with your next play), or catch
+  c  a     challenge · accept a Wild Draw Four played on you
+  x        dump every card of the colour
+  r y g b  name a colour (for a Wild, or a Wild starter)
+  Esc      choose another card instead of naming a colour
+  ?        this help
+  q        back to the lobby
+
+Click a card to select it, click it again to play it; every action
+has a button too. Only what the server lists as legal is offered.
+
+[b]The lobby[/b]
+  Enter open · t tournament · g greedy bot · n random bot
+  r refresh · q quit
+
+[b]A tournament[/b]
+  Enter watch a live pairing / replay a finished one
+  o open a dispute (director) · Tab next table · r refresh · q back
+
+(press any key to close)"""
+
+
+class HelpScreen(ModalScreen[None]):
+    def compose(self) -> ComposeResult:
+        yield Static(HELP, id="help-body")
+
+    def on_key(self, event: Any) -> None:
+        event.stop()
+        self.dismiss()
+
+    def on_click(self) -> None:
+        self.dismiss()

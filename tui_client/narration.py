@@ -1,0 +1,324 @@
+"""Events in plain words: the one narration of the terminal client, for the live table's log
+(``play_model``) and the replay scrubber's (``replay_model``).
+
+A :class:`Voice` says who is who: the live table speaks from its seat ("you", the other player by
+name), the scrubber names seats ("seat 0", "seat 1"). Both tell an event with the same words
+from :func:`describe`; they differ only in what they pass in: the live log leaves out the events
+whose effects say it all (``every`` False: most commands and ``awaiting``s), the scrubber has a
+line for every event and knows what follows it (the ``awaiting`` after a Draw Two, the cards
+drawn after a challenge), which the live table learns only when it comes (:func:`awaiting_suffix`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["SEATS", "Voice", "awaiting_suffix", "describe", "describe_event", "event_data"]
+
+Data = Mapping[str, Any]
+
+DRAW_REASONS = {
+    "draw": "",
+    "volley": "the volley",
+    "starter": "the starter",
+    "wild_draw_four": "the Wild Draw Four",
+    "challenge_upheld": "the challenge was upheld",
+    "challenge_failed": "the challenge failed",
+    "uno_penalty": "UNO penalty",
+}
+TIMEOUT_KINDS = {
+    "draft": "the draft",
+    "turn": "a turn",
+    "drawn": "the drawn card",
+    "volley": "the volley",
+    "wild_draw_four": "the Wild Draw Four",
+    "dump": "the dump",
+    "color": "the starter's colour",
+}
+WAITING = {  # what an awaiting the live log leaves out waits for (the scrubber's line)
+    "draft": "to keep or pass the card looked at",
+    "turn": "to play or draw",
+    "drawn": "to play or keep the drawn card",
+}
+
+
+@dataclass(frozen=True)
+class Voice:
+    """Who is who in the words: seat ``me`` is "you" (None: nobody is), a seat with a name in
+    ``names`` is called by it, any other "seat N"."""
+
+    me: int | None = None
+    names: Sequence[str] = ()
+
+    def name(self, seat: object) -> str:
+        if isinstance(seat, int) and seat == self.me:
+            return "you"
+        if isinstance(seat, int) and 0 <= seat < len(self.names):
+            return self.names[seat]
+        return f"seat {seat}"
+
+    def their(self, seat: object) -> str:
+        who = self.name(seat)
+        return "your" if who == "you" else f"{who}'s"
+
+    def verb(self, seat: object, you: str, other: str) -> str:
+        """The verb for ``seat``: ``you`` form for "you" ("face"), ``other`` for the rest ("faces")."""
+        return you if isinstance(seat, int) and seat == self.me else other
+
+
+SEATS = Voice()  # the scrubber's: seat 0, seat 1
+
+
+def codes_text(codes: object) -> str:
+    return " ".join(str(c) for c in codes) if isinstance(codes, list | tuple) and codes else "no cards"
+
+
+def cards_text(count: object) -> str:
+    return f"{count} card{'s' if count != 1 else ''}"
+
+
+def event_data(event: Mapping[str, Any]) -> dict[str, Any]:
+    """An envelope's data with the values of the openings it carries (what its viewer may see)."""
+    opened = {k: o.get("value") for k, o in (event.get("open") or {}).items() if isinstance(o, Mapping)}
+    return {**(event.get("data") or {}), **opened}
+
+
+def describe_event(
+    event: Mapping[str, Any],
+    *,
+    seat: int | None,
+    names: Sequence[str],
+    before: Mapping[str, Any] | None = None,
+) -> str | None:
+    """A received envelope in words from ``seat``'s side, for the live log (None: left out).
+    ``before`` is the view before it (what a ``pass`` answered)."""
+    pending = ((before or {}).get("pending") or {}).get("kind")
+    return describe(str(event.get("type")), event_data(event), Voice(seat, names), answered=pending)
+
+
+def describe(
+    kind: str,
+    d: Data,
+    voice: Voice,
+    *,
+    every: bool = False,
+    answered: object = None,
+    after: Data | None = None,
+    then: Data | None = None,
+) -> str | None:
+    """Event ``kind`` with data ``d`` (as its viewer sees it) in words. ``every``: words for every
+    event (else None for a command or an awaiting whose effects say it). ``answered``: the kind of
+    decision a command answered; ``after``: the awaiting that closes the event's batch; ``then``:
+    the event right after it (the cards a challenge made someone draw)."""
+    who = voice.name(d.get("seat"))
+    if kind == "match_created":
+        rules = d.get("ruleset") or {}
+        return f"match created: {rules.get('name')}, first to {rules.get('target')} points"
+    if kind == "seat_joined":
+        return f"{who} joined"
+    if kind == "command":
+        return _command_words(d, voice, answered, every)
+    if kind == "timed_out":
+        return _timeout_words(d, voice)
+    if kind == "cut":
+        codes = d.get("codes") or ["?", "?"]
+        first = d.get("first_drafter")
+        then_words = (
+            f"{voice.name(first)} {voice.verb(first, 'draft', 'drafts')} first" if first is not None else "cut again"
+        )
+        return f"cut: {voice.name(0)} {codes[0]}, {voice.name(1)} {codes[1]} — {then_words}"
+    if kind == "round_started":
+        again = f" again (fresh start {d['restart']})" if d.get("restart") else ""
+        p1 = d.get("player1")
+        return f"round {d.get('round')} starts{again} — {voice.name(p1)} {voice.verb(p1, 'are', 'is')} Player 1"
+    if kind == "cards_dealt":
+        counts = d.get("counts") or [0, 0]
+        hands = [f"; {voice.their(s)} hand: {codes_text(d[f'hand{s}'])}" for s in (0, 1) if f"hand{s}" in d]
+        return f"dealt {counts[0]} and {counts[1]} cards{''.join(hands)}"
+    if kind == "drafted":
+        return _drafted_words(d, who)
+    if kind == "draft_completed":
+        return f"draft complete: the draft pile ({cards_text(len(d.get('codes') or []))}) goes under the draw pile"
+    if kind == "starter_turned":
+        return f"starter turned: {d.get('code')}"
+    if kind == "awaiting":
+        return _awaiting_words(d, voice, every)
+    if kind == "card_played":
+        return _played_words(d, who) + (awaiting_suffix(after, voice) or "")
+    if kind == "cards_drawn":
+        count = d.get("count")
+        why = DRAW_REASONS.get(str(d.get("reason")), str(d.get("reason")))
+        codes = f": {codes_text(d['codes'])}" if "codes" in d else ""
+        what = "a card" if count == 1 and not why else cards_text(count)
+        return f"{who} drew {what}{f' ({why})' if why else ''}{codes}"
+    if kind == "draw_lapsed":
+        return f"no cards left to draw: {who} should have drawn {cards_text(d.get('missing'))} more"
+    if kind == "pile_recycled":
+        return f"the discard pile is shuffled into a new draw pile ({cards_text(d.get('count'))})"
+    if kind == "color_chosen":
+        return f"{who} named {d.get('color')}"
+    if kind == "challenge_resolved":
+        return _challenge_words(d, voice, then)
+    if kind == "uno_said":
+        return f"{who} said UNO!"
+    if kind == "uno_caught":
+        return f"{voice.name(d.get('by'))} caught {who} without UNO!"
+    if kind == "round_ended":
+        return _round_words(d, voice)
+    if kind == "match_ended":
+        scores = d.get("scores") or [0, 0]
+        winner = d.get("winner")
+        return (
+            f"match over: {voice.name(winner)} {voice.verb(winner, 'win', 'wins')} "
+            f"{scores[0]}–{scores[1]} after {d.get('rounds')} rounds"
+        )
+    if kind == "seed_revealed":
+        return "the server's seed is revealed: every shuffle and sealed card can now be checked"
+    if kind == "match_forfeited":
+        return f"{who} {voice.verb(d.get('seat'), 'forfeit', 'forfeits')} the match ({d.get('reason')})"
+    if kind == "forfeit_declared":
+        return f"{who} {voice.verb(d.get('seat'), 'lose', 'loses')} by forfeit ({d.get('reason')})"
+    return kind
+
+
+def awaiting_suffix(awaiting: Data | None, voice: Voice) -> str | None:
+    """What an awaiting (its data) adds to the play just before it: "— you face 4" after a Draw
+    Two, "— you may accept or challenge" after a Wild Draw Four; None for any other."""
+    if awaiting is None:
+        return None
+    who = voice.name(awaiting.get("seat"))
+    if awaiting.get("kind") == "volley":
+        return f" — {who} {voice.verb(awaiting.get('seat'), 'face', 'faces')} {awaiting.get('total')}"
+    if awaiting.get("kind") == "wild_draw_four":
+        return f" — {who} may accept or challenge"
+    return None
+
+
+def command_words(command: Data) -> str:
+    """A command object in words, as an instruction ("play W naming green + UNO")."""
+    kind = command.get("type")
+    if kind == "play":
+        words = f"play {command.get('card')}"
+        if command.get("color"):
+            words += f" naming {command['color']}"
+        return words + (" + UNO" if command.get("uno") else "")
+    if kind == "draft":
+        return "keep the card looked at" if command.get("keep") else "pass the card looked at"
+    if kind == "dump":
+        return f"dump {codes_text(command.get('cards') or [])}" + (" + UNO" if command.get("uno") else "")
+    if kind == "color":
+        return f"name {command.get('color')}"
+    return {
+        "draw": "draw",
+        "pass": "keep the drawn card",
+        "accept": "accept the Wild Draw Four",
+        "challenge": "challenge the Wild Draw Four",
+        "uno": "say UNO",
+    }.get(str(kind), str(kind))
+
+
+def _command_words(d: Data, voice: Voice, answered: object, every: bool) -> str | None:
+    command = d.get("command") or {}
+    who = voice.name(d.get("seat"))
+    kind = command.get("type")
+    if kind == "pass":
+        return f"{who} did not dump" if answered == "dump" else f"{who} kept the drawn card"
+    if kind == "accept":
+        return f"{who} accepted the Wild Draw Four"
+    if kind == "challenge":
+        return f"{who} challenged the Wild Draw Four!"
+    # play, draw, draft, dump, color, uno: the events that follow say what happened
+    return f"{who}: {command_words(command)}" if every else None
+
+
+def _timeout_words(d: Data, voice: Voice) -> str:
+    action = d.get("action")
+    count = d.get("count")
+    head = f"{voice.their(d.get('seat'))} time ran out ({TIMEOUT_KINDS.get(str(d.get('kind')), d.get('kind'))})"
+    if not isinstance(action, Mapping):
+        return f"{head} — {count} timeouts in a row: a forfeit"
+    kind = action.get("type")
+    default = {
+        "draft": "the card looked at is kept",
+        "draw": "a card is drawn",
+        "pass": "the drawn card is kept" if d.get("kind") != "dump" else "no dump",
+        "accept": "the Wild Draw Four is accepted",
+        "color": f"{action.get('color')} is named",
+    }.get(str(kind), str(kind))
+    return f"{head} — {default} ({count} in a row; 3 forfeit the match)"
+
+
+def _drafted_words(d: Data, who: str) -> str:
+    pile = d.get("pile_code")
+    if "hand_code" in d:
+        took = d["hand_code"]
+        if d.get("keep"):
+            return f"{who} kept {took}; {pile} goes face up on the draft pile"
+        return f"{who} passed {pile} onto the draft pile and took {took}"
+    if d.get("keep"):
+        return f"{who} kept the card looked at; {pile} goes face up on the draft pile"
+    return f"{who} passed {pile} onto the draft pile and took the next card"
+
+
+def _awaiting_words(d: Data, voice: Voice, every: bool) -> str | None:
+    kind = d.get("kind")
+    seat = d.get("seat")
+    who = voice.name(seat)
+    if kind == "volley":
+        total = d.get("total")
+        return f"{who} {voice.verb(seat, 'face', 'faces')} a volley of {total}: a Draw Two, or draw {total}"
+    if kind == "wild_draw_four":
+        return f"{who} may accept the Wild Draw Four or challenge it"
+    if kind == "color":
+        return f"{who} {voice.verb(seat, 'name', 'names')} the starter's colour"
+    if kind == "dump":
+        return f"{who} may dump every card of the colour, or not"
+    if not every:
+        return None  # draft, turn, drawn: the live prompt line says whose decision it is
+    waits = f"to play or keep the drawn {d['code']}" if kind == "drawn" and "code" in d else WAITING.get(str(kind))
+    return f"waiting for {who} {waits or kind}"
+
+
+def _played_words(d: Data, who: str) -> str:
+    code = str(d.get("code"))
+    words = f"{who} played {code}"
+    if code.startswith("W"):
+        words += f" naming {d.get('color')}"
+    if d.get("uno"):
+        words += " and said UNO!"
+    return words
+
+
+def _challenge_words(d: Data, voice: Voice, then: Data | None) -> str:
+    by, player = d.get("by"), d.get("player")
+    words = f"{voice.name(by)} challenged {voice.their(player)} Wild Draw Four: "
+    if d.get("verdict") == "illegal":
+        words += "it was illegal"
+        if d.get("matching"):
+            words += f" ({codes_text(d['matching'])} could have been played)"
+    else:
+        words += "it was legal"
+    if then is not None:  # the cards the verdict made someone draw
+        drawer = then.get("seat")
+        words += f" — {voice.name(drawer)} {voice.verb(drawer, 'draw', 'draws')} {then.get('count')}"
+    if isinstance(d.get("hand"), list):  # opened to the challenger (and auditors) only: D13 shows it them
+        words += f" — {voice.their(player)} hand: {codes_text(d['hand'])}"
+    return words
+
+
+def _round_words(d: Data, voice: Voice) -> str:
+    scores = d.get("scores") or [0, 0]
+    winner, loser = d.get("winner"), d.get("loser")
+    if d.get("blocked"):
+        how = "blocked (nobody can draw)"
+        if winner is not None:
+            how += f", {voice.name(winner)} held fewer points"
+    else:
+        how = f"{voice.name(winner)} went out"
+    points = d.get("points")
+    if loser is not None and points:
+        how += f"; {voice.their(loser)} {codes_text(d.get('loser_hand'))} count {points} points"
+    totals = f"{voice.name(0)} {scores[0]}, {voice.name(1)} {scores[1]}"
+    return f"round {d.get('round')} over: {how} — scores: {totals}"

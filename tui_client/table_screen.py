@@ -1,0 +1,382 @@
+"""The live table of ``unoduo play`` (docs/TUI.md "The table"): one match followed over its
+WebSocket, at a seat or as a spectator, the player's commands sent on it.
+
+:class:`PlayScreen` draws a :class:`~tui_client.play_model.PlayModel` (``play_widgets``), which
+checks every event's hash and the hidden cards' openings as they arrive; the socket is read by a
+worker that reconnects from the last ``seq`` whenever it drops, and the receipt is saved in the
+config directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Static
+from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed
+
+from tui_client.api import CLOSE_MATCH_OVER, FINAL_CLOSE_CODES, Api, ApiError
+from tui_client.config import ConfigStore
+from tui_client.help_screen import HelpScreen
+from tui_client.play_model import PlayModel
+from tui_client.play_widgets import (
+    ActionButton,
+    HandView,
+    PlayLog,
+    check_text,
+    opponent_text,
+    prompt_text,
+    status_text,
+    table_text,
+    title_text,
+)
+
+RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0)  # then every 2 s
+UNANSWERED_SECONDS = 15.0  # a command with no answer by then is given up (the events would have said)
+SAVE_AFTER = frozenset({"awaiting", "round_ended", "match_ended", "seed_revealed", "uno_said", "uno_caught"})
+
+TABLE_CSS = """
+#table-title { height: 1; background: $panel; }
+#actions { height: auto; }
+#actions Button { margin: 0 1 0 0; }
+#banner { height: 1; background: #8b1a1a; color: #ffffff; text-style: bold; display: none; }
+#banner.shown { display: block; }
+#opponent { height: auto; }
+#table { height: 2; }
+#prompt { height: 1; margin: 1 0 0 0; }
+#hand { margin: 0 0 0 0; }
+#status { height: auto; max-height: 3; }
+"""
+
+
+# ---------------------------------------------------------------- messages from the socket worker
+
+
+class SocketMessage(Message):
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__()
+        self.data = data
+
+
+class SocketUp(Message):
+    def __init__(self, since: int) -> None:
+        super().__init__()
+        self.since = since
+
+
+class SocketDown(Message):
+    def __init__(self, since: int, reason: str) -> None:
+        super().__init__()
+        self.since = since
+        self.reason = reason
+
+
+class SocketEnded(Message):
+    """The socket closed for good: the match is over (``final`` False) or it cannot be followed."""
+
+    def __init__(self, reason: str, final: bool) -> None:
+        super().__init__()
+        self.reason = reason
+        self.final = final
+
+
+# ---------------------------------------------------------------- the screen
+
+
+BUTTONS: tuple[tuple[str, str, str], ...] = (
+    # (id, label, action)
+    ("b-play", "Play (⏎)", "screen.act('play')"),
+    ("b-keep", "Keep (k)", "screen.act('keep')"),
+    ("b-draft_pass", "Pass (p)", "screen.act('draft_pass')"),
+    ("b-draw", "Draw (d)", "screen.act('draw')"),
+    ("b-pass", "Keep it (p)", "screen.act('pass')"),
+    ("b-dump", "Dump (x)", "screen.act('dump')"),
+    ("b-accept", "Accept (a)", "screen.act('accept')"),
+    ("b-challenge", "Challenge (c)", "screen.act('challenge')"),
+    ("b-uno", "UNO! (u)", "screen.act('uno')"),
+    ("b-red", "red (r)", "screen.colour('red')"),
+    ("b-yellow", "yellow (y)", "screen.colour('yellow')"),
+    ("b-green", "green (g)", "screen.colour('green')"),
+    ("b-blue", "blue (b)", "screen.colour('blue')"),
+    ("b-help", "Help (?)", "screen.help"),
+    ("b-leave", "Leave (q)", "screen.leave"),
+)
+COLOUR_BUTTONS = ("b-red", "b-yellow", "b-green", "b-blue")
+
+
+class PlayScreen(Screen[None]):
+    """One match live: a seat's table (or a spectator's), its socket, its checks and receipt."""
+
+    AUTO_FOCUS = None
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "move(-1)", "card", key_display="←"),
+        Binding("right", "move(1)", "card", key_display="→"),
+        Binding("enter", "act('enter')", "play", key_display="⏎"),
+        Binding("k", "act('keep')", "keep"),
+        Binding("p", "act('pass')", "pass"),
+        Binding("d", "act('draw')", "draw"),
+        Binding("u", "act('uno')", "UNO"),
+        Binding("c", "act('challenge')", "challenge", show=False),
+        Binding("a", "act('accept')", "accept", show=False),
+        Binding("x", "act('dump')", "dump", show=False),
+        Binding("r", "colour('red')", "red", show=False),
+        Binding("y", "colour('yellow')", "yellow", show=False),
+        Binding("g", "colour('green')", "green", show=False),
+        Binding("b", "colour('blue')", "blue", show=False),
+        Binding("escape", "cancel", "cancel", show=False),
+        Binding("question_mark", "help", "help", key_display="?"),
+        Binding("q", "leave", "leave"),
+    ]
+
+    def __init__(self, api: Api, store: ConfigStore, model: PlayModel) -> None:
+        super().__init__()
+        self.api = api
+        self.store = store
+        self.model = model
+        self.socket: ClientConnection | None = None
+        self.connected = False
+        self.ended: str | None = None  # why the socket closed for good
+        self.banner = ""
+        self.received_seq = model.last_seq  # the socket worker's own count, for since=
+        self.receipt_due = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="table-title")
+        yield Static(id="banner")
+        yield Static(id="opponent")
+        yield Static(id="table")
+        yield Static(id="prompt")
+        yield HandView(self.model, id="hand")
+        with Horizontal(id="actions"):
+            for button_id, label, action in BUTTONS:
+                yield ActionButton(label, id=button_id, compact=True, action=action)
+        yield PlayLog(self.model, id="log")
+        yield Static(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.redraw()
+        self.set_interval(0.25, self.tick)
+        self.follow()
+
+    # ------------------------------------------------------------ the socket
+
+    @work(exclusive=True, group="socket")
+    async def follow(self) -> None:
+        """Read the match's socket; reconnect from the last ``seq`` whenever it drops."""
+        failures = 0
+        while True:
+            since = self.received_seq
+            try:
+                socket = await self.api.open_socket(self.model.match, since)
+            except ApiError as error:
+                if error.code == "final":
+                    self.post_message(SocketEnded(await self._why_refused(error), final=True))
+                    return
+                self.post_message(SocketDown(since, error.message))
+                await asyncio.sleep(RECONNECT_DELAYS[min(failures, len(RECONNECT_DELAYS) - 1)])
+                failures += 1
+                continue
+            self.socket = socket
+            self.post_message(SocketUp(since))
+            failures = 0
+            try:
+                async for text in socket:
+                    try:
+                        data = json.loads(text)
+                    except ValueError:
+                        continue
+                    if not isinstance(data, dict):
+                        continue
+                    if data.get("type") == "event" and isinstance(data.get("event"), dict):
+                        seq = data["event"].get("seq")
+                        if isinstance(seq, int):
+                            self.received_seq = seq
+                    self.post_message(SocketMessage(data))
+            except ConnectionClosed:
+                pass
+            finally:
+                self.socket = None
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(socket.close(), 1.0)
+            code, reason = socket.close_code, socket.close_reason or ""
+            if code == CLOSE_MATCH_OVER:
+                self.post_message(SocketEnded(reason or "the match is over", final=False))
+                return
+            if code in FINAL_CLOSE_CODES:
+                self.post_message(SocketEnded(f"{FINAL_CLOSE_CODES[code]}: {reason}", final=True))
+                return
+            self.post_message(SocketDown(self.received_seq, reason or f"closed ({code})"))
+            await asyncio.sleep(RECONNECT_DELAYS[0])
+
+    async def _why_refused(self, error: ApiError) -> str:
+        """A socket refused before it opened says only 403: the HTTP view of the match says why."""
+        try:
+            await self.api.match(self.model.match)
+        except ApiError as refusal:
+            return refusal.words()
+        return error.message
+
+    @work(group="send")
+    async def send(self, envelope: dict[str, Any]) -> None:
+        socket = self.socket
+        try:
+            if socket is None:
+                raise ConnectionError("not connected")
+            await socket.send(json.dumps(envelope))
+        except (ConnectionError, ConnectionClosed):
+            self.model.lost_connection()
+            self.model.note("not connected: the command was not sent; try again once reconnected", "refusal")
+            self.redraw()
+
+    def on_socket_message(self, message: SocketMessage) -> None:
+        problems = self.model.apply(message.data)
+        event = message.data.get("event") or {}
+        if problems:
+            self.save_receipt()
+        elif event.get("type") in SAVE_AFTER:
+            self.receipt_due = True  # written by the next tick: one write for a burst of events
+        self.redraw()
+
+    def on_socket_up(self, message: SocketUp) -> None:
+        was_down = bool(self.banner)
+        self.connected = True
+        self.banner = ""
+        if was_down:
+            self.model.note(f"reconnected: resumed after #{message.since}")
+        self.redraw()
+
+    def on_socket_down(self, message: SocketDown) -> None:
+        self.connected = False
+        self.model.lost_connection()
+        reason = message.reason if len(message.reason) <= 48 else message.reason[:47] + "…"
+        self.banner = f"connection lost — reconnecting… resuming from #{message.since} · {reason}"
+        self.save_receipt()
+        self.redraw()
+
+    def on_socket_ended(self, message: SocketEnded) -> None:
+        self.connected = False
+        self.ended = message.reason
+        if not message.final:
+            self.model.check.finished()
+        self.banner = f"cannot follow this match: {message.reason}" if message.final else ""
+        if not message.final:
+            self.model.note(f"the socket closed: {message.reason}")
+        self.save_receipt()
+        self.redraw()
+
+    def save_receipt(self) -> None:
+        self.receipt_due = False
+        if self.model.last_seq:
+            with contextlib.suppress(OSError):
+                self.store.save_receipt(self.model.receipt())
+
+    # ------------------------------------------------------------ drawing
+
+    def redraw(self) -> None:
+        m = self.model
+        title = title_text(m)
+        title.append("  ")
+        title.append_text(check_text(m))
+        self.query_one("#table-title", Static).update(title)
+        banner = self.query_one("#banner", Static)
+        banner.update(self.banner)
+        banner.set_class(bool(self.banner), "shown")
+        self.query_one("#opponent", Static).update(opponent_text(m))
+        self.query_one("#table", Static).update(table_text(m))
+        self.tick()
+        self.query_one(HandView).refresh(layout=True)
+        self.query_one(PlayLog).refresh()
+        self.query_one("#status", Static).update(status_text(m))
+        self._buttons()
+
+    def tick(self) -> None:
+        if self.receipt_due:
+            self.save_receipt()
+        if self.model.expire(UNANSWERED_SECONDS):
+            self.redraw()
+            return
+        self.query_one("#prompt", Static).update(prompt_text(self.model, self.model.seconds_left()))
+
+    def _buttons(self) -> None:
+        m = self.model
+        offers = {o.action: o for o in m.offers()} if self.connected and m.outstanding is None else {}
+        colours = m.choosing_color is not None or "color" in offers
+        for button_id, _label, _action in BUTTONS:
+            button = self.query_one(f"#{button_id}", Button)
+            action = button_id.removeprefix("b-")
+            if button_id in COLOUR_BUTTONS:
+                button.display = colours
+            elif action in ("help", "leave"):
+                button.display = True
+            else:
+                offer = offers.get(action)
+                button.display = offer is not None and not (action == "play" and m.choosing_color is not None)
+                if offer is not None:
+                    key = "⏎" if offer.key == "enter" else offer.key
+                    button.label = f"{offer.label} ({key})"
+
+    # ------------------------------------------------------------ actions
+
+    def act_on(self, action: str, color: str | None = None) -> None:
+        m = self.model
+        if not self.connected and not m.over:
+            m.note("not connected: wait for the connection to come back", "refusal")
+            self.redraw()
+            return
+        decision = m.decide(action, color)
+        if decision.command is not None:
+            self.send_command(decision.command)
+        elif decision.note is not None:
+            m.note(decision.note, "note")
+        self.redraw()
+
+    def send_command(self, command: dict[str, Any]) -> dict[str, Any]:
+        """Send ``command`` as it is (with a fresh command_id and the current version): the server judges it."""
+        envelope = self.model.envelope(command)
+        self.model.note("")
+        self.send(envelope)
+        return envelope
+
+    def action_act(self, action: str) -> None:
+        self.act_on(action)
+
+    def action_colour(self, color: str) -> None:
+        self.act_on("color", color)
+
+    def action_move(self, delta: int) -> None:
+        self.model.move(delta)
+        self.redraw()
+
+    def action_cancel(self) -> None:
+        self.model.cancel()
+        self.redraw()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def action_leave(self) -> None:
+        self.save_receipt()
+        self.workers.cancel_group(self, "socket")
+        self.app.pop_screen()
+
+    def on_hand_view_picked(self, message: HandView.Picked) -> None:
+        m = self.model
+        if message.index == m.selected and m.my_decision and m.selected_card in m.playable:
+            self.act_on("play")
+            return
+        m.select(message.index)
+        self.redraw()
+
+    def on_unmount(self) -> None:
+        self.save_receipt()
