@@ -7,6 +7,15 @@ cannot be reached, the PostgreSQL half of the suite fails; it is never skipped.
 Migrated databases are made fast: SQLite copies a file migrated once per worker; PostgreSQL
 runs, in a new schema, the SQL that ``alembic upgrade head --sql`` writes (the migrations'
 own DDL). The migration tests themselves run Alembic for real on empty databases.
+
+Two tiers (``.ci/run`` runs both): ``pytest -m "not e2e"`` is the fast tier, in one process
+(engine, store, services and routes through TestClient, the terminal client under Pilot);
+``pytest -m e2e`` is the end-to-end tier, the tests that run real processes. A test is end-to-end
+when its module starts ``unoduo serve`` through the shared harness (it imports
+``tests.cli.serving``) or drives the benchmark harness (it imports from ``bench``, other than
+``bench.progress``, the waiting on progress that any test may use), or when it
+says so with ``pytestmark = pytest.mark.e2e`` (a real terminal, a browser). The rule is applied
+here, at collection, so a new test that starts a server is in the right tier without a mark.
 """
 
 from __future__ import annotations
@@ -15,6 +24,7 @@ import io
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import psycopg
 import pytest
@@ -30,16 +40,45 @@ DATABASES = ["sqlite", "postgres"]
 STORE_TESTS = Path(__file__).parent / "server" / "store"
 
 
+E2E_HARNESSES = ("tests.cli.serving", "bench")  # a module using either runs real processes
+NOT_A_HARNESS = "bench.progress"  # waiting on progress: any tier may use it
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: a store test that takes seconds (it still runs in CI)")
+    config.addinivalue_line(
+        "markers",
+        "e2e: end to end, real processes (a server, the bench harness, a terminal); pytest -m 'not e2e' skips them",
+    )
+
+
+def _from_harness(value: object) -> bool:
+    name = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
+    if not isinstance(name, str) or name == NOT_A_HARNESS:
+        return False
+    return any(name == h or name.startswith(h + ".") for h in E2E_HARNESSES)
+
+
+def runs_real_processes(module: ModuleType | None) -> bool:
+    """Whether a test module uses the real-server harness or the bench harness (see the docstring)."""
+    return module is not None and any(_from_harness(value) for value in vars(module).values())
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """In the store tests, an exception that kills a thread fails the test (it is not just a warning)."""
+    """Mark the end-to-end tier; in the store tests, an exception that kills a thread fails the test
+    (it is not just a warning)."""
     strict = pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+    e2e = pytest.mark.e2e
+    judged: dict[str, bool] = {}
     for item in items:
         if STORE_TESTS in Path(str(item.fspath)).parents:
             item.add_marker(strict)
+        module = getattr(item, "module", None)
+        name = module.__name__ if module is not None else ""
+        if name not in judged:
+            judged[name] = runs_real_processes(module)
+        if judged[name] and item.get_closest_marker("e2e") is None:
+            item.add_marker(e2e)
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner, Result
 
+from bench.progress import Stall
 from cli.main import app
 from cli.tournament_cmd import parse_rules
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
@@ -96,14 +97,16 @@ def shown(base: str, tournament_id: str) -> dict[str, Any]:
     return answer
 
 
-def finished(base: str, tournament_id: str, seconds: float = 60.0) -> dict[str, Any]:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+def finished(base: str, tournament_id: str) -> dict[str, Any]:
+    """Poll until finished; fails only when its rounds and pairings have not moved for the stall window."""
+    stall = Stall()
+    while not stall.stuck:
         t = shown(base, tournament_id)
         if t["status"] == "finished":
             return t
+        stall.moved(repr(t["rounds"]))
         time.sleep(0.2)
-    raise AssertionError(f"tournament {tournament_id} did not finish in {seconds} s: {t}")
+    raise AssertionError(f"tournament {tournament_id} stopped moving: {t}")
 
 
 def test_rule_values_are_json_when_they_parse() -> None:

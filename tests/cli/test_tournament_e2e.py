@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from bench.progress import Stall
 from engine.replay import parse_replay
 from engine.verify import verify_replay
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
@@ -48,13 +49,15 @@ def _create(client: httpx.Client, entries: list[str], target: int) -> str:
     return tournament_id
 
 
-def _wait_finished(client: httpx.Client, tournament_id: str, seconds: float) -> dict[str, Any]:
-    deadline = time.monotonic() + seconds
+def _wait_finished(client: httpx.Client, tournament_id: str) -> dict[str, Any]:
+    """Poll until finished; fails only when the rounds and pairings have not moved for the stall window."""
+    stall = Stall()
     while True:
         t: dict[str, Any] = ok(client.get(f"/api/tournaments/{tournament_id}"))
         if t["status"] == "finished":
             return t
-        assert time.monotonic() < deadline, f"not finished after {seconds:g} s: rounds " + ", ".join(
+        stall.moved(repr(t["rounds"]))
+        assert not stall.stuck, "stopped moving: rounds " + ", ".join(
             f"{r['number']} {r['status']} {[p['status'] for p in r['pairings']]}" for r in t["rounds"]
         )
         time.sleep(POLL)
@@ -132,7 +135,7 @@ def test_a_seven_player_round_robin_of_house_bots_runs_to_the_end_by_itself(tmp_
             assert started["status"] == "running" and len(started["rounds"]) == 7
             assert started["rounds"][0]["status"] == "running"
 
-            t = _wait_finished(client, tournament_id, 45)
+            t = _wait_finished(client, tournament_id)
             matches = _check_round_robin(t, 7)
             assert len(matches) == 21
             assert sorted(r["bye"] for r in t["rounds"]) == sorted(p["id"] for p in t["players"])  # one bye each
@@ -162,10 +165,11 @@ def _events(client: httpx.Client, match_id: str) -> list[tuple[int, str]]:
     return [(e["seq"], e["hash"]) for e in map(json.loads, response.text.splitlines()) if e]
 
 
-def _wait_mid_round(client: httpx.Client, tournament_id: str, seconds: float) -> dict[str, Any]:
-    """The tournament once a round is running with a match of it some way in (and not over)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+def _wait_mid_round(client: httpx.Client, tournament_id: str) -> dict[str, Any]:
+    """The tournament once a round is running with a match of it some way in (and not over);
+    fails only when the tournament has not moved for the stall window."""
+    stall = Stall()
+    while not stall.stuck:
         t: dict[str, Any] = ok(client.get(f"/api/tournaments/{tournament_id}"))
         running = [r for r in t["rounds"] if r["status"] == "running"]
         for p in running[0]["pairings"] if running else []:
@@ -173,6 +177,7 @@ def _wait_mid_round(client: httpx.Client, tournament_id: str, seconds: float) ->
                 view = ok(client.get(f"/api/matches/{p['match']}"))["view"]
                 if view["version"] >= 40 and view["phase"] != "match_over":
                     return t
+        stall.moved(repr(t["rounds"]))
         time.sleep(0.05)
     raise AssertionError("no round was seen running with a match some way in")
 
@@ -213,7 +218,7 @@ def test_a_restart_in_the_middle_of_a_round_loses_nothing(tmp_path: Path, how: s
         with httpx.Client(base_url=base, timeout=30.0) as client:
             tournament_id = _create(client, entries, target=150)
             ok(client.post(f"/api/tournaments/{tournament_id}/start", headers=DIRECTOR))
-            before = _wait_mid_round(client, tournament_id, 20)
+            before = _wait_mid_round(client, tournament_id)
             live = [p["match"] for r in before["rounds"] for p in r["pairings"] if p["status"] == "live"]
             assert live
             seen = {m: _events(client, m) for m in live}
@@ -228,7 +233,7 @@ def test_a_restart_in_the_middle_of_a_round_loses_nothing(tmp_path: Path, how: s
     process, base = _start(db)  # the same database file
     try:
         with httpx.Client(base_url=base, timeout=30.0) as client:
-            t = _wait_finished(client, tournament_id, 50)
+            t = _wait_finished(client, tournament_id)
             matches = _check_round_robin(t, 5)
             after = {p["slot"]: p["result"] for r in t["rounds"] for p in r["pairings"]}
             for slot, result in decided.items():

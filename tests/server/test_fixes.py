@@ -255,7 +255,7 @@ def test_open_follow_streams_end_when_the_server_shuts_down(url: str) -> None:
                 break
         assert store.notifier.waiting == 3
         begin_shutdown(app)
-        done = await asyncio.wait_for(asyncio.gather(*followers), timeout=2)
+        done = await asyncio.wait_for(asyncio.gather(*followers), timeout=60)  # a hang guard: they end at once
         late = [e async for e in store.follow(match_stream(match_id))]  # a stream opened afterwards ends at once
         await store.aclose()
         return [*done, late]

@@ -15,6 +15,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from bench.progress import Stall
 from server.tournaments.model import lots
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import ok, play_to_end, register
@@ -36,13 +37,15 @@ def show(client: TestClient, tournament_id: str) -> dict[str, Any]:
     return ok(client.get(f"/api/tournaments/{tournament_id}"))
 
 
-def wait_for(client: TestClient, tournament_id: str, ready: Any, seconds: float = 60.0) -> dict[str, Any]:
-    deadline = time.monotonic() + seconds
+def wait_for(client: TestClient, tournament_id: str, ready: Any) -> dict[str, Any]:
+    """Poll until ``ready(t)``; fails only when the rounds and pairings have not moved for the stall window."""
+    stall = Stall()
     while True:
         t = show(client, tournament_id)
         if ready(t):
             return t
-        assert time.monotonic() < deadline, f"gave up waiting: {[(r['number'], r['status']) for r in t['rounds']]}"
+        stall.moved(repr(t["rounds"]))
+        assert not stall.stuck, f"stopped moving: {[(r['number'], r['status']) for r in t['rounds']]}"
         time.sleep(0.05)
 
 
