@@ -22,6 +22,7 @@ from engine.verify import verify_replay
 from server.app import make_app
 from server.services.matches import MatchService
 from server.settings import Settings
+from server.store.errors import StoreUnavailableError
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import ok, register
 from tests.server.manual_clock import ManualClock
@@ -213,3 +214,38 @@ def test_a_clock_that_fires_early_waits_for_the_rest_and_does_not_time_out(
     assert any(timedelta(milliseconds=1) < m < timedelta(milliseconds=10) for m in margin), margin
     advance_until(clock, lambda: bool(of_type(events(client, match_id), "timed_out")), step=5.0)
     assert of_type(events(client, match_id), "timed_out")[0]["data"]["count"] == 1
+
+
+def test_a_clock_that_finds_the_database_away_tries_again(
+    app_client: Callable[[], TestClient], clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the deadline passes while the database is away, the timeout is not lost: the clock
+    arms itself again (a second later) and applies it once the database answers."""
+    client = app_client()
+    match_id, ada, bob = human_match(client, move_seconds=5)
+    ok(client.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
+    ok(client.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "b"}))
+    matches: MatchService = client.app.state.matches  # type: ignore[attr-defined]
+    real_append = matches.store.append_chain_async
+    failed: list[str] = []
+
+    async def away_once(stream: str, steps: Any) -> Any:
+        if not failed:
+            failed.append(stream)
+            raise StoreUnavailableError("the database is away (test)")
+        return await real_append(stream, steps)
+
+    monkeypatch.setattr(matches.store, "append_chain_async", away_once)
+    clock.advance(5)
+    poll_until(lambda: bool(failed))
+    assert not of_type(events(client, match_id), "timed_out")
+    advance_until(clock, lambda: bool(of_type(events(client, match_id), "timed_out")))
+    assert of_type(events(client, match_id), "timed_out")[0]["data"]["count"] == 1
+
+
+def poll_until(check: Callable[[], bool], tries: int = 500) -> None:
+    for _ in range(tries):
+        if check():
+            return
+        time.sleep(0.02)
+    raise AssertionError("the condition never held")
