@@ -213,8 +213,9 @@ class PlayScreen(Screen[None]):
             if code == CLOSE_MATCH_OVER:
                 self.post_message(SocketEnded(reason or "the match is over", final=False))
                 return
-            if code in FINAL_CLOSE_CODES:
-                self.post_message(SocketEnded(f"{FINAL_CLOSE_CODES[code]}: {reason}", final=True))
+            if code in FINAL_CLOSE_CODES:  # the server's refusal: the HTTP view of the match says it best
+                closed = ApiError(0, "final", f"{FINAL_CLOSE_CODES[code]}: {reason}")
+                self.post_message(SocketEnded(await self._why_refused(closed), final=True))
                 return
             self.post_message(SocketDown(self.received_seq, reason or f"closed ({code})"))
             await asyncio.sleep(RECONNECT_DELAYS[0])

@@ -13,8 +13,11 @@ for sending, or was closed), never on a fixed sleep.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import shutil
+import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -147,3 +150,48 @@ def test_frames_over_the_limit_are_closed_1009_unread(tmp_path: Path) -> None:
     print(f"{FRAMES} frames of {FRAME_BYTES} bytes: {before:.0f} MB -> {held:.0f} MB, close codes {set(codes)}")
     assert codes == [1009] * FRAMES
     assert held - before < 20, f"{FRAMES} oversize frames took {held - before:.0f} MB"
+
+
+def test_many_oversize_frames_at_once_do_not_grow_the_server(tmp_path: Path) -> None:
+    """20 sockets sending three 16 MiB frames each, all at once: the old server read them all
+    (102 MB -> 1,191 MB, all of it still held after they closed)."""
+    with served(tmp_path, tmp_path / "burst.sqlite3") as server:
+        match_id = open_match(server.base)
+        before = server.rss_mb()
+        frame = client_frame(b"x" * FRAME_BYTES)
+        sockets = []
+        for _ in range(FRAMES):
+            sock = ws_upgrade(server.port, f"/api/matches/{match_id}/ws")
+            assert read_head(sock)[0] == 101
+            sockets.append(sock)
+
+        def send(sock: socket.socket) -> None:
+            with contextlib.suppress(OSError):  # closed by the server after the first header
+                for _ in range(3):
+                    sock.sendall(frame)
+
+        senders = [threading.Thread(target=send, args=(sock,)) for sock in sockets]
+        for thread in senders:
+            thread.start()
+        for thread in senders:
+            thread.join()
+        wait_for(lambda: not server_connections(server.port), "the server closed every sending socket")
+        held = server.rss_mb()
+        for sock in sockets:
+            sock.close()
+    print(f"{FRAMES} sockets x 3 frames of {FRAME_BYTES} bytes at once: {before:.0f} MB -> {held:.0f} MB")
+    assert held - before < 20, f"the frames took {held - before:.0f} MB"
+
+
+def test_a_socket_whose_client_stops_reading_is_closed(
+    long_match: tuple[Path, str, int], db_copy: Path, tmp_path: Path
+) -> None:
+    """No message taken for UNODUO_WS_SEND_TIMEOUT_SECONDS: the server lets the connection go
+    (the old server kept such sockets for as long as their clients kept them)."""
+    _, match_id, _ = long_match
+    with served(tmp_path, db_copy, UNODUO_WS_SEND_TIMEOUT_SECONDS="2") as server:
+        sockets = [ws_upgrade(server.port, f"/api/matches/{match_id}/ws?since=0", rcvbuf=4096) for _ in range(5)]
+        wait_for(lambda: len(server_connections(server.port)) >= 5, "the sockets are open")
+        wait_for(lambda: not server_connections(server.port), "the server let every stuck socket go")
+        for sock in sockets:
+            sock.close()
