@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 
 from server.app import make_app
 from server.services.errors import TooManyRequests
@@ -59,3 +60,18 @@ def test_a_bucket_refills_with_time_and_zero_turns_the_limit_off() -> None:
     off = RateLimit("tries", per_minute=0)
     for _ in range(1000):
         off.take("a")
+
+
+def test_the_socket_counts_wrong_tokens_in_the_same_bucket_as_http(strict: TestClient) -> None:
+    """One way in: wrong tokens on the socket's upgrade are limited like HTTP's, and lock both out."""
+    good = strict.post("/api/players", json={"name": "ada"}).json()["token"]
+    codes = []
+    for _ in range(3):
+        with (
+            pytest.raises(WebSocketDisconnect) as closed,
+            strict.websocket_connect("/api/matches/m_x/ws?token=guess-0123456789") as ws,
+        ):
+            ws.receive_json()
+        codes.append(closed.value.code)
+    assert codes == [4401, 4401, 4429]
+    assert strict.get("/api/me", headers={"Authorization": f"Bearer {good}"}).status_code == 429
