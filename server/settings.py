@@ -49,7 +49,7 @@ class Settings(BaseSettings):
         description="how long a house bot waits before it moves (0: at once, inside the request that gave it the move)",
     )
     finished_matches_kept: int = Field(
-        default=1000, ge=0, le=100_000, description="finished matches kept in memory for quick reads (oldest dropped)"
+        default=100, ge=0, le=100_000, description="finished matches kept in memory for quick reads (oldest dropped)"
     )
     open_invitations_per_player: int = Field(
         default=10,
