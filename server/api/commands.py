@@ -49,7 +49,9 @@ class CommandRequest(RequestBody):
         allowed = COMMAND_FIELDS.get(kind, frozenset()) | {"type"}
         unknown = sorted(str(key) for key in value if key not in allowed)
         if unknown:
-            raise ValueError(f"{shown_message(unknown[0], 60)!r} is not a field of a {shown_message(kind, 30)!r} command")
+            raise ValueError(
+                f"{shown_message(unknown[0], 60)!r} is not a field of a {shown_message(kind, 30)!r} command"
+            )
         return value
 
 
