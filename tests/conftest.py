@@ -20,8 +20,10 @@ here, at collection, so a new test that starts a server is in the right tier wit
 
 from __future__ import annotations
 
+import functools
 import io
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -52,16 +54,42 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-def _from_harness(value: object) -> bool:
+def _module_name(value: object) -> str | None:
     name = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
-    if not isinstance(name, str) or name == NOT_A_HARNESS:
+    return name if isinstance(name, str) else None
+
+
+def _is_harness(name: str) -> bool:
+    return name != NOT_A_HARNESS and any(name == h or name.startswith(h + ".") for h in E2E_HARNESSES)
+
+
+@functools.cache
+def uses_harness(module_name: str) -> bool:
+    """Whether the module ``module_name`` uses the real-server or the bench harness, itself or
+    through a helper module of the tests it takes something from (``tests.reliability.attacks``
+    starts its servers with ``tests.cli.serving``)."""
+    module = sys.modules.get(module_name)
+    if module is None or module_name in _LOOKING:
         return False
-    return any(name == h or name.startswith(h + ".") for h in E2E_HARNESSES)
+    _LOOKING.add(module_name)  # two helpers that take from each other: each looked into once
+    try:
+        for value in list(vars(module).values()):
+            name = _module_name(value)
+            if name is None or name == module_name:
+                continue
+            if _is_harness(name) or (name.startswith("tests.") and uses_harness(name)):
+                return True
+        return False
+    finally:
+        _LOOKING.discard(module_name)
+
+
+_LOOKING: set[str] = set()
 
 
 def runs_real_processes(module: ModuleType | None) -> bool:
     """Whether a test module uses the real-server harness or the bench harness (see the docstring)."""
-    return module is not None and any(_from_harness(value) for value in vars(module).values())
+    return module is not None and uses_harness(module.__name__)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
