@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 
 AWAITING_LOOKBACK = 64  # events read back at a time to find when the pending decision began
 HOLD_SECONDS = 2.0  # how often a server looks for live matches it does not hold (made by another server)
+STOP_SECONDS = 5.0  # how long a stop waits for background work to end
 IDLE_KEPT = 256  # copies of matches not held live (not started, annulled) kept for the next request
 
 Changed = Callable[[LiveMatch], None]
@@ -328,11 +329,20 @@ class MatchRegistry:
             live.close()
 
     async def stop(self) -> None:
-        """The server is stopping: end every watcher's stream, clock, bot move and follower."""
+        """The server is stopping: end every watcher's stream, clock, bot move and follower.
+
+        The store's follows are ended as well as cancelled: a follower cancelled while it waits
+        for PostgreSQL's LISTEN to start can lose the cancellation (``asyncio.wait_for`` on 3.11)
+        and would otherwise run on; and the wait for them all is bounded, so a stop never hangs."""
         self.stop_watchers()
+        self.store.end_follows()
         tasks = [*self.tasks, *(live.follower for live in self.live.values() if live.follower is not None)]
         for task in tasks:
             task.cancel()
+        if tasks:
+            _done, left = await asyncio.wait(tasks, timeout=STOP_SECONDS)
+            for task in left:
+                log.warning("stopping: %s did not end within %.0f s; left behind", task.get_name(), STOP_SECONDS)
         for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            if task.done() and not task.cancelled():
+                task.exception()  # retrieved: nothing to report at a stop
