@@ -63,11 +63,22 @@ def tune_garbage_collector() -> None:
 
     A live server makes many short-lived objects per command; the default thresholds (700)
     stopped the event loop often enough to be the tail of the round trips: `unoduo bench server
-    --rate 500` p99 90 ms before, 34-55 ms after (docs/BENCHMARKS.md). Cycles are still collected.
+    --rate 500` p99 90 ms before, 34-55 ms after (docs/BENCHMARKS.md). At those thresholds the
+    collector itself runs only every several minutes (not once in the soak's first 5 minutes)
+    and the older generations about never, so the server collects on a timer as well
+    (``Server.on_tick``, every :data:`COLLECT_SECONDS`).
     """
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
+
+
+# Memory: every connection leaves reference cycles behind (uvicorn's protocol and its transport,
+# the socket's tasks); left to the thresholds above they piled up for minutes (about a hundred
+# closed connections in the soak's first 5 minutes) and the heap grew to hold them (the soak's
+# RSS growth, docs/RELIABILITY.md). Each pass is a full one over what start-up did not freeze.
+COLLECT_SECONDS = 30
+TICKS_PER_SECOND = 10  # uvicorn's main loop ticks every 0.1 s
 
 
 DESCRIPTORS_KEPT = 64  # descriptors left for the database, log files and the listening socket
@@ -120,6 +131,11 @@ def _server(app: FastAPI, settings: Settings) -> uvicorn.Server:
     from server.log_redaction import redact_uvicorn_logs
 
     class Server(uvicorn.Server):
+        async def on_tick(self, counter: int) -> bool:
+            if counter and counter % (COLLECT_SECONDS * TICKS_PER_SECOND) == 0:
+                gc.collect()  # on the event loop's thread: finalizers of loop objects run where they belong
+            return await super().on_tick(counter)
+
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
             begin_shutdown(app)  # open follow streams end now; their connections can close
             await super().shutdown(sockets)
