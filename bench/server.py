@@ -504,6 +504,8 @@ async def _play_ws(
                 if fresh["version"] > current["version"]:
                     current = fresh
                 wait_for = current["version"]
+            elif _error_code(message) == "match_over" and (await read_view(http, match)).get("phase") == "match_over":
+                break  # the same race as a send on a closed socket above, answered before the close
             else:
                 result.errors.append(f"match {match.id}: command refused: {json.dumps(message)[:300]}")
                 return
