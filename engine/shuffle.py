@@ -108,10 +108,10 @@ class ChanceRandom(random.Random):
             raise TypeError("a ChanceRandom reads its stream: it cannot be re-seeded")
 
     def getstate(self) -> NoReturn:
-        raise NotImplementedError("a ChanceRandom reads its stream: it has no state to save")
+        raise TypeError("a ChanceRandom reads its stream: it has no state to save")
 
     def setstate(self, state: object) -> NoReturn:
-        raise NotImplementedError("a ChanceRandom reads its stream: it has no state to restore")
+        raise TypeError("a ChanceRandom reads its stream: it has no state to restore")
 
     def _randbelow(self, n: int) -> int:
         return self._stream.below(n)
