@@ -112,9 +112,15 @@ def status_of(error: DomainError) -> int:
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """The ``responses=`` of a route that may answer ``statuses``; any other 4xx has the same body."""
+    """The ``responses=`` of a route that may answer ``statuses``; any other 4xx has the same body.
+
+    A route that reads a token (401) may also answer 429: the wrong-token limit is inside the one
+    authentication path (``server.deps.authenticate``).
+    """
     out: dict[int | str, dict[str, Any]] = {}
-    for status in statuses:
+    if 401 in statuses and 429 not in statuses:
+        statuses = (*statuses, 429)
+    for status in sorted(statuses):
         out[status] = {"model": ErrorBody, "description": ERROR_DESCRIPTIONS[status]}
         if status == 401:
             out[status]["headers"] = {"WWW-Authenticate": {"description": "Bearer", "schema": {"type": "string"}}}

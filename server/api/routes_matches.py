@@ -64,7 +64,9 @@ class JoinRequest(RequestBody):
     entropy: StrictStr = Field(default="", max_length=256, description="your contribution to the shuffle key")
 
 
-@router.post("", status_code=201, response_model=MatchSummaryPublic, responses=error_responses(400, 401, 404, 413, 503))
+@router.post(
+    "", status_code=201, response_model=MatchSummaryPublic, responses=error_responses(400, 401, 404, 409, 413, 503)
+)
 async def create_match(body: CreateMatchRequest, player: PlayerDep, matches: MatchServiceDep) -> MatchSummaryPublic:
     """A casual match: the caller takes seat 0, the opponent (a player or a house bot) seat 1."""
     return await matches.create(player, body.opponent, body.ruleset, body.move_seconds)
