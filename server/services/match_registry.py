@@ -54,6 +54,7 @@ AWAITING_LOOKBACK = 64  # events read back at a time to find when the pending de
 HOLD_SECONDS = 2.0  # how often a server looks for live matches it does not hold (made by another server)
 STOP_SECONDS = 5.0  # how long a stop waits for background work to end
 IDLE_KEPT = 256  # copies of matches not held live (not started, annulled) kept for the next request
+PLAYERS_KEPT = 4096  # players kept for match summaries (a few hundred bytes each); the least recently used go
 
 Changed = Callable[[LiveMatch], None]
 
@@ -78,7 +79,7 @@ class MatchRegistry:
         self.clock = clock
         self.finished_kept = finished_kept
         self._changed = changed
-        self._players: dict[str, PlayerPublic] = {}  # a player's id, name and kind never change
+        self._players: OrderedDict[str, PlayerPublic] = OrderedDict()  # id, name and kind never change
         self.live: dict[str, LiveMatch] = {}  # held: followed, clocked (and the newest finished ones)
         self._idle: OrderedDict[str, LiveMatch] = OrderedDict()  # not held: loaded on demand
         self._watchers: dict[str, int] = {}  # match id -> watchers reading it now
@@ -99,10 +100,14 @@ class MatchRegistry:
         if player_id is None:
             return None
         found = self._players.get(player_id)
-        if found is None:
-            found = get_player(self.store, player_id)
-            if found is not None:
-                self._players[player_id] = found
+        if found is not None:
+            self._players.move_to_end(player_id)
+            return found
+        found = get_player(self.store, player_id)
+        if found is not None:
+            self._players[player_id] = found
+            while len(self._players) > PLAYERS_KEPT:
+                self._players.popitem(last=False)
         return found
 
     def summary_public(self, summary: MatchSummary) -> MatchSummaryPublic:

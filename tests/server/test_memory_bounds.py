@@ -99,3 +99,20 @@ def test_finished_matches_kept_at_the_default_hold_little_memory(url: str) -> No
         one = owned_bytes(held)
     assert one > 1000  # a whole match's final state at least
     assert kept * one <= FINISHED_CACHE_BUDGET, f"{kept} finished matches of {one} bytes each"
+
+
+def test_players_kept_for_summaries_are_bounded(url: str, monkeypatch: Any) -> None:
+    """The players a server keeps for match summaries: at most ``PLAYERS_KEPT``, the least recently
+    used dropped (read from the store again when asked for), so a stream of new players does not grow it."""
+    from server.services import match_registry
+
+    monkeypatch.setattr(match_registry, "PLAYERS_KEPT", 3)
+    app = make_app(Settings(database_url=url))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        ids = [register(client, name)[0] for name in ("ada", "bea", "cy", "dot", "eve")]
+        registry = app.state.matches.registry
+        for player_id in ids:
+            assert registry.player(player_id).id == player_id
+        assert list(registry._players) == ids[-3:]
+        assert registry.player(ids[0]).name == "ada"  # dropped, read again
+        assert len(registry._players) == 3
