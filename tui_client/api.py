@@ -173,3 +173,54 @@ class Api:
             raise ApiError(0, "final" if final else "unreachable", f"the socket was refused ({status})") from None
         except (OSError, InvalidHandshake, TimeoutError) as exc:
             raise ApiError(0, "unreachable", f"cannot reach {self.server}: {exc or type(exc).__name__}") from None
+
+    # ---------------------------------------------------------------- the lobby (issue 20; helper C)
+
+    async def open_lobby_socket(self) -> ClientConnection:
+        """``WS /api/me/ws``: the player's lobby, live (docs/SERVER.md "The lobby socket"). ApiError
+        (status 0) as :meth:`open_socket`: ``final`` for a refused token, ``unreachable`` otherwise."""
+        base = normalise_server(self.server)
+        scheme, rest = base.split("://", 1)
+        url = f"{'wss' if scheme == 'https' else 'ws'}://{rest}/api/me/ws"
+        try:
+            return await connect(
+                url,
+                additional_headers=self.auth_headers(),
+                user_agent_header=USER_AGENT,
+                open_timeout=10,
+                ping_interval=20,
+                ping_timeout=20,
+                max_size=2**22,
+            )
+        except InvalidStatus as exc:
+            status = exc.response.status_code
+            final = status in (401, 403)
+            raise ApiError(0, "final" if final else "unreachable", f"the lobby socket was refused ({status})") from None
+        except (OSError, InvalidHandshake, TimeoutError) as exc:
+            raise ApiError(0, "unreachable", f"cannot reach {self.server}: {exc or type(exc).__name__}") from None
+
+    async def enter_tournament(self, tournament_id: str) -> dict[str, Any]:
+        """``POST /api/tournaments/{id}/entries`` with no body: the caller enters an open tournament."""
+        data: dict[str, Any] = await self._call("POST", f"/api/tournaments/{quote(tournament_id, safe='')}/entries")
+        return data
+
+    async def leave_tournament(self, tournament_id: str, player_id: str) -> Any:
+        """``DELETE /api/tournaments/{id}/entries/{player}``: leave before the start."""
+        path = f"/api/tournaments/{quote(tournament_id, safe='')}/entries/{quote(player_id, safe='')}"
+        try:
+            return await self._call("DELETE", path)
+        except ApiError as error:
+            if error.code == "not_json" and error.status < 400:
+                return None  # 204: left, nothing to say
+            raise
+
+    async def my_disputes(self) -> list[dict[str, Any]]:
+        """``GET /api/me/disputes``: the disputes the player raised or whose match they played."""
+        data = await self._call("GET", "/api/me/disputes")
+        return [d for d in data if isinstance(d, dict)] if isinstance(data, list) else []
+
+    async def open_dispute(self, match_id: str, seq: int, note: str) -> dict[str, Any]:
+        """``POST /api/matches/{id}/disputes {seq, note}``: the dispute as the server recorded it."""
+        body = {"seq": seq, "note": note}
+        data: dict[str, Any] = await self._call("POST", f"/api/matches/{quote(match_id, safe='')}/disputes", body)
+        return data
