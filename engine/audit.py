@@ -45,7 +45,13 @@ def command_of(head: Event) -> Command:
     """Rebuild the command a head event records."""
     data = head.data
     if head.type == EventType.MATCH_CREATED:
-        return CreateMatch(Ruleset.from_dict(data["ruleset"]), data["commitment"], data.get("first_drafter"))
+        names = data.get("names")
+        return CreateMatch(
+            Ruleset.from_dict(data["ruleset"]),
+            data["commitment"],
+            data.get("first_drafter"),
+            tuple(names) if isinstance(names, list) else names,
+        )
     if head.type == EventType.SEAT_JOINED:
         return JoinSeat(data["seat"], data["entropy"])
     if head.type == EventType.COMMAND:

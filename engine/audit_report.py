@@ -21,7 +21,9 @@ from engine.house_bots import BotCheck, check_house_bots
 from engine.jsonfmt import compact
 from engine.replay import parse_replay
 from engine.rulesets import WildDrawFourCheck, WildDrawFourRule
+from engine.score_words import result_words
 from engine.sealing import join
+from engine.seat_names import seat_label, seat_names
 from engine.state import INITIAL_STATE, MatchState
 from engine.verify import Receipt, Report, verify_replay
 
@@ -96,6 +98,8 @@ class AuditReport:
     challenges: list[ChallengeFacts] = field(default_factory=list)
     table: Table | None = None
     bots: BotCheck | None = None  # only when asked for
+    names: list[str] = field(default_factory=list)  # the seats' names (engine.seat_names)
+    result: str | None = None  # "bob wins 31–229 (lowest total wins)", once verified
 
     @property
     def ok(self) -> bool:
@@ -108,6 +112,8 @@ class AuditReport:
             "match": self.header.get("match"),
             "ruleset": self.header.get("ruleset"),
             "players": self.header.get("players"),
+            "names": self.names,
+            "result": self.result,
             "verified": self.verification.ok,
             "checks": self.verification.checks,
             "failure": None
@@ -220,10 +226,11 @@ def audit(
     re-derive every house-bot move). ReplayUnreadable for a file that is not a replay;
     ValueError for an ``at`` outside the replay."""
     header, lines = parse_replay(text)
-    report = AuditReport(file, header, verify_replay(text, receipts))
+    report = AuditReport(file, header, verify_replay(text, receipts), names=seat_names(header, lines))
     if not report.verification.ok:
         return report
     events = full_events(lines)
+    report.result = match_result(events, report.names)
     report.challenges = challenges(events)
     if at is not None:
         report.table = table_at(events, at)
@@ -232,27 +239,41 @@ def audit(
     return report
 
 
+def match_result(events: Sequence[Event], names: Sequence[str]) -> str | None:
+    """The result of a finished match in words, winner first (engine.score_words); None if it has
+    no ``match_ended``."""
+    ended = next((e for e in reversed(events) if e.type == EventType.MATCH_ENDED), None)
+    if ended is None or not events:
+        return None
+    ruleset = events[0].data.get("ruleset") if events[0].type == EventType.MATCH_CREATED else None
+    winner = int(ended.data["winner"])
+    forfeit = any(e.type == EventType.MATCH_FORFEITED for e in events)
+    return result_words(_name(names, winner), ended.data["scores"], winner, ruleset, forfeit=forfeit)
+
+
 # ---------------------------------------------------------------- as text
 
 
-def _seat(header: dict[str, Any], seat: int) -> str:
-    players = header.get("players") or []
-    name = players[seat] if isinstance(players, list) and seat < len(players) else None
-    return f"seat {seat}" + (f" ({name})" if name else "")
+def _name(names: Sequence[str], seat: int) -> str:
+    return names[seat] if 0 <= seat < len(names) and names[seat] else f"seat {seat}"
+
+
+def _seat(names: Sequence[str], seat: int) -> str:
+    return seat_label(names, seat)
 
 
 def _cards(codes: Sequence[str]) -> str:
     return " ".join(codes) if codes else "(none)"
 
 
-def format_challenge(c: ChallengeFacts, header: dict[str, Any], number: int) -> list[str]:
+def format_challenge(c: ChallengeFacts, names: Sequence[str], number: int) -> list[str]:
     legal = (
         "LEGAL: no card in the hand made it illegal" if c.legal else f"ILLEGAL: {_cards(c.matching)} could be played"
     )
     lines = [
         f"Challenge {number}: round {c.round}, W+4 played at seq {c.played_seq}, challenge resolved at seq {c.resolved_seq}",
-        f"  played by:      {_seat(header, c.player)}, naming {c.chosen_color or '-'}",
-        f"  challenged by:  {_seat(header, c.challenger)}",
+        f"  played by:      {_seat(names, c.player)}, naming {c.chosen_color or '-'}",
+        f"  challenged by:  {_seat(names, c.challenger)}",
         f"  played on:      top card {c.top}, active colour {c.color or '-'}",
         f"  hand then:      {_cards(c.hand)} (as it was when the W+4 left it)",
         f"  rule in force:  wd4_rule={c.wd4_rule}, wd4_check={c.wd4_check} ({c.rule_id}: {c.rule_words})",
@@ -260,23 +281,23 @@ def format_challenge(c: ChallengeFacts, header: dict[str, Any], number: int) -> 
         f"  verdict:        {c.verdict}",
     ]
     for draw in c.draws:
-        lines.append(f"  then {_seat(header, draw.seat)} drew {draw.count} ({draw.reason}): {_cards(draw.codes)}")
+        lines.append(f"  then {_seat(names, draw.seat)} drew {draw.count} ({draw.reason}): {_cards(draw.codes)}")
     return lines
 
 
-def format_table(t: Table, header: dict[str, Any]) -> list[str]:
+def format_table(t: Table, names: Sequence[str]) -> list[str]:
     pending = t.pending
-    waiting = "nothing" if pending["seat"] is None else f"{_seat(header, pending['seat'])}: {pending['kind']}"
+    waiting = "nothing" if pending["seat"] is None else f"{_seat(names, pending['seat'])}: {pending['kind']}"
     if pending.get("total"):
         waiting += f" (total {pending['total']})"
     top = t.discard[-1] if t.discard else "-"
     return [
         f"The table just after seq {t.seq} ({t.type})",
         f"  phase {t.phase}, round {t.round}, Player 1 (first drafter): "
-        + ("-" if t.player1 is None else _seat(header, t.player1)),
-        f"  scores: {t.scores[0]} / {t.scores[1]}",
-        f"  hand of {_seat(header, 0)} ({len(t.hands[0])}): {_cards(t.hands[0])}",
-        f"  hand of {_seat(header, 1)} ({len(t.hands[1])}): {_cards(t.hands[1])}",
+        + ("-" if t.player1 is None else _seat(names, t.player1)),
+        f"  scores: {_name(names, 0)} {t.scores[0]}, {_name(names, 1)} {t.scores[1]}",
+        f"  hand of {_seat(names, 0)} ({len(t.hands[0])}): {_cards(t.hands[0])}",
+        f"  hand of {_seat(names, 1)} ({len(t.hands[1])}): {_cards(t.hands[1])}",
         f"  top card {top}, active colour {t.color or '-'}; discard pile {len(t.discard)} cards",
         f"  draw pile ({len(t.draw_pile)}, top first): {_cards(t.draw_pile)}",
         f"  waiting for {waiting}",
@@ -295,31 +316,33 @@ def format_report(report: AuditReport, *, only_challenges: bool = False) -> str:
         return "\n".join(lines) + "\n"
     if not only_challenges:
         lines += [f"verified: {check}" for check in v.checks]
+        if report.result is not None:
+            lines.append(f"result: {report.result}")
     lines.append(f"Wild Draw Four challenges: {len(report.challenges)}")
     for number, c in enumerate(report.challenges, start=1):
-        lines += format_challenge(c, header, number)
+        lines += format_challenge(c, report.names, number)
     if report.table is not None:
-        lines += format_table(report.table, header)
+        lines += format_table(report.table, report.names)
     if report.bots is not None:
-        lines += format_bots(report.bots, header)
+        lines += format_bots(report.bots, header, report.names)
     return "\n".join(lines) + "\n"
 
 
-def format_bots(check: BotCheck, header: dict[str, Any]) -> list[str]:
+def format_bots(check: BotCheck, header: dict[str, Any], names: Sequence[str]) -> list[str]:
     if not check.seats and not check.unknown:
         return [
             "House bots: none in this replay (no seat's player id is a house bot's, bot-<name>-…): nothing to re-derive"
         ]
     lines = ["House bots (each move asked again of its bot, with its chance from the revealed seed):"]
     for seat, name in check.unknown.items():
-        lines.append(f"  {_seat(header, seat)}: this engine has no bot {name!r}, so its moves are not checked")
+        lines.append(f"  {_seat(names, seat)}: this engine has no bot {name!r}, so its moves are not checked")
     for seat, name in check.seats.items():
         every = "every move" if check.ok else "moves before the first that differs"
-        lines.append(f"  {_seat(header, seat)} is bot:{name}: {check.checked[seat]} re-derived as recorded ({every})")
+        lines.append(f"  {_seat(names, seat)} is bot:{name}: {check.checked[seat]} re-derived as recorded ({every})")
     m = check.mismatch
     if m is not None:
         lines += [
-            f"  DIFFERS at seq {m.seq}: {_seat(header, m.seat)} (bot:{m.bot}), deciding on the state at version {m.version},",
+            f"  DIFFERS at seq {m.seq}: {_seat(names, m.seat)} (bot:{m.bot}), deciding on the state at version {m.version},",
             f"    sent {compact(m.recorded)}; with its chance it sends {'-' if m.derived is None else compact(m.derived)}",
             f"    ({m.reason}; the check stops here)",
         ]

@@ -89,11 +89,14 @@ class CreateMatch:
     """System command: open a match under a ruleset, committing to the hidden server seed.
 
     ``first_drafter`` fixes round 1's Player 1 (a tournament's schedule): the cut is skipped.
+    ``names`` are the seats' player names, by seat, recorded as public data so that a replay
+    names its players on the hash chain (None: a match without names, as before they were kept).
     """
 
     ruleset: Ruleset
     commitment: str
     first_drafter: int | None = None
+    names: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +147,7 @@ class Forfeit:
 Command = CreateMatch | JoinSeat | SeatCommand | TimeOut | Forfeit
 
 MAX_ENTROPY_LENGTH = 256
+MAX_NAME_LENGTH = 100  # a seat's name in match_created (as long as a server lets a name be)
 
 
 def _malformed(message: str) -> CommandRefused:

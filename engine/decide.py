@@ -17,6 +17,7 @@ from typing import Any, NoReturn, cast
 from engine.cards import COLOR_ORDER, Card, Color, Ranks
 from engine.commands import (
     MAX_ENTROPY_LENGTH,
+    MAX_NAME_LENGTH,
     Accept,
     Challenge,
     ChooseColor,
@@ -175,6 +176,15 @@ def _create(batch: _Batch, command: CreateMatch) -> None:
         if command.first_drafter not in (0, 1):
             _refuse(ErrorCode.MALFORMED, f"first_drafter must be 0 or 1, not {command.first_drafter!r}")
         record["first_drafter"] = command.first_drafter
+    if command.names is not None:
+        names = command.names
+        if (
+            not isinstance(names, tuple)
+            or len(names) != 2
+            or not all(isinstance(n, str) and 0 < len(n) <= MAX_NAME_LENGTH for n in names)
+        ):
+            _refuse(ErrorCode.MALFORMED, f"names must be two names of 1 to {MAX_NAME_LENGTH} characters")
+        record["names"] = list(names)
     batch.emit(EventType.MATCH_CREATED, record)
 
 

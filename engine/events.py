@@ -72,6 +72,7 @@ class MatchCreated(TypedDict):
     ruleset: dict[str, Any]
     commitment: str
     first_drafter: NotRequired[int]  # fixed by a tournament's schedule: no cut
+    names: NotRequired[list[str]]  # the seats' player names, by seat (a server's match; not in older logs)
 
 
 class SeatJoined(TypedDict):

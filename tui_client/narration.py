@@ -2,7 +2,9 @@
 (``play_model``) and the replay scrubber's (``replay_model``).
 
 A :class:`Voice` says who is who: the live table speaks from its seat ("you", the other player by
-name), the scrubber names seats ("seat 0", "seat 1"). Both tell an event with the same words
+name), the scrubber calls seats by the names the replay records (``engine.seat_names``; "seat 0",
+"seat 1" for a replay without them). A result is always said winner first, with the rule of
+the ruleset (``engine.score_words``). Both tell an event with the same words
 from :func:`describe`; they differ only in what they pass in: the live log leaves out the events
 whose effects say it all (``every`` False: most commands and ``awaiting``s), the scrubber has a
 line for every event and knows what follows it (the ``awaiting`` after a Draw Two, the cards
@@ -15,7 +17,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SEATS", "Voice", "awaiting_suffix", "describe", "describe_event", "event_data"]
+from engine.rulesets import RULESETS
+from engine.score_words import result_words, rule_words
+
+__all__ = [
+    "SEATS",
+    "Voice",
+    "awaiting_suffix",
+    "describe",
+    "describe_event",
+    "event_data",
+    "match_result",
+    "rules_of_view",
+]
 
 Data = Mapping[str, Any]
 
@@ -95,7 +109,35 @@ def describe_event(
     """A received envelope in words from ``seat``'s side, for the live log (None: left out).
     ``before`` is the view before it (what a ``pass`` answered)."""
     pending = ((before or {}).get("pending") or {}).get("kind")
-    return describe(str(event.get("type")), event_data(event), Voice(seat, names), answered=pending)
+    voice = Voice(seat, names)
+    return describe(str(event.get("type")), event_data(event), voice, answered=pending, rules=rules_of_view(before))
+
+
+def rules_of_view(view: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """What a table view says of its rules (its ruleset's name and target) as a ruleset dict
+    with the scoring of that named ruleset: enough to say how the match is won."""
+    if not view or not isinstance(view.get("ruleset"), str):
+        return None
+    base = RULESETS.get(view["ruleset"])
+    rules: dict[str, Any] = {"name": view["ruleset"], "target": view.get("target")}
+    if base is not None:
+        rules["scoring"] = base.scoring.value
+    return rules
+
+
+def match_result(d: Data, voice: Voice, rules: Data | None, *, forfeit: bool = False) -> str:
+    """A ``match_ended``'s data in words, winner first with the rule: ``bob wins 31–229 (lowest
+    total wins)``; from a seat, ``you win …`` or ``you lost: bob wins 67–202 (…)``."""
+    scores = list(d.get("scores") or [0, 0])
+    winner = d.get("winner")
+    if not isinstance(winner, int) or winner not in (0, 1):
+        return f"{scores[0]}–{scores[1]}"
+    words = result_words(
+        voice.name(winner), scores, winner, rules, verb=voice.verb(winner, "win", "wins"), forfeit=forfeit
+    )
+    if voice.me is not None and voice.me != winner:
+        return f"you lost: {words}"
+    return words
 
 
 def describe(
@@ -107,15 +149,22 @@ def describe(
     answered: object = None,
     after: Data | None = None,
     then: Data | None = None,
+    rules: Data | None = None,
+    forfeit: bool = False,
 ) -> str | None:
     """Event ``kind`` with data ``d`` (as its viewer sees it) in words. ``every``: words for every
     event (else None for a command or an awaiting whose effects say it). ``answered``: the kind of
     decision a command answered; ``after``: the awaiting that closes the event's batch; ``then``:
-    the event right after it (the cards a challenge made someone draw)."""
+    the event right after it (the cards a challenge made someone draw); ``rules``: the match's
+    ruleset (a dict: how it is won); ``forfeit``: the match ended by a forfeit."""
     who = voice.name(d.get("seat"))
     if kind == "match_created":
-        rules = d.get("ruleset") or {}
-        return f"match created: {rules.get('name')}, first to {rules.get('target')} points"
+        created = d.get("ruleset") or {}
+        names = d.get("names")
+        seated = f" — {names[0]} vs {names[1]}" if isinstance(names, list) and len(names) == 2 else ""
+        return (
+            f"match created: {created.get('name')}, to {created.get('target')} points ({rule_words(created)}){seated}"
+        )
     if kind == "seat_joined":
         return f"{who} joined"
     if kind == "command":
@@ -168,12 +217,8 @@ def describe(
     if kind == "round_ended":
         return _round_words(d, voice)
     if kind == "match_ended":
-        scores = d.get("scores") or [0, 0]
-        winner = d.get("winner")
-        return (
-            f"match over: {voice.name(winner)} {voice.verb(winner, 'win', 'wins')} "
-            f"{scores[0]}–{scores[1]} after {d.get('rounds')} rounds"
-        )
+        rounds = d.get("rounds")
+        return f"match over: {match_result(d, voice, rules, forfeit=forfeit)} after {rounds} round{'s' if rounds != 1 else ''}"
     if kind == "seed_revealed":
         return "the server's seed is revealed: every shuffle and sealed card can now be checked"
     if kind == "match_forfeited":

@@ -22,10 +22,11 @@ from engine.events import Event, EventType
 from engine.evolve import evolve
 from engine.replay import parse_replay
 from engine.sealing import AUDITOR, Viewer, may_open
+from engine.seat_names import names_of, seat_label, seat_names
 from engine.state import INITIAL_STATE, MatchState
 from engine.verify import Report, verify_replay
 from engine.views import view
-from tui_client.narration import SEATS, describe
+from tui_client.narration import SEATS, Voice, describe, match_result
 
 __all__ = [
     "PERSPECTIVES",
@@ -120,6 +121,12 @@ class ReplayModel:
     def __init__(self, text: str, source: str = "") -> None:
         self.source = source
         self.header, self.lines = parse_replay(text)
+        self.names = seat_names(self.header, self.lines)
+        # The log calls seats by the names the replay records; a replay without them, "seat 0".
+        recorded = self.lines and self.lines[0].get("type") == EventType.MATCH_CREATED
+        self.voice = Voice(None, self.names) if recorded and names_of(self.lines[0].get("data")) else SEATS
+        self.rules: dict[str, Any] | None = None
+        self.forfeit_seq: int | None = None  # the match_forfeited, if the match ended so
         self.verification: Report = verify_replay(text)
         self.events: list[Event] = []
         self.states: list[MatchState] = [INITIAL_STATE]  # states[seq]: just after event seq
@@ -154,9 +161,23 @@ class ReplayModel:
 
     @property
     def players(self) -> list[str]:
-        players = self.header.get("players")
-        names = [str(p) for p in players] if isinstance(players, list) else []
-        return [*names, "?", "?"][:2]
+        """The seats' names (engine.seat_names: recorded names, else the header's players)."""
+        return [*self.names, "?", "?"][:2]
+
+    def seat_label(self, seat: int) -> str:
+        """``seat 0 (ann)``."""
+        return seat_label(self.names, seat)
+
+    def result(self) -> str | None:
+        """The match's result, winner first with the rule (``bob wins 31–229 (lowest total wins)``)."""
+        ended = next((e for e in reversed(self.events) if e.type == EventType.MATCH_ENDED), None)
+        if ended is None:
+            return None
+        return match_result(ended.data, self.voice, self.rules, forfeit=self.forfeit_seq is not None)
+
+    def name(self, seat: int) -> str:
+        """What the log calls ``seat``: its name, or ``seat N`` for a replay without names."""
+        return self.voice.name(seat)
 
     @property
     def target(self) -> int:
@@ -186,14 +207,18 @@ class ReplayModel:
         number = 0
         for seq, event in enumerate(self.events, start=1):
             data = event.data
+            if event.type == EventType.MATCH_CREATED:
+                self.rules = data.get("ruleset")
+            elif event.type == EventType.MATCH_FORFEITED:
+                self.forfeit_seq = seq
             if event.type == EventType.CHALLENGE_RESOLVED:
                 number += 1
                 self.marks.append(Mark(seq, MarkKind.CHALLENGE, f"challenge {number}: {data['verdict']}"))
             elif event.type == EventType.AWAITING and data.get("kind") == "volley":
-                label = f"{SEATS.name(data['seat'])} faces a volley of {data.get('total')}"
+                label = f"{self.voice.name(data['seat'])} faces a volley of {data.get('total')}"
                 self.marks.append(Mark(seq, MarkKind.VOLLEY, label))
             elif event.type == EventType.UNO_CAUGHT:
-                label = f"{SEATS.name(data['by'])} caught {SEATS.name(data['seat'])}"
+                label = f"{self.voice.name(data['by'])} caught {self.voice.name(data['seat'])}"
                 self.marks.append(Mark(seq, MarkKind.UNO_CAUGHT, label))
             elif event.type == EventType.ROUND_ENDED:
                 self.marks.append(Mark(seq, MarkKind.ROUND_END, f"round {data['round']} ends"))
@@ -275,7 +300,7 @@ class ReplayModel:
     # ------------------------------------------------------------ in words
 
     def describe(self, seq: int, viewer: Viewer) -> str:
-        """Event ``seq`` in plain words (``tui_client.narration``, seats by number), with only what
+        """Event ``seq`` in plain words (``tui_client.narration``, seats by name), with only what
         ``viewer`` was shown, and what follows it where that says more (the awaiting after a Draw
         Two or a Wild Draw Four, the cards a challenge made someone draw)."""
         kind = str(self.lines[seq - 1]["type"])
@@ -290,7 +315,17 @@ class ReplayModel:
             then = following["data"] if following["type"] == EventType.CARDS_DRAWN else None
         elif kind == EventType.COMMAND:
             answered = self._answered(seq)
-        words = describe(kind, d, SEATS, every=True, answered=answered, after=after, then=then)
+        words = describe(
+            kind,
+            d,
+            self.voice,
+            every=True,
+            answered=answered,
+            after=after,
+            then=then,
+            rules=self.rules,
+            forfeit=self.forfeit_seq is not None and self.forfeit_seq < seq,
+        )
         return words if words is not None else kind
 
     def _answered(self, seq: int) -> object:

@@ -12,6 +12,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from engine.audit_report import format_challenge
+from engine.score_words import rule_words
 from engine.sealing import AUDITOR, Viewer
 from tui_client.cards import COLOUR_WORD_STYLES, backs, card_text, coloured, hand_text
 from tui_client.replay_model import ChallengeAt, Frame, MarkKind, ReplayModel, TimelineBar, perspective_name
@@ -27,7 +28,7 @@ LEGEND = "X challenge  v volley  c UNO caught  │ round end"
 
 
 def _seat_label(model: ReplayModel, seat: int) -> str:
-    return f"seat {seat} {model.players[seat]}"
+    return model.seat_label(seat)
 
 
 class TitleBar(Widget):
@@ -171,7 +172,7 @@ class TablePanel(Static):
 
     def _waiting(self, v: dict[str, Any], pending: dict[str, Any]) -> Text:
         if v.get("winner") is not None:
-            return Text(f"  match over: seat {v['winner']} wins", style="bold #4cbb55")
+            return Text(f"  match over: {self.model.result() or self.model.name(v['winner'])}", style="bold #4cbb55")
         seat = pending.get("seat")
         if seat is None:
             return Text(f"  {v.get('phase')}", style="dim")
@@ -187,7 +188,7 @@ class TablePanel(Static):
         }.get(str(kind), str(kind))
         if pending.get("card"):
             words += f" ({pending['card']})"
-        return coloured(f"  waiting for seat {seat}: {words}")
+        return coloured(f"  waiting for {self.model.name(seat)}: {words}")
 
 
 def _command_words(command: dict[str, Any]) -> str:
@@ -260,8 +261,8 @@ class AuditPanel(Static):
         self.update(self.body)
 
     def text(self, at: ChallengeAt, viewer: Viewer) -> Text:
-        c, header = at.facts, self.model.header
-        lines = format_challenge(c, header, at.number)
+        c = at.facts
+        lines = format_challenge(c, self.model.names, at.number)
         facts = lines[: len(lines) - len(c.draws)]
         draws = lines[len(facts) :]
         by_label = {}
@@ -306,7 +307,7 @@ class AuditPanel(Static):
         t = at.table
         out.append(f"hands at the verdict (table at seq {t.seq}):", style="dim")
         for seat in (0, 1):
-            out.append(f"\n  seat {seat} ")
+            out.append(f"\n  {self.model.seat_label(seat)} ")
             if at.hands_shown[seat]:
                 out.append_text(hand_text(t.hands[seat]))
             else:
@@ -334,7 +335,7 @@ class ScoreChart(Static):
         m = self.model
         target = m.target
         out = Text()
-        out.append(f"target {target} ({m.scoring.replace('_', ' ')})\n", style="dim")
+        out.append(f"target {target} ({rule_words(m.rules)}) · s0 {m.name(0)}, s1 {m.name(1)}\n", style="dim")
         if not m.round_scores:
             out.append("no round has ended", style="dim")
             return out

@@ -2,7 +2,7 @@
 
 A match is registered first (``match_registered`` on the ``matches`` stream: its seats as
 player ids, its tournament and round, ruleset and clock), then created (the engine's
-``match_created`` with the commitment to a fresh server seed, stored with the seed in one
+``match_created`` with the commitment to a fresh server seed and the seats' names, stored with the seed in one
 transaction). House bots at the table take their seats at once. Both steps are idempotent on
 the match id, so a tournament's retry after a crash finds the match made before.
 """
@@ -95,7 +95,8 @@ class MatchCreation:
         )
         seed = new_server_seed()
         first_drafter = None if tournament is None else 0
-        create = CreateMatch(ruleset, commitment_of(seed), first_drafter)
+        # The seats' names go on the chain: a replay names its players (docs/REPLAYS.md).
+        create = CreateMatch(ruleset, commitment_of(seed), first_drafter, (seats[0].name, seats[1].name))
         events, _state = decide_step(INITIAL_STATE, create, Dealer(seed))
         with contextlib.suppress(ConcurrencyError):  # made before: a retry of the same match id
             await self.store.append_async(

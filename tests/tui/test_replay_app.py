@@ -52,7 +52,8 @@ async def test_w_lands_on_the_first_challenge_with_the_audit_panel() -> None:
         assert "hand then: R3 R7 Y1 Y1 [YS] Y+2" in words
         assert "wd4_rule=no_playable, wd4_check=challenge (D13: legal only if" in words
         assert "then seat 1 (bot:random) drew 4 (challenge_upheld): W+4 BS BS R9" in words
-        assert "seat 0 R1 R+2 Y2 YS YR B2 B7 W W" in words and "seat 1 R3 R7 Y1 Y1 YS Y+2" in words
+        assert "seat 0 (bot:greedy) R1 R+2 Y2 YS YR B2 B7 W W" in words
+        assert "seat 1 (bot:random) R3 R7 Y1 Y1 YS Y+2" in words
         assert _highlighted(panel.body) == ["YS"]
         assert "challenge 1/4 · seq 80" in str(panel.border_title)
         await pilot.press("w")
@@ -84,7 +85,7 @@ async def test_v_cycles_the_perspective_and_a_seat_sees_card_backs() -> None:
         assert "R1 R+2 Y2 YS YR B2 B7 W W" in seat0  # its own hand
         assert "R3 R7" not in seat0 and "▮▮▮▮▮▮ 6 cards" in seat0  # the other hand face down
         body = screen.query_one(AuditPanel).body.plain
-        assert "[YS]" in body and "seat 1 ▮▮▮▮▮▮ 6 cards" in body  # the challenger was shown the hand
+        assert "[YS]" in body and "seat 1 (bot:random) ▮▮▮▮▮▮ 6 cards" in body  # the challenger was shown the hand
         assert "(as seat 0 saw it" in body
 
         await pilot.press("v")
@@ -133,7 +134,9 @@ async def test_arrows_rounds_home_and_end() -> None:
         await pilot.press("right")  # not past the last
         assert screen.cursor == 513
         await pilot.press("home")
-        assert screen.cursor == 1 and "match created: uno-duo, first to 200 points" in plain(screen.query_one(EventLog))
+        assert screen.cursor == 1 and "match created: uno-duo, to 200 points (lowest total wins)" in plain(
+            screen.query_one(EventLog)
+        )
 
 
 async def test_up_and_down_scroll_the_audit_panel_on_a_small_screen() -> None:
