@@ -363,13 +363,22 @@ def start_(tournament: TournamentArg, url: Url = DEFAULT_URL, token: Token = Non
 
 @tournament_app.command("show")
 @shaped
-def show(tournament: TournamentArg, as_json: AsJson = False, url: Url = DEFAULT_URL, token: Token = None) -> None:
-    """The tournament: standings with every tie-break column, then each round's pairings and results."""
+def show(
+    tournament: TournamentArg,
+    as_json: AsJson = False,
+    wide: Annotated[bool, typer.Option("--wide", help="every tie-break column, however wide the terminal")] = False,
+    url: Url = DEFAULT_URL,
+    token: Token = None,
+) -> None:
+    """The tournament: standings (compact up to 100 columns, every tie-break with --wide or when
+    it fits), then each round's pairings and results, winner first."""
+    from cli.standings_table import print_show
+
     t = call_object(Server(url, token), "GET", f"/api/tournaments/{tournament}")
     if as_json:
         print_json(t)
     else:
-        print_tournament(t)
+        print_show(console(), t, header(t), wide=wide)
 
 
 @tournament_app.command("list")

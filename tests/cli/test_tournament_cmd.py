@@ -155,7 +155,8 @@ def test_create_start_and_show(base: str) -> None:
         for pairing in round_["pairings"]:
             result_ = pairing["result"]
             white, black = result_["scores"]
-            assert f"{names_by_id[result_['winner']]} wins {white}–{black}" in out
+            first, second = (white, black) if result_["winner"] == pairing["white"]["id"] else (black, white)
+            assert f"{names_by_id[result_['winner']]} wins {first}–{second} (lowest total wins)" in out
             assert pairing["match"] in out
 
     again = refused(unoduo("start", tournament_id, url=base))
