@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Awaitable, Callable
+from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -15,6 +16,8 @@ from server.services.rate_limits import RateLimit
 from server.services.tournaments import TournamentService
 from server.store.event_store import EventStore
 from server.store.models import PlayerPublic
+
+T = TypeVar("T")
 
 
 def get_store(request: Request) -> EventStore:
@@ -58,14 +61,25 @@ async def authenticate(connection: HTTPConnection, query_token: str | None = Non
     if token is None:
         return Caller()
     callers: Callers = connection.app.state.callers
+    return await limited(connection, lambda: callers.of(token.strip()), "this token belongs to nobody")
+
+
+async def limited(connection: HTTPConnection, attempt: Callable[[], Awaitable[T | None]], refusal: str) -> T:
+    """A secret tried under the address's wrong-token limit: a token (:func:`authenticate`), or a
+    password or sign-in code (``POST /api/sessions``).
+
+    An address that tried too many wrong ones is refused (:class:`TooManyRequests`) before
+    ``attempt`` runs, whatever it sends; an attempt that finds nothing (None) counts one more
+    and is :class:`Unauthorized` with ``refusal``.
+    """
     bad_tokens: RateLimit = connection.app.state.bad_tokens
     address = client_address(connection)
-    bad_tokens.check(address)  # an address that tried too many wrong tokens is refused before the look-up
-    caller = await callers.of(token.strip())
-    if caller is None:
+    bad_tokens.check(address)
+    found = await attempt()
+    if found is None:
         bad_tokens.take(address)
-        raise Unauthorized("this token belongs to nobody")
-    return caller
+        raise Unauthorized(refusal)
+    return found
 
 
 async def get_caller(request: Request, _credentials: BearerDep) -> Caller:
@@ -99,6 +113,14 @@ async def get_player(caller: CallerDep) -> PlayerPublic:
 
 
 PlayerDep = Annotated[PlayerPublic, Depends(get_player)]
+
+
+def get_callers(request: Request) -> Callers:
+    callers: Callers = request.app.state.callers
+    return callers
+
+
+CallersDep = Annotated[Callers, Depends(get_callers)]
 
 
 async def get_director(caller: CallerDep) -> Caller:

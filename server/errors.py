@@ -30,9 +30,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.errors import CommandRefused, ErrorCode
 from server.services.errors import (
+    AmbiguousName,
     DomainError,
     Malformed,
     MatchLive,
+    NameTaken,
     NotASeat,
     NotFound,
     NotNow,
@@ -60,6 +62,8 @@ STATUS_OF_ERROR: dict[type[DomainError], int] = {
     NotNow: 409,
     MatchLive: 409,
     TooManyOpen: 409,
+    NameTaken: 409,
+    AmbiguousName: 409,
     TooManyRequests: 429,
 }
 STATUS_OF_CODE: dict[ErrorCode, int] = {
@@ -81,8 +85,9 @@ ERROR_DESCRIPTIONS: dict[int, str] = {
     403: "`not_a_player`: the caller has no seat in this match",
     404: "`not_found`: no such match, player or house bot",
     409: "`stale_version` (the match moved on: read it again), `match_over`, `match_live` "
-    "(no replay while live), `not_now` (joining again with other entropy, a match never opened or annulled) "
-    "or `too_many_open` (too many open invitations or disputes of one player)",
+    "(no replay while live), `not_now` (joining again with other entropy, a match never opened or annulled), "
+    "`too_many_open` (too many open invitations or disputes of one player), `name_taken` (another player "
+    "has this name) or `ambiguous_name` (several players have this name: use an id)",
     413: "`too_large`: the request body is over the server's limit (64 KiB unless configured); it was not parsed",
     429: "`too_many_requests`: this address registered too often, or sent too many wrong tokens; "
     "`Retry-After` says in how many seconds to try again",

@@ -20,12 +20,14 @@
   sets) are one script here, so Japanese, Korean and Chinese names pass;
 - **the house bots' names**: every ``engine.bots`` name alone or with a number (``greedy``,
   ``greedy-1``, ``Random 7``, as house bots and tournament bots are named ``NAME-<n>``), and
-  anything starting with ``bot:`` or ``bot-`` (the way a bot is named in an entry or an id).
+  anything starting with ``bot:`` or ``bot-`` (the way a bot is named in an entry or an id);
+- **a player id's look** (``p_`` and 16 hex digits): the API takes a player's id or name alike.
 
 The name kept is NFC with every run of spaces made one ASCII space and the ends trimmed
 (RFC 8266's nickname rule). :func:`name_key` is the form two names are compared in: the next
-step (docs/API.md "People, not ids": a name is unique, compared case-insensitively after NFKC)
-will store it with a unique index; nothing enforces uniqueness yet.
+is stored with every player, and a unique constraint on it makes a human's name unique on the
+server (``server.store.models.Player``, docs/SERVER.md "Accounts"). A name whose key is longer than
+:data:`MAX_KEY_LENGTH` (NFKC can make one character eighteen) is refused.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from confusable_homoglyphs import categories, confusables
 from engine.bots import BOT_PREFIX, bot_names
 
 MAX_LENGTH = 100
+MAX_KEY_LENGTH = 300  # characters of name_key(name): the stored column's size
 MAX_MARKS = 4  # combining marks on one letter; UTS #39 §5.4 suggests refusing more than four
 
 # Default_Ignorable_Code_Point (Unicode 15.1, DerivedCoreProperties.txt): drawn as nothing.
@@ -93,6 +96,8 @@ def check_name(raw: str) -> str:
     _refuse_piled_marks(name)
     _refuse_mixed_script_lookalikes(name)
     _refuse_reserved(name)
+    if len(name_key(name)) > MAX_KEY_LENGTH:
+        raise NameRefused(f"a name must stay under {MAX_KEY_LENGTH} characters once compatibility forms are expanded")
     return name
 
 
@@ -189,7 +194,12 @@ def is_reserved(name: str) -> bool:
     return _reserved_pattern().fullmatch(DASHES.sub("-", name_key(name))) is not None
 
 
+PLAYER_ID_LOOK = re.compile(r"p_[0-9a-f]{16}")  # server.store.players.new_player_id
+
+
 def _refuse_reserved(name: str) -> None:
+    if PLAYER_ID_LOOK.fullmatch(name_key(name)):
+        raise NameRefused(f"{name!r} looks like a player's id (the API takes both); choose another name")
     if is_reserved(name):
         raise NameRefused(
             f"{name!r} is kept for the house bots (their names are {', '.join(bot_names())}, alone or with a "

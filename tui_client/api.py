@@ -98,13 +98,42 @@ class Api:
             if isinstance(data, dict) and data.get("message"):
                 raise ApiError(response.status_code, str(data.get("code")), str(data["message"]), data.get("rule"))
             raise ApiError(response.status_code, "http_error", f"{method} {path} answered {response.status_code}")
+        if response.status_code == 204:
+            return None
         if data is None:
             raise ApiError(response.status_code, "not_json", f"{method} {path} did not answer JSON")
         return data
 
-    async def register(self, name: str) -> dict[str, Any]:
-        """``POST /api/players {name}``: ``{id, name, kind, token}``; the token is shown this once."""
-        data: dict[str, Any] = await self._call("POST", "/api/players", {"name": name})
+    async def register(self, name: str, password: str | None = None) -> dict[str, Any]:
+        """``POST /api/players {name, password?}``: ``{id, name, kind, token}``; the token is shown this
+        once. A name someone has is ``ApiError`` 409 ``name_taken``."""
+        body = {"name": name} if password is None else {"name": name, "password": password}
+        data: dict[str, Any] = await self._call("POST", "/api/players", body)
+        return data
+
+    async def sign_in(self, name: str, *, password: str | None = None, code: str | None = None) -> dict[str, Any]:
+        """``POST /api/sessions {name, password | code}``: ``{id, name, kind, token}``, a new token for
+        an existing player (their other tokens keep working). A wrong one is ``ApiError`` 401."""
+        body: dict[str, str] = {"name": name}
+        if password is not None:
+            body["password"] = password
+        if code is not None:
+            body["code"] = code
+        data: dict[str, Any] = await self._call("POST", "/api/sessions", body)
+        return data
+
+    async def sign_out(self) -> None:
+        """``DELETE /api/sessions/current``: this client's token stops working."""
+        await self._call("DELETE", "/api/sessions/current")
+
+    async def find_players(self, prefix: str) -> list[dict[str, Any]]:
+        """``GET /api/players?name=PREFIX``: players (``{id, name, kind}``) whose name starts so, at most 50."""
+        data = await self._call("GET", f"/api/players?{urlencode({'name': prefix})}")
+        return [p for p in data if isinstance(p, dict)] if isinstance(data, list) else []
+
+    async def player(self, entry: str) -> dict[str, Any]:
+        """``GET /api/players/{id or name}``: ``{id, name, kind}``."""
+        data: dict[str, Any] = await self._call("GET", f"/api/players/{quote(entry, safe='')}")
         return data
 
     async def me(self) -> dict[str, Any]:

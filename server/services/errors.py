@@ -26,6 +26,8 @@ class ServerCode(StrEnum):
     UNAVAILABLE = "unavailable"
     TOO_LARGE = "too_large"
     METHOD_NOT_ALLOWED = "method_not_allowed"
+    NAME_TAKEN = "name_taken"
+    AMBIGUOUS_NAME = "ambiguous_name"
 
 
 Code = ErrorCode | ServerCode
@@ -76,6 +78,29 @@ class PlayerNotFound(NotFound):
 
     def __init__(self, entry: str) -> None:
         super().__init__(f"no player or house bot {shown(entry)}")
+
+
+class NameTaken(DomainError):
+    """Another player holds this name (names compare case-insensitively after NFKC): nothing was made."""
+
+    code = ServerCode.NAME_TAKEN
+
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"the name {shown(name)} is taken on this server; if it is yours, sign in (POST /api/sessions) "
+            "with your password or a code from the director"
+        )
+
+
+class AmbiguousName(DomainError):
+    """A name several players have (house bots, or players registered before names were unique)."""
+
+    code = ServerCode.AMBIGUOUS_NAME
+
+    def __init__(self, name: str, ids: list[str]) -> None:
+        listed = ", ".join(ids[:5]) + (", …" if len(ids) > 5 else "")
+        super().__init__(f"{len(ids)} players are called {shown(name)} ({listed}): name one by its id")
+        self.ids = ids
 
 
 class NotNow(DomainError):

@@ -1,25 +1,44 @@
-"""Players: registration, who a token belongs to, and the house bots.
+"""Players: registration, who a token belongs to, naming a player, and the house bots.
 
 A house bot (``bot:greedy``, ``bot:random``, … one per module of ``engine.bots``) is a bot
 player with the fixed id ``bot-<name>-1`` and the name ``<name>-1``, registered once under a
 fixed command id, so creating it on demand from several requests at once registers it once.
 Its token is random and never shown: bots do not call the API, the server moves for them.
+
+:func:`resolve_player` is the one way the API turns what someone typed (an id, a name, or
+``bot:NAME``) into a player.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.bots import BOT_PREFIX, UnknownBotError, bot_names, normalize_bot_name
 from engine.house_bots import house_bot_of_id
-from server.names import NameRefused, check_name
-from server.services.errors import Malformed
+from server.names import NameRefused, check_name, name_key
+from server.services.errors import AmbiguousName, Malformed, NameTaken, PlayerNotFound
+from server.services.passwords import hasher
+from server.store.errors import InvalidAppendError
 from server.store.event_store import EventStore
 from server.store.models import PlayerPublic
-from server.store.players import get_player, new_player_id, new_token, player_by_token, register_player
+from server.store.players import (
+    PLAYER_ID_RE,
+    get_player,
+    holder_of,
+    new_player_id,
+    new_token,
+    player_by_token,
+    players_named,
+    register_player,
+)
 from server.store.secrets import is_director_token
+
+CALLER_SECONDS = 2.0  # how long a token's owner is remembered (a token signed out elsewhere stops within it)
+MAX_ENTRY = 200  # characters of an id or name worth looking up
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,42 +58,113 @@ def authenticate(store: EventStore, token: str) -> Caller | None:
 
 
 class Callers:
-    """Who each token names, remembered: a token never changes owner. A token nobody has is
-    looked up each time (so a flood of bad tokens cannot fill the memory)."""
+    """Who each token names, remembered for :data:`CALLER_SECONDS` (a request's look-up costs a
+    database read otherwise). A token signed out here is forgotten at once (:meth:`forget`); one
+    signed out by another server process stops working here within those seconds. A token nobody
+    has is looked up each time (so a flood of bad tokens cannot fill the memory)."""
 
-    def __init__(self, store: EventStore, size: int = 10_000) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        size: int = 10_000,
+        seconds: float = CALLER_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.store = store
         self.size = size
-        self._known: dict[str, Caller] = {}  # sha256 of the token -> its caller
+        self.seconds = seconds
+        self.clock = clock
+        self._known: dict[str, tuple[float, Caller]] = {}  # sha256 of the token -> (when looked up, its caller)
 
     async def of(self, token: str) -> Caller | None:
         key = hashlib.sha256(token.encode()).hexdigest()
+        now = self.clock()
         found = self._known.get(key)
-        if found is None:
-            found = await asyncio.to_thread(authenticate, self.store, token)
-            if found is None:
-                return None
-            if len(self._known) >= self.size:
-                self._known.pop(next(iter(self._known)))
-            self._known[key] = found
-        return found
+        if found is not None and now - found[0] < self.seconds:
+            return found[1]
+        self._known.pop(key, None)
+        caller = await asyncio.to_thread(authenticate, self.store, token)
+        if caller is None:
+            return None
+        while len(self._known) >= self.size:
+            self._known.pop(next(iter(self._known)))
+        self._known[key] = (now, caller)
+        return caller
+
+    def forget(self, token: str) -> None:
+        """``token`` was signed out: it names nobody from now on (in this process)."""
+        self._known.pop(hashlib.sha256(token.encode()).hexdigest(), None)
 
 
-def register_human(store: EventStore, name: str) -> tuple[PlayerPublic, str]:
+def shown_name(name: str) -> str:
+    """``name`` as it will be shown and compared (``server.names.check_name``), or ``Malformed`` (400)."""
+    try:
+        return check_name(name)
+    except NameRefused as exc:
+        raise Malformed(str(exc)) from None
+
+
+def register_human(store: EventStore, name: str, password_hash: str | None = None) -> tuple[PlayerPublic, str]:
     """A new human player and their token (the only time the token is seen).
 
     The name is checked and normalized by ``server.names.check_name``: an invisible, blank,
-    piled-up, mixed-script look-alike or house-bot name is refused (``Malformed``, 400).
+    piled-up, mixed-script look-alike or house-bot name is refused (``Malformed``, 400); a name
+    another player holds (compared by ``name_key``) is ``NameTaken`` (409), even when two
+    registrations of it race (the database's unique constraint decides, in the append's
+    transaction: the loser's event is never written).
     """
-    try:
-        shown_name = check_name(name)
-    except NameRefused as exc:
-        raise Malformed(str(exc)) from None
+    shown = shown_name(name)
+    key = name_key(shown)
+    if holder_of(store, key) is not None:
+        raise NameTaken(shown)
     token = new_token()
     player_id = new_player_id()
-    result = register_player(store, player_id=player_id, name=shown_name, kind="human", token=token)
-    info = result.result
-    return PlayerPublic.model_validate(info), token
+    try:
+        result = register_player(
+            store, player_id=player_id, name=shown, kind="human", token=token, password_hash=password_hash
+        )
+    except InvalidAppendError:
+        if holder_of(store, key) is not None:  # lost a race for the name
+            raise NameTaken(shown) from None
+        raise
+    return PlayerPublic.model_validate(result.result), token
+
+
+async def register(store: EventStore, name: str, password: str | None = None) -> tuple[PlayerPublic, str]:
+    """:func:`register_human` with an optional password (hashed off the event loop, a few at a time)."""
+    shown = shown_name(name)
+    if await asyncio.to_thread(holder_of, store, name_key(shown)) is not None:
+        raise NameTaken(shown)  # before spending a hash on it
+    password_hash = None if password is None else await hasher.hash(password)
+    return await asyncio.to_thread(register_human, store, shown, password_hash)
+
+
+def resolve_player(store: EventStore, text: str) -> PlayerPublic:
+    """The player ``text`` names: a player id, ``bot:NAME`` (the house bot, made now if need be),
+    or a name (compared as names are, ``server.names.name_key``).
+
+    ``PlayerNotFound`` (404) if nobody is; ``AmbiguousName`` (409, listing the ids) for a name
+    several players have (tournament bots such as ``greedy-1``, or humans registered under one
+    name before names were unique).
+    """
+    entry = text.strip() if isinstance(text, str) else ""
+    if not entry or len(entry) > MAX_ENTRY:
+        raise PlayerNotFound(entry)
+    if entry.startswith(BOT_PREFIX):
+        try:
+            return ensure_house_bot(store, entry)
+        except UnknownBotError:
+            raise PlayerNotFound(entry) from None
+    if PLAYER_ID_RE.fullmatch(entry):
+        by_id = get_player(store, entry)
+        if by_id is not None:
+            return by_id
+    named = players_named(store, name_key(entry))
+    if not named:
+        raise PlayerNotFound(entry)
+    if len(named) > 1:
+        raise AmbiguousName(entry, [p.id for p in named])
+    return named[0]
 
 
 def house_bot_id(bot: str) -> str:
@@ -113,10 +203,8 @@ def ensure_house_bots(store: EventStore) -> list[PlayerPublic]:
 
 
 def resolve_opponent(store: EventStore, entry: str) -> PlayerPublic | None:
-    """A player id, or a ``bot:NAME`` entry; None if no such player or bot exists."""
-    if entry.startswith(BOT_PREFIX):
-        try:
-            return ensure_house_bot(store, entry)
-        except UnknownBotError:
-            return None
-    return get_player(store, entry)
+    """:func:`resolve_player` for a match's opponent; None if no such player or bot exists."""
+    try:
+        return resolve_player(store, entry)
+    except PlayerNotFound:
+        return None

@@ -7,13 +7,13 @@ and a ``…Public`` response model that adds what only clients see:
 
 - events: ``EventBase`` (the docs/FAIRNESS.md envelope) → ``EventRow`` (+ ``position``,
   ``openings``) → ``EventPublic`` (+ ``open``: the openings one viewer may see);
-- players: ``PlayerBase`` ``{id, name, kind}`` → ``Player`` (+ token hash, time) → ``PlayerPublic``;
+- players: ``PlayerBase`` ``{id, name, kind}`` → ``Player`` (+ name keys, password hash, time) → ``PlayerPublic``;
 - match summaries: ``MatchSummaryBase`` → ``MatchSummaryRow`` (seats, scores, winner's seat as
   columns) → ``MatchSummaryPublic`` (docs/API.md's summary: ``seats`` as players, ``scores``);
 - standings: ``StandingBase`` → ``StandingRow`` → ``StandingPublic``.
 
 Tables the API never shows (``processed_commands``, ``snapshots``, ``match_secrets``,
-``server_secrets``) are plain table classes. Core code reaches every table through the
+``server_secrets``, ``player_tokens``, ``sign_in_codes``) are plain table classes. Core code reaches every table through the
 ``*_table`` names at the end (``table_of``), never through ``Model.__table__``.
 
 - ``events``: the envelope of every event of every stream (``sealed`` holds the commitments
@@ -22,7 +22,9 @@ Tables the API never shows (``processed_commands``, ``snapshots``, ``match_secre
 - ``processed_commands``: one row per (stream, command_id) ever applied, with the result the
   first run returned, so a retry returns it and appends nothing.
 - ``snapshots``: cached match states (a cache: deleting them changes no result).
-- ``players``: registered players; the token only as its SHA-256 hash.
+- ``players``: registered players, each name's compared form, the password's argon2id hash if any.
+- ``player_tokens``: each player's tokens (several: one per device), as SHA-256 hashes.
+- ``sign_in_codes``: at most one live one-time sign-in code per player, as an argon2id hash.
 - ``match_summaries`` and ``standings``: read models, projected from the events and
   rebuildable at any time (``unoduo db rebuild``).
 - ``match_secrets``: each match's secret ``server_seed`` (hex) until the match reveals it;
@@ -37,7 +39,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel
-from sqlalchemy import JSON, BigInteger, Column, Index, Integer, String, Table, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, Integer, String, Table, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 STREAM_LEN = 200
@@ -46,6 +48,8 @@ TYPE_LEN = 64
 HASH_LEN = 64
 AT_LEN = 32
 ID_LEN = 64
+NAME_KEY_LEN = 300  # server.names.MAX_KEY_LENGTH
+SECRET_HASH_LEN = 255  # an argon2id hash string is about 100 characters
 MAX_SEQ = 2**31 - 1  # ``seq`` is a 32-bit INTEGER column: no stream goes further
 
 # An INTEGER PRIMARY KEY is SQLite's auto-incrementing rowid; elsewhere a 64-bit identity.
@@ -108,15 +112,50 @@ class PlayerBase(SQLModel):
 
 
 class Player(PlayerBase, table=True):
-    __tablename__ = "players"
-    __table_args__ = (UniqueConstraint("token_hash", name="uq_players_token_hash"),)
+    """A player's row. ``name_key`` is the name as names are compared (``server.names.name_key``),
+    for every player; ``unique_key`` is the same key for the one human who holds that name (its
+    unique constraint is what makes a name unique), null for house bots (``greedy-1`` in every
+    tournament) and for a player registered, before names were unique, under a name an older
+    player already had (migration 0006)."""
 
-    token_hash: str = Field(sa_type=String(HASH_LEN))
+    __tablename__ = "players"
+    __table_args__ = (UniqueConstraint("unique_key", name="uq_players_unique_key"),)
+
+    name_key: str = Field(sa_type=String(NAME_KEY_LEN), index=True)
+    unique_key: str | None = Field(default=None, sa_type=String(NAME_KEY_LEN))
+    password_hash: str | None = Field(default=None, sa_type=String(SECRET_HASH_LEN), description="argon2id, or null")
     created_at: str = Field(sa_type=String(AT_LEN))
 
 
 class PlayerPublic(PlayerBase):
     """docs/API.md's player: ``{id, name, kind}``."""
+
+
+class PlayerToken(SQLModel, table=True):
+    """One of a player's tokens, as its SHA-256 (a player has several: one per device signed in)."""
+
+    __tablename__ = "player_tokens"
+
+    token_hash: str = Field(sa_column=Column(String(HASH_LEN), primary_key=True))
+    player_id: str = Field(
+        sa_column=Column(
+            String(ID_LEN), ForeignKey("players.id", name="fk_player_tokens_player_id"), nullable=False, index=True
+        )
+    )
+    created_at: str = Field(sa_column=Column(String(AT_LEN), nullable=False))
+
+
+class SignInCode(SQLModel, table=True):
+    """The one live sign-in code of a player (a director gave it), as an argon2id hash, until it expires."""
+
+    __tablename__ = "sign_in_codes"
+
+    player_id: str = Field(
+        sa_column=Column(String(ID_LEN), ForeignKey("players.id", name="fk_sign_in_codes_player_id"), primary_key=True)
+    )
+    code_hash: str = Field(sa_column=Column(String(SECRET_HASH_LEN), nullable=False))
+    expires_at: str = Field(sa_column=Column(String(AT_LEN), nullable=False))
+    created_at: str = Field(sa_column=Column(String(AT_LEN), nullable=False))
 
 
 # ---------------------------------------------------------------- match summaries
@@ -240,6 +279,8 @@ events_table = table_of(EventRow)
 processed_table = table_of(ProcessedCommand)
 snapshots_table = table_of(Snapshot)
 players_table = table_of(Player)
+player_tokens_table = table_of(PlayerToken)
+sign_in_codes_table = table_of(SignInCode)
 match_summaries_table = table_of(MatchSummaryRow)
 standings_table = table_of(StandingRow)
 match_secrets_table = table_of(MatchSecret)

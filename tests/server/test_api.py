@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from pydantic import BaseModel
 
 from engine.verify import verify_replay
+from server.api.routes_players import SignInCode
 from server.errors import ErrorBody
 from server.schemas import (
     DisputePublic,
@@ -24,7 +25,7 @@ from server.schemas import (
     TournamentListed,
     TournamentPublic,
 )
-from server.store.models import EventPublic, MatchSummaryPublic
+from server.store.models import EventPublic, MatchSummaryPublic, PlayerPublic
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import check_seat_response, ok, play_to_end, register, with_color
 
@@ -326,7 +327,12 @@ SEAT_ERRORS = {"400", "401", "403", "404", "409", "413", "422", "503"}
 OPERATIONS = {
     ("GET", "/"): (200, ServerInfo, set()),
     ("GET", "/api"): (200, ServerInfo, set()),
-    ("POST", "/api/players"): (201, PlayerWithToken, {"400", "413", "429", "503"}),
+    ("POST", "/api/players"): (201, PlayerWithToken, {"400", "409", "413", "429", "503"}),
+    ("GET", "/api/players"): (200, [PlayerPublic], {"400", "503"}),
+    ("GET", "/api/players/{player}"): (200, PlayerPublic, {"404", "409", "503"}),
+    ("POST", "/api/players/{player}/codes"): (201, SignInCode, {"400", "401", "404", "409", "429", "503"}),
+    ("POST", "/api/sessions"): (201, PlayerWithToken, {"400", "401", "413", "429", "503"}),
+    ("DELETE", "/api/sessions/current"): (204, None, {"401", "429", "503"}),
     ("GET", "/api/me"): (200, Me, {"401", "429", "503"}),
     ("POST", "/api/matches"): (201, MatchSummaryPublic, {"400", "401", "404", "413", "503"}),
     ("POST", "/api/matches/{match_id}/join"): (200, MatchOutcome, SEAT_ERRORS),
@@ -369,11 +375,13 @@ def test_openapi_documents_every_answer_and_the_answers_fit_it(client: TestClien
         status, model, errors = OPERATIONS[key]
         answers = op["responses"]
         assert [s for s in answers if s.startswith("2")] == [str(status)], key
-        for media, content in answers[str(status)]["content"].items():
+        for media, content in answers[str(status)].get("content", {}).items():
             assert content["schema"], (key, media)
         if isinstance(model, list):  # a JSON array of the model
             schema = answers[str(status)]["content"]["application/json"]["schema"]
             assert schema["items"] == {"$ref": f"#/components/schemas/{model[0].__name__}"}, key
+        elif status == 204:
+            assert "content" not in answers["204"], key  # no body
         elif model is not None:
             assert answers[str(status)]["content"] == {
                 "application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}
@@ -417,6 +425,17 @@ def test_openapi_documents_every_answer_and_the_answers_fit_it(client: TestClien
     body = answer("POST", "/api/players", 201, json={"name": "ada"})
     headers = {"Authorization": f"Bearer {body['token']}"}
     answer("POST", "/api/players", 400, json={"name": " "})
+    answer("POST", "/api/players", 409, json={"name": "ADA"})
+    answer("GET", "/api/players?name=a", 200)
+    answer("GET", f"/api/players/{body['id']}", 200)
+    answer("GET", "/api/players/nobody", 404)
+    answer("POST", "/api/sessions", 401, json={"name": "ada", "password": "wrong password"})
+    answer("POST", "/api/sessions", 400, json={"name": "ada"})
+    answer("POST", "/api/players/nobody/codes", 404, headers=DIRECTOR)
+    code = answer("POST", "/api/players/ada/codes", 201, headers=DIRECTOR)["code"]
+    second = answer("POST", "/api/sessions", 201, json={"name": "ada", "code": code})
+    answer("DELETE", "/api/sessions/current", 204, headers={"Authorization": f"Bearer {second['token']}"})
+    answer("DELETE", "/api/sessions/current", 401)
     answer("GET", "/api/me", 401)
     answer("GET", "/api/me", 401, headers={"Authorization": "Basic abc"})
     match_id = answer("POST", "/api/matches", 201, headers=headers, json={"opponent": "bot:greedy"})["id"]

@@ -18,7 +18,8 @@ from tests.server.helpers import ok
 
 CALLERS = ("none", "bad", "stranger", "seat", "other_seat", "director")
 ANYONE = dict.fromkeys(CALLERS, "ok") | {"bad": 401}  # no token is a spectator; a token nobody has is refused
-REGISTER = dict.fromkeys(CALLERS, "ok")  # registration reads no token at all
+REGISTER = dict.fromkeys(CALLERS, "ok")  # registration reads no token at all (nor does finding a player)
+SIGN_IN = dict.fromkeys(CALLERS, 401)  # reads no token: a wrong password is 401 whoever sends it
 PLAYER = {"none": 401, "bad": 401, "stranger": "ok", "seat": "ok", "other_seat": "ok", "director": 401}
 SEAT = {"none": 403, "bad": 401, "stranger": 403, "seat": "ok", "other_seat": "ok", "director": 403}
 DIRECTOR = {"none": 401, "bad": 401, "stranger": 401, "seat": 401, "other_seat": 401, "director": "ok"}
@@ -70,6 +71,11 @@ def _cases(w: dict[str, Any]) -> list[tuple[str, str, dict[str, Any] | None, dic
         ("POST", f"/api/matches/{tm}/disputes", {"seq": 1, "note": "look"}, SEAT),
         ("GET", "/api/disputes", None, DIRECTOR),
         ("POST", f"/api/disputes/{t}-d99/ruling", {"decision": "stands", "note": "n"}, DIRECTOR),  # 404
+        ("GET", "/api/players?name=s", None, REGISTER),
+        ("GET", f"/api/players/{w['ids']['seat']}", None, REGISTER),
+        ("POST", f"/api/players/{w['ids']['seat']}/codes", None, DIRECTOR),
+        ("POST", "/api/sessions", {"name": "seat", "password": "not the password"}, SIGN_IN),
+        ("DELETE", "/api/sessions/current", None, PLAYER),  # last: it signs the players' tokens out
     ]
 
 
@@ -87,7 +93,7 @@ def test_every_path_allows_and_refuses_each_kind_of_caller_as_api_md_says(client
             else:
                 assert response.status_code == want, where
             seen.append(where)
-    assert len(seen) == 16 * len(CALLERS)
+    assert len(seen) == 21 * len(CALLERS)
 
 
 @pytest.mark.parametrize("who", ["seat", "other_seat"])
@@ -115,7 +121,9 @@ def test_tokens_are_stored_only_as_hashes(client: TestClient, url: str) -> None:
     w = _world(client)
     store = client.app.state.store  # type: ignore[attr-defined]
     with store.engine.connect() as conn:
-        rows = [tuple(r) for r in conn.execute(text("SELECT * FROM players"))]
+        rows = [
+            tuple(r) for table in ("players", "player_tokens") for r in conn.execute(text(f"SELECT * FROM {table}"))
+        ]
         events = " ".join(str(r) for r in conn.execute(text("SELECT data FROM events")))
     dumped = " ".join(str(r) for r in rows)
     for token in w["tokens"].values():

@@ -255,7 +255,7 @@ def test_one_failing_command_in_a_group_commit_costs_the_others_nothing(store: E
             [Event("player_registered", {"id": "p1", "name": "Bob", "kind": "human"})],
             expected_seq=None,
             extra_rows=lambda at: [
-                (players_table, {"id": "p1", "name": "Bob", "kind": "human", "token_hash": "f" * 64, "created_at": at})
+                (players_table, {"id": "p1", "name": "Bob", "kind": "human", "name_key": "bob", "created_at": at})
             ],
         )
     )

@@ -14,7 +14,7 @@ from engine.events import Event
 from engine.rulesets import CLASSIC_2P, UNO_DUO, Ruleset
 from server.store.errors import InvalidAppendError
 from server.store.event_store import EventStore
-from server.store.models import events_table, match_summaries_table, players_table, standings_table
+from server.store.models import events_table, match_summaries_table, player_tokens_table, players_table, standings_table
 from server.store.players import get_player, hash_token, player_by_token, register_player
 from server.store.read_models import MatchSummary, Projection, Standing, match_summary, project, read_rows, rebuild
 from server.store.streams import MATCHES_STREAM, match_stream
@@ -177,10 +177,11 @@ def test_players_keep_only_a_hash_of_their_token(store: EventStore) -> None:
     assert again.duplicate and store.head("players") == 1
     with store.engine.connect() as conn:
         row = conn.execute(select(players_table)).mappings().one()
+        kept = conn.execute(select(player_tokens_table)).mappings().one()
         stored = [dict(r) for r in conn.execute(select(events_table)).mappings()]
-    assert row["token_hash"] == hash_token(token) == hashlib.sha256(token.encode()).hexdigest()
-    assert row["created_at"] == stored[0]["at"]
-    assert token not in repr(stored) and token not in repr(dict(row))
+    assert kept["token_hash"] == hash_token(token) == hashlib.sha256(token.encode()).hexdigest()
+    assert row["created_at"] == stored[0]["at"] == kept["created_at"] and kept["player_id"] == "p_1"
+    assert token not in repr(stored) and token not in repr(dict(row)) and token not in repr(dict(kept))
     assert player_by_token(store, token) == get_player(store, "p_1")
     assert player_by_token(store, token + "x") is None and get_player(store, "nobody") is None
     with pytest.raises(InvalidAppendError, match="constraint"):  # the same id again: nothing appended
