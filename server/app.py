@@ -17,10 +17,11 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from engine import ENGINE_VERSION
-from server.api import routes_live, routes_matches, routes_meta, routes_players, routes_tournaments
+from server.api import routes_live, routes_lobby, routes_matches, routes_meta, routes_players, routes_tournaments
 from server.errors import install_error_handlers
 from server.limits import BodySizeLimit
 from server.services.clock import Clock, SystemClock
+from server.services.lobby import Lobby
 from server.services.matches import MatchService
 from server.services.players import Callers, ensure_house_bots
 from server.services.rate_limits import RateLimit
@@ -46,6 +47,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     match_over: Subscribers[str] = Subscribers()
     matches = MatchService(store, settings, clock=clock, on_match_over=match_over)
     tournaments = TournamentService(store, matches, match_over, settings)
+    lobby = Lobby(store, matches, tournaments)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -53,8 +55,10 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
             await matches.recover()
             await tournaments.recover()
             matches.hold_live_matches()
+            await lobby.start()
             yield
         finally:
+            await lobby.stop()
             await tournaments.stop()
             await matches.stop()
             await store.aclose()
@@ -69,6 +73,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.state.store = store
     app.state.matches = matches
     app.state.tournaments = tournaments
+    app.state.lobby = lobby
     app.state.callers = Callers(store)
     app.state.registrations = RateLimit("registrations", settings.register_per_minute)
     app.state.bad_tokens = RateLimit("wrong tokens", settings.bad_tokens_per_minute)
@@ -79,6 +84,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.include_router(routes_players.router)
     app.include_router(routes_matches.router)
     app.include_router(routes_live.router)
+    app.include_router(routes_lobby.router)
     app.include_router(routes_tournaments.router)
     return app
 
@@ -93,3 +99,5 @@ def begin_shutdown(app: FastAPI) -> None:
     store.end_follows()
     matches: MatchService = app.state.matches
     matches.stop_watchers()
+    lobby: Lobby = app.state.lobby
+    lobby.stop_sockets()

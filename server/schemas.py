@@ -34,11 +34,24 @@ class PlayerWithToken(PlayerPublic):
     token: str = Field(description="send it as 'Authorization: Bearer TOKEN'")
 
 
+class MatchSummaryShown(MatchSummaryPublic):
+    """docs/API.md's match summary as a client is shown it: with ``replaced_by`` for a match that a
+    director's ``replay`` ruling annulled (the match that plays the pairing again)."""
+
+    replaced_by: str | None = Field(
+        default=None, description="an annulled match: the match that replays it (a replay ruling); else null"
+    )
+
+
 class Me(PlayerPublic):
     """The caller, every match they have a seat in (by match id), and their next tournament pairings."""
 
-    matches: list[MatchSummaryPublic]
-    next: list[NextMatch] = Field(default_factory=list, description="in each running tournament, the next pairing")
+    matches: list[MatchSummaryShown]
+    next: list[NextMatch] = Field(
+        default_factory=list,
+        description="in each running tournament: the pairings of open rounds waiting for their seats "
+        "(with match and join_deadline), then the next pairing in a round not yet open",
+    )
 
 
 class Pending(BaseModel):
@@ -83,12 +96,20 @@ class MatchView(BaseModel):
     draw_order: list[str] | None = Field(
         default=None, exclude_if=_absent_if_none, description="audit view only: the draw pile, top first"
     )
+    annulled: bool | None = Field(
+        default=None,
+        exclude_if=_absent_if_none,
+        description="true once the match is annulled (then legal is empty and deadline null); absent otherwise",
+    )
+    replaced_by: str | None = Field(
+        default=None, exclude_if=_absent_if_none, description="an annulled match: the match that replays it"
+    )
 
 
 class MatchDetail(BaseModel):
     """A match as the caller may see it."""
 
-    match: MatchSummaryPublic
+    match: MatchSummaryShown
     view: MatchView
 
 
@@ -185,6 +206,7 @@ class TournamentPublic(BaseModel):
     id: str
     name: str
     status: Literal["created", "running", "finished"]
+    open: bool = Field(default=False, description="players enter (and leave) themselves until the start")
     ruleset: str
     rules: dict[str, Any] = Field(description="the complete ruleset in force")
     double: bool
@@ -206,6 +228,11 @@ class TournamentListed(BaseModel):
     players: int
     rounds: int
     opened: int = Field(description="rounds opened so far")
+    open: bool = Field(default=False, description="players may enter themselves until the start")
+    entries: int = Field(default=0, description="players entered so far (the same count as players)")
+    entered: bool | None = Field(
+        default=None, description="whether the caller is entered; null without a player's token"
+    )
 
 
 class NextMatch(BaseModel):
@@ -214,4 +241,11 @@ class NextMatch(BaseModel):
     tournament: str
     round: int
     opponent: str = Field(description="a player id")
+    opponent_name: str = Field(default="", description="the opponent's name")
     white: bool = Field(description="whether the player is white (seat 0, first drafter) in it")
+    match: str | None = Field(default=None, description="the match to join, once its round is open; else null")
+    join_deadline: str | None = Field(
+        default=None,
+        description="ISO time by which the seat must join (its round is open); null before the round opens, "
+        "or when no deadline applies (a replayed match after its round's deadline)",
+    )

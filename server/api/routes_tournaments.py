@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 from pydantic import Field, StrictBool, StrictInt, StrictStr, field_validator
 
 from server.api.bodies import RequestBody
@@ -14,6 +14,8 @@ from server.api.text import readable_text
 from server.deps import CallerDep, DirectorDep, TournamentServiceDep
 from server.errors import error_responses
 from server.schemas import DisputePublic, TournamentListed, TournamentPublic
+from server.services.errors import Unauthorized
+from server.services.players import Caller
 from server.services.tournaments import NewTournament, TournamentViews, dispute_public
 from server.store.models import ID_LEN
 
@@ -27,8 +29,12 @@ NOTE_LEN = 500
 class CreateTournamentRequest(RequestBody):
     name: StrictStr = Field(min_length=1, max_length=100)
     players: list[Annotated[StrictStr, Field(min_length=1, max_length=100)]] = Field(
-        min_length=2, max_length=64, description="player ids and bot:random / bot:greedy entries, in pairing order"
+        default_factory=list,
+        max_length=64,
+        description="players by id or name, and bot:random / bot:greedy entries, in pairing order: 2 to 64, "
+        "or any number up to 64 for an open tournament",
     )
+    open: StrictBool = Field(default=False, description="players may enter (and leave) themselves until the start")
     ruleset: StrictStr = Field(default="uno-duo", description="uno-duo (default) or classic-2p")
     rules: dict[str, Any] = Field(default_factory=dict, description="switches of the ruleset to override")
     double: StrictBool = Field(default=False, description="a double round-robin (colours reversed in the second)")
@@ -43,8 +49,17 @@ class CreateTournamentRequest(RequestBody):
         return readable_text(value, "a name")
 
 
+class EntryRequest(RequestBody):
+    player: StrictStr | None = Field(
+        default=None,
+        min_length=1,
+        max_length=100,
+        description="the director: the player to enter (a name, an id or bot:NAME); a player leaves it out",
+    )
+
+
 class WithdrawRequest(RequestBody):
-    player: StrictStr = Field(min_length=1, max_length=ID_LEN)
+    player: StrictStr = Field(min_length=1, max_length=100, description="the player, by id or name")
     note: StrictStr = Field(default="", max_length=NOTE_LEN)
 
     @field_validator("note")
@@ -79,6 +94,17 @@ class RulingRequest(RequestBody):
         return readable_text(value, "a note")
 
 
+async def entrant(caller: CallerDep) -> Caller:
+    """A player (for themselves) or the director (401 for anyone else)."""
+    if caller.player is None and not caller.director:
+        raise Unauthorized("this needs a player's token or the director's: 'Authorization: Bearer TOKEN'")
+    return caller
+
+
+EntrantDep = Annotated[Caller, Depends(entrant)]
+EntryName = Annotated[str, Path(min_length=1, max_length=100, description="the player: an id or a name")]
+
+
 def _views(service: TournamentServiceDep) -> TournamentViews:
     return TournamentViews(service)
 
@@ -98,6 +124,7 @@ async def create_tournament(
         double=body.double,
         move_seconds=body.move_seconds,
         join_seconds=body.join_seconds,
+        open=body.open,
     )
     t = await tournaments.create(request)
     return await asyncio.to_thread(_views(tournaments).public, t)
@@ -109,9 +136,11 @@ async def create_tournament(
     responses=error_responses(401, 503),
     openapi_extra=BEARER_OPTIONAL,
 )
-async def list_tournaments(_caller: CallerDep, tournaments: TournamentServiceDep) -> list[TournamentListed]:
-    """Every tournament, oldest first."""
-    return [TournamentViews.listed(t) for t in await tournaments.all()]
+async def list_tournaments(caller: CallerDep, tournaments: TournamentServiceDep) -> list[TournamentListed]:
+    """Every tournament, oldest first; whether it is open to entries, how many are entered, and
+    (with a player's token) whether the caller is."""
+    player = caller.player.id if caller.player is not None else None
+    return [TournamentViews.listed(t, player) for t in await tournaments.all()]
 
 
 @router.post(
@@ -124,6 +153,38 @@ async def start_tournament(
 ) -> TournamentPublic:
     """Fix the schedule (the Berger tables) and open round 1."""
     t = await tournaments.start(tournament_id)
+    return await asyncio.to_thread(_views(tournaments).public, t)
+
+
+@router.post(
+    "/tournaments/{tournament_id}/entries",
+    status_code=201,
+    response_model=TournamentPublic,
+    responses=error_responses(400, 401, 403, 404, 409, 413, 503),
+)
+async def enter(
+    tournament_id: TournamentId,
+    caller: EntrantDep,
+    tournaments: TournamentServiceDep,
+    body: EntryRequest | None = None,
+) -> TournamentPublic:
+    """Enter before the start: a player enters itself in an open tournament (no body; 409 if the
+    tournament is not open); the director enters anyone (``player``: name, id or ``bot:NAME``).
+    409 once started, for a player entered already, or when the tournament is full (64)."""
+    t = await tournaments.enter(tournament_id, caller, body.player if body is not None else None)
+    return await asyncio.to_thread(_views(tournaments).public, t)
+
+
+@router.delete(
+    "/tournaments/{tournament_id}/entries/{player}",
+    response_model=TournamentPublic,
+    responses=error_responses(400, 401, 403, 404, 409, 503),
+)
+async def leave(
+    tournament_id: TournamentId, player: EntryName, caller: EntrantDep, tournaments: TournamentServiceDep
+) -> TournamentPublic:
+    """Leave before the start: that player (by id or name), or the director taking anyone out. 409 once started."""
+    t = await tournaments.leave(tournament_id, caller, player)
     return await asyncio.to_thread(_views(tournaments).public, t)
 
 
@@ -150,7 +211,7 @@ async def withdraw(
     tournament_id: TournamentId, body: WithdrawRequest, _director: DirectorDep, tournaments: TournamentServiceDep
 ) -> TournamentPublic:
     """A withdrawal, by the published rule (docs/TOURNAMENTS.md "Withdrawals")."""
-    t = await tournaments.withdraw(tournament_id, body.player, body.note)
+    t = await tournaments.withdraw(tournament_id, body.player, body.note)  # the player by id or name
     return await asyncio.to_thread(_views(tournaments).public, t)
 
 
@@ -169,9 +230,19 @@ async def open_dispute(
     return dispute_public(t, t.disputes[dispute.id])
 
 
+async def disputes_director(caller: CallerDep) -> Caller:
+    """The director; a player is pointed to their own list (``GET /api/me/disputes``)."""
+    if not caller.director:
+        raise Unauthorized(
+            "the list of every dispute needs the director's token ('Authorization: Bearer DIRECTOR_TOKEN'); "
+            "a player's own disputes and their rulings are at GET /api/me/disputes"
+        )
+    return caller
+
+
 @router.get("/disputes", response_model=list[DisputePublic], responses=error_responses(400, 401, 503))
 async def list_disputes(
-    _director: DirectorDep,
+    _director: Annotated[Caller, Depends(disputes_director)],
     tournaments: TournamentServiceDep,
     status: Annotated[str, Query(pattern="^(open|all)$", description="open (default) or all")] = "open",
 ) -> list[DisputePublic]:

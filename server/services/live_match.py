@@ -129,6 +129,60 @@ class FeedItem:
         return found
 
 
+def annulled_view(seen: dict[str, Any], replaced_by: str | None) -> dict[str, Any]:
+    """The view of an annulled match: nothing to do (no ``legal``, no ``deadline``), and where it went on."""
+    seen["legal"] = []
+    seen["deadline"] = None
+    seen["annulled"] = True
+    seen["replaced_by"] = replaced_by
+    return seen
+
+
+def annulled_message(match_id: str, replaced_by: str | None) -> str:
+    if replaced_by is None:
+        return f"match {match_id} was annulled: it is not played on"
+    return f"match {match_id} was annulled by the director's replay ruling: it is played again as match {replaced_by}"
+
+
+class ClosingItem(FeedItem):
+    """The last message of a socket on an annulled match (after every event it holds):
+    ``{"type": "annulled", "match", "replaced_by", "message", "view"}``, the view with no
+    ``legal`` and no ``deadline``. It is not an event: the NDJSON stream leaves it out."""
+
+    __slots__ = ("match_id", "replaced_by")
+
+    def __init__(self, live: LiveMatch, replaced_by: str | None) -> None:  # no event: ``stored`` stays unset
+        self.state = live.state
+        self.deadline = None
+        self.move_seconds = live.move_seconds
+        self._messages = {}
+        self._texts = {}
+        self._lines = {}
+        self.match_id = live.id
+        self.replaced_by = replaced_by
+
+    @property
+    def seq(self) -> int:
+        return self.state.version
+
+    def message(self, base: Viewer) -> dict[str, Any]:
+        viewer = self.viewer(base)
+        found = self._messages.get(viewer)
+        if found is None:
+            seen = annulled_view(live_view(self.state, viewer, None, self.move_seconds), self.replaced_by)
+            found = self._messages[viewer] = {
+                "type": "annulled",
+                "match": self.match_id,
+                "replaced_by": self.replaced_by,
+                "message": annulled_message(self.match_id, self.replaced_by),
+                "view": seen,
+            }
+        return found
+
+    def line(self, base: Viewer) -> bytes:
+        return b""  # not an event: ``follow`` leaves it out
+
+
 def feed_items(
     events: Iterable[StoredEvent], state: MatchState, awaiting_at: datetime | None, move_seconds: int | None
 ) -> tuple[list[FeedItem], MatchState, datetime | None]:
@@ -173,6 +227,7 @@ class LiveMatch:
         self.closed = state.phase is Phase.MATCH_OVER
         self.reported = self.closed  # a tournament was told this match ended (MatchService.on_match_over)
         self.annulled = summary.status == "annulled"
+        self.replaced_by: str | None = None  # an annulled match: the match a replay ruling plays instead
         self.follower: asyncio.Task[None] | None = None
         self.clock: asyncio.TimerHandle | None = None
         self.clock_version = -1  # the version the armed clock belongs to

@@ -222,7 +222,9 @@ class MatchCommands:
         await self.annul(match_id, reason, only_unstarted=True)
         return live.annulled
 
-    async def annul(self, match_id: str, reason: str, *, only_unstarted: bool = False) -> None:
+    async def annul(
+        self, match_id: str, reason: str, *, only_unstarted: bool = False, replaced_by: str | None = None
+    ) -> None:
         """Annul ``match_id`` (a tournament's ruling or withdrawal): it counts for nobody and, if
         it was live, stops: its clock and bots stop and every command is refused."""
         live = await self.registry.open(match_id)
@@ -231,12 +233,13 @@ class MatchCommands:
                 return  # a seat's join went first
             await self.store.append_async(
                 MATCHES_STREAM,
-                [MatchAnnulled(match_id, reason).event()],
+                [MatchAnnulled(match_id, reason, replaced_by).event()],
                 expected_seq=None,
                 command_id=f"annul-{match_id}",
                 result=OK,
             )
             live.annulled = True
+            live.replaced_by = replaced_by or live.replaced_by
             live.summary = dataclasses.replace(live.summary, status=ANNULLED)
             live.close()
             self._changed(live)

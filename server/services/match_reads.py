@@ -18,13 +18,21 @@ from engine import ENGINE_VERSION
 from engine.replay import header_line, replay_line
 from engine.state import MatchState, Phase
 from engine.views import Viewer
-from server.schemas import MatchDetail, MatchOutcome, MatchView
+from server.schemas import MatchDetail, MatchOutcome, MatchSummaryShown, MatchView
 from server.services.errors import Malformed, MatchLive
-from server.services.live_match import FeedItem, LiveMatch, deadline_of, live_view, store_reader
-from server.services.match_registry import MatchRegistry
+from server.services.live_match import (
+    ClosingItem,
+    FeedItem,
+    LiveMatch,
+    annulled_view,
+    deadline_of,
+    live_view,
+    store_reader,
+)
+from server.services.match_registry import MatchRegistry, replacement_in
 from server.services.players import Caller
 from server.store.models import EventPublic, MatchSummaryPublic, PlayerPublic
-from server.store.read_models import FINISHED, LIVE, WAITING, matches_of
+from server.store.read_models import ANNULLED, FINISHED, LIVE, WAITING, matches_of
 from server.store.records import Envelope, StoredEvent
 from server.store.streams import match_stream
 
@@ -44,8 +52,9 @@ class MatchReads:
 
     # ------------------------------------------------------------ summaries
 
-    def live_summary(self, live: LiveMatch) -> MatchSummaryPublic:
-        """The summary of a live match, from its state (what the read model will say once it has it)."""
+    def live_summary(self, live: LiveMatch) -> MatchSummaryShown:
+        """The summary of a live match, from its state (what the read model will say once it has it);
+        ``replaced_by`` as the copy knows it (:meth:`MatchRegistry.replacement` looks it up)."""
         state, summary = live.state, live.summary
         status = summary.status
         if status in (WAITING, LIVE, FINISHED):
@@ -59,13 +68,20 @@ class MatchReads:
             winner=winner,
             winner_seat=state.winner,
         )
-        return self.registry.summary_public(current)
+        return shown(self.registry.summary_public(current), live.replaced_by)
 
-    def matches_of(self, player: PlayerPublic) -> list[MatchSummaryPublic]:
+    def matches_of(self, player: PlayerPublic) -> list[MatchSummaryShown]:
         """The matches ``player`` has a seat in (``GET /api/me``): live ones, then waiting, then the
-        rest, each by match id; at most ``me_matches_listed`` of them, so the answer stays small."""
+        rest, each by match id; at most ``me_matches_listed`` of them, so the answer stays small.
+        An annulled tournament match says which match replays it (blocking: call in a thread)."""
         found = matches_of(self.store.engine, player.id, limit=self.me_matches_listed)
-        return [self.registry.summary_public(s) for s in found]
+        out: list[MatchSummaryShown] = []
+        for s in found:
+            replaced_by = None
+            if s.status == ANNULLED and s.tournament is not None:
+                replaced_by = replacement_in(self.store, s.tournament, s.id)
+            out.append(shown(self.registry.summary_public(s), replaced_by))
+        return out
 
     # ------------------------------------------------------------ views
 
@@ -87,7 +103,11 @@ class MatchReads:
 
     @staticmethod
     def view(live: LiveMatch, viewer: Viewer) -> MatchView:
-        return MatchView.model_validate(live_view(live.state, viewer, live.deadline, live.move_seconds))
+        """The viewer's view now; an annulled match's has nothing to do (no legal, no deadline)."""
+        seen = live_view(live.state, viewer, live.deadline, live.move_seconds)
+        if live.annulled:
+            seen = annulled_view(seen, live.replaced_by)
+        return MatchView.model_validate(seen)
 
     async def show(self, match_id: str, caller: Caller, at: int | None = None) -> MatchDetail:
         """The caller's view now, or just after event ``at`` (a director scrubbing to a dispute).
@@ -96,6 +116,8 @@ class MatchReads:
         director, that is the audit view, at any event; a seat sees its own view of then.
         """
         live = await self.registry.open(match_id)
+        if live.annulled:
+            await asyncio.to_thread(self.registry.replacement, live)
         viewer = self.registry.viewer_for(live.summary, caller, live.state)
         if at is None or at == live.state.version:
             return MatchDetail(match=self.live_summary(live), view=self.view(live, viewer))
@@ -127,7 +149,7 @@ class MatchReads:
         envelopes = self.store.read(stream, first, to_seq=last) if last >= first else []
         deadline = deadline_of(state, self.registry.awaiting_at(stream, state), summary.move_seconds)
         return MatchOutcome(
-            match=self.registry.summary_public(summary),
+            match=shown(self.registry.summary_public(summary), None),
             view=MatchView.model_validate(live_view(state, viewer, deadline, summary.move_seconds)),
             events=[EventPublic.model_validate(e.for_viewer(viewer)) for e in envelopes],
         )
@@ -171,6 +193,8 @@ class MatchReads:
         with self.registry.watched(live):
             async for item in live.items(since, store_reader(self.store, live.stream)):
                 yield item
+        if live.annulled:  # the last message says so, and where the pairing is played now
+            yield ClosingItem(live, await asyncio.to_thread(self.registry.replacement, live))
 
     async def follow(self, match_id: str, caller: Caller, since: int) -> AsyncIterator[bytes]:
         """NDJSON lines of the events after ``since``, live, until the match's last event.
@@ -182,7 +206,8 @@ class MatchReads:
         base = self.registry.base_viewer(live.summary, caller)
         try:
             async for item in self.watch(match_id, caller, since):
-                yield item.line(base)
+                if not isinstance(item, ClosingItem):
+                    yield item.line(base)
         except asyncio.CancelledError:  # the server is stopping or the client went away: end the stream
             return
 
@@ -196,3 +221,8 @@ class MatchReads:
         for stored in self.store.iter_stream(match_stream(match_id)):
             lines.append(replay_line(stored.envelope(), stored.openings))
         return "\n".join(lines) + "\n"
+
+
+def shown(summary: MatchSummaryPublic, replaced_by: str | None) -> MatchSummaryShown:
+    """A summary as clients are shown it, with ``replaced_by``."""
+    return MatchSummaryShown(**dict(summary), replaced_by=replaced_by)

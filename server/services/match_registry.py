@@ -36,7 +36,7 @@ from engine.shuffle import Dealer
 from engine.state import MatchState, Phase
 from engine.views import AUDITOR, SPECTATOR, Viewer
 from server.services.clock import Clock, sleep
-from server.services.errors import MatchNotFound, NotASeat
+from server.services.errors import MatchNotFound, NotASeat, NotNow
 from server.services.live_match import LiveMatch, parse_at
 from server.services.players import Caller, house_bot_of
 from server.store.errors import UNAVAILABLE
@@ -47,6 +47,7 @@ from server.store.read_models import ANNULLED, MatchSummary, live_match_ids, mat
 from server.store.secrets import match_seed
 from server.store.snapshots import Snapshots
 from server.store.streams import match_stream
+from server.tournaments.model import fold, tournament_stream
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,31 @@ IDLE_KEPT = 256  # copies of matches not held live (not started, annulled) kept 
 PLAYERS_KEPT = 4096  # players kept for match summaries (a few hundred bytes each); the least recently used go
 
 Changed = Callable[[LiveMatch], None]
+
+
+class MatchAnnulled(NotNow):
+    """A command or a join on an annulled match (409), naming the match that replays it, if any."""
+
+    def __init__(self, match_id: str, replaced_by: str | None) -> None:
+        if replaced_by is None:
+            message = (
+                f"match {match_id!r} was annulled (by the tournament director, or it expired before it started); "
+                "it is not played on"
+            )
+        else:
+            message = (
+                f"match {match_id!r} was annulled by the director's replay ruling: the pairing is played again "
+                f"as match {replaced_by!r}"
+            )
+        super().__init__(message)
+        self.replaced_by = replaced_by
+
+
+def replacement_in(store: EventStore, tournament_id: str, match_id: str) -> str | None:
+    """The match of ``tournament_id`` that replays ``match_id`` (a replay ruling), if any; read from
+    the tournament's stream (blocking)."""
+    events = store.read(tournament_stream(tournament_id))
+    return fold(tournament_id, ((e.type, e.data, e.at) for e in events)).replaced_by(match_id) if events else None
 
 
 def needs_holding(live: LiveMatch) -> bool:
@@ -113,6 +139,30 @@ class MatchRegistry:
     def summary_public(self, summary: MatchSummary) -> MatchSummaryPublic:
         """docs/API.md's match summary: the seats as players."""
         return summary.public([self.player(p) for p in summary.seats])
+
+    def replacement(self, live: LiveMatch) -> str | None:
+        """The match that replays ``live`` after a replay ruling (None: not annulled, or not replayed),
+        remembered on the copy once known (blocking: call in a thread)."""
+        tournament = live.summary.tournament
+        if live.replaced_by is None and live.annulled and tournament is not None:
+            live.replaced_by = replacement_in(self.store, tournament, live.id)
+        return live.replaced_by
+
+    def annulled_elsewhere(self, match_id: str, replaced_by: str | None) -> None:
+        """Another process annulled ``match_id``: the copy here (if any) is annulled and closed too."""
+        live = self.live.get(match_id) or self._idle.get(match_id)
+        if live is None or live.annulled:
+            return
+        live.annulled = True
+        live.replaced_by = replaced_by or live.replaced_by
+        live.summary = dataclasses.replace(live.summary, status=ANNULLED)
+        live.close()
+        self._changed(live)
+
+    async def refuse_if_annulled(self, live: LiveMatch) -> None:
+        """Raise :class:`MatchAnnulled` (naming the replay, if any) for a command on an annulled match."""
+        if live.annulled:
+            raise MatchAnnulled(live.id, await asyncio.to_thread(self.replacement, live))
 
     def bot_of_player_id(self, player_id: str | None) -> str | None:
         """The engine bot playing for ``player_id``, if it is a house bot."""

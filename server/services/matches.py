@@ -26,7 +26,7 @@ from typing import Any
 from engine.rulesets import Ruleset
 from engine.state import MatchState, Phase
 from engine.views import Viewer
-from server.schemas import MatchDetail, MatchOutcome
+from server.schemas import MatchDetail, MatchOutcome, MatchSummaryShown
 from server.services.clock import Clock, SystemClock
 from server.services.house_bots import HouseBots
 from server.services.invitations import Invitations
@@ -172,10 +172,10 @@ class MatchService:
     def base_viewer(self, summary: MatchSummary, caller: Caller) -> Viewer:
         return self.registry.base_viewer(summary, caller)
 
-    def live_summary(self, live: LiveMatch) -> MatchSummaryPublic:
+    def live_summary(self, live: LiveMatch) -> MatchSummaryShown:
         return self.reads.live_summary(live)
 
-    def matches_of(self, player: PlayerPublic) -> list[MatchSummaryPublic]:
+    def matches_of(self, player: PlayerPublic) -> list[MatchSummaryShown]:
         return self.reads.matches_of(player)
 
     def state_at(self, match_id: str, version: int) -> MatchState:
@@ -206,14 +206,27 @@ class MatchService:
         return self.reads.live_summary(live)
 
     async def join(self, match_id: str, caller: Caller, entropy: str) -> MatchOutcome:
+        await self._refuse_if_annulled(match_id, caller)
         live, appended, command_id = await self.commands.join(match_id, caller, entropy)
         return await self._answer(live, caller, appended, command_id)
 
     async def forfeit(self, match_id: str, seat: int, reason: str) -> bool:
         return await self.commands.forfeit(match_id, seat, reason)
 
-    async def annul(self, match_id: str, reason: str) -> None:
-        await self.commands.annul(match_id, reason)
+    async def annul(self, match_id: str, reason: str, replaced_by: str | None = None) -> None:
+        """Annul ``match_id``; ``replaced_by``: the match a replay ruling plays instead (its watchers are told)."""
+        await self.commands.annul(match_id, reason, replaced_by=replaced_by)
+
+    def annulled_elsewhere(self, match_id: str, replaced_by: str | None) -> None:
+        """Another process annulled ``match_id`` (its ``match_annulled``, read by the lobby's follower):
+        this process's copy stops too (clock, bots, commands) and its watchers are told."""
+        self.registry.annulled_elsewhere(match_id, replaced_by)
+
+    async def _refuse_if_annulled(self, match_id: str, caller: Caller) -> None:
+        """A seat's command or join on an annulled match: 409 naming the match that replays it."""
+        live = await self.registry.open(match_id)
+        if live.annulled and self.registry.seat_of(live.summary, caller) is not None:
+            await self.registry.refuse_if_annulled(live)
 
     # ------------------------------------------------------------ a seat's command
 
@@ -221,6 +234,7 @@ class MatchService:
         self, match_id: str, caller: Caller, command_id: str, expected_version: int | None, command: dict[str, Any]
     ) -> MatchOutcome:
         """Apply a seat's command; its outcome (a retry: the first outcome), as ``POST …/commands`` answers."""
+        await self._refuse_if_annulled(match_id, caller)
         live, appended, stored_id = await self.commands.command(match_id, caller, command_id, expected_version, command)
         return await self._answer(live, caller, appended, stored_id)
 
@@ -228,6 +242,7 @@ class MatchService:
         self, match_id: str, caller: Caller, command_id: str, expected_version: int | None, command: dict[str, Any]
     ) -> int:
         """:meth:`command` for the socket, whose events arrive on the feed: only the version after it."""
+        await self._refuse_if_annulled(match_id, caller)
         live, appended, stored_id = await self.commands.command(match_id, caller, command_id, expected_version, command)
         if appended is not None:
             return appended[-1].seq

@@ -28,6 +28,7 @@ from engine.events import Event, EventType
 from engine.rulesets import RULESETS, Ruleset, RulesetError
 from engine.shuffle import commitment_of
 from engine.state import Phase
+from server.names import name_key
 from server.schemas import (
     DisputePublic,
     PairingPublic,
@@ -39,10 +40,18 @@ from server.schemas import (
     WithdrawalPublic,
 )
 from server.services.clock import Timer
-from server.services.errors import Malformed, NotASeat, NotFound, NotNow, PlayerNotFound, TooManyOpen
+from server.services.errors import (
+    DomainError,
+    Malformed,
+    NotASeat,
+    NotFound,
+    NotNow,
+    PlayerNotFound,
+    TooManyOpen,
+)
 from server.services.live_match import parse_at
 from server.services.matches import MatchService
-from server.services.players import Caller, house_bot_of
+from server.services.players import Caller, house_bot_of, resolve_player
 from server.services.subscribers import Subscribers
 from server.settings import Settings
 from server.store.errors import UNAVAILABLE, ConcurrencyError
@@ -51,6 +60,7 @@ from server.store.models import MatchSummaryPublic, PlayerPublic
 from server.store.players import get_player, new_token, register_player
 from server.store.secrets import match_seed, match_seed_rows, new_server_seed
 from server.store.streams import match_stream
+from server.store.values import format_at
 from server.tournaments.model import (
     CREATED,
     DECISIONS,
@@ -61,6 +71,8 @@ from server.tournaments.model import (
     DisputeOpened,
     DisputeRuled,
     MatchReplayed,
+    PlayerEntered,
+    PlayerLeft,
     PlayerWithdrew,
     ResultRecorded,
     RoundOpened,
@@ -95,6 +107,29 @@ class DisputeNotFound(NotFound):
         super().__init__(f"no dispute {shown(dispute_id)}")
 
 
+class EntryNotFound(NotFound):
+    def __init__(self, tournament_id: str, entry: str) -> None:
+        super().__init__(f"{shown(entry)} is not entered in tournament {shown(tournament_id)}")
+
+
+class NotYours(NotASeat):
+    """A player asked for something only the director (or that other player) may do: 403."""
+
+    def __init__(self, message: str) -> None:
+        DomainError.__init__(self, message)
+
+
+class MatchAnnulledReplaced(NotNow):
+    """A command on a match a ``replay`` ruling annulled: 409, naming the match that replays it."""
+
+    def __init__(self, match_id: str, replaced_by: str) -> None:
+        super().__init__(
+            f"match {match_id!r} was annulled by the director's replay ruling; it is played again as "
+            f"match {replaced_by!r}: join that one"
+        )
+        self.replaced_by = replaced_by
+
+
 @dataclass(frozen=True)
 class NewTournament:
     """What a director asks for (``POST /api/tournaments``), already shaped by the route."""
@@ -106,6 +141,7 @@ class NewTournament:
     double: bool
     move_seconds: int
     join_seconds: int
+    open: bool = False
 
 
 def new_tournament_id() -> str:
@@ -177,8 +213,12 @@ class TournamentService:
 
     async def create(self, request: NewTournament) -> Tournament:
         ruleset = _ruleset(request.ruleset, request.rules)
-        if not 2 <= len(request.players) <= MAX_PLAYERS:
-            raise Malformed(f"a round-robin needs 2 to {MAX_PLAYERS} players, not {len(request.players)}")
+        least = 0 if request.open else 2  # an open tournament fills up by entries until its start
+        if not least <= len(request.players) <= MAX_PLAYERS:
+            raise Malformed(
+                f"a round-robin needs 2 to {MAX_PLAYERS} players, not {len(request.players)} "
+                "(an open tournament may start empty: 'open': true)"
+            )
         tournament_id = new_tournament_id()
         players = await asyncio.to_thread(self._entrants, tournament_id, request.players)
         seed = new_server_seed()
@@ -190,6 +230,7 @@ class TournamentService:
             move_seconds=request.move_seconds,
             join_seconds=request.join_seconds,
             commitment=commitment_of(seed),
+            open=request.open,
         )
         await self.store.append_async(
             tournament_stream(tournament_id),
@@ -214,17 +255,19 @@ class TournamentService:
                 number = bots_of_kind[bot] = bots_of_kind.get(bot, 0) + 1
                 players.append(self._bot_entrant(tournament_id, bot, number))
                 continue
-            found = get_player(self.store, entry)
-            if found is None:
-                raise PlayerNotFound(entry)
-            if found.kind == "bot" and house_bot_of(found) is None:
-                raise Malformed(f"{found.id!r} is a bot that this server does not run")
-            players.append(found)
+            players.append(self._human_entrant(entry))
         ids = [p.id for p in players]
         twice = sorted({p for p in ids if ids.count(p) > 1})
         if twice:
             raise Malformed(f"a player can be entered once: {', '.join(twice)} is entered twice")
         return players
+
+    def _human_entrant(self, entry: str) -> PlayerPublic:
+        """A player named by id or name (``resolve_player``); a bot that this server does not run is refused."""
+        found = resolve_player(self.store, entry)
+        if found.kind == "bot" and house_bot_of(found) is None:
+            raise Malformed(f"{found.id!r} is a bot that this server does not run")
+        return found
 
     def _bot_entrant(self, tournament_id: str, bot: str, number: int) -> PlayerPublic:
         player_id = f"bot-{bot}-{tournament_id.removeprefix('t_')}-{number}"
@@ -241,14 +284,97 @@ class TournamentService:
         return created
 
     async def start(self, tournament_id: str) -> Tournament:
-        t = await self.get(tournament_id)
-        if t.status != CREATED:
-            raise NotNow(f"tournament {tournament_id!r} has already started")
-        schedule = round_robin(t.players, t.double)
-        with contextlib.suppress(ConcurrencyError):  # started meanwhile: advance goes on from there
-            await self._append(t, [TournamentStarted(tuple(schedule))], "start")
+        await self.get(tournament_id)  # 404 for a tournament nobody made
+
+        async def step(t: Tournament) -> bool:
+            if t.status != CREATED:
+                raise NotNow(f"tournament {tournament_id!r} has already started")
+            if len(t.players) < 2:
+                raise NotNow(
+                    f"tournament {tournament_id!r} has {len(t.players)} player{'' if len(t.players) == 1 else 's'}; "
+                    "it needs at least 2 to start"
+                )
+            # An entry that lands meanwhile moves the stream: the append fails, the step folds again.
+            await self._append(t, [TournamentStarted(tuple(round_robin(t.players, t.double)))], "start")
+            return False
+
+        await self._decide(tournament_id, step)
         await self.advance(tournament_id)
         return await self.get(tournament_id)
+
+    # ------------------------------------------------------------ entries (before the start)
+
+    async def enter(self, tournament_id: str, caller: Caller, entry: str | None) -> Tournament:
+        """Enter a player: a player enters itself (an open tournament only); the director anyone
+        (``entry``: an id, a name or ``bot:NAME``). Refused once started, twice, or when full."""
+        t = await self.get(tournament_id)
+        if caller.director:
+            if entry is None:
+                raise Malformed('the director names the player to enter: {"player": NAME, id or bot:NAME}')
+            by = "director"
+        else:
+            if caller.player is None:  # pragma: no cover - the route asks for a player's token or the director's
+                raise NotYours("entering a tournament needs a player's token or the director's")
+            if entry is not None and not _names(entry, caller.player):
+                raise NotYours("a player enters only themselves; the director enters others")
+            entry, by = caller.player.id, "player"
+            if not t.open:
+                raise NotNow(f"tournament {tournament_id!r} is not open to entries: the director enters its players")
+        _refuse_once_started(t)
+        if entry.startswith(BOT_PREFIX):
+            player = await asyncio.to_thread(self._new_bot_entry, t, entry)
+        else:
+            player = await asyncio.to_thread(self._human_entrant, entry)
+
+        async def step(t: Tournament) -> bool:
+            _refuse_once_started(t)
+            if player.id in t.players:
+                raise NotNow(f"{player.name} is entered in this tournament already")
+            if len(t.players) >= MAX_PLAYERS:
+                raise NotNow(f"tournament {tournament_id!r} is full: {MAX_PLAYERS} players at most")
+            await self._append(t, [PlayerEntered(player.id, by)], f"enter-{player.id}-{t.version}")
+            return False
+
+        await self._decide(tournament_id, step)
+        return await self.get(tournament_id)
+
+    def _new_bot_entry(self, t: Tournament, entry: str) -> PlayerPublic:
+        """``bot:NAME`` entered in ``t``: a bot player of its own, numbered after those of its kind in it."""
+        try:
+            bot = normalize_bot_name(entry)
+        except UnknownBotError:
+            raise PlayerNotFound(entry) from None
+        number = 1
+        while f"bot-{bot}-{t.id.removeprefix('t_')}-{number}" in t.players:
+            number += 1
+        return self._bot_entrant(t.id, bot, number)
+
+    async def leave(self, tournament_id: str, caller: Caller, entry: str) -> Tournament:
+        """Take a player out before the start: that player, or the director (``entry``: id or name)."""
+        t = await self.get(tournament_id)
+        player_id = _resolve_in(t, self, entry)
+        if player_id is None:
+            raise EntryNotFound(tournament_id, entry)
+        if not caller.director and (caller.player is None or caller.player.id != player_id):
+            raise NotYours("a player takes only themselves out of a tournament; the director takes out anyone")
+        by = "director" if caller.director else "player"
+
+        async def step(t: Tournament) -> bool:
+            _refuse_once_started(t)
+            if player_id not in t.players:
+                raise EntryNotFound(tournament_id, entry)
+            await self._append(t, [PlayerLeft(player_id, by)], f"leave-{player_id}-{t.version}")
+            return False
+
+        await self._decide(tournament_id, step)
+        return await self.get(tournament_id)
+
+    def player_in(self, t: Tournament, entry: str) -> str:
+        """The id of the player of ``t`` that ``entry`` names (id or name), else of any player (``resolve_player``)."""
+        found = _resolve_in(t, self, entry)
+        if found is not None:
+            return found
+        return resolve_player(self.store, entry).id
 
     # ------------------------------------------------------------ going on
 
@@ -442,11 +568,12 @@ class TournamentService:
 
     # ------------------------------------------------------------ withdrawals
 
-    async def withdraw(self, tournament_id: str, player_id: str, note: str) -> Tournament:
+    async def withdraw(self, tournament_id: str, player_entry: str, note: str) -> Tournament:
         """The published rule: fewer than half of one's matches played → every result of the
         player annulled and their remaining pairings not played; else their remaining matches
-        are forfeits won by the opponents."""
+        are forfeits won by the opponents. ``player_entry``: an id or a name."""
         t = await self.get(tournament_id)
+        player_id = _resolve_in(t, self, player_entry) or player_entry
         if player_id not in t.players:
             raise PlayerNotFound(player_id)
         if t.status != RUNNING:
@@ -557,7 +684,7 @@ class TournamentService:
                     raise NotNow("this match has been replayed already; dispute the new match instead")
                 attempt = len(slot.annulled) + 1
                 new_id = scheduled_match_id(t.id, slot, attempt)
-                await self.matches.annul(dispute.match, f"ruling on {dispute_id}: played again")
+                await self.matches.annul(dispute.match, f"ruling on {dispute_id}: played again", replaced_by=new_id)
                 seats = [self._known(slot.white), self._known(slot.black)]
                 ruleset = Ruleset.from_dict(t.ruleset)
                 await self.matches.create_scheduled(new_id, seats, ruleset, t.move_seconds, t.id, slot.round)
@@ -582,21 +709,64 @@ class TournamentService:
     # ------------------------------------------------------------ the next match of a player
 
     async def next_matches(self, player_id: str) -> list[dict[str, Any]]:
-        """For each running tournament of ``player_id``: their next pairing not yet opened."""
+        """For each running tournament of ``player_id``: the pairings of opened rounds whose match
+        waits for its seats (with ``match`` and ``join_deadline``), then the next pairing in a round
+        not yet opened (both null)."""
         out: list[dict[str, Any]] = []
+        now = self.clock.now()
         for t in await self.all():
             if t.status != RUNNING or player_id not in t.players or player_id in t.withdrawn:
                 continue
+            for slot in t.scheduled_of(player_id):
+                if slot.round > t.opened or slot.match is None or t.done(slot):
+                    continue
+                summary = await asyncio.to_thread(self.matches.summary, slot.match)
+                if summary.status != "waiting":
+                    continue
+                deadline = t.join_deadline(slot.round)
+                shown_deadline = format_at(deadline) if deadline is not None and deadline > now else None
+                out.append(self._next(t, slot, player_id, slot.match, shown_deadline))
             for number in range(t.opened + 1, len(t.rounds) + 1):
-                slot = next((s for s in t.round_slots(number) if s.has(player_id)), None)
-                if slot is None:
+                coming = next((s for s in t.round_slots(number) if s.has(player_id)), None)
+                if coming is None:
                     continue  # the bye
-                opponent = slot.black if slot.white == player_id else slot.white
-                out.append(
-                    {"tournament": t.id, "round": number, "opponent": opponent, "white": slot.white == player_id}
-                )
+                out.append(self._next(t, coming, player_id, None, None))
                 break
         return out
+
+    def _next(
+        self, t: Tournament, slot: Slot, player_id: str, match: str | None, deadline: str | None
+    ) -> dict[str, Any]:
+        opponent = slot.black if slot.white == player_id else slot.white
+        found = self.player(opponent)
+        return {
+            "tournament": t.id,
+            "round": slot.round,
+            "opponent": opponent,
+            "opponent_name": found.name if found is not None else opponent,
+            "white": slot.white == player_id,
+            "match": match,
+            "join_deadline": deadline,
+        }
+
+    # ------------------------------------------------------------ a player's disputes, replays
+
+    async def disputes_of(self, player_id: str) -> list[tuple[Tournament, Dispute]]:
+        """The disputes ``player_id`` raised or whose match they played, oldest first."""
+        out: list[tuple[Tournament, Dispute]] = []
+        for t in await self.all():
+            for d in t.disputes.values():
+                slot = t.slots.get(d.slot)
+                if d.player == player_id or (slot is not None and slot.has(player_id)):
+                    out.append((t, d))
+        return out
+
+    def replaced_by(self, tournament_id: str, match_id: str) -> str | None:
+        """The match that replays ``match_id`` after a ``replay`` ruling, if one does (blocking)."""
+        try:
+            return self.load(tournament_id).replaced_by(match_id)
+        except TournamentNotFound:
+            return None
 
     # ------------------------------------------------------------ start-up and stop
 
@@ -626,6 +796,27 @@ class TournamentService:
         for task in list(self._tasks):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+
+
+def _names(entry: str, player: PlayerPublic) -> bool:
+    return entry == player.id or name_key(entry) == name_key(player.name)
+
+
+def _resolve_in(t: Tournament, service: TournamentService, entry: str) -> str | None:
+    """The player of ``t`` that ``entry`` names: its id, else its name (compared as :func:`name_key`)."""
+    if entry in t.players:
+        return entry
+    key = name_key(entry)
+    for player_id in t.players:
+        player = service.player(player_id)
+        if player is not None and name_key(player.name) == key:
+            return player_id
+    return None
+
+
+def _refuse_once_started(t: Tournament) -> None:
+    if t.status != CREATED:
+        raise NotNow(f"tournament {t.id!r} has started: entries are taken until the start")
 
 
 def _forfeit_result(slot: Slot, winner: str | None, reason: str, match_id: str | None) -> ResultRecorded:
@@ -708,6 +899,7 @@ class TournamentViews:
             id=t.id,
             name=t.name,
             status=cast(Any, t.status),
+            open=t.open,
             ruleset=str(t.ruleset.get("name", "")),
             rules=t.ruleset,
             double=t.double,
@@ -765,7 +957,8 @@ class TournamentViews:
         )
 
     @staticmethod
-    def listed(t: Tournament) -> TournamentListed:
+    def listed(t: Tournament, player_id: str | None = None) -> TournamentListed:
+        """One line of ``GET /api/tournaments``; ``entered`` for the caller ``player_id`` (None: no player)."""
         return TournamentListed(
             id=t.id,
             name=t.name,
@@ -773,4 +966,7 @@ class TournamentViews:
             players=len(t.players),
             rounds=len(t.rounds),
             opened=t.opened,
+            open=t.open,
+            entries=len(t.players),
+            entered=None if player_id is None else player_id in t.players,
         )

@@ -60,22 +60,32 @@ class MatchRegistered:
 @dataclass(frozen=True, slots=True)
 class MatchAnnulled:
     """``matches``: the match counts for nobody and is not played on (a ruling, a withdrawal, a no-show,
-    or an invitation that expired before it started: ``reason`` says which)."""
+    or an invitation that expired before it started: ``reason`` says which); ``replaced_by``: the
+    match a replay ruling plays instead (absent otherwise)."""
 
     TYPE: ClassVar[ServerEventType] = ServerEventType.MATCH_ANNULLED
 
     match: str
     reason: str
+    replaced_by: str | None = None
 
     def payload(self) -> dict[str, Any]:
-        return {"match": self.match, "reason": self.reason}
+        out = {"match": self.match, "reason": self.reason}
+        if self.replaced_by is not None:
+            out["replaced_by"] = self.replaced_by
+        return out
 
     def event(self) -> Event:
         return Event(self.TYPE, self.payload())
 
     @classmethod
     def from_payload(cls, data: Mapping[str, Any]) -> MatchAnnulled:
-        return cls(match=data["match"], reason=str(data.get("reason", "")))
+        replaced_by = data.get("replaced_by")
+        return cls(
+            match=data["match"],
+            reason=str(data.get("reason", "")),
+            replaced_by=replaced_by if isinstance(replaced_by, str) else None,
+        )
 
 
 @dataclass(frozen=True, slots=True)

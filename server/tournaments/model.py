@@ -15,6 +15,7 @@ import hashlib
 import hmac
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, ClassVar, Final
 
@@ -40,6 +41,8 @@ class TournamentEventType(StrEnum):
     DISPUTE_RULED = "dispute_ruled"
     MATCH_REPLAYED = "match_replayed"
     FINISHED = "tournament_finished"
+    ENTERED = "player_entered"
+    LEFT = "player_left"
 
 
 def tournament_stream(tournament_id: str) -> str:
@@ -105,6 +108,7 @@ class Tournament:
     id: str
     name: str = ""
     players: list[str] = field(default_factory=list)
+    open: bool = False  # players may enter (and leave) themselves until the start
     ruleset: dict[str, Any] = field(default_factory=dict)
     double: bool = False
     move_seconds: int = 60
@@ -122,6 +126,21 @@ class Tournament:
     version: int = 0
 
     # ------------------------------------------------------------ reading the fold
+
+    def replaced_by(self, match_id: str) -> str | None:
+        """The match that replays ``match_id`` after a ``replay`` ruling (None: it was not replayed)."""
+        for slot in self.slots.values():
+            if match_id in slot.annulled:
+                played = [*slot.annulled, slot.match]
+                return played[played.index(match_id) + 1]
+        return None
+
+    def join_deadline(self, number: int) -> datetime | None:
+        """When round ``number``'s seats must have joined (None: the round is not open)."""
+        opened = self.opened_at.get(number)
+        if opened is None:
+            return None
+        return datetime.fromisoformat(opened) + timedelta(seconds=self.join_seconds)
 
     def round_slots(self, number: int) -> list[Slot]:
         return [s for s in self.slots.values() if s.round == number]
@@ -261,6 +280,7 @@ class TournamentCreated:
     move_seconds: int
     join_seconds: int
     commitment: str  # to the tournament's seed (the lots), revealed by ``tournament_finished``
+    open: bool = False  # players enter themselves until the start (``player_entered``, ``player_left``)
 
     def payload(self) -> dict[str, Any]:
         return {
@@ -271,6 +291,7 @@ class TournamentCreated:
             "move_seconds": self.move_seconds,
             "join_seconds": self.join_seconds,
             "commitment": self.commitment,
+            "open": self.open,
         }
 
     @classmethod
@@ -283,7 +304,42 @@ class TournamentCreated:
             move_seconds=int(data["move_seconds"]),
             join_seconds=int(data["join_seconds"]),
             commitment=data["commitment"],
+            open=bool(data.get("open", False)),  # absent before open tournaments existed
         )
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerEntered:
+    """Before the start: ``player`` entered (themselves, or the director entered them: ``by``)."""
+
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.ENTERED
+
+    player: str
+    by: str  # "player" (an open tournament's self-entry) or "director"
+
+    def payload(self) -> dict[str, Any]:
+        return {"player": self.player, "by": self.by}
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> PlayerEntered:
+        return cls(player=data["player"], by=str(data.get("by", "director")))
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLeft:
+    """Before the start: ``player`` left the tournament (themselves, or the director took them out: ``by``)."""
+
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.LEFT
+
+    player: str
+    by: str
+
+    def payload(self) -> dict[str, Any]:
+        return {"player": self.player, "by": self.by}
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> PlayerLeft:
+        return cls(player=data["player"], by=str(data.get("by", "director")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -498,6 +554,8 @@ TournamentEvent = (
     | DisputeRuled
     | MatchReplayed
     | TournamentFinished
+    | PlayerEntered
+    | PlayerLeft
 )
 EVENT_CLASSES: Final[dict[str, type[TournamentEvent]]] = {
     cls.TYPE.value: cls
@@ -511,6 +569,8 @@ EVENT_CLASSES: Final[dict[str, type[TournamentEvent]]] = {
         DisputeRuled,
         MatchReplayed,
         TournamentFinished,
+        PlayerEntered,
+        PlayerLeft,
     )
 }
 
@@ -534,7 +594,14 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
         t.move_seconds = event.move_seconds
         t.join_seconds = event.join_seconds
         t.commitment = event.commitment
+        t.open = event.open
         t.created_at = at
+    elif isinstance(event, PlayerEntered):
+        if event.player not in t.players:
+            t.players.append(event.player)
+    elif isinstance(event, PlayerLeft):
+        if event.player in t.players:
+            t.players.remove(event.player)
     elif isinstance(event, TournamentStarted):
         t.status = RUNNING
         t.rounds = list(event.rounds)

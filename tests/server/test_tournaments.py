@@ -115,6 +115,9 @@ def test_a_bot_round_robin_runs_to_the_end_by_the_berger_table_and_its_standings
         "players": 4,
         "rounds": 3,
         "opened": 3,
+        "open": False,
+        "entries": 4,
+        "entered": None,
     } in listed
 
 

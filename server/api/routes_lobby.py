@@ -1,0 +1,124 @@
+"""The player's own corner: ``WS /api/me/ws`` (the lobby, live) and ``GET /api/me/disputes``.
+
+The socket authenticates as the match socket does (``server.deps.authenticate``: the header,
+or ``?token=``; the same wrong-token limit) and is refused the same way, after accepting it:
+4401 without a player's token, 4429 too many wrong tokens, 1013 when the database is away.
+Then one ``state`` message (what ``GET /api/me`` says) and one message per thing that
+concerns the player (``server.services.lobby``). Close codes after that: 4409 a newer socket of
+the same player took this one's place (at most four at once), 1013 the client fell behind or
+took no message for ``UNODUO_WS_SEND_TIMEOUT_SECONDS`` (reconnect: a fresh state), 1012 the
+server is stopping. What the client sends is read and ignored (it only keeps the socket open).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Annotated
+
+import orjson
+from fastapi import APIRouter, Query, WebSocket, WebSocketDisconnect
+
+from server.deps import PlayerDep, TournamentServiceDep, authenticate
+from server.errors import CLOSE_TRY_AGAIN, error_responses, refusal_of
+from server.schemas import DisputePublic
+from server.services.errors import Unauthorized
+from server.services.lobby import Closing, Lobby, LobbySocket
+from server.services.tournaments import dispute_public
+from server.store.models import PlayerPublic
+from server.store.read_models import FINISHED
+
+router = APIRouter()
+
+REASON_LIMIT = 120  # bytes a close reason may hold (RFC 6455: 123)
+OTHER_SEAT_NOTE = "(the other seat's note is shown once the match is over)"
+
+
+async def _close(websocket: WebSocket, code: int, reason: str, timeout: float | None = None) -> None:
+    """Close with ``code``; quietly if the client has gone, giving up after ``timeout`` seconds."""
+    with contextlib.suppress(RuntimeError, WebSocketDisconnect, TimeoutError):
+        await asyncio.wait_for(websocket.close(code, reason.encode()[:REASON_LIMIT].decode(errors="ignore")), timeout)
+
+
+@router.websocket("/api/me/ws")
+async def lobby_socket(websocket: WebSocket, token: Annotated[str | None, Query(max_length=200)] = None) -> None:
+    """The lobby, live: a ``state`` message, then ``pairing``, ``match``, ``ruling`` and ``tournament`` messages."""
+    lobby: Lobby = websocket.app.state.lobby
+    send_timeout: float = websocket.app.state.settings.ws_send_timeout_seconds
+    try:
+        caller = await authenticate(websocket, token)
+        if caller.player is None:
+            raise Unauthorized("the lobby socket needs a player's token ('Authorization: Bearer TOKEN' or ?token=)")
+        player = caller.player
+        socket = await lobby.connect(player)
+    except Exception as error:
+        refusal = refusal_of(error)
+        if refusal is None:
+            raise
+        await websocket.accept()
+        await _close(websocket, refusal.close_code, f"{refusal.code}: {refusal.message}")
+        return
+    try:
+        await websocket.accept()
+        sender = asyncio.create_task(_send(websocket, lobby, socket, player, send_timeout))
+        receiver = asyncio.create_task(_receive(websocket))
+        _done, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait({task})
+        for task in (sender, receiver):
+            if task.done() and not task.cancelled():
+                task.exception()  # retrieved: a client gone is the ordinary end of a socket
+    finally:
+        lobby.disconnect(socket)
+
+
+async def _send(websocket: WebSocket, lobby: Lobby, socket: LobbySocket, player: PlayerPublic, timeout: float) -> None:
+    """The ``state`` first, then each queued message; a :class:`Closing` closes the socket as it says."""
+    try:
+        state = await lobby.state(player)
+    except Exception as error:
+        refusal = refusal_of(error)
+        if refusal is None:
+            raise
+        await _close(websocket, refusal.close_code, f"{refusal.code}: {refusal.message}")
+        return
+    try:
+        await asyncio.wait_for(websocket.send_text(orjson.dumps(state).decode()), timeout)
+        while True:
+            message = await socket.queue.get()
+            if isinstance(message, Closing):
+                await _close(websocket, message.code, message.reason, timeout=1)
+                return
+            await asyncio.wait_for(websocket.send_text(orjson.dumps(message).decode()), timeout)
+    except TimeoutError:
+        await _close(websocket, CLOSE_TRY_AGAIN, "you took no message for too long: reconnect for a fresh state", 1)
+
+
+async def _receive(websocket: WebSocket) -> None:
+    """Read (and drop) what the client sends, until it goes."""
+    while True:
+        frame = await websocket.receive()
+        if frame["type"] == "websocket.disconnect":
+            return
+
+
+@router.get(
+    "/api/me/disputes", tags=["players"], response_model=list[DisputePublic], responses=error_responses(401, 503)
+)
+async def my_disputes(player: PlayerDep, tournaments: TournamentServiceDep) -> list[DisputePublic]:
+    """The disputes this player raised or whose match they played, oldest first, each with its ruling
+    once made. The other seat's note is shown once the match is over (it may speak of their hand)."""
+    out: list[DisputePublic] = []
+    finished: dict[str, bool] = {}
+    for t, d in await tournaments.disputes_of(player.id):
+        shown = dispute_public(t, d)
+        if d.player != player.id:
+            if d.match not in finished:
+                summary = await asyncio.to_thread(tournaments.matches.summary, d.match)
+                finished[d.match] = summary.status == FINISHED
+            if not finished[d.match]:
+                shown = shown.model_copy(update={"note": OTHER_SEAT_NOTE})
+        out.append(shown)
+    return out
