@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, NoReturn, ParamSpec
+from urllib.parse import quote
 
 import httpx
 import typer
@@ -314,14 +315,14 @@ def start_and_report(server: Server, tournament_id: str) -> None:
 def create(
     name: Annotated[str, typer.Argument(help="the tournament's name", show_default=False)],
     player: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option(
             "--player",
             "-p",
-            help="a player id or bot:random / bot:greedy; repeat, in pairing order",
+            help="a player's name or id, or bot:random / bot:greedy; repeat, in pairing order",
             show_default=False,
         ),
-    ],
+    ] = None,
     ruleset: Annotated[str, typer.Option("--ruleset", help=f"one of {', '.join(RULESETS)}")] = "uno-duo",
     rule: Annotated[
         list[str] | None, typer.Option("--rule", help="KEY=VALUE: a switch of the ruleset, e.g. target=100; repeat")
@@ -335,12 +336,18 @@ def create(
         typer.Option("--join-seconds", min=1, help="time to join a match once its round opens (default 300)"),
     ] = None,
     start: Annotated[bool, typer.Option("--start", help="start it at once (open round 1)")] = False,
+    open_: Annotated[
+        bool, typer.Option("--open", help="players enter (and leave) it themselves until the start; --player optional")
+    ] = False,
     url: Url = DEFAULT_URL,
     token: Token = None,
 ) -> None:
-    """Create a round-robin; the order of --player fixes the pairing numbers."""
+    """Create a round-robin; the order of --player fixes the pairing numbers (entries follow them)."""
     server = director(url, token)
-    body: dict[str, Any] = {"name": name, "players": player, "ruleset": ruleset, "rules": parse_rules(rule or [])}
+    players = player or []
+    body: dict[str, Any] = {"name": name, "players": players, "ruleset": ruleset, "rules": parse_rules(rule or [])}
+    if open_:
+        body["open"] = True
     if double:
         body["double"] = True
     if move_seconds is not None:
@@ -392,7 +399,8 @@ def list_(as_json: AsJson = False, url: Url = DEFAULT_URL, token: Token = None) 
         typer.echo("no tournaments")
     else:
         columns = ["id", "name", "status", "players", "rounds", "opened"]
-        rows = [[t[c] for c in columns] for t in tournaments]
+        rows = [[*(t[c] for c in columns), "yes" if t.get("open") else "no"] for t in tournaments]
+        columns = [*columns, "open"]
         console().print(table("Tournaments", columns, rows))
 
 
@@ -455,3 +463,50 @@ def rule(
     d = call_object(director(url, token), "POST", f"/api/disputes/{dispute}/ruling", body)
     typer.echo(f"ruled on {d['id']}: {decision_text(d)}")
     console().print(disputes_table([d]))
+
+
+# ---------------------------------------------------------------- entries (issue 20, before the start)
+
+
+@tournament_app.command("enter")
+@shaped
+def enter(
+    tournament: TournamentArg,
+    player: Annotated[
+        str | None,
+        typer.Option(
+            "--player",
+            "-p",
+            help="the director: the player to enter (name, id or bot:NAME); without it, the token's own player",
+            show_default=False,
+        ),
+    ] = None,
+    url: Url = DEFAULT_URL,
+    token: Token = None,
+) -> None:
+    """Enter a player before the start: the director anyone; a player's token (--token) itself, in an open one."""
+    server = director(url, token)
+    body = {"player": player} if player is not None else None
+    t = call_object(server, "POST", f"/api/tournaments/{tournament}/entries", body)
+    entered = t["players"][-1]["name"] if t["players"] else player
+    typer.echo(f"entered {entered} in {t['id']} ({t['name']}): {entries_text(t)}")
+
+
+@tournament_app.command("leave")
+@shaped
+def leave(
+    tournament: TournamentArg,
+    player: Annotated[str, typer.Argument(help="the player's name or id", show_default=False)],
+    url: Url = DEFAULT_URL,
+    token: Token = None,
+) -> None:
+    """Take a player out before the start (the director anyone; a player's token only itself)."""
+    server = director(url, token)
+    t = call_object(server, "DELETE", f"/api/tournaments/{tournament}/entries/{quote(player, safe='')}")
+    typer.echo(f"{player} left {t['id']} ({t['name']}): {entries_text(t)}")
+
+
+def entries_text(t: dict[str, Any]) -> str:
+    names = [p["name"] for p in t["players"]]
+    count = f"{len(names)} player{'' if len(names) == 1 else 's'}"
+    return f"{count} entered" + (f" ({', '.join(names)})" if names else "")

@@ -12,6 +12,8 @@ from server.tournaments.model import (
     DisputeOpened,
     DisputeRuled,
     MatchReplayed,
+    PlayerEntered,
+    PlayerLeft,
     PlayerWithdrew,
     ResultRecorded,
     RoundOpened,
@@ -35,6 +37,9 @@ SAMPLES: list[Any] = [
     DisputeRuled("t_1-d1", "award", 1, "to the bot", "D13"),
     MatchReplayed("1.1", "m_1", "m_1_1"),
     TournamentFinished("cd" * 32),
+    TournamentCreated("open night", (), {"name": "uno-duo"}, False, 60, 300, "ef" * 32, open=True),
+    PlayerEntered("p3", "player"),
+    PlayerLeft("p3", "director"),
 ]
 
 
@@ -54,11 +59,26 @@ def test_a_fold_of_payloads_skips_a_type_it_does_not_know() -> None:
     assert t.version == 4 and t.opened == 1 and t.slots["1.1"].match == "m_1"
 
 
+def test_entries_before_the_start_are_the_players_of_the_fold() -> None:
+    events = [
+        TournamentCreated("open night", ("p1",), {"name": "uno-duo"}, False, 60, 300, "ef" * 32, open=True),
+        PlayerEntered("p2", "player"),
+        PlayerEntered("p3", "director"),
+        PlayerLeft("p1", "player"),
+    ]
+    t = fold("t_1", [(e.TYPE.value, e.payload(), "2026-12-01T00:00:00.000000Z") for e in events])
+    assert t.open and t.players == ["p2", "p3"] and t.version == 4
+    old = TournamentCreated("club", ("p1", "p2"), {}, False, 60, 300, "ab" * 32).payload()
+    del old["open"]  # written before open tournaments existed
+    assert TournamentCreated.from_payload(old).open is False
+
+
 def test_server_events_read_back_what_they_write() -> None:
     samples: list[Any] = [
         MatchRegistered("m_1", ("p1", "bot-greedy-1"), None, None, "uno-duo", 60),
         MatchRegistered("m_2", ("p1", "p2"), "t_1", 2, "classic", None),
         MatchAnnulled("m_1", "expired: not started within 3600 s"),
+        MatchAnnulled("m_1", "ruling on t_1-d1: played again", "m_1_1"),
         PlayerRegistered("p1", "Ada", "human"),
     ]
     for event in samples:
