@@ -21,8 +21,11 @@ Nothing hidden is in any of them: ids, statuses, times and the director's ruling
 Bounds: at most :data:`SOCKETS_PER_PLAYER` sockets per player (a new one closes the oldest,
 4409); each socket's queue holds at most :data:`QUEUED` messages (a reader that falls further
 behind is dropped, 1013, and reconnects to a fresh ``state``); a player's entries and the
-followers of their matches go when their last socket does. The tournaments followed are the
-server's (one follower each, whoever is connected), not any player's.
+followers of their matches go when their last socket does. The ``matches`` stream and the
+tournaments are followed from the server's start, whoever is connected (one follower each):
+the ``matches`` follower also stops this process's copy of a match that another process
+annulled (``MatchService.annulled_elsewhere``), so its table sockets end and its commands are
+refused here too.
 """
 
 from __future__ import annotations
