@@ -355,6 +355,17 @@ OPERATIONS = {
         {"400", "401", "403", "404", "409", "413", "503"},
     ),
     ("GET", "/api/disputes"): (200, [DisputePublic], {"400", "401", "503"}),
+    ("POST", "/api/tournaments/{tournament_id}/entries"): (
+        201,
+        TournamentPublic,
+        {"400", "401", "403", "404", "409", "413", "503"},
+    ),
+    ("DELETE", "/api/tournaments/{tournament_id}/entries/{player}"): (
+        200,
+        TournamentPublic,
+        {"400", "401", "403", "404", "409", "503"},
+    ),
+    ("GET", "/api/me/disputes"): (200, [DisputePublic], {"401", "503"}),
     ("POST", "/api/disputes/{dispute_id}/ruling"): (200, DisputePublic, {"400", "401", "404", "409", "413", "503"}),
 }
 ERROR_SCHEMA = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}

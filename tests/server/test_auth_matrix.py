@@ -23,6 +23,8 @@ SIGN_IN = dict.fromkeys(CALLERS, 401)  # reads no token: a wrong password is 401
 PLAYER = {"none": 401, "bad": 401, "stranger": "ok", "seat": "ok", "other_seat": "ok", "director": 401}
 SEAT = {"none": 403, "bad": 401, "stranger": 403, "seat": "ok", "other_seat": "ok", "director": 403}
 DIRECTOR = {"none": 401, "bad": 401, "stranger": 401, "seat": 401, "other_seat": 401, "director": "ok"}
+ENTRANT = {"none": 401, "bad": 401, "stranger": "ok", "seat": "ok", "other_seat": "ok", "director": "ok"}
+THAT_PLAYER = {"none": 401, "bad": 401, "stranger": 403, "seat": "ok", "other_seat": 403, "director": "ok"}
 
 
 def _world(client: TestClient) -> dict[str, Any]:
@@ -71,6 +73,9 @@ def _cases(w: dict[str, Any]) -> list[tuple[str, str, dict[str, Any] | None, dic
         ("POST", f"/api/matches/{tm}/disputes", {"seq": 1, "note": "look"}, SEAT),
         ("GET", "/api/disputes", None, DIRECTOR),
         ("POST", f"/api/disputes/{t}-d99/ruling", {"decision": "stands", "note": "n"}, DIRECTOR),  # 404
+        ("POST", f"/api/tournaments/{t}/entries", None, ENTRANT),  # 409 started / 400 whom: past auth
+        ("DELETE", f"/api/tournaments/{t}/entries/{w['ids']['seat']}", None, THAT_PLAYER),  # 409 started
+        ("GET", "/api/me/disputes", None, PLAYER),
         ("GET", "/api/players?name=s", None, REGISTER),
         ("GET", f"/api/players/{w['ids']['seat']}", None, REGISTER),
         ("POST", f"/api/players/{w['ids']['seat']}/codes", None, DIRECTOR),
@@ -93,7 +98,7 @@ def test_every_path_allows_and_refuses_each_kind_of_caller_as_api_md_says(client
             else:
                 assert response.status_code == want, where
             seen.append(where)
-    assert len(seen) == 21 * len(CALLERS)
+    assert len(seen) == 24 * len(CALLERS)
 
 
 @pytest.mark.parametrize("who", ["seat", "other_seat"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import random
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,7 +24,7 @@ from server.app import make_app
 from server.services.lobby import CLOSE_BEHIND, CLOSE_REPLACED, Closing, Lobby
 from server.settings import Settings
 from tests.server.conftest import DIRECTOR_TOKEN
-from tests.server.helpers import ok, register
+from tests.server.helpers import ok, play_to_end, register
 from tests.server.test_tournaments import DIRECTOR, QUICK, pairing_of, show, start
 
 GUARD = 30.0  # seconds: a failure guard, never a budget (a message comes within one when it comes)
@@ -36,8 +37,8 @@ MESSAGE_KEYS = {
 }
 
 
-def receive(ws: Any, timeout: float = GUARD) -> dict[str, Any]:
-    """The next message, or a failure after ``timeout`` seconds (the guard)."""
+def next_json(ws: Any, timeout: float = GUARD) -> dict[str, Any]:
+    """The socket's next message, or a failure after ``timeout`` seconds (the guard)."""
     box: queue.Queue[Any] = queue.Queue()
 
     def read() -> None:
@@ -50,12 +51,26 @@ def receive(ws: Any, timeout: float = GUARD) -> dict[str, Any]:
     try:
         got = box.get(timeout=timeout)
     except queue.Empty:
-        pytest.fail(f"no lobby message within {timeout} s")
+        pytest.fail(f"no message within {timeout} s")
     if isinstance(got, Exception):
         raise got
-    check_shape(got)
     message: dict[str, Any] = got
     return message
+
+
+def receive(ws: Any, timeout: float = GUARD) -> dict[str, Any]:
+    """The lobby's next message, checked for its documented keys."""
+    message = next_json(ws, timeout)
+    check_shape(message)
+    return message
+
+
+def receive_table(ws: Any) -> dict[str, Any]:
+    """A match socket's messages until one that is not an event."""
+    while True:
+        message = next_json(ws)
+        if message["type"] != "event":
+            return message
 
 
 def check_shape(message: dict[str, Any]) -> None:
@@ -147,6 +162,25 @@ def test_the_state_then_each_pairing_on_the_right_players_socket_and_none_on_oth
     with lobby(client, ada_h) as ada_ws:
         state = receive(ada_ws)
         assert [(m["id"], m["status"]) for m in state["matches"]] == [(mine, "live")]
+
+
+def test_the_next_rounds_pairing_arrives_when_the_round_before_ends(client: TestClient) -> None:
+    ada, ada_h = register(client, "ada")
+    t = create(client, [ada, "bot:greedy"], double=True)
+    with lobby(client, ada_h) as ws:
+        assert receive(ws)["type"] == "state"
+        start(client, t["id"])
+        first, _ = until(ws, lambda m: m["type"] == "pairing")
+        seat = 0 if first["white"] else 1
+        ok(client.post(f"/api/matches/{first['match']}/join", headers=ada_h, json={"entropy": "r1"}))
+        play_to_end(client, first["match"], ada_h, seat, random.Random(1))
+        second, before = until(ws, lambda m: m["type"] == "pairing")
+        assert [(m["type"], m["match"], m["status"]) for m in before] == [
+            ("match", first["match"], "live"),
+            ("match", first["match"], "finished"),
+        ]
+        assert second["round"] == 2 and second["white"] is not first["white"] and second["join_deadline"]
+        assert second["match"] == pairing_of(show(client, t["id"]), ada, 2)["match"]
 
 
 def test_a_replay_ruling_annuls_the_match_everywhere_and_points_to_the_new_one(client: TestClient) -> None:
@@ -348,17 +382,24 @@ def test_what_another_server_appends_reaches_the_lobby_by_notification(two_apps:
         ok(there.post(f"/api/matches/{old}/join", headers=ada_h, json={"entropy": "far"}))
         started, _ = until(ws, lambda m: m["type"] == "match")
         assert (started["match"], started["status"]) == (old, "live")
-        dispute = ok(there.post(f"/api/matches/{old}/disputes", headers=ada_h, json={"seq": 1, "note": "odd"}), 201)
-        ok(
-            there.post(
-                f"/api/disputes/{dispute['id']}/ruling", headers=DIRECTOR, json={"decision": "replay", "note": "again"}
+        version = ok(here.get(f"/api/matches/{old}", headers=ada_h))["view"]["version"]
+        with here.websocket_connect(f"/api/matches/{old}/ws?since={version}", headers=ada_h) as table:
+            dispute = ok(there.post(f"/api/matches/{old}/disputes", headers=ada_h, json={"seq": 1, "note": "odd"}), 201)
+            ok(
+                there.post(
+                    f"/api/disputes/{dispute['id']}/ruling",
+                    headers=DIRECTOR,
+                    json={"decision": "replay", "note": "again"},
+                )
             )
-        )
-        assert receive(ws)["type"] == "ruling"
-        annulled = receive(ws)
-        new = pairing_of(show(there, t["id"]), ada, 1)["match"]
-        assert (annulled["match"], annulled["status"], annulled["replaced_by"]) == (old, "annulled", new)
-        assert receive(ws)["match"] == new
+            assert receive(ws)["type"] == "ruling"
+            annulled = receive(ws)
+            new = pairing_of(show(there, t["id"]), ada, 1)["match"]
+            assert (annulled["match"], annulled["status"], annulled["replaced_by"]) == (old, "annulled", new)
+            assert receive(ws)["match"] == new
+            # The table on this server, where the match was not annulled, is told all the same.
+            last = receive_table(table)
+            assert (last["type"], last["replaced_by"], last["view"]["legal"]) == ("annulled", new, [])
     # This server, which did not annul it, answers for the annulled match all the same.
     refused = here.post(
         f"/api/matches/{old}/commands", headers=ada_h, json={"command_id": "c", "command": {"type": "draw"}}
