@@ -201,10 +201,15 @@ def table_at(events: Sequence[Event], seq: int) -> Table:
     state = INITIAL_STATE
     for event in events[:seq]:
         state = evolve(state, event)
+    return table_of(state, seq, events[seq - 1].type)
+
+
+def table_of(state: MatchState, seq: int, type_: str) -> Table:
+    """The table of ``state``, the state just after event ``seq`` (of type ``type_``)."""
     pending = state.pending
     return Table(
         seq=seq,
-        type=events[seq - 1].type,
+        type=type_,
         phase=state.phase.value,
         round=state.round,
         player1=state.player1,

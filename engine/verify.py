@@ -19,10 +19,10 @@ from engine.chain import describe_break, first_broken_seq
 from engine.errors import ReplayUnreadable
 from engine.events import Event, EventType
 from engine.replay import parse_replay
-from engine.sealing import commitment, join, seal_salt, split
+from engine.sealing import commitment, join, opening_problem, seal_salt, split
 from engine.shuffle import Dealer
 
-__all__ = ["Receipt", "ReplayUnreadable", "Report", "verify_replay"]
+__all__ = ["Receipt", "ReplayUnreadable", "Report", "verify_live_log", "verify_replay"]
 
 
 @dataclass(frozen=True)
@@ -172,4 +172,34 @@ def verify_replay(text: str, receipts: Sequence[Receipt] = (), on_stage: Callabl
                 found, f"receipt {receipt.seq}:{receipt.hash[:12]}… is not in this log: it was rewritten"
             )
         report.checks.append(f"receipt {receipt.seq}: present")
+    return report
+
+
+def verify_live_log(envelopes: Sequence[dict[str, Any]]) -> Report:
+    """What can be checked of a match that is not over, from its envelopes as an auditor (the
+    director) receives them, each ``open`` holding ``{value, salt}`` per field: every line's
+    shape, the hash chain, the first event, and every opening against its commitment. The seed
+    is not revealed yet, so the shuffles and the re-run wait for the replay (``unoduo verify``)."""
+    report = Report()
+    if not envelopes:
+        return report.fail(None, "the match has no events")
+    for index, envelope in enumerate(envelopes):
+        problem = _line_problem(envelope)
+        if problem:
+            return report.fail(index + 1, f"event {index + 1}: {problem}")
+    broken = first_broken_seq(list(envelopes))
+    if broken is not None:
+        return report.fail(broken, f"the hash chain breaks at seq {broken}: {describe_break(list(envelopes), broken)}")
+    report.checks.append(f"chain: {len(envelopes)} events, every link and hash holds")
+    if envelopes[0]["type"] != EventType.MATCH_CREATED:
+        return report.fail(1, "the first event is not match_created")
+    opened = 0
+    for envelope in envelopes:
+        for name, opening in envelope["open"].items():
+            problem = opening_problem(envelope, name, opening if isinstance(opening, dict) else {})
+            if problem:
+                return report.fail(envelope["seq"], f"seq {envelope['seq']}: {problem}")
+            opened += 1
+    report.checks.append(f"openings: all {opened} opened values match their commitments")
+    report.checks.append("not over yet: the seed is revealed at the end; the shuffles and the re-run are checked then")
     return report

@@ -17,13 +17,15 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Static
 
 from engine.errors import ReplayUnreadable
 from tui_client.remote import FetchFailed, fetch_replay, replay_url
 from tui_client.replay_model import PERSPECTIVES, Frame, ReplayModel
-from tui_client.widgets import AuditPanel, EventLog, ScoreChart, TablePanel, Timeline, TitleBar
+from tui_client.too_small import MinimumSize
+from tui_client.widgets import AuditPanel, EventLog, ScoreChart, TableAudit, TablePanel, Timeline, TitleBar
 
 CSS = """
 #main { height: 1fr; }
@@ -32,6 +34,7 @@ CSS = """
 TablePanel { height: auto; border: round $primary; padding: 0 1; }
 EventLog { height: 1fr; min-height: 4; border: round $primary; padding: 0 1; }
 #audit { border: round #ff5252; padding: 0 1; height: 1fr; }
+#at { border: round #ff5252; padding: 0 1; height: 1fr; }
 ScoreChart { border: round $primary; padding: 0 1; height: 1fr; }
 #failure { border: heavy #ff5252; padding: 1 2; margin: 1 2; height: auto; }
 #loading { padding: 1 2; }
@@ -43,8 +46,12 @@ ROUND = Binding.Group("round", compact=True)
 ENDS = Binding.Group("ends")
 
 
-class ScrubberScreen(Screen[None]):
-    """Every event of a verified replay, one at a time."""
+class ScrubberScreen(MinimumSize, Screen[None]):
+    """Every event of a verified replay, one at a time. Below 72×20 the two columns (the table
+    and its log, the audit or the scores) cannot both be drawn: the screen says so instead of
+    cutting off the audit's verdict (``too_small``)."""
+
+    MIN_SIZE: ClassVar[tuple[int, int]] = (72, 20)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "step(-1)", "event", key_display="←", priority=True, group=EVENT),
@@ -64,10 +71,14 @@ class ScrubberScreen(Screen[None]):
         Binding("q", "app.quit", "quit"),
     ]
 
-    def __init__(self, model: ReplayModel) -> None:
+    def __init__(self, model: ReplayModel, start: int = 1, table_audit: TableAudit | None = None) -> None:
         super().__init__()
         self.model = model
-        self.cursor = 1
+        self.start = start  # the event it opens at (a disputed one, from the tournament screen)
+        self.cursor = start
+        # A dispute's view: the right side shows the whole table at the cursor (unoduo audit --at)
+        # where no challenge is audited; ``s`` still switches to the scores.
+        self.table_audit = table_audit
         self.perspective = 0  # index into PERSPECTIVES
         self.pin_scores = False
         self.frame: Frame | None = None
@@ -84,17 +95,20 @@ class ScrubberScreen(Screen[None]):
                 with VerticalScroll(id="audit", can_focus=False):
                     yield AuditPanel(self.model, id="audit-body")
                 yield ScoreChart(self.model, id="scores")
+                if self.table_audit is not None:
+                    with VerticalScroll(id="at", can_focus=False):
+                        yield self.table_audit
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#audit", VerticalScroll).border_title = "audit"
-        self.goto(1)
+        self.goto(self.start)
         if getattr(self.app, "freeze_gc", False):
             # Everything built so far lives as long as the app: keep it out of the collector's
             # full passes, which otherwise cost a key press 30-90 ms now and then (docs/TUI.md).
             self.call_after_refresh(gc.freeze)
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: Resize) -> None:
         self.goto(self.cursor)
 
     @property
@@ -116,6 +130,10 @@ class ScrubberScreen(Screen[None]):
             panel.show(frame.challenge, frame.viewer)
             self.query_one("#audit", VerticalScroll).border_title = panel.border_title
             switcher.current = "audit"
+        elif self.table_audit is not None and not self.pin_scores:
+            self.table_audit.show(frame.seq)
+            self.query_one("#at", VerticalScroll).border_title = f"audit: the table after #{frame.seq}"
+            switcher.current = "at"
         else:
             self.query_one(ScoreChart).show(frame.seq)
             switcher.current = "scores"
@@ -153,7 +171,9 @@ class ScrubberScreen(Screen[None]):
         self.goto(self.cursor)
 
     def action_scroll_audit(self, lines: int) -> None:
-        self.query_one("#audit", VerticalScroll).scroll_relative(y=lines, animate=False)
+        current = self.query_one(ContentSwitcher).current
+        if current in ("audit", "at"):
+            self.query_one(f"#{current}", VerticalScroll).scroll_relative(y=lines, animate=False)
 
     def on_timeline_jump(self, message: Timeline.Jump) -> None:
         self.goto(message.seq)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from engine.audit_report import ChallengeFacts, Table, challenges, full_events, table_at
+from engine.audit_report import ChallengeFacts, Table, challenges, full_events, table_of
 from engine.errors import ReplayUnreadable
 from engine.events import Event, EventType
 from engine.evolve import evolve
@@ -24,7 +24,7 @@ from engine.replay import parse_replay
 from engine.sealing import AUDITOR, Viewer, may_open
 from engine.seat_names import names_of, seat_label, seat_names
 from engine.state import INITIAL_STATE, MatchState
-from engine.verify import Report, verify_replay
+from engine.verify import Report, verify_live_log, verify_replay
 from engine.views import view
 from tui_client.narration import SEATS, Voice, describe, match_result
 
@@ -118,16 +118,24 @@ class ReplayModel:
     """A replay read, verified and (if it verified) folded. ReplayUnreadable for text that is not
     a replay file of this version."""
 
-    def __init__(self, text: str, source: str = "") -> None:
+    def __init__(
+        self, text: str, source: str = "", *, live: tuple[dict[str, Any], list[dict[str, Any]]] | None = None
+    ) -> None:
         self.source = source
-        self.header, self.lines = parse_replay(text)
+        # live: a match not over yet, as (header, envelopes) an auditor received (from_live)
+        self.live = live is not None
+        if live is None:
+            self.header, self.lines = parse_replay(text)
+        else:
+            self.header, envelopes = live
+            self.lines = [{**e, "open": {k: o.get("value") for k, o in e["open"].items()}} for e in envelopes]
         self.names = seat_names(self.header, self.lines)
         # The log calls seats by the names the replay records; a replay without them, "seat 0".
         recorded = self.lines and self.lines[0].get("type") == EventType.MATCH_CREATED
         self.voice = Voice(None, self.names) if recorded and names_of(self.lines[0].get("data")) else SEATS
         self.rules: dict[str, Any] | None = None
         self.forfeit_seq: int | None = None  # the match_forfeited, if the match ended so
-        self.verification: Report = verify_replay(text)
+        self.verification: Report = verify_replay(text) if live is None else verify_live_log(live[1])
         self.events: list[Event] = []
         self.states: list[MatchState] = [INITIAL_STATE]  # states[seq]: just after event seq
         self.challenges: list[ChallengeFacts] = []
@@ -148,6 +156,24 @@ class ReplayModel:
     @classmethod
     def from_text(cls, text: str, source: str = "") -> ReplayModel:
         return cls(text, source)
+
+    @classmethod
+    def from_live(
+        cls, match_id: str, envelopes: list[dict[str, Any]], players: list[str], source: str = ""
+    ) -> ReplayModel:
+        """A match not over yet, from its events as an auditor (the director) receives them: every
+        ``open`` holding ``{value, salt}``. What can be checked before the seed is revealed is
+        (engine.verify.verify_live_log); everything else is shown as for a replay.
+        ReplayUnreadable for envelopes that are not objects with an ``open`` object."""
+        if not all(isinstance(e, dict) and isinstance(e.get("open"), dict) for e in envelopes):
+            raise ReplayUnreadable("the events are not envelopes with their openings")
+        if not all(isinstance(o, dict) for e in envelopes for o in e["open"].values()):
+            raise ReplayUnreadable("an opening is not {value, salt}")
+        ruleset = ""
+        if envelopes and isinstance(envelopes[0].get("data"), dict):
+            ruleset = str((envelopes[0]["data"].get("ruleset") or {}).get("name") or "")
+        header = {"match": match_id, "ruleset": ruleset, "players": players, "live": True}
+        return cls("", source, live=(header, envelopes))
 
     # ------------------------------------------------------------ what the fold gives
 
@@ -292,9 +318,11 @@ class ReplayModel:
         return None
 
     def table(self, seq: int) -> Table:
-        """engine.audit_report.table_at, kept once computed (it folds from the start)."""
+        """engine.audit_report's table just after event ``seq`` (as ``unoduo audit --at``), from
+        the state already folded."""
+        seq = self.clamp(seq)
         if seq not in self._tables:
-            self._tables[seq] = table_at(self.events, seq)
+            self._tables[seq] = table_of(self.states[seq], seq, str(self.lines[seq - 1]["type"]))
         return self._tables[seq]
 
     # ------------------------------------------------------------ in words

@@ -1,7 +1,8 @@
 """A screen's minimum size, and the notice shown below it (docs/TUI.md "Below the minimum size").
 
 A screen that cannot show what matters below some size mixes in :class:`MinimumSize` and says
-its size in ``MIN_SIZE``::
+its size in ``MIN_SIZE`` (its own ``on_mount`` and ``on_resize(event)``, if any, run as well:
+Textual calls the handler of every class in the MRO)::
 
     class TournamentScreen(MinimumSize, Screen[None]):
         MIN_SIZE = (60, 20)
@@ -84,14 +85,16 @@ class MinimumSize:
         """Whether the terminal is below ``MIN_SIZE`` now (the notice is up)."""
         return is_too_small(self.MIN_SIZE, self._as_screen().size)
 
-    async def on_mount(self) -> None:
+    # ``object``: a screen's own on_mount may be a plain method or a coroutine (Textual awaits it)
+    def on_mount(self) -> object:
         screen = self._as_screen()
         layers = tuple(screen.styles.layers) or ("default",)
         if LAYER not in layers:
             screen.set_styles(f"layers: {' '.join((*layers, LAYER))};")
         if self._notice() is None:
-            await screen.mount(TooSmallNotice())
-        self.check_size()
+            screen.mount(TooSmallNotice())
+        screen.call_after_refresh(self.check_size)
+        return None
 
     def on_resize(self, event: Resize) -> None:
         self.check_size(event.size)

@@ -16,6 +16,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.rulesets import RULESETS
+from engine.score_words import rule_words, totals_words
+
 # The tie-break chain, in order (docs/TOURNAMENTS.md "The tie-break chain"), with the words the
 # table shows for each.
 TIEBREAKS: tuple[tuple[str, str], ...] = (
@@ -49,9 +52,30 @@ STANDING_COLUMNS: tuple[tuple[str, str], ...] = (
     *((f"tb:{name}", label) for name, label in TIEBREAKS),
     ("decided_by", "decided by"),
 )
+# The compact standings (up to COMPACT_UP_TO columns, or on request): the tie-break that decided
+# each row abbreviated, with its value (the legend is in the table's border title).
+COMPACT_UP_TO = 100
+SHORT_TIEBREAKS: dict[str, str] = {
+    "match_wins": "MW",
+    "head_to_head": "H2H",
+    "sonneborn_berger": "SB",
+    "points_difference": "PD",
+    "points_conceded": "PC",
+    "lot": "lot",
+    "withdrawal": "wd",
+}
+LEGEND_WORDS = {"points_difference": "points diff", "points_conceded": "conceded"}  # short, for 60 columns
+COMPACT_STANDING_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("rank", "#"),
+    ("player", "player"),
+    ("played", "P"),
+    ("won_lost", "W–L"),
+    ("points", "pts for–agst"),
+    ("decided_by", "decided by"),
+)
 SCHEDULE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("slot", "slot"),
-    ("white", "white (drafts first)"),
+    ("white", "white"),
     ("black", "black"),
     ("status", "status"),
     ("result", "result"),
@@ -101,6 +125,54 @@ def standing_rows(tournament: Mapping[str, Any]) -> list[tuple[str, ...]]:
     return rows
 
 
+def standing_keys(tournament: Mapping[str, Any]) -> list[str]:
+    """Each standings row's key (the player's id), in the order of :func:`standing_rows`."""
+    return [
+        str(s.get("player") or s.get("name") or i)
+        for i, s in enumerate(tournament.get("standings") or [])
+        if isinstance(s, Mapping)
+    ]
+
+
+def compact_standing_rows(tournament: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    """The compact standings, cells in :data:`COMPACT_STANDING_COLUMNS` order: ``SB 14`` for the
+    tie-break that put the row above the next."""
+    rows: list[tuple[str, ...]] = []
+    for s in tournament.get("standings") or []:
+        if not isinstance(s, Mapping):
+            continue
+        name = str(s.get("name") or s.get("player")) + (" (withdrawn)" if s.get("withdrawn") else "")
+        byes = f" +{s['byes']}b" if isinstance(s.get("byes"), int) and s["byes"] else ""
+        decided = s.get("decided_by")
+        value = (s.get("tiebreaks") or {}).get(decided) if decided else None
+        short = SHORT_TIEBREAKS.get(str(decided), str(decided)) if decided else ""
+        rows.append(
+            (
+                _int(s.get("rank")),
+                name,
+                _int(s.get("played")),
+                f"{_int(s.get('won'))}–{_int(s.get('lost'))}{byes}",
+                f"{_int(s.get('points_for'))}–{_int(s.get('points_against'))}",
+                f"{short} {value}" if decided and isinstance(value, int) else short,
+            )
+        )
+    return rows
+
+
+def compact_legend(tournament: Mapping[str, Any]) -> str:
+    """The abbreviations the compact table uses: ``MW match wins · SB Sonneborn–Berger``."""
+    used = [str(s.get("decided_by")) for s in tournament.get("standings") or [] if isinstance(s, Mapping)]
+    names = [name for name in DECIDED_BY_WORDS if name in used]
+    return " · ".join(f"{SHORT_TIEBREAKS.get(n, n)} {LEGEND_WORDS.get(n, DECIDED_BY_WORDS[n])}" for n in names)
+
+
+def tournament_rule(tournament: Mapping[str, Any]) -> str:
+    """How the tournament's matches are won (``lowest total wins``), from its ruleset and rules."""
+    base = RULESETS.get(str(tournament.get("ruleset")))
+    rules = tournament.get("rules") if isinstance(tournament.get("rules"), Mapping) else {}
+    return rule_words({**(base.to_dict() if base is not None else {}), **(rules or {})})
+
+
 @dataclass(frozen=True)
 class ScheduleRow:
     """A line of the schedule: a round's heading, one of its pairings, or its bye."""
@@ -138,7 +210,7 @@ def _id(player: object) -> str:
 
 
 def result_words(pairing: Mapping[str, Any]) -> str:
-    """A pairing's result: the winner's name, the totals (white's first), a forfeit's reason."""
+    """A pairing's result: the winner's name, the totals (the winner's first), a forfeit's reason."""
     result = pairing.get("result")
     if not isinstance(result, Mapping):
         annulled = pairing.get("annulled") or []
@@ -151,9 +223,9 @@ def result_words(pairing: Mapping[str, Any]) -> str:
     who = names.get(str(winner), str(winner)) if winner else "nobody"
     if result.get("forfeit"):
         return f"{who} wins by forfeit ({str(result.get('reason') or 'forfeit').replace('_', ' ')})"
-    scores = result.get("scores") or []
-    totals = "–".join(str(x) for x in scores)
-    return f"{who} wins {totals}"
+    scores = list(result.get("scores") or [])
+    seat = 1 if str(winner) == _id(pairing.get("black")) else 0
+    return f"{who} wins {totals_words(scores, seat)}"  # the winner's total first
 
 
 def _live_words(summary: Mapping[str, Any] | None) -> str:
@@ -227,7 +299,9 @@ def dispute_rows(
         seq = d.get("seq")
         seq = seq if isinstance(seq, int) else 0
         player = str(d.get("player") or "")
-        by = f"seat {d.get('seat')} ({names.get(player, player)})"
+        name = names.get(player, player)
+        same = [pid for pid, other in names.items() if other.casefold() == name.casefold()]
+        by = f"seat {d.get('seat')} ({name}{f', {player}' if len(same) > 1 else ''})"
         rows.append(
             DisputeRow(
                 str(d.get("id")),

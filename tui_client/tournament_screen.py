@@ -17,11 +17,14 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
+import httpx
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.coordinate import Coordinate
+from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
@@ -32,38 +35,49 @@ from tui_client.play_host import PlayHost, host_of
 from tui_client.remote import FetchFailed, fetch_replay
 from tui_client.replay_app import ScrubberScreen, failure_lines
 from tui_client.replay_model import ReplayModel
+from tui_client.too_small import MinimumSize
 from tui_client.tournament_model import (
+    COMPACT_STANDING_COLUMNS,
+    COMPACT_UP_TO,
     DISPUTE_COLUMNS,
     SCHEDULE_COLUMNS,
     STANDING_COLUMNS,
     DisputeRow,
     ScheduleRow,
+    compact_legend,
+    compact_standing_rows,
     dispute_rows,
     schedule_rows,
     seat_in,
+    standing_keys,
     standing_rows,
     title_words,
+    tournament_rule,
 )
+from tui_client.widgets import TableAudit
 
 REFRESH_SECONDS = 3.0
 
 # Part of the app's CSS: the tournament screen, and the replay scrubber's layout (replay_app's
-# CSS, scoped to the scrubber opened from here so the table's own ids are not touched).
+# CSS, scoped to the scrubber opened from here: the table screen's ``#table { height: 2 }`` and
+# the lobby's ``#disputes`` must not reach these widgets, so every rule names its screen).
 TOURNAMENT_CSS = """
-#tour-title { height: 1; background: $panel; }
-#standings { height: auto; max-height: 14; border: round $primary; }
-#schedule { height: 1fr; min-height: 5; border: round $primary; }
-#disputes { height: auto; max-height: 8; border: round #ff5252; display: none; }
-#disputes.shown { display: block; }
-#tour-status { height: auto; min-height: 1; }
-#text-body { height: 1fr; border: round $primary; padding: 0 1; }
+TournamentScreen #tour-title { height: auto; max-height: 2; background: $panel; }
+TournamentScreen #standings { height: auto; max-height: 14; border: round $primary; }
+TournamentScreen #schedule { height: 1fr; min-height: 5; border: round $primary; }
+TournamentScreen #disputes { height: auto; max-height: 8; border: round #ff5252; display: none; padding: 0; }
+TournamentScreen #disputes.shown { display: block; }
+TournamentScreen #tour-status { height: auto; min-height: 1; }
+TextScreen #tour-title { height: 1; background: $panel; }
+TextScreen #text-body { height: 1fr; border: round $primary; padding: 0 1; }
 MatchScrubber #main { height: 1fr; }
 MatchScrubber #left { width: 1fr; min-width: 36; }
 MatchScrubber #right { width: 1fr; min-width: 36; }
-MatchScrubber TablePanel { height: auto; border: round $primary; padding: 0 1; }
-MatchScrubber EventLog { height: 1fr; min-height: 4; border: round $primary; padding: 0 1; }
+MatchScrubber #table { height: auto; border: round $primary; padding: 0 1; }
+MatchScrubber #events { height: 1fr; min-height: 4; border: round $primary; padding: 0 1; }
 MatchScrubber #audit { border: round #ff5252; padding: 0 1; height: 1fr; }
-MatchScrubber ScoreChart { border: round $primary; padding: 0 1; height: 1fr; }
+MatchScrubber #at { border: round #ff5252; padding: 0 1; height: 1fr; }
+MatchScrubber #scores { border: round $primary; padding: 0 1; height: 1fr; }
 """
 
 
@@ -90,20 +104,29 @@ class OpenScreen(Message):
 
 
 class MatchScrubber(ScrubberScreen):
-    """The replay scrubber opened from the tournament screen: it starts at ``seq`` (a disputed
-    event) and ``q`` goes back instead of quitting."""
+    """The replay scrubber opened from the tournament screen: it opens at ``seq`` (a disputed
+    event) in the audit perspective (both hands), and ``q`` goes back instead of quitting. For a
+    dispute, the right side is the audit of the table at the cursor (``TableAudit``; a
+    challenge's audit where there is one) and ``d`` goes back to the disputed event. A live
+    match's is the director's: the events so far (``ReplayModel.from_live``)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "back", "back"),
         Binding("escape", "back", "back", show=False),
+        Binding("d", "to_dispute", "the disputed event"),
     ]
 
-    def __init__(self, model: ReplayModel, seq: int = 1) -> None:
-        super().__init__(model)
-        self.start = seq
+    def __init__(self, model: ReplayModel, seq: int = 1, dispute: DisputeRow | None = None) -> None:
+        audit = None
+        if dispute is not None:
+            note = f"dispute {dispute.id} · event #{dispute.seq} · {dispute.cells[4]}: {dispute.cells[5]}"
+            audit = TableAudit(model, note, dispute.seq, id="at-body")
+        super().__init__(model, seq, audit)
+        self.dispute = dispute
 
-    def on_mount(self) -> None:
-        self.goto(self.start)
+    def action_to_dispute(self) -> None:
+        if self.dispute is not None:
+            self.goto(self.dispute.seq)
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -132,37 +155,37 @@ class TextScreen(Screen[None]):
         self.app.pop_screen()
 
 
-VIEW_KEYS = (
-    "phase",
-    "round",
-    "top",
-    "color",
-    "scores",
-    "target",
-    "draw_pile",
-    "pending",
-    "awaiting",
-    "hands",
-    "counts",
-)
+async def director_events(api: Api, match: str) -> list[dict[str, Any]]:
+    """Every event of ``match`` as the director reads it (``GET /api/matches/{id}/events``:
+    NDJSON, each envelope with every opening)."""
+    try:
+        response = await api.client.get(f"/api/matches/{match}/events", params={"since": 0}, headers=api.auth_headers())
+    except httpx.HTTPError as exc:
+        raise ApiError(0, "unreachable", f"cannot reach {api.server}: {exc or type(exc).__name__}") from None
+    if response.status_code != 200:
+        try:
+            body = response.json()
+        except ValueError:
+            body = {}
+        message = body.get("message") if isinstance(body, dict) else None
+        code = str(body.get("code")) if isinstance(body, dict) else "http_error"
+        raise ApiError(response.status_code, code, str(message or f"answered {response.status_code}"))
+    envelopes: list[dict[str, Any]] = []
+    for line in response.text.splitlines():
+        if line.strip():
+            try:
+                envelopes.append(json.loads(line))
+            except json.JSONDecodeError:
+                raise ReplayUnreadable("an event line is not JSON") from None
+    return envelopes
 
 
-def audit_view_words(dispute: DisputeRow, answer: Any) -> str:
-    """The audit view just after a disputed event (``GET audit_view``: ``{match, view}``), in lines."""
-    view = answer.get("view") if isinstance(answer, dict) else None
-    lines = [
-        f"dispute {dispute.id} · match {dispute.match} · the table just after event #{dispute.seq}",
-        f"(the match is not finished: its replay is not out yet; this is {dispute.audit_view})",
-        "",
-    ]
-    if isinstance(view, dict):
-        for key in VIEW_KEYS:
-            if key in view:
-                lines.append(f"{key}: {json.dumps(view[key], ensure_ascii=False)}")
-        lines += ["", "the whole view:", json.dumps(view, indent=1, ensure_ascii=False, sort_keys=True)]
-    else:
-        lines.append(json.dumps(answer, indent=1, ensure_ascii=False))
-    return "\n".join(lines)
+def row_key_at(table: DataTable[Any], row: int) -> str | None:
+    """The key of the table's row ``row`` (None: no such row)."""
+    if not 0 <= row < table.row_count:
+        return None
+    key = table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value
+    return None if key is None else str(key)
 
 
 def _columns(table: DataTable[Any], columns: tuple[tuple[str, str], ...]) -> None:
@@ -170,12 +193,19 @@ def _columns(table: DataTable[Any], columns: tuple[tuple[str, str], ...]) -> Non
         table.add_column(label, key=key)
 
 
-class TournamentScreen(Screen[None]):
-    """One tournament: standings, schedule, and (for the director) open disputes."""
+class TournamentScreen(MinimumSize, Screen[None]):
+    """One tournament: standings, schedule, and (for the director) open disputes.
 
+    The standings are compact up to 100 columns (the deciding tie-break abbreviated, the
+    legend in the border title) and whole when wider; ``f`` switches. Every table keeps its
+    cursor on the same item (keyed by player, pairing or dispute) when a refresh reorders it.
+    Below 60×16 the screen says how big the terminal must be (``too_small``)."""
+
+    MIN_SIZE: ClassVar[tuple[int, int]] = (60, 16)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_row", "watch / replay", key_display="⏎", show=True, priority=False),
         Binding("o", "open_dispute", "open dispute"),
+        Binding("f", "full_standings", "all tie-breaks"),
         Binding("tab", "app.focus_next", "next table", show=False),
         Binding("r", "refresh", "refresh"),
         Binding("q", "back", "back"),
@@ -189,6 +219,8 @@ class TournamentScreen(Screen[None]):
         self.schedule: list[ScheduleRow] = []
         self.disputes: list[DisputeRow] = []
         self.loads = 0  # answers received (the tests wait on it)
+        self.full: bool | None = None  # the standings' columns shown: every tie-break, or compact
+        self.full_asked: bool | None = None  # ``f``: the user's choice, over the width's
 
     @property
     def play(self) -> PlayHost:
@@ -205,17 +237,52 @@ class TournamentScreen(Screen[None]):
     def on_mount(self) -> None:
         standings = self.query_one("#standings", DataTable)
         standings.border_title = "standings"
-        _columns(standings, STANDING_COLUMNS)
+        self._standing_columns()
         schedule = self.query_one("#schedule", DataTable)
-        schedule.border_title = "schedule (Enter: watch a live match, replay a finished one)"
+        schedule.border_title = "schedule · Enter: watch a live match, replay a finished one"
         _columns(schedule, SCHEDULE_COLUMNS)
         disputes = self.query_one("#disputes", DataTable)
         disputes.border_title = "open disputes (o: open at the event)"
         _columns(disputes, DISPUTE_COLUMNS)
-        disputes.set_class(self.director_token is not None, "shown")
+        shown = self.director_token is not None
+        disputes.set_class(shown, "shown")
+        disputes.can_focus = shown  # hidden, it must not take the focus (Tab)
         schedule.focus()
         self.load()
         self.set_interval(REFRESH_SECONDS, self.load)
+
+    # ------------------------------------------------------------ the standings' width
+
+    def wants_full(self) -> bool:
+        if self.full_asked is not None:
+            return self.full_asked
+        return self.size.width > COMPACT_UP_TO
+
+    def _standing_columns(self) -> None:
+        """(Re)build the standings' columns for the width (or ``f``), if they change."""
+        full = self.wants_full()
+        if full == self.full:
+            return
+        self.full = full
+        standings = self.query_one("#standings", DataTable)
+        standings.clear(columns=True)
+        _columns(standings, STANDING_COLUMNS if full else COMPACT_STANDING_COLUMNS)
+        if self.tournament is not None:
+            self._fill_standings(self.tournament)
+
+    def _fill_standings(self, t: dict[str, Any]) -> None:
+        standings = self.query_one("#standings", DataTable)
+        cells = standing_rows(t) if self.full else compact_standing_rows(t)
+        self._fill(standings, list(zip(standing_keys(t), cells, strict=False)))
+        standings.border_title = "standings" if self.full else "standings · decided by"
+        standings.border_subtitle = "" if self.full else compact_legend(t)  # the abbreviations
+
+    def on_resize(self, event: Resize) -> None:
+        self._standing_columns()
+
+    def action_full_standings(self) -> None:
+        self.full_asked = not self.wants_full()
+        self._standing_columns()
 
     def say(self, words: str, style: str = "") -> None:
         self.query_one("#tour-status", Static).update(Text(words, style=style))
@@ -246,7 +313,7 @@ class TournamentScreen(Screen[None]):
         self.post_message(TournamentLoaded(tournament, disputes, note))
 
     @work(exclusive=True, group="open")
-    async def open_replay(self, match: str, seq: int, title: str) -> None:
+    async def open_replay(self, match: str, seq: int, title: str, dispute: DisputeRow | None = None) -> None:
         self.say(f"fetching the replay of {match}…")
         try:
             text = await fetch_replay(self.play.server, match)
@@ -257,21 +324,35 @@ class TournamentScreen(Screen[None]):
         if not model.ok:
             self.post_message(OpenScreen(TextScreen(f"NOT VERIFIED · {title}", "\n".join(failure_lines(model)))))
             return
-        self.post_message(OpenScreen(MatchScrubber(model, seq)))
+        self.post_message(OpenScreen(MatchScrubber(model, seq, dispute)))
 
     @work(exclusive=True, group="open")
-    async def open_audit_view(self, dispute: DisputeRow) -> None:
-        self.say(f"fetching the audit view of {dispute.match} at #{dispute.seq}…")
+    async def open_live_match(self, dispute: DisputeRow) -> None:
+        """A live match's dispute: the director's events so far (every opening) in the scrubber,
+        at the disputed event, in the audit perspective."""
+        self.say(f"fetching the events of {dispute.match} (live) for the dispute at #{dispute.seq}…")
         api = self.director_api()
         try:
-            answer = await api.get(dispute.audit_view or f"/api/matches/{dispute.match}?at={dispute.seq}")
+            envelopes = await director_events(api, dispute.match)
+            model = ReplayModel.from_live(dispute.match, envelopes, self._players_of(dispute.match), api.server)
         except ApiError as error:
-            self.post_message(TournamentFailed(f"cannot open {dispute.audit_view}: {error.words()}"))
+            self.post_message(TournamentFailed(f"cannot read the events of {dispute.match}: {error.words()}"))
+            return
+        except ReplayUnreadable as exc:
+            self.post_message(TournamentFailed(f"the events of {dispute.match} are not readable: {exc}"))
             return
         finally:
             await api.aclose()
-        title = f"dispute {dispute.id} · {dispute.match} at #{dispute.seq} · audit view"
-        self.post_message(OpenScreen(TextScreen(title, audit_view_words(dispute, answer))))
+        if not model.ok:
+            title = f"NOT VERIFIED · dispute {dispute.id} · {dispute.match}"
+            self.post_message(OpenScreen(TextScreen(title, "\n".join(failure_lines(model)))))
+            return
+        self.post_message(OpenScreen(MatchScrubber(model, dispute.seq, dispute)))
+
+    def _players_of(self, match: str) -> list[str]:
+        """The seats' ids of ``match`` from the schedule (a replay header's ``players``)."""
+        row = next((r for r in self.schedule if r.match == match), None)
+        return list(row.seats) if row is not None else ["", ""]
 
     # ------------------------------------------------------------ results
 
@@ -280,11 +361,13 @@ class TournamentScreen(Screen[None]):
         t = message.tournament
         self.tournament = t
         self.query_one("#tour-title", Static).update(Text(title_words(t), style="bold"))
-        standings = self.query_one("#standings", DataTable)
-        self._fill(standings, [(str(i), cells) for i, cells in enumerate(standing_rows(t))])
+        self._fill_standings(t)
         self.schedule = schedule_rows(t)
         schedule = self.query_one("#schedule", DataTable)
         self._fill(schedule, [(row.key, self._schedule_cells(row)) for row in self.schedule])
+        schedule.border_title = (
+            f"schedule · results winner first ({tournament_rule(t)}) · Enter: watch live, replay finished"
+        )
         if message.disputes is not None:
             self.disputes = dispute_rows(message.disputes, t)
             disputes = self.query_one("#disputes", DataTable)
@@ -306,13 +389,18 @@ class TournamentScreen(Screen[None]):
 
     @staticmethod
     def _fill(table: DataTable[Any], rows: list[tuple[str, tuple[Any, ...]]]) -> None:
-        """Replace the rows, keeping the cursor on the same line."""
+        """Replace the rows, keeping the cursor on the same item (its key), wherever it moved;
+        on the same line only if that item is gone."""
         cursor = table.cursor_row
+        key = row_key_at(table, cursor)
         table.clear()
-        for key, cells in rows:
-            table.add_row(*cells, key=key)
-        if rows:
-            table.move_cursor(row=min(max(cursor, 0), len(rows) - 1), animate=False)
+        for row_key, cells in rows:
+            table.add_row(*cells, key=row_key)
+        if not rows:
+            return
+        keys = [row_key for row_key, _cells in rows]
+        row = keys.index(key) if key in keys else min(max(cursor, 0), len(rows) - 1)
+        table.move_cursor(row=row, animate=False)
 
     def on_tournament_failed(self, message: TournamentFailed) -> None:
         self.say(message.words, "bold #ff5252")
@@ -323,10 +411,11 @@ class TournamentScreen(Screen[None]):
 
     def on_data_table_row_selected(self, message: DataTable.RowSelected) -> None:
         message.stop()
+        key = message.row_key.value
         if message.data_table.id == "schedule":
-            self.open_schedule_row(message.cursor_row)
+            self.open_schedule_row(next((i for i, r in enumerate(self.schedule) if r.key == key), -1))
         elif message.data_table.id == "disputes":
-            self.open_dispute_row(message.cursor_row)
+            self.open_dispute_row(next((i for i, d in enumerate(self.disputes) if d.id == key), -1))
 
     # ------------------------------------------------------------ actions
 
@@ -349,16 +438,23 @@ class TournamentScreen(Screen[None]):
         dispute = self.disputes[index]
         finished = any(r.match == dispute.match and r.finished for r in self.schedule)
         if finished:
-            self.open_replay(dispute.match, dispute.seq, f"dispute {dispute.id}")
+            self.open_replay(dispute.match, dispute.seq, f"dispute {dispute.id}", dispute)
         else:
-            self.open_audit_view(dispute)
+            self.open_live_match(dispute)
 
     def action_open_row(self) -> None:
         focused = self.focused
         if isinstance(focused, DataTable) and focused.id == "disputes":
-            self.open_dispute_row(focused.cursor_row)
+            self.open_dispute_row(self._index_of_cursor(focused, [d.id for d in self.disputes]))
         else:
-            self.open_schedule_row(self.query_one("#schedule", DataTable).cursor_row)
+            schedule = self.query_one("#schedule", DataTable)
+            self.open_schedule_row(self._index_of_cursor(schedule, [r.key for r in self.schedule]))
+
+    @staticmethod
+    def _index_of_cursor(table: DataTable[Any], keys: list[str]) -> int:
+        """The item under the table's cursor, found by its key (not by the row's number)."""
+        key = row_key_at(table, table.cursor_row)
+        return keys.index(key) if key in keys else -1
 
     def action_open_dispute(self) -> None:
         if self.director_token is None:
@@ -368,7 +464,7 @@ class TournamentScreen(Screen[None]):
             self.say("no open dispute", "italic")
             return
         table = self.query_one("#disputes", DataTable)
-        self.open_dispute_row(table.cursor_row)
+        self.open_dispute_row(max(0, self._index_of_cursor(table, [d.id for d in self.disputes])))
 
     def action_refresh(self) -> None:
         self.load()

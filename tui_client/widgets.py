@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from engine.audit_report import format_challenge
+from engine.audit_report import format_challenge, format_table
 from engine.score_words import rule_words
 from engine.sealing import AUDITOR, Viewer
 from tui_client.cards import COLOUR_WORD_STYLES, backs, card_text, coloured, hand_text
@@ -49,6 +49,8 @@ class TitleBar(Widget):
         m, f = self.model, self.frame
         width = self.size.width
         verified = ("✓ verified", "bold #4cbb55") if m.ok else ("✗ NOT VERIFIED", "bold #ff5252")
+        if m.live and m.ok:  # not over: the chain and the openings hold; the rest waits for the seed
+            verified = ("live · chain ✓", "bold #f9c80e")
         right = Text()
         if f is not None:
             right.append("view ")
@@ -358,4 +360,40 @@ class ScoreChart(Static):
                 out.append(f" {score}\n", style="" if done else "dim")
         label = "▲ target" if 7 + mark + 8 <= width else "target ▲"
         out.append(" " * (7 + mark - (0 if label[0] == "▲" else 7)) + label, style="#ff5252")
+        return out
+
+
+class TableAudit(Static):
+    """The whole table just after the cursor's event, as ``unoduo audit --at SEQ`` says it
+    (engine.audit_report's ``format_table``): both hands, the draw pile top first, the discard,
+    whose decision is open. Shown for a dispute (``note``: what was disputed, at which event)."""
+
+    def __init__(self, model: ReplayModel, note: str = "", disputed: int | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.model = model
+        self.note = note
+        self.disputed = disputed
+        self.border_title = "audit"
+
+    def show(self, seq: int) -> None:
+        self.update(self.text(seq))
+
+    def text(self, seq: int) -> Text:
+        table = self.model.table(seq)
+        out = Text()
+        if self.note:
+            out.append(self.note, style="bold #ff5252")
+            out.append("\n")
+        if self.disputed is not None and seq != self.disputed:
+            out.append(f"(the disputed event is #{self.disputed}: d goes back to it)\n", style="dim italic")
+        lines = format_table(table, self.model.names)
+        out.append(lines[0].strip() + "\n", style="bold")
+        for line in lines[1:]:
+            label, sep, value = line.strip().partition(": ")
+            if sep and label.startswith("hand of"):
+                out.append(f"{label}: ", style="dim")
+                out.append_text(hand_text(value.split() if value != "(none)" else []))
+            else:
+                out.append_text(coloured(line.strip()))
+            out.append("\n")
         return out

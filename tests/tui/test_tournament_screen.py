@@ -25,7 +25,7 @@ from tui_client.lobby_screen import LobbyScreen
 from tui_client.play_app import PlayApp, make_play_app
 from tui_client.table_screen import PlayScreen
 from tui_client.tournament_model import STANDING_COLUMNS
-from tui_client.tournament_screen import MatchScrubber, TextScreen, TournamentScreen
+from tui_client.tournament_screen import MatchScrubber, TournamentScreen
 
 pytestmark = pytest.mark.anyio
 
@@ -199,12 +199,14 @@ async def test_standings_schedule_spectator_replay_and_dispute(cup: dict[str, An
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, TournamentScreen), "back from the replay")
 
-        # The director opens the dispute: pat's match is live, so the audit view at the event.
+        # The director opens the dispute: pat's match is live, so its events so far, in the
+        # scrubber, at the disputed event (tests/tui/test_dispute_view.py goes further).
         await pilot.press("o")
-        await until(pilot, lambda: isinstance(app.screen, TextScreen), "the audit view")
-        body = app.screen.query_one("#text", Static).content
-        assert "the table just after event #1" in str(body) and cup["match"] in str(body)
-        assert "the whole view:" in str(body)
+        await until(pilot, lambda: isinstance(app.screen, MatchScrubber), "the live match's audit")
+        live_view = app.screen
+        assert isinstance(live_view, MatchScrubber)
+        assert live_view.model.live and live_view.model.ok and live_view.cursor == 1
+        assert live_view.model.header["match"] == cup["match"]
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, TournamentScreen), "back from the audit view")
         await pilot.press("q")  # opened directly: q quits
