@@ -17,6 +17,7 @@ from cli import (
 )
 from cli.bench_cmd import bench_app
 from cli.db_cmd import db_app
+from cli.player_cmd import player_app
 from cli.tournament_cmd import tournament_app
 
 app = typer.Typer(
@@ -45,6 +46,7 @@ serve_cmd.register(app)
 app.add_typer(bench_app, name="bench")
 app.add_typer(db_app, name="db")
 app.add_typer(tournament_app, name="tournament")
+app.add_typer(player_app, name="player")
 
 
 def main() -> None:

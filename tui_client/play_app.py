@@ -13,15 +13,17 @@ from pathlib import Path
 
 from textual.app import App
 
+from tui_client.accounts import Accounts
 from tui_client.api import Api, ApiError
 from tui_client.config import ConfigStore, Credentials
 from tui_client.help_screen import HELP_CSS
 from tui_client.lobby_screen import LOBBY_CSS, LobbyScreen
 from tui_client.play_model import PlayModel
+from tui_client.signin_screen import SIGNIN_CSS
 from tui_client.table_screen import TABLE_CSS, PlayScreen
 from tui_client.tournament_screen import TOURNAMENT_CSS, TournamentScreen
 
-CSS = LOBBY_CSS + TABLE_CSS + HELP_CSS + TOURNAMENT_CSS
+CSS = LOBBY_CSS + TABLE_CSS + HELP_CSS + TOURNAMENT_CSS + SIGNIN_CSS
 
 
 class PlayApp(App[None]):
@@ -41,6 +43,8 @@ class PlayApp(App[None]):
         tournament: str | None = None,
         director_token: str | None = None,
         api: Api | None = None,
+        password: str | None = None,
+        code: str | None = None,
     ) -> None:
         super().__init__()
         self.store = ConfigStore(server, config_dir)
@@ -48,6 +52,9 @@ class PlayApp(App[None]):
         self.player_name = name.strip() if name else None
         self.move_seconds = move_seconds
         self.api = api if api is not None else Api(self.server)
+        self.accounts = Accounts(self.api, self.store)
+        self.password = password or None
+        self.code = code or None
         self.credentials: Credentials | None = None
         self.tournament = tournament
         self.director_token = director_token or None
@@ -68,9 +75,14 @@ class PlayApp(App[None]):
         await self.api.aclose()
 
     async def sign_in(self, name: str | None) -> tuple[Credentials | None, str]:
-        """The saved credentials for this server, checked with ``GET /api/me``; or a new
-        registration under ``name``. (None, "") when nothing is saved and no name is given."""
-        saved = self.store.load_credentials()
+        """The saved credentials for this server, checked with ``GET /api/me``; or ``name``'s:
+        signed in with the code or the password given on the command line, else registered.
+        (None, "") when nothing is saved and no name is given (the lobby then asks).
+
+        A name the server has is never registered twice: without a password or code that is
+        ``ApiError`` 409 ``name_taken`` (the lobby then offers to sign in as that player)."""
+        saved = self.accounts.saved()
+        note = ""
         if saved is not None:
             self.api.token = saved.token
             try:
@@ -80,27 +92,33 @@ class PlayApp(App[None]):
                     raise
                 self.store.forget_credentials()
                 self.api.token = None
-                again = name or saved.name
-                credentials = await self.register_player(again)
-                note = f"this server no longer knows your saved token (was its database reset?): registered again as {again}"
-                return credentials, note
-            self.credentials = saved
-            note = "" if name in (None, saved.name) else f"already registered here as {saved.name}: --name is not used"
-            return saved, note
+                name = name or saved.name
+                note = "this server no longer knows your saved token (signed out, or its database reset): "
+            else:
+                self.credentials = saved
+                note = (
+                    "" if name in (None, saved.name) else f"already signed in here as {saved.name}: --name is not used"
+                )
+                return saved, note
         if not name:
             return None, ""
-        return await self.register_player(
-            name
-        ), f"registered as {name}; your token is saved in {self.store.credentials_path}"
-
-    async def register_player(self, name: str) -> Credentials:
-        self.api.token = None
-        player = await self.api.register(name)
-        credentials = Credentials(self.server, str(player["id"]), str(player["name"]), str(player["token"]))
-        self.store.save_credentials(credentials)
-        self.api.token = credentials.token
+        credentials, how = await self.sign_in_as(name)
         self.credentials = credentials
-        return credentials
+        return credentials, note + how
+
+    async def sign_in_as(self, name: str) -> tuple[Credentials, str]:
+        """``name`` by the command line's code or password, or a new player of that name."""
+        if self.code is not None:
+            credentials = await self.accounts.sign_in(name, code=self.code)
+            return credentials, f"signed in as {credentials.name} with the director's code"
+        try:
+            credentials = await self.accounts.register(name, self.password)
+        except ApiError as error:
+            if error.code != "name_taken" or self.password is None:
+                raise
+            credentials = await self.accounts.sign_in(name, password=self.password)
+            return credentials, f"signed in as {credentials.name} with your password"
+        return credentials, f"registered as {credentials.name}; your token is saved in {self.store.credentials_path}"
 
     def open_tournament(self, tournament: str) -> TournamentScreen:
         screen = TournamentScreen(tournament, self.director_token)
@@ -123,12 +141,16 @@ def make_play_app(
     tournament: str | None = None,
     director_token: str | None = None,
     api: Api | None = None,
+    password: str | None = None,
+    code: str | None = None,
 ) -> PlayApp:
-    """The client for ``server_url``: registers as ``name`` the first time (the token is kept in
+    """The client for ``server_url``: signs in as ``name`` the first time (the token is kept in
     ``config_dir``, by default the user's config directory); ``move_seconds`` is the clock of the
     house-bot matches it starts (the server's default if None). With ``tournament`` it opens on
     that tournament's screen; ``director_token`` shows its open disputes there. ``api`` is the
-    connection to use instead of a new ``Api(server_url)`` (tests hand in one on a fake transport)."""
+    connection to use instead of a new ``Api(server_url)`` (tests hand in one on a fake transport).
+    ``password`` (registering, or signing in when ``name`` is taken) and ``code`` (a director's
+    one-time code) sign in as an existing player without the sign-in screen."""
     return PlayApp(
         server_url,
         name,
@@ -137,4 +159,6 @@ def make_play_app(
         tournament=tournament,
         director_token=director_token,
         api=api,
+        password=password,
+        code=code,
     )

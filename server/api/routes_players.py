@@ -144,6 +144,8 @@ async def find_players(
     ] = "",
 ) -> list[PlayerPublic]:
     """Players whose name starts with `name` (every player without it), in name order, at most 50."""
+    if not name.isprintable():
+        return []  # no name has a control character
     return await asyncio.to_thread(players_starting, store, name_key(name), FIND_LIMIT)
 
 

@@ -148,7 +148,7 @@ def resolve_player(store: EventStore, text: str) -> PlayerPublic:
     name before names were unique).
     """
     entry = text.strip() if isinstance(text, str) else ""
-    if not entry or len(entry) > MAX_ENTRY:
+    if not entry or len(entry) > MAX_ENTRY or not entry.isprintable():  # no name has a control character
         raise PlayerNotFound(entry)
     if entry.startswith(BOT_PREFIX):
         try:

@@ -59,6 +59,8 @@ def _account_named(store: EventStore, name: str) -> Account | None:
     """The human who signs in as ``name``: the holder of that name, or (a player registered under
     a name an older player has, before names were unique) the player with that id."""
     entry = name.strip()
+    if not entry.isprintable():  # no name has a control character (and PostgreSQL refuses NUL)
+        return None
     holder = holder_of(store, name_key(entry))
     player_id = holder.id if holder is not None else entry if PLAYER_ID_RE.fullmatch(entry) else None
     account = account_of(store, player_id) if player_id is not None else None

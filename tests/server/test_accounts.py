@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 import sqlalchemy
@@ -318,6 +319,12 @@ def test_players_are_found_by_the_start_of_their_name(app_client: TestClient) ->
     missing = app_client.get("/api/players/nobody")
     assert missing.status_code == 404 and "nobody" in missing.json()["message"]
     assert app_client.get("/api/players", params={"name": "x" * 101}).status_code == 400
+    for control in ("a\x00", "\x00", "b\x1b["):  # PostgreSQL refuses NUL in text: never sent there
+        assert ok(app_client.get("/api/players", params={"name": control})) == []
+        assert app_client.get(f"/api/players/{quote(control)}").status_code == 404
+        answer = app_client.post("/api/sessions", json={"name": control, "password": PASSWORD})
+        assert answer.status_code == 401
+        assert app_client.post(f"/api/players/{quote(control)}/codes", headers=DIRECTOR).status_code == 404
 
 
 def test_find_is_capped_at_fifty(app_client: TestClient) -> None:

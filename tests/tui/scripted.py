@@ -26,11 +26,13 @@ from engine.cards import Color, parse_card
 from engine.rules import could_have_played
 from engine.rulesets import WildDrawFourRule
 from tests.tui.helpers import until
-from tui_client.api import Api
+from tui_client.api import Api, ApiError
 from tui_client.lobby_screen import LobbyScreen
 from tui_client.play_app import PlayApp
 from tui_client.play_model import PlayModel
 from tui_client.table_screen import PlayScreen
+
+PASSWORD = "the scripted players' password"  # a module's tests share one server: a name is made once
 
 View = dict[str, Any]
 Command = dict[str, Any]
@@ -144,7 +146,13 @@ class ScriptedOpponent:
         self.api = Api(self.server)
 
     async def register(self) -> str:
-        player = await self.api.register(self.name)
+        """Register (with a password), or sign in as the player of that name (an earlier test's)."""
+        try:
+            player = await self.api.register(self.name, PASSWORD)
+        except ApiError as error:
+            if error.code != "name_taken":
+                raise
+            player = await self.api.sign_in(self.name, password=PASSWORD)
         self.api.token = str(player["token"])
         self.player_id = str(player["id"])
         return self.player_id

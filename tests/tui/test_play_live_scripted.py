@@ -19,6 +19,7 @@ from textual.widgets import Button, Static
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.tui.helpers import plain, until
 from tests.tui.scripted import (
+    PASSWORD,
     Command,
     ScriptedOpponent,
     View,
@@ -166,7 +167,7 @@ async def test_a_volley_answered_with_a_draw_two(server: str, tmp_path: Path) ->
     """Facing a Draw Two with a Draw Two in hand, the table shows the volley's total, the prompt
     offers both answers; Enter on the Draw Two raises the volley by 2 and the opponent, drawing,
     takes the whole total; then it is the player's turn."""
-    app = make_play_app(server, ME, config_dir=tmp_path)
+    app = make_play_app(server, ME, config_dir=tmp_path, password=PASSWORD)
     opponent = ScriptedOpponent(server, THEM)
     strategy = VolleyOpponent()
     try:
@@ -248,7 +249,7 @@ async def test_a_wild_draw_four_challenged_and_upheld(server: str, tmp_path: Pat
     ``c`` challenges, and the log says in words that the play was illegal, naming the cards
     that could have been played and showing the challenger the hand (D13); the opponent draws
     4 and the player takes the next turn in the named colour."""
-    app = make_play_app(server, ME, config_dir=tmp_path)
+    app = make_play_app(server, ME, config_dir=tmp_path, password=PASSWORD)
     opponent = ScriptedOpponent(server, THEM)
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -337,7 +338,7 @@ def table_that_feeds(view: View, them: View | None) -> Command | None:
 async def test_catching_an_opponent_who_did_not_say_uno(server: str, tmp_path: Path) -> None:
     """When the opponent is down to one card without UNO, the table offers the catch (a button
     "Catch them: UNO! (u)"); ``u`` catches them, the log says so, and they draw 2."""
-    app = make_play_app(server, ME, config_dir=tmp_path)
+    app = make_play_app(server, ME, config_dir=tmp_path, password=PASSWORD)
     opponent = ScriptedOpponent(server, THEM)
     try:
         async with app.run_test(size=SIZE) as pilot:

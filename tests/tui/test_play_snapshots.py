@@ -41,8 +41,8 @@ from server.tournaments.standings import Result, standings
 from tests.tui.helpers import until
 from tui_client import play_model
 from tui_client.api import Api
-from tui_client.lobby_screen import LobbyScreen
 from tui_client.play_app import PlayApp, make_play_app
+from tui_client.signin_screen import SignInScreen
 from tui_client.table_screen import PlayScreen
 from tui_client.tournament_model import STANDING_COLUMNS
 from tui_client.tournament_screen import TournamentScreen
@@ -136,12 +136,10 @@ def table_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[PlayApp,
 
 
 async def open_the_table(pilot: Pilot[Any], events: int) -> PlayScreen:
-    """The lobby first (no saved token: it asks for a name), then the canned match's table over it."""
+    """The lobby first (no saved token: it opens the sign-in screen), then the canned match's table over it."""
     app = pilot.app
     assert isinstance(app, PlayApp)
-    await until(
-        pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.query_one("#name").display, "the lobby"
-    )
+    await until(pilot, lambda: isinstance(app.screen, SignInScreen) and app.screen.ready, "the sign-in screen")
     screen = app.open_table(MATCH, 0, NAMES)
     await until(pilot, lambda: screen.model.last_seq == events and screen.connected, "the canned match")
     return screen
