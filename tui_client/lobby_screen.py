@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui_client.api import Api, ApiError
@@ -29,6 +29,7 @@ from tui_client.help_screen import HelpScreen
 from tui_client.lobby_model import LobbyEntry, is_member, lobby_entries, next_lines, seat_names
 from tui_client.play_host import PlayHost, host_of
 from tui_client.play_widgets import ActionButton
+from tui_client.signin_screen import EXISTING, NEW, SignedInAs, SignInScreen, accounts_of
 from tui_client.tournament_model import TournamentLine, tournament_lines
 
 MAX_TOURNAMENTS = 20  # running tournaments looked into for matches to watch
@@ -56,7 +57,14 @@ class SignedIn(Message):
 
 
 class NeedName(Message):
-    pass
+    """Nobody is signed in: the sign-in screen, with ``name`` filled in and ``words`` saying why (a
+    name that is taken opens it on "existing player")."""
+
+    def __init__(self, name: str = "", mode: str = NEW, words: str = "") -> None:
+        super().__init__()
+        self.name = name
+        self.mode = mode
+        self.words = words
 
 
 class LobbyLoaded(Message):
@@ -114,7 +122,6 @@ class LobbyScreen(Screen[None]):
         yield Static(Text(f"unoduo play · {self.play.server}", style="bold"), id="lobby-title")
         with Vertical(id="lobby-body"):
             yield Static("signing in…", id="me")
-            yield Input(placeholder="your name on this server, then Enter", id="name", max_length=100)
             yield Static("", id="next")
             yield OptionList(id="matches")
             with Horizontal(id="lobby-buttons"):
@@ -130,7 +137,6 @@ class LobbyScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#name", Input).display = False
         self.sign_in(self.play.player_name)
 
     def on_screen_resume(self) -> None:
@@ -147,7 +153,13 @@ class LobbyScreen(Screen[None]):
         try:
             credentials, note = await self.play.sign_in(name)
         except ApiError as error:
-            self.post_message(LobbyFailed(error.words()))
+            if error.code == "name_taken" and name:  # never a second account of that name: sign in as it
+                words = f"{name} is taken here. If that is you, sign in with your password or a director's code."
+                self.post_message(NeedName(name, EXISTING, words))
+            elif error.status == 401 and name:  # the --password or --code given was not that player's
+                self.post_message(NeedName(name, EXISTING, error.words()))
+            else:
+                self.post_message(LobbyFailed(error.words()))
             return
         if credentials is None:
             self.post_message(NeedName())
@@ -194,18 +206,15 @@ class LobbyScreen(Screen[None]):
 
     # ------------------------------------------------------------ results
 
-    def on_need_name(self, _message: NeedName) -> None:
-        self.query_one("#me", Static).update("Welcome! Choose the name you will play under on this server:")
-        field = self.query_one("#name", Input)
-        field.display = True
-        field.focus()
+    def on_need_name(self, message: NeedName) -> None:
+        self.query_one("#me", Static).update("not signed in yet")
+        screen = SignInScreen(accounts_of(self), self.play.server, message.name, message.mode, message.words)
+        self.app.push_screen(screen, self._signed_in)
 
-    def on_input_submitted(self, message: Input.Submitted) -> None:
-        name = message.value.strip()
-        if name:
-            self.query_one("#name", Input).display = False
-            self.query_one("#me", Static).update(f"registering {name}…")
-            self.sign_in(name)
+    def _signed_in(self, result: SignedInAs | None) -> None:
+        if result is not None:
+            self.play.credentials = result.credentials
+            self.post_message(SignedIn(result.credentials, result.note))
 
     def on_signed_in(self, message: SignedIn) -> None:
         c = message.credentials
@@ -241,8 +250,7 @@ class LobbyScreen(Screen[None]):
             first = 0 if self.entries else 1
             options.highlighted = min(max(highlighted or 0, first), options.option_count - 1)
         options.border_title = f"matches ({len(self.entries)})"
-        if not self.query_one("#name", Input).display:
-            options.focus()
+        options.focus()
 
     def on_lobby_failed(self, message: LobbyFailed) -> None:
         self.say(message.words, "bold #ff5252")

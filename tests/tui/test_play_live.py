@@ -380,31 +380,31 @@ async def test_the_move_clock_runs_out(server: str, tmp_path: Path) -> None:
 
 async def test_watching_a_match_without_a_seat(server: str, tmp_path: Path) -> None:
     async with httpx.AsyncClient(base_url=server, timeout=10) as client:
-        player = (await client.post("/api/players", json={"name": "pat"})).json()
+        player = (await client.post("/api/players", json={"name": "pam"})).json()  # pat is another test's
         headers = {"Authorization": f"Bearer {player['token']}"}
         match = (await client.post("/api/matches", headers=headers, json={"opponent": "bot:greedy"})).json()
         joined = (await client.post(f"/api/matches/{match['id']}/join", headers=headers, json={"entropy": "p"})).json()
         app = make_play_app(server, "sam", config_dir=tmp_path)
         async with app.run_test(size=SIZE) as pilot:
             await signed_in(pilot, app)
-            screen = app.open_table(match["id"], None, ("pat", "greedy-1"))
+            screen = app.open_table(match["id"], None, ("pam", "greedy-1"))
             model = screen.model
             await until(pilot, lambda: model.last_seq >= joined["view"]["version"], "the match so far")
             assert model.watching and model.hand == [] and model.offers() == []
-            assert "watching pat vs greedy-1" in text_of(app, "#table-title")
+            assert "watching pam vs greedy-1" in text_of(app, "#table-title")
             assert "(watching: no hand of yours)" in str(screen.query_one(HandView).render())
             assert not any(line.style == "mine" for line in model.log)
             await pilot.press("d")
             assert model.status == "you are watching: there is no seat to play from"
-            # pat moves over HTTP; the watcher sees it live, without pat's cards.
+            # pam moves over HTTP; the watcher sees it live, without her cards.
             legal = joined["view"]["legal"]
             if legal:
                 before = model.last_seq
                 body = {"command_id": "c1", "expected_version": joined["view"]["version"], "command": legal[0]}
                 answer = await client.post(f"/api/matches/{match['id']}/commands", headers=headers, json=body)
                 assert answer.status_code == 200, answer.text
-                await until(pilot, lambda: model.last_seq > before, "pat's move")
-                assert "pat " in log_text(model)
+                await until(pilot, lambda: model.last_seq > before, "pam's move")
+                assert "pam " in log_text(model)
             assert model.check.ok and model.check.openings == 0
             await pilot.press("q")
             await signed_in(pilot, app)
