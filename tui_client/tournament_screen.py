@@ -31,6 +31,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from engine.errors import ReplayUnreadable
 from tui_client.api import Api, ApiError
+from tui_client.dispute_note import DisputeNoteScreen
 from tui_client.play_host import PlayHost, host_of
 from tui_client.remote import FetchFailed, fetch_replay
 from tui_client.replay_app import ScrubberScreen, failure_lines
@@ -114,6 +115,7 @@ class MatchScrubber(ScrubberScreen):
         Binding("q", "back", "back"),
         Binding("escape", "back", "back", show=False),
         Binding("d", "to_dispute", "the disputed event"),
+        Binding("exclamation_mark", "dispute", "dispute", key_display="!"),
     ]
 
     def __init__(self, model: ReplayModel, seq: int = 1, dispute: DisputeRow | None = None) -> None:
@@ -123,10 +125,48 @@ class MatchScrubber(ScrubberScreen):
             audit = TableAudit(model, note, dispute.seq, id="at-body")
         super().__init__(model, seq, audit)
         self.dispute = dispute
+        self.sent_disputes: list[dict[str, Any]] = []  # the disputes this player raised from here
 
     def action_to_dispute(self) -> None:
         if self.dispute is not None:
             self.goto(self.dispute.seq)
+
+    # ------------------------------------------------------------ a player disputes an event
+
+    def my_seat(self) -> int | None:
+        """The seat this client's player held in the match (None: not a player of it)."""
+        credentials = getattr(self.app, "credentials", None)
+        players = self.model.header.get("players")
+        if credentials is None or not isinstance(players, list) or credentials.player_id not in players:
+            return None
+        return players.index(credentials.player_id)
+
+    def action_dispute(self) -> None:
+        """``!``: dispute the event under the cursor, with a note (a player of the match only)."""
+        if self.my_seat() is None:
+            self.notify("only a player of this match, signed in, can dispute one of its events", timeout=4)
+            return
+        seq = self.cursor
+        summary = self.model.describe(seq, self.viewer)
+
+        def send(note: str | None) -> None:
+            if note is None:
+                self.notify(f"no dispute of #{seq}", timeout=2)
+                return
+            self.send_dispute(seq, note)
+
+        self.app.push_screen(DisputeNoteScreen(seq, summary), send)
+
+    @work(group="dispute")
+    async def send_dispute(self, seq: int, note: str) -> None:
+        match = str(self.model.header.get("match"))
+        try:
+            dispute = await host_of(self).api.open_dispute(match, seq, note)
+        except ApiError as error:
+            self.notify(f"the dispute of #{seq} was refused: {error.words()}", severity="error", timeout=6)
+            return
+        self.sent_disputes.append(dispute)
+        self.notify(f"dispute {dispute.get('id')} of #{seq} sent to the director", timeout=4)
 
     def action_back(self) -> None:
         self.app.pop_screen()

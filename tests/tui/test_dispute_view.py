@@ -23,6 +23,8 @@ from bench.progress import STALL_SECONDS, Stall
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.server.helpers import Http, ok, play_to_end
 from tests.tui.helpers import until
+from tui_client.config import ConfigStore, Credentials
+from tui_client.dispute_note import DisputeNoteScreen
 from tui_client.play_app import make_play_app
 from tui_client.tournament_screen import MatchScrubber, TournamentScreen
 from tui_client.widgets import TableAudit, TablePanel
@@ -107,6 +109,7 @@ def disputed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
             )
         yield {
             "server": base,
+            "pat": pat,
             "tournament": tid,
             "finished": (first, finished_seq, d1),
             "live": (second, live_seq, d2),
@@ -120,7 +123,7 @@ def plain(widget: Any) -> str:
 
 
 async def open_dispute(pilot: Any, app: Any, dispute_id: str) -> MatchScrubber:
-    await until(pilot, lambda: isinstance(app.screen, TournamentScreen) and len(app.screen.disputes) == 2, "both")
+    await until(pilot, lambda: isinstance(app.screen, TournamentScreen) and len(app.screen.disputes) >= 2, "both")
     screen = app.screen
     assert isinstance(screen, TournamentScreen)
     table = screen.query_one("#disputes", DataTable)
@@ -189,3 +192,37 @@ async def test_a_live_matchs_dispute_opens_at_its_event_in_words(disputed: dict[
         check_view(scrubber, seq, dispute)
         assert "live · chain ✓" in plain(scrubber.query_one("#title"))
         app.save_screenshot(path=os.environ.get("UNODUO_SHOTS", str(tmp_path)), filename="live.svg")
+
+
+async def test_a_player_disputes_the_event_under_the_replays_cursor(disputed: dict[str, Any], tmp_path: Path) -> None:
+    """pat (signed in on this client) opens the replay of the finished match from the tournament
+    screen, moves to an event and disputes it with ``!`` and a note: the director sees it."""
+    pat = disputed["pat"]
+    ConfigStore(disputed["server"], tmp_path).save_credentials(
+        Credentials(disputed["server"], pat["id"], pat["name"], pat["token"])
+    )
+    match, _seq, _dispute = disputed["finished"]
+    app = make_play_app(disputed["server"], tournament=disputed["tournament"], config_dir=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, TournamentScreen) and app.screen.loads > 0, "the tournament")
+        screen = app.screen
+        assert isinstance(screen, TournamentScreen)
+        schedule = screen.query_one("#schedule", DataTable)
+        schedule.focus()
+        schedule.move_cursor(row=next(i for i, r in enumerate(screen.schedule) if r.match == match), animate=False)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, MatchScrubber), "the replay")
+        scrubber = app.screen
+        assert isinstance(scrubber, MatchScrubber) and scrubber.my_seat() is not None
+        scrubber.goto(60)
+        await pilot.press("exclamation_mark")
+        await until(pilot, lambda: isinstance(app.screen, DisputeNoteScreen), "the note")
+        note = app.screen
+        assert isinstance(note, DisputeNoteScreen) and note.seq == 60
+        await pilot.press(*"the draw pile was short", "enter")
+        await until(pilot, lambda: bool(scrubber.sent_disputes), "the dispute sent")
+        assert app.screen is scrubber and scrubber.sent_disputes[0]["seq"] == 60
+    with httpx.Client(base_url=disputed["server"], timeout=10) as client:
+        listed = ok(client.get("/api/disputes", headers={"Authorization": f"Bearer {DIRECTOR}"}))
+    mine = [d for d in listed if d["match"] == match and d["seq"] == 60]
+    assert [d["note"] for d in mine] == ["the draw pile was short"] and mine[0]["player"] == pat["id"]

@@ -64,3 +64,25 @@ async def test_the_notice_covers_a_small_terminal_and_goes_when_it_grows() -> No
         await pilot.pause()
         assert notice.display
         assert str(notice.render()) == "make the terminal at least 60×20 (now 59×24)"
+
+
+async def test_the_scrubber_says_so_below_72x20_instead_of_cutting_off_the_audit() -> None:
+    from pathlib import Path
+
+    from tui_client.replay_app import ScrubberScreen, make_app
+
+    sample = Path(__file__).resolve().parents[2] / "replays" / "wd4-legal-challenge-uno-duo.jsonl"
+    app = make_app(sample.read_text(encoding="utf-8"), source="sample")
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ScrubberScreen) and screen.too_small
+        assert str(notice_of(app).render()) == "make the terminal at least 72×20 (now 60×20)"
+        await pilot.resize_terminal(72, 20)
+        await pilot.pause()
+        assert not screen.too_small and not notice_of(app).display
+        await pilot.press("w")  # the first challenge: its verdict is on screen, not cut off
+        await pilot.pause()
+        audit = screen.query_one("#audit")
+        assert audit.region.width >= 30 and audit.region.height >= 3
+        assert audit.region.right <= 72
