@@ -221,7 +221,8 @@ async def test_a_player_disputes_the_event_under_the_replays_cursor(disputed: di
         assert isinstance(note, DisputeNoteScreen) and note.seq == 60
         await pilot.press(*"the draw pile was short", "enter")
         await until(pilot, lambda: bool(scrubber.sent_disputes), "the dispute sent")
-        assert app.screen is scrubber and scrubber.sent_disputes[0]["seq"] == 60
+        assert scrubber.sent_disputes[0]["seq"] == 60
+        assert app.screen is scrubber  # the note closed, back on the replay
     with httpx.Client(base_url=disputed["server"], timeout=10) as client:
         listed = ok(client.get("/api/disputes", headers={"Authorization": f"Bearer {DIRECTOR}"}))
     mine = [d for d in listed if d["match"] == match and d["seq"] == 60]
