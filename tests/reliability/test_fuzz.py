@@ -57,7 +57,9 @@ DIRECTOR_OPERATIONS = {
     "POST /api/tournaments/{tournament_id}/withdraw",
     "GET /api/disputes",
     "POST /api/disputes/{dispute_id}/ruling",
+    "POST /api/players/{player}/codes",
 }
+SIGN_OUT = "DELETE /api/sessions/current"  # sent with a token of its own: the fuzzer's player stays signed in
 
 COMMANDS = "POST /api/matches/{match_id}/commands"
 BODY_FIELDS = r"^(?!(body|command_id|expected_version|command): )"  # not pydantic's words on the body's own fields
@@ -79,6 +81,20 @@ RULE_REFUSALS: list[tuple[set[str], int, str, str, str]] = [
         "names and notes must read as typed: no control or format characters (server/api/text.py)",
     ),
     ({COMMANDS}, 400, "malformed", r"^command_id: .*must be printable", "a command_id is printable characters"),
+    (
+        {"POST /api/sessions"},
+        400,
+        "malformed",
+        r"send a password or a code, one of the two",
+        "a sign-in sends a password or a code, not both (one field's rule on another)",
+    ),
+    (
+        {"POST /api/players/{player}/codes"},
+        400,
+        "malformed",
+        r"is a bot: sign-in codes are for human players",
+        "codes are for human players; the path's name cannot say it names a bot",
+    ),
     (
         {"POST /api/matches", "POST /api/tournaments"},
         400,
@@ -157,6 +173,7 @@ class World:
     schema: Any
     client: asgi.ASGIClient
     player_token: str
+    sign_out_token: str
     ids: dict[str, list[str]]
     figures: Figures
 
@@ -244,7 +261,10 @@ def world(tmp_path: Path, figures: Figures) -> Iterator[World]:
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     with asgi.get_client(app) as client:
         token, ids = _seed(client)
-        world = World(schema=schema, client=client, player_token=token, ids=ids, figures=figures)
+        sign_out = _ok(client.post("/api/players", json={"name": "leaving"}), 201)["token"]
+        world = World(
+            schema=schema, client=client, player_token=token, sign_out_token=sign_out, ids=ids, figures=figures
+        )
         _steer(world)
         yield world
 
@@ -255,12 +275,13 @@ def _steer(world: World) -> None:
 
     def whose(case: Any, context: Any) -> str:
         label = f"{context.operation.method.upper()} {context.operation.path}"
-        return "director" if label in DIRECTOR_OPERATIONS else "player"
+        return "director" if label in DIRECTOR_OPERATIONS else "sign_out" if label == SIGN_OUT else "player"
 
     @schema.auth(cache_by_key=whose)  # one cached token per key, not one for every operation
     class Tokens:
         def get(self, case: Any, context: Any) -> str:
-            return DIRECTOR_TOKEN if whose(case, context) == "director" else world.player_token
+            tokens = {"director": DIRECTOR_TOKEN, "sign_out": world.sign_out_token}
+            return tokens.get(whose(case, context), world.player_token)
 
         def set(self, case: Any, data: str, context: Any) -> None:
             case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
