@@ -1,14 +1,18 @@
-"""The lobby's headless core: what ``GET /api/me`` and the player's tournaments offer, in words.
+"""The lobby's headless core: what ``GET /api/me`` (or the lobby socket's ``state``), the
+player's tournaments, the open tournaments and the player's disputes offer, in words.
 
 Entries, in order: the player's own live matches (play), those waiting for a seat to join
 (join and play), live matches of the player's tournaments that they are not seated in (watch),
-then their finished matches, newest first (look back at the table). No Textual, no I/O.
+then their finished matches, newest first (look back at the table). Each line of the lobby has
+an id that names what it is about (``join:m_…``, ``open:t_…``), never its row, so the cursor
+stays on the same thing when the list is drawn again. No Textual, no I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 MAX_FINISHED = 10
@@ -50,8 +54,14 @@ def _where(summary: Mapping[str, Any], tournament_names: Mapping[str, str]) -> s
 
 
 def _scores(summary: Mapping[str, Any]) -> str:
-    scores = summary.get("scores") or [0, 0]
-    return f"{scores[0]}–{scores[1]}"
+    """Both totals, the winner's first once there is one (``31–229``), else seat 0's first."""
+    scores = list(summary.get("scores") or [0, 0])
+    winner = summary.get("winner")
+    seats = summary.get("seats") or []
+    won = next((i for i, p in enumerate(seats) if isinstance(p, Mapping) and p.get("id") == winner), None)
+    if won is not None and won < len(scores):
+        scores = [scores[won], *(x for i, x in enumerate(scores) if i != won)]
+    return "–".join(str(x) for x in scores)
 
 
 def _entry(summary: Mapping[str, Any], player_id: str, tournament_names: Mapping[str, str]) -> LobbyEntry | None:
@@ -75,9 +85,13 @@ def _entry(summary: Mapping[str, Any], player_id: str, tournament_names: Mapping
         return LobbyEntry("join", match, seat, names, f"join   vs {other} · {where} · waiting for a seat to join")
     if status == "finished":
         winner = summary.get("winner")
-        result = "you won" if winner == player_id else "you lost" if winner else "no winner"
+        result = "you won" if winner == player_id else f"{other} won" if winner else "no winner"
         return LobbyEntry("done", match, seat, names, f"done   vs {other} · {where} · {result} {_scores(summary)}")
-    return None  # annulled
+    if status == "annulled":
+        replaced = summary.get("replaced_by")
+        again = f": replayed as {replaced}" if replaced else ""
+        return LobbyEntry("void", match, seat, names, f"void   vs {other} · {where} · annulled by a ruling{again}")
+    return None
 
 
 def lobby_entries(
@@ -98,10 +112,10 @@ def lobby_entries(
                     seen.add(m.get("id"))
                     watch.append(m)
     entries = [_entry(m, player_id, names) for m in [*mine, *watch]]
-    order = {"play": 0, "join": 1, "watch": 2, "done": 3}
+    order = {"play": 0, "join": 1, "watch": 2}
     present = [e for e in entries if e is not None]
-    finished = [e for e in present if e.kind == "done"][::-1][:MAX_FINISHED]
-    current = sorted((e for e in present if e.kind != "done"), key=lambda e: order[e.kind])
+    finished = [e for e in present if e.kind in ("done", "void")][::-1][:MAX_FINISHED]
+    current = sorted((e for e in present if e.kind in order), key=lambda e: order[e.kind])
     return current + finished
 
 
@@ -127,3 +141,226 @@ def next_lines(me: Mapping[str, Any], tournaments: Sequence[Mapping[str, Any]] =
         colour = "white: you draft first" if n.get("white") else "black: they draft first"
         lines.append(f"{titles.get(tournament, tournament)} round {n.get('round')}: vs {opponent} ({colour})")
     return lines
+
+
+# ---------------------------------------------------------------- pairings and their join deadline
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """A round opened a match for the player (the lobby socket's ``pairing`` message)."""
+
+    tournament: str
+    round: int
+    match: str
+    deadline: datetime | None  # the join deadline (the server's clock)
+    name: str = ""  # the tournament's name, when the message says it
+    opponent: str = ""  # the opponent's name, when the message says it
+
+
+def parse_time(value: object) -> datetime | None:
+    """An ISO-8601 time from the server (``…Z`` or with an offset), or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        at = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+def pairing_of(message: Mapping[str, Any]) -> Pairing | None:
+    """The pairing a ``{"type": "pairing", …}`` message announces, or None if it is not one."""
+    match, tournament, rnd = message.get("match"), message.get("tournament"), message.get("round")
+    if not isinstance(match, str) or not isinstance(tournament, str) or not isinstance(rnd, int):
+        return None
+    opponent = message.get("opponent")
+    if isinstance(opponent, Mapping):
+        opponent = opponent.get("name") or opponent.get("id")
+    name = message.get("name")
+    return Pairing(
+        tournament,
+        rnd,
+        match,
+        parse_time(message.get("join_deadline")),
+        str(name) if isinstance(name, str) else "",
+        str(opponent) if isinstance(opponent, str) else "",
+    )
+
+
+def clock_words(seconds: float) -> str:
+    """``4:32`` (minutes and seconds, rounded up so 0:00 means the deadline has passed)."""
+    whole = max(0, int(seconds + 0.999))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def seconds_until(deadline: datetime | None, now: datetime | None = None) -> float | None:
+    if deadline is None:
+        return None
+    return (deadline - (now or datetime.now(UTC))).total_seconds()
+
+
+def pairing_words(
+    pairing: Pairing, opponent: str | None, tournament_name: str, state: str, now: datetime | None = None
+) -> str:
+    """``Cup round 2 vs bob — join within 4:32 · taking your seat…`` (``state``: what the
+    client is doing about it, or "" when it waits for the player)."""
+    vs = f" vs {opponent}" if opponent else ""
+    out = f"{tournament_name} round {pairing.round}{vs}"
+    left = seconds_until(pairing.deadline, now)
+    if state != "joined":
+        if left is None:
+            out += " — join now"
+        elif left > 0:
+            out += f" — join within {clock_words(left)}"
+        else:
+            out += " — the join deadline has passed"
+    if state == "joined":
+        out += " — you have taken your seat"
+    elif state:
+        out += f" · {state}"
+    return out
+
+
+def waiting_lines(me: Mapping[str, Any], tournaments: Sequence[Mapping[str, Any]] = ()) -> list[str]:
+    """``waiting for Cup round 3: vs bea (white: you draft first)`` per running tournament."""
+    return [f"waiting for {line}" for line in next_lines(me, tournaments)]
+
+
+# ---------------------------------------------------------------- open tournaments
+
+
+@dataclass(frozen=True)
+class OpenLine:
+    """A tournament players may enter themselves until it starts."""
+
+    tournament: str
+    name: str
+    entered: bool
+    players: int
+    text: str
+
+    @property
+    def option_id(self) -> str:
+        return f"open:{self.tournament}"
+
+
+def open_lines(
+    listed: Sequence[Mapping[str, Any]], details: Mapping[str, Mapping[str, Any]], player_id: str
+) -> list[OpenLine]:
+    """The open tournaments not started yet (``open: true``, ``status: created``), whether the
+    player is in each (from its details' ``players``), with the key that enters or leaves."""
+    out = []
+    for t in listed:
+        if not isinstance(t, Mapping) or not t.get("open") or t.get("status") != "created" or not t.get("id"):
+            continue
+        tid = str(t["id"])
+        detail = details.get(tid) or {}
+        entered = bool(t.get("entered")) if t.get("entered") is not None else is_member(detail, player_id)
+        count = int(t.get("entries") or t.get("players") or 0)
+        name = str(t.get("name") or tid)
+        if entered:
+            text = f"open   {name} · {count} entered · you are in (e: leave)"
+        else:
+            text = f"open   {name} · {count} entered · e: enter"
+        out.append(OpenLine(tid, name, entered, count, text))
+    return out
+
+
+# ---------------------------------------------------------------- disputes and rulings
+
+
+@dataclass(frozen=True)
+class DisputeLine:
+    dispute: str
+    match: str
+    text: str
+
+
+DECISIONS = {"stands": "the result stands", "replay": "the match is replayed", "award": "the match is awarded"}
+
+
+def dispute_lines(disputes: Sequence[Mapping[str, Any]], player_id: str, limit: int = 6) -> list[DisputeLine]:
+    """The player's disputes, newest first: what was disputed, by whom, and the ruling in words."""
+    out = []
+    for d in list(disputes)[::-1][:limit]:
+        if not isinstance(d, Mapping) or not d.get("id"):
+            continue
+        who = "you" if d.get("player") == player_id else "your opponent"
+        head = f"#{d.get('seq')} in {d.get('match')} ({who})"
+        note = str(d.get("note") or "")
+        if d.get("status") == "ruled" or d.get("decision"):
+            decision = DECISIONS.get(str(d.get("decision")), str(d.get("decision")))
+            replaced = d.get("replaced_by")
+            if replaced:
+                decision += f" as {replaced}"
+            ruling = d.get("ruling_note")
+            said = f': "{ruling}"' if ruling else ""
+            text = f"{head}: ruled — {decision}{said}"
+        else:
+            text = f'{head}: open, waiting for the director · "{note}"'
+        out.append(DisputeLine(str(d["id"]), str(d.get("match")), text))
+    return out
+
+
+def with_ruling(disputes: list[dict[str, Any]], ruling: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """``disputes`` with a ``ruling`` message (``dispute``, ``match``, ``decision``, ``note``) applied;
+    a dispute not listed yet is added (its seq unknown until the list is read again)."""
+    dispute = ruling.get("dispute")
+    out = []
+    found = False
+    for d in disputes:
+        if d.get("id") == dispute:
+            found = True
+            d = {**d, "status": "ruled", "decision": ruling.get("decision"), "ruling_note": ruling.get("note")}
+            if ruling.get("replaced_by"):
+                d["replaced_by"] = ruling.get("replaced_by")
+        out.append(d)
+    if not found and isinstance(dispute, str):
+        out.append(
+            {
+                "id": dispute,
+                "match": ruling.get("match"),
+                "seq": "?",
+                "status": "ruled",
+                "decision": ruling.get("decision"),
+                "ruling_note": ruling.get("note"),
+                "replaced_by": ruling.get("replaced_by"),
+            }
+        )
+    return out
+
+
+def keep_cursor(before: str | None, ids: Sequence[str | None], index: int | None) -> int | None:
+    """Where the cursor goes in a list drawn again: on the same id if it is still there, else
+    at the same row (clamped), else None for an empty list. Disabled rows have id None and
+    are skipped."""
+    if not ids:
+        return None
+    if before is not None and before in ids:
+        return ids.index(before)
+    enabled = [i for i, x in enumerate(ids) if x is not None]
+    if not enabled:
+        return None
+    want = index or 0
+    return min(enabled, key=lambda i: (abs(i - want), i))
+
+
+def cursor_key(option_id: str) -> str:
+    """What a lobby line is about, for keeping the cursor on it: ``match:m_…`` for a match's line
+    whatever it offers (join, then play, then done), ``tournament:t_…`` for a tournament's."""
+    kind, _, thing = option_id.partition(":")
+    if kind in ("open", "tournament"):
+        return f"tournament:{thing}"
+    return f"match:{thing}"
+
+
+def join_text(entry: LobbyEntry, deadline: datetime | None, now: datetime | None = None) -> str:
+    """A join line with the join deadline counting down, when the lobby knows it."""
+    left = seconds_until(deadline, now)
+    if entry.kind != "join" or left is None:
+        return entry.text
+    head = entry.text.removesuffix(" · waiting for a seat to join")
+    if left <= 0:
+        return f"{head} · the join deadline has passed"
+    return f"{head} · join within {clock_words(left)}"

@@ -20,6 +20,7 @@ from typing import Any
 
 from engine.cards import COLOR_ORDER, parse_color
 from engine.errors import CardParseError
+from engine.score_words import result_words
 from tui_client.api import refusal_words
 from tui_client.config import Receipt
 from tui_client.narration import Voice, awaiting_suffix, describe_event
@@ -121,11 +122,15 @@ def prompt_words(view: Mapping[str, Any] | None, seat: int | None, names: Sequen
     pending = _pending(view)
     phase = view.get("phase")
     if phase == "match_over" or view.get("winner") is not None:
-        scores = view.get("scores") or [0, 0]
+        scores = list(view.get("scores") or [0, 0])
         winner = view.get("winner")
-        if winner is None:
-            return f"match over: {scores[0]}–{scores[1]}"
-        return f"match over: {voice.name(winner)} {voice.verb(winner, 'win', 'wins')} {scores[0]}–{scores[1]}"
+        if not isinstance(winner, int) or not 0 <= winner < len(scores):
+            return f"match over: {'–'.join(str(x) for x in scores)}"
+        rules = view.get("rules")
+        verb = voice.verb(winner, "win", "wins")
+        return "match over: " + result_words(
+            voice.name(winner), scores, winner, rules if isinstance(rules, Mapping) else None, verb=verb
+        )
     if phase in ("new", "waiting"):
         return "waiting for both seats to join…"
     turn = pending.get("seat")
@@ -212,6 +217,8 @@ class PlayModel:
     status: str = ""  # the last refusal or note, in words
     status_style: str = ""  # "refusal", "note"
     last_type: str = ""
+    annulled: str | None = None  # the director's ruling annulled this match: what the table says instead
+    picked: int | None = None  # the event (seq) picked in the log to dispute; None: the latest
     _count: int = 0
     check: ChainCheck = field(init=False)
 
@@ -235,6 +242,20 @@ class PlayModel:
     @property
     def over(self) -> bool:
         return self.view is not None and (self.view.get("phase") == "match_over" or self.last_type == "seed_revealed")
+
+    @property
+    def finished(self) -> bool:
+        """Over or annulled: nothing more will be played at this table."""
+        return self.over or self.annulled is not None
+
+    def annul(self, words: str) -> None:
+        """The director's ruling annulled the match: no more moves here; ``words`` say so and where to go."""
+        self.annulled = words
+        self.outstanding = None
+        self.choosing_color = None
+        self.uno_armed = False
+        self.note(words, "note")
+        self._add(0, words, "note")
 
     def apply(self, message: Mapping[str, Any]) -> list[str]:
         """Take one socket message (``event`` or ``result``); the check problems it raised, if any."""
@@ -350,7 +371,12 @@ class PlayModel:
 
     @property
     def my_decision(self) -> bool:
-        return self.seat is not None and _pending(self.view).get("seat") == self.seat and bool(self.legal)
+        return (
+            self.annulled is None
+            and self.seat is not None
+            and _pending(self.view).get("seat") == self.seat
+            and bool(self.legal)
+        )
 
     @property
     def choosing_card(self) -> bool:
@@ -368,9 +394,13 @@ class PlayModel:
         return hand[self.selected] if hand and 0 <= self.selected < len(hand) else None
 
     def offers(self) -> list[Offer]:
+        if self.annulled is not None:
+            return []
         return offered_actions(self.view, self.seat)
 
     def prompt(self) -> str:
+        if self.annulled is not None:
+            return self.annulled
         if self.choosing_color is not None:
             return f"name the colour for your {self.choosing_color}: r y g b (Esc: another card)"
         words = prompt_words(self.view, self.seat, self.names)
@@ -381,7 +411,7 @@ class PlayModel:
     def seconds_left(self, now: datetime | None = None) -> float | None:
         """Until the pending decision's ``deadline`` (the server's clock); None without one."""
         deadline = (self.view or {}).get("deadline")
-        if not isinstance(deadline, str) or self.over:
+        if not isinstance(deadline, str) or self.finished:
             return None
         try:
             at = datetime.fromisoformat(deadline.replace("Z", "+00:00"))
@@ -391,6 +421,33 @@ class PlayModel:
 
     def receipt(self) -> Receipt:
         return self.check.receipt()
+
+    # ------------------------------------------------------------ the event to dispute
+
+    def events(self) -> list[LogLine]:
+        """The log's lines that are events (one per seq: the first line of each)."""
+        out: list[LogLine] = []
+        for line in self.log:
+            if line.seq > 0 and line.style != "problem" and (not out or out[-1].seq != line.seq):
+                out.append(line)
+        return out
+
+    def pick_event(self, delta: int) -> None:
+        """Move the log's marker ``delta`` events back (negative) or forth; past the newest it is
+        the newest again (``picked`` None: the marker follows the log)."""
+        events = self.events()
+        if not events:
+            return
+        seqs = [line.seq for line in events]
+        at = seqs.index(self.picked) if self.picked in seqs else len(seqs) - 1
+        at += delta
+        self.picked = None if at >= len(seqs) - 1 else seqs[max(0, at)]
+
+    def dispute_target(self) -> LogLine | None:
+        """The event a dispute would be about: the one picked in the log, else the latest."""
+        events = self.events()
+        picked = next((line for line in events if line.seq == self.picked), None)
+        return picked or (events[-1] if events else None)
 
     # ------------------------------------------------------------ keys into commands
 
@@ -405,6 +462,8 @@ class PlayModel:
 
     def decide(self, action: str, color: str | None = None) -> Decision:
         """The command a key asks for, if the view's ``legal`` list allows it; else a note why not."""
+        if self.annulled is not None:
+            return Decision(note=self.annulled)
         if self.watching:
             return Decision(note="you are watching: there is no seat to play from")
         if self.outstanding is not None:

@@ -130,6 +130,11 @@ class HandView(Widget):
                 return
 
 
+def prefix_width(last_seq: int) -> int:
+    """The columns of the log's ``#seq`` column: the widest number shown, ``#`` and a space."""
+    return max(3, len(str(last_seq))) + 2
+
+
 class PlayLog(Widget):
     """The event log, newest last, in plain words; lines wrap, the oldest scroll off the top."""
 
@@ -143,8 +148,18 @@ class PlayLog(Widget):
 
     def lines(self, height: int) -> list[Text]:
         out: list[Text] = []
-        for line in self.model.log[-max(1, height) :]:
-            prefix = Text(f"#{line.seq:<4}" if line.seq else "     ", style="dim")
+        shown = self.model.log[-max(1, height) :]
+        picked = self.model.picked
+        if picked is not None and not any(line.seq == picked for line in shown):
+            # The event picked to dispute scrolled off: show the lines up to it instead.
+            at = max(i for i, line in enumerate(self.model.log) if line.seq <= picked)
+            shown = self.model.log[max(0, at + 1 - max(1, height)) : at + 1]
+        width = prefix_width(max((line.seq for line in shown), default=0))
+        for line in shown:
+            # "#1114 random-1 drew a card": the number never runs into the words.
+            prefix = Text(f"#{line.seq}".ljust(width) if line.seq else " " * width, style="dim")
+            if picked is not None and line.seq == picked:
+                prefix.stylize("reverse bold")
             body = coloured(line.text) if line.style in ("", "mine") else Text(line.text)
             style = self.STYLES.get(line.style, "")
             if style:
@@ -243,15 +258,18 @@ def table_text(m: PlayModel) -> Text:
 
 
 def prompt_text(m: PlayModel, seconds: float | None) -> Text:
+    """``▶ ⏱ 42 s  your turn: …``: the clock first, so a narrow terminal never cuts it off."""
     out = Text()
     mine = m.my_decision
     out.append("▶ " if mine else "  ", style=WARN)
-    out.append_text(coloured(m.prompt()))
-    if mine:
-        out.stylize("bold")
     if seconds is not None:
         style = BAD if seconds < 10 else "bold #8ab4f8"
-        out.append(f"   ⏱ {int(seconds + 0.999)} s", style=style)
+        out.append(f"⏱ {int(seconds + 0.999)} s", style=style)
+        out.append("  ")
+    words = coloured(m.prompt())
+    if mine:
+        words.stylize("bold")
+    out.append_text(words)
     return out
 
 

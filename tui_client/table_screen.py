@@ -5,6 +5,13 @@ WebSocket, at a seat or as a spectator, the player's commands sent on it.
 checks every event's hash and the hidden cards' openings as they arrive; the socket is read by a
 worker that reconnects from the last ``seq`` whenever it drops, and the receipt is saved in the
 config directory.
+
+``!`` disputes an event (the one picked in the log with ↑/↓, else the latest) with a note
+(:class:`~tui_client.dispute_note.DisputeNoteScreen`). A table the lobby opened to play
+(``back_when_over``) goes back to the lobby :data:`RETURN_SECONDS` after the match is over (the
+result stays on screen until then; Enter goes at once, ``s`` stays). When the director's ruling
+annuls the match the lobby calls :meth:`PlayScreen.annul`: the table says so and offers no more
+moves.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from typing import Any, ClassVar
 
 from textual import work
@@ -26,6 +34,7 @@ from websockets.exceptions import ConnectionClosed
 
 from tui_client.api import CLOSE_MATCH_OVER, FINAL_CLOSE_CODES, Api, ApiError
 from tui_client.config import ConfigStore
+from tui_client.dispute_note import DisputeNoteScreen
 from tui_client.help_screen import HelpScreen
 from tui_client.play_model import PlayModel
 from tui_client.play_widgets import (
@@ -39,22 +48,26 @@ from tui_client.play_widgets import (
     table_text,
     title_text,
 )
+from tui_client.too_small import MinimumSize
 
 RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0)  # then every 2 s
 UNANSWERED_SECONDS = 15.0  # a command with no answer by then is given up (the events would have said)
 SAVE_AFTER = frozenset({"awaiting", "round_ended", "match_ended", "seed_revealed", "uno_said", "uno_caught"})
+RETURN_SECONDS = 10.0  # after the match is over, back to the lobby (a table opened to play)
 
 TABLE_CSS = """
-#table-title { height: 1; background: $panel; }
+#table-title { height: auto; max-height: 2; background: $panel; }
 #actions { height: auto; }
-#actions Button { margin: 0 1 0 0; }
+#actions Button { margin: 0 1 0 0; min-width: 0; width: auto; }
 #banner { height: 1; background: #8b1a1a; color: #ffffff; text-style: bold; display: none; }
 #banner.shown { display: block; }
 #opponent { height: auto; }
 #table { height: 2; }
-#prompt { height: 1; margin: 1 0 0 0; }
+#prompt { height: auto; max-height: 2; margin: 1 0 0 0; }
 #hand { margin: 0 0 0 0; }
 #status { height: auto; max-height: 3; }
+#after { height: auto; background: $boost; text-style: bold; display: none; }
+#after.shown { display: block; }
 """
 
 
@@ -113,10 +126,21 @@ BUTTONS: tuple[tuple[str, str, str], ...] = (
 COLOUR_BUTTONS = ("b-red", "b-yellow", "b-green", "b-blue")
 
 
-class PlayScreen(Screen[None]):
+class DisputeAnswer(Message):
+    """The server's answer to a dispute: the dispute recorded, or the refusal in words."""
+
+    def __init__(self, seq: int, dispute: dict[str, Any] | None, words: str) -> None:
+        super().__init__()
+        self.seq = seq
+        self.dispute = dispute
+        self.words = words
+
+
+class PlayScreen(MinimumSize, Screen[None]):
     """One match live: a seat's table (or a spectator's), its socket, its checks and receipt."""
 
     AUTO_FOCUS = None
+    MIN_SIZE = (60, 20)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "move(-1)", "card", key_display="←"),
@@ -134,6 +158,10 @@ class PlayScreen(Screen[None]):
         Binding("g", "colour('green')", "green", show=False),
         Binding("b", "colour('blue')", "blue", show=False),
         Binding("escape", "cancel", "cancel", show=False),
+        Binding("up", "pick(-1)", "event", key_display="↑", show=False),
+        Binding("down", "pick(1)", "event", key_display="↓", show=False),
+        Binding("exclamation_mark", "dispute", "dispute", key_display="!"),
+        Binding("s", "stay", "stay", show=False),
         Binding("question_mark", "help", "help", key_display="?"),
         Binding("q", "leave", "leave"),
     ]
@@ -149,6 +177,10 @@ class PlayScreen(Screen[None]):
         self.banner = ""
         self.received_seq = model.last_seq  # the socket worker's own count, for since=
         self.receipt_due = False
+        self.back_when_over = False  # set by the lobby for a table it opened to play
+        self.return_at: float | None = None  # time.monotonic() when it goes back to the lobby
+        self.next_words: str | None = None  # the lobby has the next table ready: what it is
+        self.disputes: list[dict[str, Any]] = []  # the disputes raised from this table
 
     def compose(self) -> ComposeResult:
         yield Static(id="table-title")
@@ -156,6 +188,7 @@ class PlayScreen(Screen[None]):
         yield Static(id="opponent")
         yield Static(id="table")
         yield Static(id="prompt")
+        yield Static(id="after")
         yield HandView(self.model, id="hand")
         with Horizontal(id="actions"):
             for button_id, label, action in BUTTONS:
@@ -164,10 +197,11 @@ class PlayScreen(Screen[None]):
         yield Static(id="status")
         yield Footer()
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:  # MinimumSize's on_mount runs too (Textual calls each class's)
         self.redraw()
         self.set_interval(0.25, self.tick)
-        self.follow()
+        if self.model.annulled is None:
+            self.follow()
 
     # ------------------------------------------------------------ the socket
 
@@ -299,7 +333,14 @@ class PlayScreen(Screen[None]):
         self.query_one(HandView).refresh(layout=True)
         self.query_one(PlayLog).refresh()
         self.query_one("#status", Static).update(status_text(m))
+        self.query_one(PlayLog).border_title = self._log_title()
         self._buttons()
+
+    def _log_title(self) -> str:
+        target = self.model.dispute_target()
+        if target is None:
+            return "events"
+        return f"events · ↑↓ pick · ! dispute #{target.seq}"
 
     def tick(self) -> None:
         if self.receipt_due:
@@ -308,6 +349,31 @@ class PlayScreen(Screen[None]):
             self.redraw()
             return
         self.query_one("#prompt", Static).update(prompt_text(self.model, self.model.seconds_left()))
+        self._after()
+
+    def _after(self) -> None:
+        """The line under the prompt once nothing more is played here: where to go next, and when."""
+        m = self.model
+        after = self.query_one("#after", Static)
+        if not m.finished or (m.watching and m.annulled is None):
+            after.set_class(False, "shown")
+            return
+        if self.back_when_over and self.return_at is None and m.over and m.annulled is None:
+            self.return_at = time.monotonic() + RETURN_SECONDS
+        nxt = f"next: {self.next_words} — " if self.next_words else ""
+        if self.return_at is not None:
+            left = self.return_at - time.monotonic()
+            if left <= 0 and self.app.screen is self:
+                self.go_on()
+                return
+            where = "opens" if self.next_words else "back to the lobby"
+            words = f"{nxt}{where} in {max(0, int(left + 0.999))} s · Enter: now · s: stay here"
+        elif m.annulled is not None:
+            words = f"{nxt}Enter: {'open it' if self.next_words else 'back to the lobby'}"
+        else:
+            words = f"{nxt}Enter or q: back to the lobby"
+        after.update(words)
+        after.set_class(True, "shown")
 
     def _buttons(self) -> None:
         m = self.model
@@ -331,7 +397,7 @@ class PlayScreen(Screen[None]):
 
     def act_on(self, action: str, color: str | None = None) -> None:
         m = self.model
-        if not self.connected and not m.over:
+        if not self.connected and not m.finished:
             m.note("not connected: wait for the connection to come back", "refusal")
             self.redraw()
             return
@@ -350,6 +416,9 @@ class PlayScreen(Screen[None]):
         return envelope
 
     def action_act(self, action: str) -> None:
+        if action == "enter" and self.model.finished and not self.model.watching:
+            self.go_on()
+            return
         self.act_on(action)
 
     def action_colour(self, color: str) -> None:
@@ -369,7 +438,89 @@ class PlayScreen(Screen[None]):
     def action_leave(self) -> None:
         self.save_receipt()
         self.workers.cancel_group(self, "socket")
-        self.app.pop_screen()
+        self.return_at = None
+        if self.app.screen is self:
+            self.app.pop_screen()
+
+    def go_on(self) -> None:
+        """Back to the lobby (which opens the next table, if one is ready)."""
+        self.action_leave()
+
+    def action_stay(self) -> None:
+        if self.return_at is not None:
+            self.return_at = None
+            self.model.note("staying at this table: q goes back to the lobby")
+            self.redraw()
+
+    def action_pick(self, delta: int) -> None:
+        self.model.pick_event(delta)
+        self.redraw()
+
+    # ------------------------------------------------------------ what the lobby tells the table
+
+    def annul(self, words: str) -> None:
+        """The director's ruling annulled this match: say so, offer nothing, stop following it."""
+        if self.model.annulled == words:
+            return
+        self.model.annul(words)
+        self.workers.cancel_group(self, "socket")
+        self.socket = None
+        self.connected = False
+        self.banner = ""
+        self.save_receipt()
+        self.redraw()
+
+    def next_ready(self, words: str) -> None:
+        """The lobby has taken the seat of the next match (``words``: which); Enter opens it."""
+        self.next_words = words
+        if self.model.annulled is not None and self.back_when_over and self.return_at is None:
+            self.return_at = time.monotonic() + RETURN_SECONDS
+        self.redraw()
+
+    # ------------------------------------------------------------ disputes
+
+    def action_dispute(self) -> None:
+        m = self.model
+        if m.watching:
+            m.note("only a seat of the match can dispute it", "refusal")
+            self.redraw()
+            return
+        target = m.dispute_target()
+        if target is None:
+            m.note("no event to dispute yet", "refusal")
+            self.redraw()
+            return
+        seq = target.seq
+
+        def sent(note: str | None) -> None:
+            if note is None:
+                m.note(f"no dispute of #{seq}")
+            else:
+                m.note(f"sending your dispute of #{seq} to the director…")
+                self.send_dispute(seq, note)
+            self.redraw()
+
+        self.app.push_screen(DisputeNoteScreen(seq, target.text), sent)
+
+    @work(group="dispute")
+    async def send_dispute(self, seq: int, note: str) -> None:
+        try:
+            dispute = await self.api.open_dispute(self.model.match, seq, note)
+        except ApiError as error:
+            self.post_message(DisputeAnswer(seq, None, f"the dispute of #{seq} was refused: {error.words()}"))
+            return
+        self.post_message(
+            DisputeAnswer(seq, dispute, f"dispute of #{seq} sent ({dispute.get('id')}): the director will rule on it")
+        )
+
+    def on_dispute_answer(self, message: DisputeAnswer) -> None:
+        refused = message.dispute is None
+        if message.dispute is not None:
+            self.disputes.append(message.dispute)
+        self.model.note(message.words, "refusal" if refused else "note")
+        self.model._add(0, message.words, "refusal" if refused else "note")
+        self.model.picked = None
+        self.redraw()
 
     def on_hand_view_picked(self, message: HandView.Picked) -> None:
         m = self.model

@@ -182,6 +182,7 @@ async def test_the_lobby_of_a_tournament_player_next_pairing_join_and_watch(serv
     app = make_play_app(server, "una", config_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await signed_in(pilot, app)
+        screen.auto_join = False  # joined by hand here (test_lobby_live.py: the lobby taking the seat itself)
         assert app.credentials is not None
         director = {"Authorization": f"Bearer {DIRECTOR}"}
         async with httpx.AsyncClient(base_url=server, timeout=10) as client:
