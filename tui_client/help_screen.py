@@ -26,15 +26,19 @@ HELP = """[b]The table[/b]
   x        dump every card of the colour
   r y g b  name a colour (for a Wild, or a Wild starter)
   Esc      choose another card instead of naming a colour
+  ↑ ↓      pick an event in the log (for a dispute)
+  !        dispute the picked event (else the latest) with a note
+  Enter    once the match is over: back to the lobby (or the next table)
+  s        once it is over: stay at this table
   ?        this help
   q        back to the lobby
 
 Click a card to select it, click it again to play it; every action
 has a button too. Only what the server lists as legal is offered.
 
-[b]The lobby[/b]
-  Enter open · t tournament · g greedy bot · n random bot
-  r refresh · q quit
+[b]The lobby[/b]  (live: pairings, results and rulings show by themselves)
+  Enter open · e enter/leave an open tournament · t tournament
+  a auto-join on/off · g greedy bot · n random bot · r refresh · q quit
 
 [b]A tournament[/b]
   Enter watch a live pairing / replay a finished one
