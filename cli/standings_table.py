@@ -164,9 +164,9 @@ def round_table(round_: Mapping[str, Any], names: Mapping[str, str], rule: str, 
     out.add_column("match", no_wrap=True)
     for p in round_["pairings"]:
         said = result_words(p, names)
-        said = p["status"] if said is None else said if compact else f"{said} ({rule})"
+        said = p["status"] if said is None else said if compact or not rule else f"{said} ({rule})"
         out.add_row(str(p["board"]), Text(p["white"]["name"]), Text(p["black"]["name"]), Text(said), p["match"])
-    caption = [f"results winner first ({rule})"] if compact else []
+    caption = [f"results winner first ({rule})" if rule else "results winner first"] if compact else []
     if round_.get("bye"):
         caption.append(f"bye: {names.get(round_['bye'], round_['bye'])}")
     if caption:

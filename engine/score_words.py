@@ -3,7 +3,7 @@
 ``bob wins 31–229 (lowest total wins)`` under uno-duo, where the loser of each round scores
 and reaching the target loses; ``ann wins 512–340 (first to 500 wins)`` under classic, where
 the winner scores and reaching the target wins. A match ended by a forfeit says so instead of
-the rule: its totals did not decide it. The one wording for ``unoduo audit``, the scrubber and
+the rule: its totals did not decide it. Without the ruleset, no rule is said (never a guess). The one wording for ``unoduo audit``, the scrubber and
 the terminal client's narration (which passes its own names: "you").
 """
 
@@ -18,9 +18,13 @@ LOSER_SCORES = "loser_scores"
 
 
 def rule_words(ruleset: Mapping[str, Any] | None) -> str:
-    """How a match under ``ruleset`` (its dict) is won: ``lowest total wins`` or ``first to 500 wins``."""
+    """How a match under ``ruleset`` (its dict) is won: ``lowest total wins`` or ``first to 500
+    wins``; "" when the ruleset (or its scoring) is not known, rather than a guess."""
     rules = ruleset or {}
-    if rules.get("scoring", LOSER_SCORES) == LOSER_SCORES:
+    scoring = rules.get("scoring")
+    if scoring is None:
+        return ""
+    if scoring == LOSER_SCORES:
         return "lowest total wins"
     return f"first to {rules.get('target')} wins"
 
@@ -44,4 +48,4 @@ def result_words(
     """``bob wins 31–229 (lowest total wins)``; ``by forfeit`` in place of the rule after a forfeit.
     ``verb``: ``win`` for "you"."""
     why = "by forfeit" if forfeit else rule_words(ruleset)
-    return f"{winner_name} {verb} {totals_words(scores, winner)} ({why})"
+    return f"{winner_name} {verb} {totals_words(scores, winner)}" + (f" ({why})" if why else "")

@@ -406,7 +406,8 @@ class TournamentScreen(MinimumSize, Screen[None]):
         schedule = self.query_one("#schedule", DataTable)
         self._fill(schedule, [(row.key, self._schedule_cells(row)) for row in self.schedule])
         schedule.border_title = (
-            f"schedule · results winner first ({tournament_rule(t)}) · Enter: watch live, replay finished"
+            f"schedule · results winner first ({tournament_rule(t) or 'see the ruleset'})"
+            " · Enter: watch live, replay finished"
         )
         if message.disputes is not None:
             self.disputes = dispute_rows(message.disputes, t)
