@@ -1,18 +1,23 @@
 """The help of ``unoduo play``: every key of the table, the lobby and the tournament screen, over
-whichever screen asked (``?``); any key or a click closes it."""
+whichever screen asked (``?``); it scrolls in a short terminal (↑ ↓ PgUp PgDn), any other key or
+a click closes it."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from textual.app import ComposeResult
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 HELP_CSS = """
-#help-body { width: 74; height: auto; border: round $primary; padding: 1 2; background: $panel; }
+#help-scroll { width: 78; max-width: 100%; height: auto; max-height: 100%; border: round $primary;
+               background: $panel; }
+#help-body { width: 100%; height: auto; padding: 0 1; }
 HelpScreen { align: center middle; }
 """
+SCROLL_KEYS = {"up": -1, "down": 1, "pageup": -10, "pagedown": 10}
 
 HELP = """[b]The table[/b]
 
@@ -44,15 +49,20 @@ has a button too. Only what the server lists as legal is offered.
   Enter watch a live pairing / replay a finished one
   o open a dispute (director) · Tab next table · r refresh · q back
 
-(press any key to close)"""
+(↑ ↓ PgUp PgDn scroll · any other key closes)"""
 
 
 class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
-        yield Static(HELP, id="help-body")
+        with VerticalScroll(id="help-scroll"):
+            yield Static(HELP, id="help-body")
 
     def on_key(self, event: Any) -> None:
         event.stop()
+        step = SCROLL_KEYS.get(event.key)
+        if step is not None:  # a short terminal: the help scrolls
+            self.query_one("#help-scroll", VerticalScroll).scroll_relative(y=step, animate=False)
+            return
         self.dismiss()
 
     def on_click(self) -> None:
