@@ -111,3 +111,22 @@ def test_the_audit_says_the_result_winner_first_with_the_rule() -> None:
     assert report.result == expected
     assert f"result: {expected}\n" in format_report(report)
     assert report.to_dict()["names"] == ["ann", "random-1"]
+
+
+def test_unoduo_audit_and_verify_on_a_named_file_and_an_old_one(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    named = tmp_path / "named.jsonl"
+    named.write_text(renamed(LEGAL_UNO_DUO, ["ann", "random-1"]), encoding="utf-8")
+    runner = CliRunner()
+    for path in (named, LEGAL_UNO_DUO):
+        verified = runner.invoke(app, ["verify", str(path)])
+        assert verified.exit_code == 0, verified.output
+    out = runner.invoke(app, ["audit", str(named), "--at", "285"])
+    assert out.exit_code == 0, out.output
+    assert "challenged by:  seat 1 (random-1)" in out.stdout and "hand of seat 0 (ann)" in out.stdout
+    assert "scores: ann " in out.stdout and "result: " in out.stdout and "(lowest total wins)" in out.stdout
+    old = runner.invoke(app, ["audit", str(LEGAL_UNO_DUO), "--at", "285"])
+    assert old.exit_code == 0 and "hand of seat 0 (bot:greedy)" in old.stdout

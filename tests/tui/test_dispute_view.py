@@ -21,7 +21,7 @@ from textual.widgets import ContentSwitcher, DataTable
 
 from bench.progress import STALL_SECONDS, Stall
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
-from tests.server.helpers import Http, ok, play_to_end
+from tests.server.helpers import Http, ok, play_to_end, with_color
 from tests.tui.helpers import until
 from tui_client.config import ConfigStore, Credentials
 from tui_client.dispute_note import DisputeNoteScreen
@@ -100,7 +100,15 @@ def disputed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
             )
             second = _wait_for("round 2's match", lambda: match_of_round(2))
             joined = ok(client.post(f"/api/matches/{second}/join", headers=seat, json={"entropy": "cd" * 16}))
-            live_seq = joined["view"]["version"]
+            view, rng = joined["view"], random.Random(9)
+            for step in range(60):  # through the draft, into play: both hands hold cards
+                if view["phase"] == "play" or not view["legal"]:
+                    break
+                command = with_color(rng.choice(view["legal"]), rng)
+                body = {"command_id": f"d-{step}", "expected_version": view["version"], "command": command}
+                view = ok(client.post(f"/api/matches/{second}/commands", headers=seat, json=body))["view"]
+            assert view["phase"] == "play", view["phase"]
+            live_seq = view["version"]
             d2 = ok(
                 client.post(
                     f"/api/matches/{second}/disputes", headers=seat, json={"seq": live_seq, "note": "odd deal"}
@@ -146,6 +154,10 @@ def check_view(scrubber: MatchScrubber, seq: int, dispute: dict[str, Any]) -> No
     assert "seat 0 (" in words and "seat 1 (" in words
     assert "random-1" in words and "pat" in words  # by name
     assert "▮" not in words  # both hands face up, no card backs
+    hands = scrubber.model.table(seq).hands
+    assert hands[0] and hands[1], hands  # both filled
+    for hand in hands:
+        assert " ".join(hand) in words
     assert scrubber.query_one(ContentSwitcher).current in ("at", "audit")
     audit = scrubber.query_one("#at", VerticalScroll)
     assert audit.region.width >= 30 and audit.region.height >= 8
