@@ -27,7 +27,8 @@ from server.deps import (
 )
 from server.errors import error_responses
 from server.names import name_key
-from server.schemas import Me, NextMatch, PlayerWithToken
+from server.schemas import Me, PlayerWithToken
+from server.services.lobby import me_state
 from server.services.players import register, resolve_player
 from server.services.sessions import CODE_MINUTES, SIGN_IN_REFUSED, issue_code, sign_in
 from server.store.event_store import format_at
@@ -157,7 +158,6 @@ async def show_player(player: PlayerEntry, store: StoreDep) -> PlayerPublic:
 
 @router.get("/me", response_model=Me, responses=error_responses(401, 429, 503))
 async def me(player: PlayerDep, matches: MatchServiceDep, tournaments: TournamentServiceDep) -> Me:
-    """Who the token belongs to, their matches, and their next pairing in each running tournament."""
-    current = await asyncio.to_thread(matches.matches_of, player)
-    upcoming = [NextMatch(**n) for n in await tournaments.next_matches(player.id)]
-    return Me(**player.model_dump(), matches=current, next=upcoming)
+    """Who the token belongs to, their matches, and their next pairing in each running tournament
+    (the same body as the lobby socket's ``state`` message: ``server.services.lobby.me_state``)."""
+    return await me_state(matches, tournaments, player)

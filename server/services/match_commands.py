@@ -12,7 +12,6 @@ answers a client sees are built by ``server.services.match_reads``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import hmac
 from collections.abc import Callable
@@ -33,6 +32,7 @@ from server.store.records import AppendResult, ChainedAppend, StoredEvent
 from server.store.server_events import MatchAnnulled
 from server.store.streams import MATCHES_STREAM
 
+JOIN_RACES = 5  # a join that lost a race to another process's append (the other seat's join) tries again
 MAX_BOT_MOVES = 5000  # a safety bound per drive; a whole match takes a few hundred
 OK = {"ok": True}  # the result stored with each processed command id
 
@@ -149,11 +149,18 @@ class MatchCommands:
                     f"match {match_id!r} was annulled (by the tournament director, or it expired before it "
                     "started); it cannot be joined"
                 )
-            if state.phase is Phase.WAITING and state.entropies[seat] is None:
-                with contextlib.suppress(ConcurrencyError):  # another process took the seat: look below
+            for _ in range(JOIN_RACES):
+                if live.state.phase is not Phase.WAITING or live.state.entropies[seat] is not None:
+                    break
+                try:
                     appended = await self.apply(live, JoinSeat(seat, entropy), command_id, bots_answer=self.bots_inline)
-                    if appended is not None:
-                        return live, appended, command_id
+                except ConcurrencyError:
+                    # The match moved in another process (the other seat joined there at the same
+                    # moment, or this seat did): the copy has caught up; look again.
+                    continue
+                if appended is not None:
+                    return live, appended, command_id
+                break
             if not self._joined_with(live.state, seat, entropy):
                 raise NotNow(f"seat {seat} has already joined this match with other entropy; a seat joins once")
         return live, None, command_id

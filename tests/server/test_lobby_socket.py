@@ -405,3 +405,25 @@ def test_what_another_server_appends_reaches_the_lobby_by_notification(two_apps:
         f"/api/matches/{old}/commands", headers=ada_h, json={"command_id": "c", "command": {"type": "draw"}}
     )
     assert refused.status_code == 409 and new in refused.json()["message"]
+
+
+def test_a_join_that_loses_a_race_to_the_other_seats_join_on_another_server_is_taken(
+    two_apps: tuple[TestClient, TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both seats of a pairing get it at the same moment and join on their own servers: the join
+    decided on a copy that the other server's join has just overtaken tries again (it was 409)."""
+    here, there = two_apps
+    ada, ada_h = register(here, "ada")
+    bob, bob_h = register(here, "bob")
+    t = create(there, [ada, bob])
+    start(there, t["id"])
+    match = pairing_of(show(there, t["id"]), ada, 1)["match"]
+    ok(here.get(f"/api/matches/{match}", headers=ada_h))  # here keeps a copy of the match, not yet joined
+
+    async def stale(_copy: Any) -> None:  # the race's window, held open: the copy is not brought up to date
+        return None
+
+    monkeypatch.setattr(here.app.state.matches.registry, "_refresh", stale)  # type: ignore[attr-defined]
+    ok(there.post(f"/api/matches/{match}/join", headers=bob_h, json={"entropy": "bob"}))
+    joined = ok(here.post(f"/api/matches/{match}/join", headers=ada_h, json={"entropy": "ada"}))
+    assert joined["match"]["status"] == "live"
