@@ -267,6 +267,12 @@ def _seat(names: Sequence[str], seat: int) -> str:
     return seat_label(names, seat)
 
 
+def _seats_where(names: Sequence[str], flags: Sequence[bool]) -> str:
+    """``seat 0 (ann)``, both seats, or ``nobody``: the seats whose flag is set."""
+    seats = [_seat(names, seat) for seat, flag in enumerate(flags) if flag]
+    return " and ".join(seats) if seats else "nobody"
+
+
 def _cards(codes: Sequence[str]) -> str:
     return " ".join(codes) if codes else "(none)"
 
@@ -306,7 +312,7 @@ def format_table(t: Table, names: Sequence[str]) -> list[str]:
         f"  top card {top}, active colour {t.color or '-'}; discard pile {len(t.discard)} cards",
         f"  draw pile ({len(t.draw_pile)}, top first): {_cards(t.draw_pile)}",
         f"  waiting for {waiting}",
-        f"  UNO said: {t.uno_said}; UNO window open: {t.uno_open}",
+        f"  UNO said: {_seats_where(names, t.uno_said)}; UNO window open: {_seats_where(names, t.uno_open)}",
     ]
 
 
