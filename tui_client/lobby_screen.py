@@ -73,7 +73,6 @@ LOBBY_CSS = """
 #disputes.shown { display: block; }
 #lobby-buttons { height: auto; }
 #lobby-buttons Button { margin: 0 1 0 0; min-width: 0; width: auto; }
-#name { width: 40; }
 #lobby-status { height: auto; min-height: 1; }
 """
 
@@ -416,9 +415,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
         if at is not None:
             options.highlighted = at
         options.border_title = f"matches ({len(self.entries)})"
-        names = self.query("#name")
-        if not (names and names.first().display):
-            options.focus()
+        options.focus()
 
     def _entry_text(self, entry: LobbyEntry) -> str:
         pairing = self.pairings.get(entry.match)
