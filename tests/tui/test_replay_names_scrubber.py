@@ -26,3 +26,25 @@ async def test_the_scrubber_calls_the_seats_by_name_and_says_the_result_winner_f
         words = str(app.screen.query_one(EventLog).render())
         assert "match over: " in words and " wins " in words and "(lowest total wins)" in words
         assert "p_b7787254ada7c867" not in words
+
+
+async def test_event_numbers_from_1000_on_stay_apart_from_the_words() -> None:
+    from textual.app import App, ComposeResult
+
+    from tui_client.replay_model import Frame, LogLine
+    from tui_client.widgets import EventLog
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield EventLog(id="events")
+
+    log = [LogLine(999, "ann played R5", False), LogLine(1113, "bob drew a card", False)]
+    log.append(LogLine(12345, "random-1 drew a card", True))
+    frame = Frame(12345, 12345, "auditor", "cards_drawn", {}, log, None, 9)
+    app = One()
+    async with app.run_test(size=(60, 10)) as pilot:
+        app.query_one(EventLog).show(frame)
+        await pilot.pause()
+        words = str(app.query_one(EventLog).render())
+        assert "  999 ann played R5" in words and " 1113 bob drew a card" in words
+        assert "▶12345 random-1 drew a card" in words
