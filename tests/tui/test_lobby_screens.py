@@ -135,7 +135,11 @@ class FakeLobbySocket:
 
     async def _read(self) -> AsyncIterator[str]:
         while True:
-            yield json.dumps(await self.queue.get())
+            message = await self.queue.get()
+            if message.get("type") == "_drop":  # the test drops the connection (as a server restart would)
+                self.close_code, self.close_reason = 1012, "the server is restarting: reconnect"
+                return
+            yield json.dumps(message)
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._read()
@@ -153,6 +157,7 @@ class FakeServer(Api):
         self.state = me()
         self.feed: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.loads = 0
+        self.connects = 0
 
     def answer(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path
@@ -168,6 +173,7 @@ class FakeServer(Api):
         return httpx.Response(404, json={"code": "not_found", "message": f"nothing canned at {path}"})
 
     async def open_lobby_socket(self) -> Any:
+        self.connects += 1
         return FakeLobbySocket(self.feed)
 
     async def open_socket(self, match_id: str, since: int) -> Any:
@@ -390,3 +396,26 @@ def test_sequence_numbers_from_1000_do_not_run_into_the_words() -> None:
     model.picked = 998
     marked = widget.lines(10)[0]
     assert any("reverse" in str(span.style) for span in marked.spans)
+
+
+@pytest.mark.anyio
+async def test_the_feed_reconnects_and_takes_the_fresh_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The socket drops: the title says so, the feed connects again, and the new connection's
+    ``state`` replaces what the lobby knew (a match finished while it was down shows as done)."""
+    app, api = lobby_app(tmp_path, monkeypatch)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await loaded(pilot, api, pairing=False)
+        await until(pilot, lambda: screen.feed_state == "live", "the feed")
+        api.feed.put_nowait({"type": "_drop"})
+        await until(pilot, lambda: api.connects >= 2, "the reconnect")
+        await until(pilot, lambda: screen.feed_state == "live", "live again")
+        fresh = me()
+        fresh["matches"][2] = summary(
+            "m_cup2", "finished", [ANN, RANDOM], scores=[12, 200], winner="p_ann", tournament="t_cup", round=2
+        )
+        loads = api.loads
+        api.feed.put_nowait({"type": "state", **fresh})
+        await until(pilot, lambda: any(e.kind == "done" and e.match == "m_cup2" for e in screen.entries), "the state")
+        assert api.loads == loads  # taken from the socket, not asked for again
+        done = next(e for e in screen.entries if e.match == "m_cup2")
+        assert done.text == "done   vs random-1 · Club Cup round 2 · you won 12–200"
