@@ -374,6 +374,11 @@ class LobbyScreen(MinimumSize, Screen[None]):
     def on_lobby_loaded(self, message: LobbyLoaded) -> None:
         self.me = message.me
         self.tournaments = message.tournaments
+        self.pairings = {  # a pairing under way or over is the list's to show now
+            match: pairing
+            for match, pairing in self.pairings.items()
+            if (self._summary(match) or {}).get("status", "waiting") == "waiting"
+        }
         if message.disputes is not None:
             self.disputes = message.disputes
         if not self.feed_started:
@@ -527,10 +532,10 @@ class LobbyScreen(MinimumSize, Screen[None]):
             return
         self.pairings[pairing.match] = pairing
         name = pairing.name or self._tournament_name(pairing.tournament)
-        self.app.bell()
         if self.auto_join:
-            self._take(pairing.match, f"{name} round {pairing.round}")
+            self._take(pairing.match, f"{name} round {pairing.round}")  # the bell rings as its table is ready
         else:
+            self.app.bell()
             self.say(f"{name} round {pairing.round} is open: Enter on its join line takes your seat", "bold")
         self._draw_next()
         self.load()
@@ -620,13 +625,13 @@ class LobbyScreen(MinimumSize, Screen[None]):
         if message.match in self.opened or self._open_somewhere(message.match):
             return
         self.opened.add(message.match)
+        self.app.bell()
         top = self.app.screen
         if isinstance(top, PlayScreen) and top.model.finished:
             # The table on screen is done (its result still showing): the next opens after it.
             self.queued = message
             top.next_ready(f"{message.why} — your seat is taken")
             return
-        self.app.bell()
         self._open(message)
 
     def on_option_list_option_selected(self, message: OptionList.OptionSelected) -> None:
