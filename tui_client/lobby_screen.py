@@ -608,14 +608,17 @@ class LobbyScreen(MinimumSize, Screen[None]):
     def _open_somewhere(self, match: str) -> bool:
         return self._table_of(match) is not None
 
-    def _open(self, message: TableReady, back: bool = True) -> None:
+    def _open(self, message: TableReady, back: bool = True) -> PlayScreen | None:
         """Open the table; ``back``: it comes back here once the match is over (a table to play)."""
         screen = self.play.open_table(message.match, message.seat, message.names)
-        if isinstance(screen, PlayScreen) and message.seat is not None:
+        if not isinstance(screen, PlayScreen):
+            return None
+        if message.seat is not None:
             screen.back_when_over = back
         old = next((m for m, new in self.replaced.items() if new == message.match), None)
-        if old is not None and isinstance(screen, PlayScreen):
+        if old is not None:
             screen.model.note(f"this match replays {old}, annulled by the director's ruling")
+        return screen
 
     def on_table_ready(self, message: TableReady) -> None:
         self.say("")
@@ -652,7 +655,11 @@ class LobbyScreen(MinimumSize, Screen[None]):
             self.join_and_open(entry)
         elif not self._open_somewhere(entry.match):
             # a finished or annulled match is looked back at: its table stays until q
-            self._open(TableReady(entry.match, entry.seat, entry.names), back=entry.kind == "play")
+            screen = self._open(TableReady(entry.match, entry.seat, entry.names), back=entry.kind == "play")
+            if screen is not None and entry.kind == "void":  # its events can be read; nothing can be played
+                replaced = (self._summary(entry.match) or {}).get("replaced_by") or self.replaced.get(entry.match)
+                again = f": replayed as match {replaced}" if replaced else ""
+                screen.model.annul(f"this match was annulled by the director's ruling{again}")
 
     # ------------------------------------------------------------ actions
 

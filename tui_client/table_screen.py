@@ -200,8 +200,7 @@ class PlayScreen(MinimumSize, Screen[None]):
     async def on_mount(self) -> None:  # MinimumSize's on_mount runs too (Textual calls each class's)
         self.redraw()
         self.set_interval(0.25, self.tick)
-        if self.model.annulled is None:
-            self.follow()
+        self.follow()  # an annulled match too: its events can still be read
 
     # ------------------------------------------------------------ the socket
 

@@ -360,3 +360,18 @@ async def test_a_replay_ruling_stops_the_old_table_and_opens_the_new_match_once(
         async with httpx.AsyncClient(base_url=server, timeout=10) as client:
             old = (await client.get(f"/api/matches/{match['id']}")).json()
         assert old["match"]["status"] == "annulled" and not old["view"].get("legal") and not old["view"].get("deadline")
+        # Back in the lobby the old match is a "void" line; opened, its table says why and offers nothing.
+        monkeypatch.setattr(table_screen, "RETURN_SECONDS", 3600.0)
+        await pilot.press("q")
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await until(pilot, lambda: any(e.kind == "void" and e.match == match["id"] for e in lobby.entries), "void")
+        void = next(e for e in lobby.entries if e.match == match["id"])
+        assert void.text.endswith(f"annulled by a ruling: replayed as {new}"), void.text
+        options = lobby.query_one("#matches", OptionList)
+        options.highlighted = options.get_option_index(void.option_id)
+        options.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, PlayScreen) and app.screen.model.match == match["id"], "old")
+        looked = app.screen
+        assert isinstance(looked, PlayScreen) and looked.model.annulled == words and looked.model.offers() == []
