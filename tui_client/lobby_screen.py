@@ -672,6 +672,10 @@ class LobbyScreen(MinimumSize, Screen[None]):
 
     def action_refresh(self) -> None:
         if self.play.credentials is not None:
+            if self.feed_state == "off":  # refused before: try the lobby socket again too
+                self.feed_state = "connecting"
+                self.query_one("#lobby-title", Static).update(self._title())
+                self.follow()
             self.load()
 
     def action_auto_join(self) -> None:
