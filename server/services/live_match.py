@@ -302,6 +302,15 @@ class LiveMatch:
 
         with contextlib.suppress(asyncio.CancelledError):
             async for stored in store.follow(self.stream, self.feed_version, known=known):
+                if stored.seq > self.feed_version + 1:
+                    # The follow skipped events as this process's own (an append in flight) that the
+                    # feed does not have yet: an append of another process landed meanwhile, or this
+                    # one's will be published after it. Read them now, or the feed would wait for
+                    # them for ever (a table that stopped on both servers, found in a club evening).
+                    missing = await asyncio.to_thread(
+                        store.read, self.stream, self.feed_version + 1, to_seq=stored.seq - 1
+                    )
+                    self.publish(missing)
                 self.publish([stored])
                 if moved is not None:
                     moved()

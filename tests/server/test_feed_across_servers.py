@@ -1,0 +1,65 @@
+"""A match's feed on one server while the other server appends (two apps on one PostgreSQL database).
+
+A server skips, in its follow, the events of an append of its own in flight (it publishes them
+itself when the append returns). If another server's append lands in between, the follow reads
+only what came after the skipped range; those events were dropped as a gap and the feed then
+waited for them for ever: both tables of a club evening stopped at a version neither had (the
+play of two seats on two servers hit it within seconds). The follow now reads the skipped range.
+"""
+
+from __future__ import annotations
+
+import time
+
+from fastapi.testclient import TestClient
+
+from tests.server.helpers import ok, register
+from tests.server.test_lobby_socket import GUARD, two_apps  # noqa: F401 - the fixture
+
+
+def test_another_servers_append_during_an_append_in_flight_reaches_the_feed(
+    two_apps: tuple[TestClient, TestClient],  # noqa: F811
+) -> None:
+    here, there = two_apps
+    _ada, ada_h = register(here, "ada")
+    bob, bob_h = register(there, "bob")
+    match = ok(here.post("/api/matches", headers=ada_h, json={"opponent": bob}), 201)["id"]
+    ok(here.post(f"/api/matches/{match}/join", headers=ada_h, json={"entropy": "a"}))
+    ok(there.post(f"/api/matches/{match}/join", headers=bob_h, json={"entropy": "b"}))
+    copy = there.portal.call(there.app.state.matches.open, match)  # type: ignore[attr-defined,union-attr]
+    view = ok(here.get(f"/api/matches/{match}", headers=ada_h))["view"]
+    if not view["legal"]:  # the draft's first pick may be bob's: then ada answers after it
+        view = ok(
+            there.post(
+                f"/api/matches/{match}/commands",
+                headers=bob_h,
+                json={
+                    "command_id": "b1",
+                    "command": ok(there.get(f"/api/matches/{match}", headers=bob_h))["view"]["legal"][0],
+                },
+            )
+        )["view"]
+        view = ok(here.get(f"/api/matches/{match}", headers=ada_h))["view"]
+    deadline = time.monotonic() + GUARD
+    while copy.feed_version < view["version"]:
+        assert time.monotonic() < deadline, "the copy never caught up before the test"
+        time.sleep(0.01)
+    # There, an append of its own is in flight (one event); here, ada moves meanwhile.
+    copy.appending_to = copy.feed_version + 1
+    try:
+        moved = ok(
+            here.post(
+                f"/api/matches/{match}/commands",
+                headers=ada_h,
+                json={"command_id": "a1", "command": view["legal"][0]},
+            )
+        )["view"]["version"]
+        deadline = time.monotonic() + GUARD
+        while copy.feed_version < moved:  # was: never (the events after the skipped one dropped as a gap)
+            assert time.monotonic() < deadline, (
+                f"the feed there stopped at {copy.feed_version}; the match is at {moved}"
+            )
+            time.sleep(0.01)
+    finally:
+        copy.appending_to = 0
+    assert copy.state.version == moved
