@@ -65,7 +65,7 @@ class Person:
     name: str
     id: str
     token: str
-    base: str  # the server this player's lobby talks to (on PostgreSQL, one of two processes)
+    base: str  # the server this player's client talks to (on PostgreSQL, one of two processes)
     pairings: list[dict[str, Any]] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
     messages: list[dict[str, Any]] = field(default_factory=list)
@@ -82,15 +82,8 @@ class Evening:
     disputer: str = ""  # the name of the player who disputes in round 1
     disputed: asyncio.Event = field(default_factory=asyncio.Event)
     dispute_match: str = ""
-    # Every match is played through the first server: two sockets racing on one match through two
-    # processes can stall (a pre-existing fault of the match feed across processes, reported on
-    # the scale-out issue); lobbies, sign-ins, entries and disputes go through the player's own.
     failures: list[str] = field(default_factory=list)  # what went wrong in a player's task: the evening stops
     failed: asyncio.Event = field(default_factory=asyncio.Event)
-
-    @property
-    def table(self) -> str:
-        return self.bases[0]
 
     def fail(self, words: str) -> None:
         self.failures.append(words)
@@ -177,11 +170,11 @@ async def playing(ev: Evening, person: Person, match: str, round_number: int) ->
 async def play(ev: Evening, person: Person, match: str, round_number: int) -> None:
     """Take the seat and play the first legal command of every view until the match ends or is annulled."""
     headers = bearer(person.token)
-    answer(await ev.http.post(f"{ev.table}/api/matches/{match}/join", headers=headers, json={"entropy": "e" * 32}))
+    answer(await ev.http.post(f"{person.base}/api/matches/{match}/join", headers=headers, json={"entropy": "e" * 32}))
     disputes_here = person.name == ev.disputer and round_number == 1 and not ev.dispute_match
     sent: set[int] = set()
     last: dict[str, Any] = {}
-    url = f"{ws_base(ev.table)}/api/matches/{match}/ws?since=0"
+    url = f"{ws_base(person.base)}/api/matches/{match}/ws?since=0"
     ws: ClientConnection
     async with connect(url, additional_headers=headers, open_timeout=30, max_size=2**22) as ws:
         with contextlib.suppress(ConnectionClosed):
@@ -210,7 +203,7 @@ async def play(ev: Evening, person: Person, match: str, round_number: int) -> No
                     command = {"command_id": f"{person.name}-{version}", "expected_version": version}
                     await ws.send(json.dumps({"type": "command", **command, "command": first_legal(legal)}))
     # The socket closed: after the last event (the match is over) or because it was annulled.
-    summary = answer(await ev.http.get(f"{ev.table}/api/matches/{match}", headers=headers))
+    summary = answer(await ev.http.get(f"{person.base}/api/matches/{match}", headers=headers))
     if summary.get("phase") == "match_over":
         person.played.append(match)
 
@@ -297,8 +290,8 @@ async def evening(bases: list[str]) -> tuple[dict[str, Person], dict[str, Any], 
 
 @pytest.fixture
 def servers(url: str, db_kind: str, tmp_path: Path) -> Iterator[list[str]]:
-    """One ``unoduo serve`` on SQLite; two on one PostgreSQL database (the players' lobbies split
-    between them, so a pairing, a ruling or a sign-in crosses from one process to the other)."""
+    """One ``unoduo serve`` on SQLite; two on one PostgreSQL database (the players split between
+    them, so a pairing, a ruling, a sign-in and a match's moves cross from one process to the other)."""
     env = serve_env(UNODUO_DATABASE_URL=url, UNODUO_DIRECTOR_TOKEN=TOKEN, UNODUO_BOT_THINK_SECONDS="0")
     processes: list[subprocess.Popen[str]] = []
     bases: list[str] = []
