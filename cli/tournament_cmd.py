@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from cli.dispute_list import dispute_list, ruling_words
 from engine.rulesets import RULESETS
 
 DEFAULT_URL = "http://127.0.0.1:8000"
@@ -112,6 +113,12 @@ def call_object(server: Server, method: str, path: str, body: dict[str, Any] | N
     if not isinstance(answer, dict):
         fail(f"the server answered {method} {path} with something other than a JSON object")
     return answer
+
+
+def tournament_or_none(server: Server, tournament_id: str) -> dict[str, Any] | None:
+    """The tournament, for the names it gives; None if it cannot be read (the ids are shown then)."""
+    answer = call(server, "GET", f"/api/tournaments/{tournament_id}")
+    return answer if isinstance(answer, dict) else None
 
 
 def call_list(server: Server, path: str, params: dict[str, str] | None = None) -> list[dict[str, Any]]:
@@ -261,26 +268,6 @@ def print_tournament(t: dict[str, Any]) -> None:
     names = names_of(t)
     for round_ in t["rounds"]:
         out.print(round_table(round_, names))
-
-
-def disputes_table(disputes: list[dict[str, Any]]) -> Table:
-    columns = ["id", "tournament", "match", "seq", "seat", "player", "note", "status", "decision", "audit view"]
-    keys = ["id", "tournament", "match", "seq", "seat", "player", "note", "status"]
-    rows = [[*(d[key] for key in keys), decision_text(d), d["audit_view"]] for d in disputes]
-    return table("Disputes", columns, rows)
-
-
-def decision_text(d: dict[str, Any]) -> str | None:
-    if d.get("decision") is None:
-        return None
-    parts = [d["decision"]]
-    if d.get("award_to") is not None:
-        parts.append(f"to seat {d['award_to']}")
-    if d.get("rule"):
-        parts.append(f"({d['rule']})")
-    if d.get("ruling_note"):
-        parts.append(f"· {d['ruling_note']}")
-    return " ".join(parts)
 
 
 # ---------------------------------------------------------------- the commands
@@ -444,7 +431,8 @@ def disputes(
     elif not found:
         typer.echo("no disputes" if all_ else "no open disputes")
     else:
-        console().print(disputes_table(found))
+        server = director(url, token)
+        console().print(dispute_list(found, lambda tid: tournament_or_none(server, tid)))
 
 
 @tournament_app.command("rule")
@@ -460,9 +448,10 @@ def rule(
 ) -> None:
     """Rule on a dispute: the result stands, the match is replayed, or it is awarded to a seat."""
     body: dict[str, Any] = {"decision": decision.value, "note": note, "seat": seat, "rule": cited}
-    d = call_object(director(url, token), "POST", f"/api/disputes/{dispute}/ruling", body)
-    typer.echo(f"ruled on {d['id']}: {decision_text(d)}")
-    console().print(disputes_table([d]))
+    server = director(url, token)
+    d = call_object(server, "POST", f"/api/disputes/{dispute}/ruling", body)
+    typer.echo(f"ruled on {d['id']}: {ruling_words(d)}")
+    console().print(dispute_list([d], lambda tid: tournament_or_none(server, tid)))
 
 
 # ---------------------------------------------------------------- entries (issue 20, before the start)
