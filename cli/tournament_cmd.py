@@ -343,7 +343,12 @@ def create(
         body["join_seconds"] = join_seconds
     t = call_object(server, "POST", "/api/tournaments", body)
     typer.echo(f"created tournament {t['id']} ({t['name']}, {ruleset_text(t)})")
-    console().print(entrants_table(t))
+    if t["players"]:
+        console().print(entrants_table(t))
+    if t.get("open") and not start:
+        typer.echo("open: players enter it themselves from their lobby (e) until you start it")
+        typer.echo(f"  enter anyone: unoduo tournament enter {t['id']} --player NAME")
+        typer.echo(f"  then:         unoduo tournament start {t['id']}")
     if start:
         start_and_report(server, t["id"])
 

@@ -12,6 +12,9 @@ def test_an_open_tournament_is_made_empty_and_filled_by_entries_until_its_start(
     made = unoduo("create", "Open night", "--open", "--rule", "target=30", url=base)
     assert made.exit_code == 0, made.output
     tournament = made.stdout.splitlines()[0].split()[2]
+    # no empty table of entrants: what the director does next, in words
+    assert "Entrants" not in made.stdout and "players enter it themselves" in made.stdout
+    assert f"unoduo tournament start {tournament}" in made.stdout
     with httpx.Client(base_url=base) as client:
         _, ada = register(client, "ada-cli")
     token = ada["Authorization"].removeprefix("Bearer ")
