@@ -56,6 +56,12 @@ def play_command(
     sign_out: bool = typer.Option(
         False, "--sign-out", help="sign the saved token out on the server, forget it, and stop"
     ),
+    no_auto_join: bool = typer.Option(
+        False,
+        "--no-auto-join",
+        help="do not take a tournament seat by itself when a round opens: the lobby rings and counts "
+        "the join deadline down, Enter takes the seat (a in the lobby turns it back on)",
+    ),
 ) -> None:
     """The lobby (your matches, your next pairing, live matches to watch, a house bot to play
     now) and the table: your hand, the clock, the event log, every command by key or mouse."""
@@ -89,6 +95,7 @@ def play_command(
         director_token=director_token.strip() if director_token else None,
         password=password,
         code=code.strip() if code else None,
+        auto_join=not no_auto_join,
     ).run()
 
 

@@ -45,8 +45,10 @@ class PlayApp(App[None]):
         api: Api | None = None,
         password: str | None = None,
         code: str | None = None,
+        auto_join: bool = True,
     ) -> None:
         super().__init__()
+        self.auto_join = auto_join  # the lobby takes a pairing's seat by itself (``a`` toggles it there)
         self.store = ConfigStore(server, config_dir)
         self.server = self.store.server
         self.player_name = name.strip() if name else None
@@ -143,6 +145,7 @@ def make_play_app(
     api: Api | None = None,
     password: str | None = None,
     code: str | None = None,
+    auto_join: bool = True,
 ) -> PlayApp:
     """The client for ``server_url``: signs in as ``name`` the first time (the token is kept in
     ``config_dir``, by default the user's config directory); ``move_seconds`` is the clock of the
@@ -150,7 +153,8 @@ def make_play_app(
     that tournament's screen; ``director_token`` shows its open disputes there. ``api`` is the
     connection to use instead of a new ``Api(server_url)`` (tests hand in one on a fake transport).
     ``password`` (registering, or signing in when ``name`` is taken) and ``code`` (a director's
-    one-time code) sign in as an existing player without the sign-in screen."""
+    one-time code) sign in as an existing player without the sign-in screen. ``auto_join``
+    False: the lobby shows a pairing and its countdown but waits for Enter to take the seat."""
     return PlayApp(
         server_url,
         name,
@@ -161,4 +165,5 @@ def make_play_app(
         api=api,
         password=password,
         code=code,
+        auto_join=auto_join,
     )

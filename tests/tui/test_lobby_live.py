@@ -130,6 +130,16 @@ async def test_a_pairing_takes_the_seat_by_itself_rings_the_bell_and_opens_the_t
         assert "you (ann, seat" in text_of(app, "#table-title")
 
 
+async def test_no_auto_join_from_the_command_line_starts_the_lobby_with_it_off(server: str, tmp_path: Path) -> None:
+    """``unoduo play --no-auto-join`` is ``make_play_app(auto_join=False)``: off from the start."""
+    app = make_play_app(server, "ben", config_dir=tmp_path, auto_join=False)
+    async with app.run_test(size=SIZE) as pilot:
+        lobby = await live_lobby(pilot, app)
+        assert not lobby.auto_join and "auto-join off" in text_of(app, "#lobby-title")
+        await pilot.press("a")
+        assert lobby.auto_join and "auto-join on" in text_of(app, "#lobby-title")
+
+
 async def test_with_auto_join_off_the_deadline_counts_down_and_enter_joins(
     server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
