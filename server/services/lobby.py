@@ -75,6 +75,7 @@ QUEUED: Final = 256
 CLOSE_REPLACED: Final = 4409  # a fifth socket of one player: the oldest is closed with this
 CLOSE_BEHIND: Final = 1013  # the reader fell QUEUED messages behind: reconnect for a fresh state
 CLOSE_RESTART: Final = 1012  # the server is stopping
+STOP_SECONDS: Final = 5.0  # how long a stop waits for the followers to end
 
 Message = dict[str, Any]
 
@@ -238,15 +239,24 @@ class Lobby:
                 socket.end(CLOSE_RESTART, "the server is restarting: reconnect")
 
     async def stop(self) -> None:
+        """The server is stopping: the sockets close, the follows end (``end_follows``, as a follower
+        cancelled while LISTEN starts may lose the cancellation), and the wait for them is bounded."""
         self.stop_sockets()
+        self.store.end_follows()
         tasks = [*self._tasks, *(t.task for t in self.tracked.values() if t.task is not None)]
         if self._start is not None:
             tasks.append(self._start)
         for task in tasks:
             task.cancel()
+        if tasks:
+            _done, left = await asyncio.wait(tasks, timeout=STOP_SECONDS)
+            for task in left:
+                log.warning(
+                    "stopping: the lobby's %s did not end within %.0f s; left behind", task.get_name(), STOP_SECONDS
+                )
         for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            if task.done() and not task.cancelled():
+                task.exception()  # retrieved: nothing to report at a stop
         self.tracked.clear()
         self.followed.clear()
 
