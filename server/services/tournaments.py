@@ -257,7 +257,7 @@ class TournamentService:
                 continue
             players.append(self._human_entrant(entry))
         ids = [p.id for p in players]
-        twice = sorted({p for p in ids if ids.count(p) > 1})
+        twice = sorted({p.name for p in players if ids.count(p.id) > 1})
         if twice:
             raise Malformed(f"a player can be entered once: {', '.join(twice)} is entered twice")
         return players

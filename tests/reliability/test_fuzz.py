@@ -104,6 +104,20 @@ RULE_REFUSALS: list[tuple[set[str], int, str, str, str]] = [
     ),
     ({"POST /api/tournaments"}, 400, "malformed", r"^rules", "rule switches are the ruleset's (docs/RULES.md)"),
     (
+        {"POST /api/tournaments"},
+        400,
+        "malformed",
+        r"^a round-robin needs 2 to 64 players",
+        "a tournament that is not open names its 2 to 64 players (one field's rule on another: open)",
+    ),
+    (
+        {"POST /api/tournaments"},
+        400,
+        "malformed",
+        r"^a player can be entered once",
+        "each player is entered once (the same name twice is the same player)",
+    ),
+    (
         {"POST /api/matches/{match_id}/disputes"},
         400,
         "malformed",

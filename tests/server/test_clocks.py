@@ -7,6 +7,7 @@ cap whose expiry is a failure), and assert what was recorded, never how fast.
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -55,9 +56,14 @@ def app_client(url: str, clock: ManualClock) -> Iterator[Callable[[], TestClient
         client.__exit__(None, None, None)
 
 
+PAIRS = itertools.count(1)
+
+
 def human_match(client: TestClient, move_seconds: int = 1) -> tuple[str, dict[str, str], dict[str, str]]:
-    _, ada = register(client, "ada")
-    _, bob_headers = register(client, "bob")
+    """A match of two new players (new names each call: names are unique on a server)."""
+    n = next(PAIRS)
+    _, ada = register(client, f"ada-{n}")
+    _, bob_headers = register(client, f"bob-{n}")
     bob = ok(client.get("/api/me", headers=bob_headers))["id"]
     body = {"opponent": bob, "move_seconds": move_seconds}
     match_id = ok(client.post("/api/matches", headers=ada, json=body), 201)["id"]
