@@ -14,9 +14,10 @@ import time
 from fastapi.testclient import TestClient
 
 from tests.server.helpers import ok, register
-from tests.server.test_lobby_socket import GUARD, two_apps  # noqa: F401 - the fixture
+from tests.server.test_lobby_socket import GUARD, ON_POSTGRES, two_apps  # noqa: F401 - the fixture
 
 
+@ON_POSTGRES
 def test_another_servers_append_during_an_append_in_flight_reaches_the_feed(
     two_apps: tuple[TestClient, TestClient],  # noqa: F811
 ) -> None:

@@ -345,12 +345,15 @@ async def _send_async(service: Lobby, player: str, n: int) -> None:
     service._send([player], {"type": "match", "match": f"m{n}", "status": "live"})
 
 
+ON_POSTGRES = pytest.mark.parametrize("db_kind", ["postgres"])
+
+
 @pytest.fixture
 def two_apps(url: str, db_kind: str) -> Iterator[tuple[TestClient, TestClient]]:
     """Two servers on one PostgreSQL database; their fallback poll is a minute, so what arrives
-    within seconds came by LISTEN/NOTIFY."""
-    if db_kind != "postgres":
-        pytest.skip("two server processes share a database on PostgreSQL")
+    within seconds came by LISTEN/NOTIFY. Its tests run on PostgreSQL only (``ON_POSTGRES``):
+    two server processes share a database there, never a SQLite file."""
+    assert db_kind == "postgres", "two servers share a PostgreSQL database: mark the test ON_POSTGRES"
 
     def settings() -> Settings:
         return Settings(
@@ -366,6 +369,7 @@ def two_apps(url: str, db_kind: str) -> Iterator[tuple[TestClient, TestClient]]:
             yield one, two
 
 
+@ON_POSTGRES
 def test_what_another_server_appends_reaches_the_lobby_by_notification(two_apps: tuple[TestClient, TestClient]) -> None:
     here, there = two_apps
     ada, ada_h = register(here, "ada")
@@ -407,6 +411,7 @@ def test_what_another_server_appends_reaches_the_lobby_by_notification(two_apps:
     assert refused.status_code == 409 and new in refused.json()["message"]
 
 
+@ON_POSTGRES
 def test_a_join_that_loses_a_race_to_the_other_seats_join_on_another_server_is_taken(
     two_apps: tuple[TestClient, TestClient], monkeypatch: pytest.MonkeyPatch
 ) -> None:
