@@ -54,12 +54,15 @@ def refusal_words(error: Mapping[str, Any]) -> str:
     return words
 
 
+def ws_url(server: str, path: str) -> str:
+    """``ws://host/PATH`` on ``server`` (``wss://`` for an https server)."""
+    scheme, rest = normalise_server(server).split("://", 1)
+    return f"{'wss' if scheme == 'https' else 'ws'}://{rest}{path}"
+
+
 def socket_url(server: str, match_id: str, since: int) -> str:
     """``ws://…/api/matches/{id}/ws?since=SEQ`` (``wss://`` for an https server)."""
-    base = normalise_server(server)
-    scheme, rest = base.split("://", 1)
-    ws_scheme = "wss" if scheme == "https" else "ws"
-    return f"{ws_scheme}://{rest}/api/matches/{quote(match_id, safe='')}/ws?{urlencode({'since': since})}"
+    return ws_url(server, f"/api/matches/{quote(match_id, safe='')}/ws?{urlencode({'since': since})}")
 
 
 class Api:
@@ -185,7 +188,11 @@ class Api:
         ApiError (status 0) if it cannot be opened; its ``code`` is ``final`` when the server
         refused for good (no such match, a bad token), ``unreachable`` when trying again may help.
         """
-        url = socket_url(self.server, match_id, since)
+        return await self._connect(socket_url(self.server, match_id, since), "the socket", (401, 403, 404))
+
+    async def _connect(self, url: str, what: str, final: tuple[int, ...]) -> ClientConnection:
+        """A socket to ``url`` with the token in the upgrade request; ApiError (status 0) ``final``
+        when the server refused with one of ``final``, ``unreachable`` when trying again may help."""
         try:
             return await connect(
                 url,
@@ -198,8 +205,8 @@ class Api:
             )
         except InvalidStatus as exc:
             status = exc.response.status_code
-            final = status in (401, 403, 404)
-            raise ApiError(0, "final" if final else "unreachable", f"the socket was refused ({status})") from None
+            code = "final" if status in final else "unreachable"
+            raise ApiError(0, code, f"{what} was refused ({status})") from None
         except (OSError, InvalidHandshake, TimeoutError) as exc:
             raise ApiError(0, "unreachable", f"cannot reach {self.server}: {exc or type(exc).__name__}") from None
 
@@ -208,25 +215,7 @@ class Api:
     async def open_lobby_socket(self) -> ClientConnection:
         """``WS /api/me/ws``: the player's lobby, live (docs/SERVER.md "The lobby socket"). ApiError
         (status 0) as :meth:`open_socket`: ``final`` for a refused token, ``unreachable`` otherwise."""
-        base = normalise_server(self.server)
-        scheme, rest = base.split("://", 1)
-        url = f"{'wss' if scheme == 'https' else 'ws'}://{rest}/api/me/ws"
-        try:
-            return await connect(
-                url,
-                additional_headers=self.auth_headers(),
-                user_agent_header=USER_AGENT,
-                open_timeout=10,
-                ping_interval=20,
-                ping_timeout=20,
-                max_size=2**22,
-            )
-        except InvalidStatus as exc:
-            status = exc.response.status_code
-            final = status in (401, 403)
-            raise ApiError(0, "final" if final else "unreachable", f"the lobby socket was refused ({status})") from None
-        except (OSError, InvalidHandshake, TimeoutError) as exc:
-            raise ApiError(0, "unreachable", f"cannot reach {self.server}: {exc or type(exc).__name__}") from None
+        return await self._connect(ws_url(self.server, "/api/me/ws"), "the lobby socket", (401, 403))
 
     async def enter_tournament(self, tournament_id: str) -> dict[str, Any]:
         """``POST /api/tournaments/{id}/entries`` with no body: the caller enters an open tournament."""
