@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import os
 import random
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -19,10 +18,9 @@ import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import ContentSwitcher, DataTable
 
-from bench.progress import STALL_SECONDS, Stall
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.server.helpers import Http, ok, play_to_end, with_color
-from tests.tui.helpers import until
+from tests.tui.helpers import until, wait_for
 from tui_client.config import ConfigStore, Credentials
 from tui_client.dispute_note import DisputeNoteScreen
 from tui_client.play_app import make_play_app
@@ -33,16 +31,6 @@ pytestmark = pytest.mark.anyio
 
 DIRECTOR = "director-of-the-dispute-view-tests"
 SIZE = (80, 24)
-
-
-def _wait_for(what: str, condition: Callable[[], Any]) -> Any:
-    stall = Stall(STALL_SECONDS)
-    while not stall.stuck:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"{what}: nothing for {STALL_SECONDS:g} s")
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +73,7 @@ def disputed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
                 seats = client.get(f"/api/matches/{match}").json()["match"]["seats"]
                 return [s["id"] for s in seats].index(pat["id"])
 
-            first = _wait_for("round 1's match", lambda: match_of_round(1))
+            first = wait_for("round 1's match", lambda: match_of_round(1))
             ok(client.post(f"/api/matches/{first}/join", headers=seat, json={"entropy": "ab" * 16}))
             final, _ = play_to_end(cast(Http, client), first, seat, seat_of(first), random.Random(5))
             finished_seq = 40
@@ -98,7 +86,7 @@ def disputed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
                 ),
                 201,
             )
-            second = _wait_for("round 2's match", lambda: match_of_round(2))
+            second = wait_for("round 2's match", lambda: match_of_round(2))
             joined = ok(client.post(f"/api/matches/{second}/join", headers=seat, json={"entropy": "cd" * 16}))
             view, rng = joined["view"], random.Random(9)
             for step in range(60):  # through the draft, into play: both hands hold cards

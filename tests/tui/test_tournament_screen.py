@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +17,8 @@ import httpx
 import pytest
 from textual.widgets import DataTable, OptionList, Static
 
-from bench.progress import STALL_SECONDS, Stall
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
-from tests.tui.helpers import until
+from tests.tui.helpers import until, wait_for
 from tui_client.lobby_screen import LobbyScreen
 from tui_client.play_app import PlayApp, make_play_app
 from tui_client.table_screen import PlayScreen
@@ -31,17 +29,6 @@ pytestmark = pytest.mark.anyio
 
 SIZE = (150, 45)
 DIRECTOR = "director-of-the-tournament-screen-tests"
-
-
-def _wait_for(what: str, condition: Callable[[], Any]) -> Any:
-    """Poll the server until ``condition()`` is truthy; a clear failure after the stall window (a cap, not a budget)."""
-    stall = Stall(STALL_SECONDS)
-    while not stall.stuck:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"{what}: nothing for {STALL_SECONDS:g} s")
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +60,7 @@ def cup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                             return str(p["match"])
                 return None
 
-            match = _wait_for("pat's first match", pats_match)
+            match = wait_for("pat's first match", pats_match)
             seat = {"Authorization": f"Bearer {pat['token']}"}
             joined = client.post(f"/api/matches/{match}/join", headers=seat, json={"entropy": "ab" * 16})
             assert joined.status_code == 200, joined.text
