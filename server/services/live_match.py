@@ -286,6 +286,13 @@ class LiveMatch:
         if self.clock is not None:
             self.clock.cancel()
             self.clock = None
+        # The follower ends too: after an end this process appended, nothing more comes, and a
+        # follower left waiting would re-read the finished stream every poll for as long as the
+        # process runs (one per match finished here). From inside the follower it returns by itself.
+        follower = self.follower
+        with contextlib.suppress(RuntimeError):  # no running loop: no follower can be running either
+            if follower is not None and follower is not asyncio.current_task():
+                follower.cancel()
 
     async def follow(self, store: EventStore, moved: Callable[[], None] | None = None) -> None:
         """Publish what other processes append, until the match is over (the follower task).
