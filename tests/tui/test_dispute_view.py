@@ -20,7 +20,7 @@ from textual.widgets import ContentSwitcher, DataTable
 
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.server.helpers import Http, ok, play_to_end, with_color
-from tests.tui.helpers import until, wait_for
+from tests.tui.helpers import scrubber_ready, until, wait_for
 from tui_client.config import ConfigStore, Credentials
 from tui_client.dispute_note import DisputeNoteScreen
 from tui_client.play_app import make_play_app
@@ -126,7 +126,7 @@ async def open_dispute(pilot: Any, app: Any, dispute_id: str) -> MatchScrubber:
     table.focus()
     table.move_cursor(row=[d.id for d in screen.disputes].index(dispute_id), animate=False)
     await pilot.press("o")
-    await until(pilot, lambda: isinstance(app.screen, MatchScrubber), "the dispute view")
+    await until(pilot, lambda: scrubber_ready(app), "the dispute view")
     scrubber = app.screen
     assert isinstance(scrubber, MatchScrubber)
     await pilot.pause()
@@ -211,7 +211,7 @@ async def test_a_player_disputes_the_event_under_the_replays_cursor(disputed: di
         schedule.focus()
         schedule.move_cursor(row=next(i for i, r in enumerate(screen.schedule) if r.match == match), animate=False)
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, MatchScrubber), "the replay")
+        await until(pilot, lambda: scrubber_ready(app), "the replay")
         scrubber = app.screen
         assert isinstance(scrubber, MatchScrubber) and scrubber.my_seat() is not None
         scrubber.goto(60)

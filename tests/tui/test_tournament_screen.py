@@ -18,7 +18,7 @@ import pytest
 from textual.widgets import DataTable, OptionList, Static
 
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
-from tests.tui.helpers import until, wait_for
+from tests.tui.helpers import scrubber_ready, until, wait_for
 from tui_client.lobby_screen import LobbyScreen
 from tui_client.play_app import PlayApp, make_play_app
 from tui_client.table_screen import PlayScreen
@@ -179,7 +179,7 @@ async def test_standings_schedule_spectator_replay_and_dispute(cup: dict[str, An
         schedule.focus()
         schedule.move_cursor(row=done, animate=False)
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, MatchScrubber), "the replay")
+        await until(pilot, lambda: scrubber_ready(app), "the replay")
         scrubber = app.screen
         assert isinstance(scrubber, MatchScrubber)
         assert scrubber.model.ok and scrubber.model.header.get("match") == screen.schedule[done].match
@@ -189,7 +189,7 @@ async def test_standings_schedule_spectator_replay_and_dispute(cup: dict[str, An
         # The director opens the dispute: pat's match is live, so its events so far, in the
         # scrubber, at the disputed event (tests/tui/test_dispute_view.py goes further).
         await pilot.press("o")
-        await until(pilot, lambda: isinstance(app.screen, MatchScrubber), "the live match's audit")
+        await until(pilot, lambda: scrubber_ready(app), "the live match's audit")
         live_view = app.screen
         assert isinstance(live_view, MatchScrubber)
         assert live_view.model.live and live_view.model.ok and live_view.cursor == 1
