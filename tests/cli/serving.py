@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -86,3 +87,17 @@ def stop(process: subprocess.Popen[str]) -> str:
         raise AssertionError(f"the server did not stop on Ctrl-C:\n{output}") from None
     assert process.returncode == 0, output
     return output or ""  # "" when the output went to a log file
+
+
+@contextlib.contextmanager
+def running(db: Path, **settings: str) -> Iterator[str]:
+    """``unoduo serve`` on the SQLite file ``db`` with ``settings`` (``UNODUO_…`` names, over
+    :func:`serve_env`'s), up: its base URL; stopped afterwards, also when it never came up."""
+    port = free_port()
+    process = serve("--port", str(port), "--db", f"sqlite:///{db}", env=serve_env(**settings))
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(base, process)
+        yield base
+    finally:
+        stop(process)

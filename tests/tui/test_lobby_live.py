@@ -18,7 +18,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, OptionList, Static
 
-from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
+from tests.cli.serving import running
 from tests.tui.helpers import until
 from tests.tui.test_play_live import play_moves
 from tui_client import table_screen
@@ -36,16 +36,9 @@ BOSS = {"Authorization": f"Bearer {DIRECTOR}"}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
     db = tmp_path_factory.mktemp("lobby-server") / "lobby.sqlite3"
-    env = serve_env(UNODUO_BOT_THINK_SECONDS="0", UNODUO_DIRECTOR_TOKEN=DIRECTOR)
-    process = serve("--port", str(port), "--db", f"sqlite:///{db}", env=env)
-    base = f"http://127.0.0.1:{port}"
-    wait_until_up(base, process)
-    try:
+    with running(db, UNODUO_BOT_THINK_SECONDS="0", UNODUO_DIRECTOR_TOKEN=DIRECTOR) as base:
         yield base
-    finally:
-        stop(process)
 
 
 def text_of(app: PlayApp, selector: str) -> str:

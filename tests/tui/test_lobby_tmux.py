@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from bench.progress import STALL_SECONDS
-from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
+from tests.cli.serving import running
 from tests.tui.test_replay_tmux import TMUX, UNODUO, Terminal
 
 pytestmark = [
@@ -25,15 +25,8 @@ DIRECTOR = "director-of-the-tmux-lobby"
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    env = serve_env(UNODUO_BOT_THINK_SECONDS="0", UNODUO_DIRECTOR_TOKEN=DIRECTOR)
-    process = serve("--port", str(port), "--db", f"sqlite:///{tmp_path / 'tmux.sqlite3'}", env=env)
-    base = f"http://127.0.0.1:{port}"
-    wait_until_up(base, process)
-    try:
+    with running(tmp_path / "tmux.sqlite3", UNODUO_BOT_THINK_SECONDS="0", UNODUO_DIRECTOR_TOKEN=DIRECTOR) as base:
         yield base
-    finally:
-        stop(process)
 
 
 def saved_player(config: Path) -> str:
