@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Annotated
+from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, Query, WebSocket, WebSocketDisconnect
@@ -25,7 +25,6 @@ from server.schemas import DisputePublic
 from server.services.errors import Unauthorized
 from server.services.lobby import Closing, Lobby, LobbySocket
 from server.services.tournaments import dispute_public
-from server.store.models import PlayerPublic
 from server.store.read_models import FINISHED
 
 router = APIRouter()
@@ -50,7 +49,7 @@ async def lobby_socket(websocket: WebSocket, token: Annotated[str | None, Query(
         if caller.player is None:
             raise Unauthorized("the lobby socket needs a player's token ('Authorization: Bearer TOKEN' or ?token=)")
         player = caller.player
-        socket = await lobby.connect(player)
+        socket, state = await lobby.connect(player)  # the state read here: a refusal closes as below
     except Exception as error:
         refusal = refusal_of(error)
         if refusal is None:
@@ -60,7 +59,7 @@ async def lobby_socket(websocket: WebSocket, token: Annotated[str | None, Query(
         return
     try:
         await websocket.accept()
-        sender = asyncio.create_task(_send(websocket, lobby, socket, player, send_timeout))
+        sender = asyncio.create_task(_send(websocket, socket, state, send_timeout))
         receiver = asyncio.create_task(_receive(websocket))
         _done, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
         for task in pending:
@@ -74,16 +73,8 @@ async def lobby_socket(websocket: WebSocket, token: Annotated[str | None, Query(
         lobby.disconnect(socket)
 
 
-async def _send(websocket: WebSocket, lobby: Lobby, socket: LobbySocket, player: PlayerPublic, timeout: float) -> None:
+async def _send(websocket: WebSocket, socket: LobbySocket, state: dict[str, Any], timeout: float) -> None:
     """The ``state`` first, then each queued message; a :class:`Closing` closes the socket as it says."""
-    try:
-        state = await lobby.state(player)
-    except Exception as error:
-        refusal = refusal_of(error)
-        if refusal is None:
-            raise
-        await _close(websocket, refusal.close_code, f"{refusal.code}: {refusal.message}")
-        return
     try:
         await asyncio.wait_for(websocket.send_text(orjson.dumps(state).decode()), timeout)
         while True:

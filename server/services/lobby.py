@@ -155,9 +155,10 @@ class Lobby:
 
     # ------------------------------------------------------------ sockets
 
-    async def connect(self, player: PlayerPublic) -> LobbySocket:
-        """A new socket of ``player``: registered before anything is read, so that whatever happens
-        after the ``state`` read reaches it (what happened before is in the state)."""
+    async def connect(self, player: PlayerPublic) -> tuple[LobbySocket, Message]:
+        """A new socket of ``player`` and its ``state`` message: the socket is registered before the
+        state is read, so that whatever happens after that read reaches it (what happened before
+        is in the state); the player's waiting and live matches in it are followed from now on."""
         await self._started()
         socket = LobbySocket(player.id)
         mine = self.sockets.setdefault(player.id, [])
@@ -169,7 +170,8 @@ class Lobby:
             )
         mine.append(socket)
         try:
-            for summary in await asyncio.to_thread(self.matches.matches_of, player):
+            state = await me_state(self.matches, self.tournaments, player)
+            for summary in state.matches:
                 if summary.status in (WAITING, LIVE):
                     seats = tuple(p.id if p is not None else None for p in summary.seats)
                     head = await asyncio.to_thread(self.store.head, match_stream(summary.id))
@@ -177,10 +179,7 @@ class Lobby:
         except BaseException:
             self.disconnect(socket)
             raise
-        return socket
-
-    async def state(self, player: PlayerPublic) -> Message:
-        return {"type": "state", **(await me_state(self.matches, self.tournaments, player)).model_dump(mode="json")}
+        return socket, {"type": "state", **state.model_dump(mode="json")}
 
     def disconnect(self, socket: LobbySocket) -> None:
         """The socket has gone: forget it; with the player's last socket, what was kept for them."""

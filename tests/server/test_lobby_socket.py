@@ -323,7 +323,7 @@ def test_a_reader_that_falls_behind_is_dropped_and_nothing_of_a_player_stays_aft
 
     me = PlayerPublic(id=ada, name=player["name"], kind="human")
     service.queued = 3
-    socket = client.portal.call(service.connect, me)  # type: ignore[union-attr]
+    socket, _state = client.portal.call(service.connect, me)  # type: ignore[union-attr]
     for n in range(4):
         client.portal.call(_send_async, service, ada, n)  # type: ignore[union-attr]
     queued = [socket.queue.get_nowait() for _ in range(socket.queue.qsize())]
