@@ -23,7 +23,7 @@ class LobbyEntry:
     kind: str  # play, join, watch, done
     match: str
     seat: int | None  # the player's seat; None to watch
-    names: tuple[str, str]
+    names: tuple[str, ...]  # one per seat
     text: str
 
     @property
@@ -39,10 +39,33 @@ def seat_of(summary: Mapping[str, Any], player_id: str) -> int | None:
     return None
 
 
-def seat_names(summary: Mapping[str, Any]) -> tuple[str, str]:
-    seats = [*list(summary.get("seats") or [])[:2], None, None]
-    out = [str(p.get("name") or p.get("id")) if isinstance(p, Mapping) else "(empty seat)" for p in seats[:2]]
-    return out[0], out[1]
+def seat_names(summary: Mapping[str, Any]) -> tuple[str, ...]:
+    """One name per seat of a match summary (at least two; an empty seat says so)."""
+    seats = list(summary.get("seats") or [])
+    seats += [None] * (2 - len(seats))
+    return tuple(str(p.get("name") or p.get("id")) if isinstance(p, Mapping) else "(empty seat)" for p in seats)
+
+
+SHOWN_OPPONENTS = 3  # a table's line names this many of the other seats, then "+N"
+
+
+def listed(names: Sequence[str]) -> str:
+    """``bob, cyd, dan +6``: the first :data:`SHOWN_OPPONENTS` names, then how many more."""
+    if len(names) <= SHOWN_OPPONENTS:
+        return ", ".join(names)
+    return ", ".join(names[:SHOWN_OPPONENTS]) + f" +{len(names) - SHOWN_OPPONENTS}"
+
+
+def others_words(names: Sequence[str], seat: int) -> str:
+    """Who the player at ``seat`` plays, clockwise from their left: ``bob``, ``bob, cyd, dan +6``."""
+    return listed([names[(seat + i) % len(names)] for i in range(1, len(names))])
+
+
+def table_words(names: Sequence[str]) -> str:
+    """A match to watch: ``ann vs bob``, or ``a table of 10: ann, bob, cyd +7``."""
+    if len(names) == 2:
+        return f"{names[0]} vs {names[1]}"
+    return f"a table of {len(names)}: {listed(names)}"
 
 
 def _where(summary: Mapping[str, Any], tournament_names: Mapping[str, str]) -> str:
@@ -75,10 +98,8 @@ def _entry(summary: Mapping[str, Any], player_id: str, tournament_names: Mapping
     if seat is None:
         if status != "live":
             return None
-        return LobbyEntry(
-            "watch", match, None, names, f"watch  {names[0]} vs {names[1]} · {where} · {_scores(summary)}"
-        )
-    other = names[1 - seat]
+        return LobbyEntry("watch", match, None, names, f"watch  {table_words(names)} · {where} · {_scores(summary)}")
+    other = others_words(names, seat)
     if status == "live":
         return LobbyEntry("play", match, seat, names, f"play   vs {other} · {where} · {_scores(summary)} · live")
     if status == "waiting":

@@ -46,6 +46,7 @@ from tui_client.lobby_model import (
     keep_cursor,
     lobby_entries,
     open_lines,
+    others_words,
     pairing_of,
     pairing_words,
     seat_names,
@@ -125,7 +126,7 @@ class TableReady(Message):
     """A match to open: the player's seat in it (None: to watch) and the seats' names; ``auto``:
     the lobby took the seat by itself (a pairing), ``why`` says which in words."""
 
-    def __init__(self, match: str, seat: int | None, names: tuple[str, str], auto: bool = False, why: str = "") -> None:
+    def __init__(self, match: str, seat: int | None, names: tuple[str, ...], auto: bool = False, why: str = "") -> None:
         super().__init__()
         self.match = match
         self.seat = seat
@@ -467,7 +468,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
         seat = seat_of(summary, self.player_id)
         if seat is None:
             return None
-        return seat_names(summary)[1 - seat]
+        return others_words(seat_names(summary), seat)
 
     def _tournament_name(self, tournament: str) -> str:
         for t in self.tournaments:

@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.rulesets import RULESETS
 from engine.score_words import result_words, rule_words
+from tui_client.seating import direction_of, direction_words, is_table, next_seat, seat_count
 
 __all__ = [
     "SEATS",
@@ -29,6 +30,7 @@ __all__ = [
     "event_data",
     "match_result",
     "rules_of_view",
+    "table_result",
 ]
 
 Data = Mapping[str, Any]
@@ -110,7 +112,9 @@ def describe_event(
     ``before`` is the view before it (what a ``pass`` answered)."""
     pending = ((before or {}).get("pending") or {}).get("kind")
     voice = Voice(seat, names)
-    return describe(str(event.get("type")), event_data(event), voice, answered=pending, rules=rules_of_view(before))
+    return describe(
+        str(event.get("type")), event_data(event), voice, answered=pending, rules=rules_of_view(before), table=before
+    )
 
 
 def rules_of_view(view: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -130,14 +134,91 @@ def match_result(d: Data, voice: Voice, rules: Data | None, *, forfeit: bool = F
     total wins)``; from a seat, ``you win …`` or ``you lost: bob wins 67–202 (…)``."""
     scores = list(d.get("scores") or [0, 0])
     winner = d.get("winner")
-    if not isinstance(winner, int) or winner not in (0, 1):
-        return f"{scores[0]}–{scores[1]}"
+    if not isinstance(winner, int) or not 0 <= winner < len(scores):
+        return "–".join(str(x) for x in scores)
+    if len(scores) > 2:
+        places = d.get("places")
+        return table_result(
+            scores, winner, voice, rules, forfeit=forfeit, places=places if isinstance(places, list) else None
+        )
     words = result_words(
         voice.name(winner), scores, winner, rules, verb=voice.verb(winner, "win", "wins"), forfeit=forfeit
     )
     if voice.me is not None and voice.me != winner:
         return f"you lost: {words}"
     return words
+
+
+def table_result(
+    scores: Sequence[int],
+    winner: int,
+    voice: Voice,
+    rules: Data | None,
+    *,
+    forfeit: bool = False,
+    places: Sequence[object] | None = None,
+) -> str:
+    """A table's result, winner first with the rule, then every other seat in its place with its
+    total: ``ann wins with 512 (first to 500 wins) — bob 340 · cyd 212 · dan 0``; from a seat,
+    ``you win …`` or ``you lost: ann wins …``."""
+    why = "by forfeit" if forfeit else rule_words(rules)
+    head = f"{voice.name(winner)} {voice.verb(winner, 'win', 'wins')} with {scores[winner]}"
+    head += f" ({why})" if why else ""
+
+    def place(seat: int) -> tuple[int, int, int]:
+        at = places[seat] if places is not None and seat < len(places) else None
+        return (at if isinstance(at, int) else len(scores), -scores[seat], seat)
+
+    rest = sorted((s for s in range(len(scores)) if s != winner), key=place)
+    words = f"{head} — {' · '.join(f'{voice.name(s)} {scores[s]}' for s in rest)}"
+    if voice.me is not None and voice.me != winner:
+        return f"you lost: {words}"
+    return words
+
+
+def names_words(names: Sequence[str]) -> str:
+    """``ann vs bob`` for two, ``ann, bob, cyd and dan`` for more."""
+    if len(names) == 2:
+        return f"{names[0]} vs {names[1]}"
+    return ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def deals(rules: Data | None) -> bool:
+    """Does the ruleset's Player 1 deal (``classic``: the dealer, RULES.md D18)?"""
+    return bool(rules) and (rules or {}).get("name") == "classic"
+
+
+def _turns(table: Data | None) -> bool:
+    """Does a Skip or Reverse at this table say more than the next turn does (3+ seats)?"""
+    return is_table(table) and seat_count(table) > 2
+
+
+def action_suffix(code: str, seat: object, table: Data | None, voice: Voice) -> str:
+    """What a Skip or a Reverse did at a table of 3+ (``table``: the view before it): ``— bob is
+    skipped``, ``— direction now counter-clockwise``."""
+    if not _turns(table) or not isinstance(seat, int) or len(code) < 2 or code.startswith("W"):
+        return ""
+    if code.endswith("S"):
+        skipped = next_seat(table, seat)
+        if skipped is None:
+            return ""
+        return f" — {voice.name(skipped)} {voice.verb(skipped, 'are', 'is')} skipped"
+    if code.endswith("R"):
+        return f" — direction now {direction_words(-direction_of(table)).split(' ', 1)[1]}"
+    return ""
+
+
+def _starter_suffix(code: str, table: Data | None, voice: Voice) -> str:
+    """A starter Skip or Reverse at a table of 3+ (D19): who is skipped, who moves first."""
+    dealer = (table or {}).get("dealer")
+    if not _turns(table) or not isinstance(dealer, int):
+        return ""
+    if code.endswith("R"):
+        return f" — direction now counter-clockwise: {voice.name(dealer)} {voice.verb(dealer, 'play', 'plays')} first"
+    first = next_seat(table, dealer, 1)
+    if code.endswith("S") and first is not None:
+        return f" — {voice.name(first)} {voice.verb(first, 'are', 'is')} skipped"
+    return ""
 
 
 def describe(
@@ -151,17 +232,20 @@ def describe(
     then: Data | None = None,
     rules: Data | None = None,
     forfeit: bool = False,
+    table: Data | None = None,
 ) -> str | None:
     """Event ``kind`` with data ``d`` (as its viewer sees it) in words. ``every``: words for every
     event (else None for a command or an awaiting whose effects say it). ``answered``: the kind of
     decision a command answered; ``after``: the awaiting that closes the event's batch; ``then``:
     the event right after it (the cards a challenge made someone draw); ``rules``: the match's
-    ruleset (a dict: how it is won); ``forfeit``: the match ended by a forfeit."""
+    ruleset (a dict: how it is won); ``forfeit``: the match ended by a forfeit; ``table``: the view
+    of the table just before the event (at 3+ seats it says who a Skip skips and where a Reverse
+    turns)."""
     who = voice.name(d.get("seat"))
     if kind == "match_created":
         created = d.get("ruleset") or {}
         names = d.get("names")
-        seated = f" — {names[0]} vs {names[1]}" if isinstance(names, list) and len(names) == 2 else ""
+        seated = f" — {names_words([str(n) for n in names])}" if isinstance(names, list) and len(names) >= 2 else ""
         return (
             f"match created: {created.get('name')}, to {created.get('target')} points ({rule_words(created)}){seated}"
         )
@@ -174,6 +258,11 @@ def describe(
     if kind == "cut":
         codes = d.get("codes") or ["?", "?"]
         first = d.get("first_drafter")
+        if len(codes) > 2:
+            cuts = ", ".join(f"{voice.name(s)} {code}" for s, code in enumerate(codes))
+            return f"cut: {cuts} — " + (
+                f"{voice.name(first)} {voice.verb(first, 'deal', 'deals')}" if first is not None else "cut again"
+            )
         then_words = (
             f"{voice.name(first)} {voice.verb(first, 'draft', 'drafts')} first" if first is not None else "cut again"
         )
@@ -181,21 +270,32 @@ def describe(
     if kind == "round_started":
         again = f" again (fresh start {d['restart']})" if d.get("restart") else ""
         p1 = d.get("player1")
+        if deals(rules):
+            return f"round {d.get('round')} starts{again} — {voice.name(p1)} {voice.verb(p1, 'deal', 'deals')}"
         return f"round {d.get('round')} starts{again} — {voice.name(p1)} {voice.verb(p1, 'are', 'is')} Player 1"
     if kind == "cards_dealt":
         counts = d.get("counts") or [0, 0]
-        hands = [f"; {voice.their(s)} hand: {codes_text(d[f'hand{s}'])}" for s in (0, 1) if f"hand{s}" in d]
+        seats = range(len(counts))
+        hands = [f"; {voice.their(s)} hand: {codes_text(d[f'hand{s}'])}" for s in seats if f"hand{s}" in d]
+        if len(counts) > 2:
+            each = (
+                f"{counts[0]} cards to each of {len(counts)} seats"
+                if len(set(counts)) == 1
+                else "/".join(map(str, counts))
+            )
+            return f"dealt {each}{''.join(hands)}"
         return f"dealt {counts[0]} and {counts[1]} cards{''.join(hands)}"
     if kind == "drafted":
         return _drafted_words(d, who)
     if kind == "draft_completed":
         return f"draft complete: the draft pile ({cards_text(len(d.get('codes') or []))}) goes under the draw pile"
     if kind == "starter_turned":
-        return f"starter turned: {d.get('code')}"
+        return f"starter turned: {d.get('code')}" + _starter_suffix(str(d.get("code")), table, voice)
     if kind == "awaiting":
         return _awaiting_words(d, voice, every)
     if kind == "card_played":
-        return _played_words(d, who) + (awaiting_suffix(after, voice) or "")
+        turned = action_suffix(str(d.get("code")), d.get("seat"), table, voice)
+        return _played_words(d, who) + turned + (awaiting_suffix(after, voice) or "")
     if kind == "cards_drawn":
         count = d.get("count")
         why = DRAW_REASONS.get(str(d.get("reason")), str(d.get("reason")))
@@ -221,6 +321,8 @@ def describe(
         return f"match over: {match_result(d, voice, rules, forfeit=forfeit)} after {rounds} round{'s' if rounds != 1 else ''}"
     if kind == "seed_revealed":
         return "the server's seed is revealed: every shuffle and sealed card can now be checked"
+    if kind == "match_forfeited" and _turns(table):
+        return f"{who} {voice.verb(d.get('seat'), 'leave', 'leaves')} the table: a forfeit ({d.get('reason')})"
     if kind == "match_forfeited":
         return f"{who} {voice.verb(d.get('seat'), 'forfeit', 'forfeits')} the match ({d.get('reason')})"
     if kind == "forfeit_declared":
@@ -365,5 +467,7 @@ def _round_words(d: Data, voice: Voice) -> str:
     points = d.get("points")
     if loser is not None and points:
         how += f"; {voice.their(loser)} {codes_text(d.get('loser_hand'))} count {points} points"
-    totals = f"{voice.name(0)} {scores[0]}, {voice.name(1)} {scores[1]}"
+    elif len(scores) > 2 and winner is not None:
+        how += f" and {voice.verb(winner, 'score', 'scores')} {points or 0} points"
+    totals = ", ".join(f"{voice.name(s)} {score}" for s, score in enumerate(scores))
     return f"round {d.get('round')} over: {how} — scores: {totals}"

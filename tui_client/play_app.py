@@ -9,6 +9,7 @@ a Textual worker and hands its result back as a message; nothing blocks the scre
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from textual.app import App
@@ -127,7 +128,7 @@ class PlayApp(App[None]):
         self.push_screen(screen)
         return screen
 
-    def open_table(self, match: str, seat: int | None, names: tuple[str, str]) -> PlayScreen:
+    def open_table(self, match: str, seat: int | None, names: Sequence[str]) -> PlayScreen:
         model = PlayModel(match, seat, list(names), earlier=self.store.receipt(match))
         screen = PlayScreen(self.api, self.store, model)
         self.push_screen(screen)

@@ -8,6 +8,7 @@ screens, and no screen imports the app.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from textual.screen import Screen
@@ -28,7 +29,7 @@ class PlayHost(Protocol):
 
     async def sign_in(self, name: str | None) -> tuple[Credentials | None, str]: ...
 
-    def open_table(self, match: str, seat: int | None, names: tuple[str, str]) -> Screen[None]: ...
+    def open_table(self, match: str, seat: int | None, names: Sequence[str]) -> Screen[None]: ...
 
     def open_tournament(self, tournament: str) -> Screen[None]: ...
 

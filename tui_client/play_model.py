@@ -23,8 +23,9 @@ from engine.errors import CardParseError
 from engine.score_words import result_words
 from tui_client.api import refusal_words
 from tui_client.config import Receipt
-from tui_client.narration import Voice, awaiting_suffix, describe_event
+from tui_client.narration import Voice, awaiting_suffix, describe_event, table_result
 from tui_client.receipts import ChainCheck
+from tui_client.seating import seat_count
 
 __all__ = [
     "COLOUR_KEYS",
@@ -105,9 +106,9 @@ def offered_actions(view: Mapping[str, Any] | None, seat: int | None) -> list[Of
 
 def uno_window(view: Mapping[str, Any], seat: int) -> bool:
     """Is ``seat`` down to one card without having said UNO (so it may say it, or be caught)?"""
-    counts = view.get("hand_counts") or [0, 0]
-    said = view.get("uno") or [False, False]
-    return counts[seat] == 1 and not said[seat]
+    counts = view.get("hand_counts") or []
+    said = view.get("uno") or []
+    return 0 <= seat < min(len(counts), len(said)) and counts[seat] == 1 and not said[seat]
 
 
 def _uno_label(view: Mapping[str, Any], seat: int) -> str:
@@ -127,12 +128,14 @@ def prompt_words(view: Mapping[str, Any] | None, seat: int | None, names: Sequen
         if not isinstance(winner, int) or not 0 <= winner < len(scores):
             return f"match over: {'–'.join(str(x) for x in scores)}"
         rules = view.get("rules")
+        if len(scores) > 2:
+            return "match over: " + table_result(scores, winner, voice, rules if isinstance(rules, Mapping) else None)
         verb = voice.verb(winner, "win", "wins")
         return "match over: " + result_words(
             voice.name(winner), scores, winner, rules if isinstance(rules, Mapping) else None, verb=verb
         )
     if phase in ("new", "waiting"):
-        return "waiting for both seats to join…"
+        return "waiting for every seat to join…" if seat_count(view) > 2 else "waiting for both seats to join…"
     turn = pending.get("seat")
     kind = pending.get("kind")
     if turn is None or kind in (None, "none"):
@@ -199,7 +202,8 @@ class Decision:
 
 @dataclass
 class PlayModel:
-    """One match's table, from a seat (0 or 1) or as a spectator (``seat`` None)."""
+    """One match's table, from a seat (0 … N-1) or as a spectator (``seat`` None); ``names``
+    has one name per seat."""
 
     match: str
     seat: int | None
@@ -238,6 +242,15 @@ class PlayModel:
     @property
     def watching(self) -> bool:
         return self.seat is None
+
+    @property
+    def voice(self) -> Voice:
+        """Who is who in the table's words: the player is "you", the others by name."""
+        return Voice(self.seat, self.names)
+
+    def name(self, seat: int) -> str:
+        """A seat's name (``seat N`` without one), never "you"."""
+        return self.names[seat] if 0 <= seat < len(self.names) else f"seat {seat}"
 
     @property
     def over(self) -> bool:
@@ -357,7 +370,7 @@ class PlayModel:
         if v.get("hand") is not None:
             return [str(c) for c in v["hand"]]
         hands = v.get("hands")
-        if self.seat is not None and isinstance(hands, list) and len(hands) == 2:
+        if self.seat is not None and isinstance(hands, list) and 0 <= self.seat < len(hands):
             return [str(c) for c in hands[self.seat]]
         return []
 

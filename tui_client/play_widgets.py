@@ -15,8 +15,18 @@ from textual.widgets import Button
 
 from engine.cards import Color, parse_card
 from engine.errors import CardParseError
-from tui_client.cards import CARD_STYLES, COLOUR_WORD_STYLES, backs, card_text, coloured, hand_text
+from tui_client.cards import BACK_STYLE, CARD_STYLES, COLOUR_WORD_STYLES, backs, card_text, coloured, hand_text
 from tui_client.play_model import PlayModel
+from tui_client.seating import (
+    SeatRow,
+    around,
+    direction_of,
+    direction_words,
+    is_table,
+    next_seat,
+    seat_count,
+    seat_rows,
+)
 
 # A card that cannot be played now: its colour on a dark ground, no background of its own.
 DIM_STYLES: dict[Color | None, str] = {
@@ -182,15 +192,26 @@ class PlayLog(Widget):
 # ---------------------------------------------------------------- one-line texts
 
 
+def is_big_table(m: PlayModel) -> bool:
+    """Is this a table that says its seats (``classic``), or one of more than two names? Such a
+    table is drawn with the opponents panel; a two-seat ``uno-duo`` or ``classic-2p`` as before."""
+    return is_table(m.view) or (m.view is None and len(m.names) > 2)
+
+
 def title_text(m: PlayModel) -> Text:
     names = m.names
     out = Text()
     out.append("unoduo ", style="bold")
+    seats = seat_count(m.view) if m.view is not None else max(2, len(names))
     if m.watching:
-        out.append(f"watching {names[0]} vs {names[1]}", style="bold")
+        where = f"a table of {seats}" if seats > 2 else f"{m.name(0)} vs {m.name(1)}"
+        out.append(f"watching {where}", style="bold")
     else:
         assert m.seat is not None
-        out.append(f"you ({names[m.seat]}, seat {m.seat}) vs {names[1 - m.seat]}", style="bold")
+        others = f"at a table of {seats}" if seats > 2 else f"vs {m.name(around(2, m.seat)[0])}"
+        out.append(f"you ({m.name(m.seat)}, seat {m.seat}) {others}", style="bold")
+    if seats > 2 and m.view is not None:
+        out.append(f" · round {m.view.get('round', '–')}", style="bold")
     ruleset = (m.view or {}).get("ruleset")
     out.append(f" · {m.match}" + (f" · {ruleset}" if ruleset else ""), style="dim")
     return out
@@ -207,7 +228,7 @@ def opponent_text(m: PlayModel) -> Text:
     v = m.view or {}
     counts = v.get("hand_counts") or [0, 0]
     said = v.get("uno") or [False, False]
-    seats = (0, 1) if m.watching else (1 - (m.seat or 0),)
+    seats = around(2, m.seat)
     out = Text()
     hands = v.get("hands")
     for seat in seats:
@@ -215,7 +236,7 @@ def opponent_text(m: PlayModel) -> Text:
             out.append("\n")
         turn = (v.get("pending") or {}).get("seat") == seat
         out.append("▶ " if turn else "  ", style=WARN)
-        out.append(f"{m.names[seat]:<14} ", style="bold")
+        out.append(f"{m.name(seat):<14} ", style="bold")
         if isinstance(hands, list) and len(hands) == 2:
             out.append_text(hand_text([str(c) for c in hands[seat]]))  # the match is over: hands are shown
         else:
@@ -225,8 +246,162 @@ def opponent_text(m: PlayModel) -> Text:
     return out
 
 
+# ---------------------------------------------------------------- a table of more than two
+
+SEAT_GAP = "  "  # between two columns of the opponents panel
+MIN_NAME = 4  # a name is cut to no fewer columns than this (with "…")
+DEALER_STYLE = "bold #4dd0e1"
+
+
+def count_words(row: SeatRow) -> str:
+    return "left" if row.departed else f"{row.count} card{'s' if row.count != 1 else ''}"
+
+
+def flag_words(row: SeatRow) -> list[tuple[str, str]]:
+    """The marks after a seat's count: UNO said, the dealer."""
+    flags = []
+    if row.uno and not row.departed:
+        flags.append(("UNO!", BAD))
+    if row.dealer:
+        flags.append(("dealer", DEALER_STYLE))
+    return flags
+
+
+@dataclass(frozen=True)
+class SeatGrid:
+    """How the opponents panel lays its lines out: ``columns`` side by side, names cut to
+    ``name`` columns, the score with or without ``pts``, the marks (``flags`` columns) last."""
+
+    columns: int
+    rows: int
+    name: int
+    count: int
+    score: int
+    flags: int
+    units: bool
+
+    @property
+    def cell(self) -> int:
+        return 2 + self.name + 1 + self.count + 1 + self.score + (1 + self.flags if self.flags else 0)
+
+
+def seat_grid(rows: list[SeatRow], width: int, max_rows: int) -> SeatGrid:
+    """The layout of ``rows`` in ``width`` columns: one line per seat, in as many columns as it
+    takes to stay within ``max_rows`` lines (and as the width allows); ``pts`` goes first, then
+    a name longer than its room is cut with ``…`` (never below :data:`MIN_NAME`)."""
+    count = max((len(count_words(r)) for r in rows), default=0)
+    flags = max((sum(len(w) + 1 for w, _ in flag_words(r)) - 1 for r in rows), default=0)
+    flags = max(0, flags)
+    name = max((len(r.name) for r in rows), default=0)
+    points = max((len(str(r.score)) for r in rows), default=1)
+    wanted = max(1, -(-len(rows) // max(1, max_rows)))
+    for columns in range(wanted, 0, -1):
+        room = (width - len(SEAT_GAP) * (columns - 1)) // columns
+        lines = -(-len(rows) // columns)
+        for units in (True, False):
+            grid = SeatGrid(columns, lines, name, count, points + (4 if units else 0), flags, units)
+            spare = room - grid.cell
+            if spare >= 0:
+                return grid
+            if units:
+                continue
+            if name + spare >= min(name, MIN_NAME):
+                return SeatGrid(columns, lines, name + spare, count, grid.score, flags, units)
+    return SeatGrid(1, len(rows), max(MIN_NAME, min(name, width - 24)), count, points, flags, False)
+
+
+def _cut(name: str, room: int) -> str:
+    return name if len(name) <= room else name[: max(1, room - 1)] + "…"
+
+
+def seat_cell(row: SeatRow, grid: SeatGrid) -> Text:
+    """``▶ bob      1 card   61 pts UNO! dealer``."""
+    out = Text()
+    out.append("▶ " if row.turn else "  ", style=WARN)
+    name_style = "bold reverse" if row.turn else "dim" if row.departed else "bold"
+    name = _cut(row.name, grid.name)
+    out.append(name, style=name_style)
+    out.append(" " * (grid.name - len(name)) + " ")
+    out.append(count_words(row).ljust(grid.count), style="dim" if row.departed else BACK_STYLE)
+    out.append(" ")
+    out.append(f"{row.score}{' pts' if grid.units else ''}".rjust(grid.score), style="dim" if row.departed else "")
+    for word, style in flag_words(row):
+        out.append(" ")
+        out.append(word, style=style)
+    return out
+
+
+def seats_text(rows: list[SeatRow], width: int, max_rows: int) -> Text:
+    """The opponents panel: one line per seat, clockwise from the player's left, read down each
+    column: whose turn (``▶``), the name, the cards held (or ``left``), UNO!, the dealer, the score."""
+    grid = seat_grid(rows, width, max_rows)
+    out = Text()
+    for line in range(grid.rows):
+        if line:
+            out.append("\n")
+        for column in range(grid.columns):
+            index = column * grid.rows + line
+            if index >= len(rows):
+                break
+            if column:
+                out.append(SEAT_GAP)
+            cell = seat_cell(rows[index], grid)
+            cell.pad_right(grid.cell - cell.cell_len)
+            out.append_text(cell)
+        out.rstrip()
+    return out
+
+
+def opponents_text(m: PlayModel, width: int = 80, max_rows: int = 10) -> Text:
+    """The seats at the table other than the player's (every seat for a spectator): the
+    two-seat line as it always was, or the opponents panel of a bigger table."""
+    if not is_big_table(m):
+        return opponent_text(m)
+    return seats_text(seat_rows(m.view, m.names, m.seat), width, max_rows)
+
+
+def turn_words(m: PlayModel) -> str:
+    """``↻ clockwise · bob, then cyd``: the direction, the seat to move and the one after it."""
+    v = m.view or {}
+    words = direction_words(direction_of(v))
+    turn = (v.get("pending") or {}).get("seat")
+    if isinstance(turn, int):
+        after = next_seat(v, turn)
+        words += f" · {m.voice.name(turn)}"
+        if after is not None and after != turn:
+            words += f", then {m.voice.name(after)}"
+    return words
+
+
+def big_table_text(m: PlayModel) -> Text:
+    """A table of more than two: the top card, colour and pile, the target; the player's own
+    score (the others' are on their lines), the direction and who plays now and next. The
+    round is on the title line."""
+    v = m.view or {}
+    out = Text("  top ")
+    top = v.get("top")
+    out.append_text(card_text(str(top)) if top else Text("–", style="dim"))
+    color = v.get("color")
+    if color:
+        out.append(" · colour ")
+        out.append(str(color), style=COLOUR_WORD_STYLES.get(str(color), ""))
+    out.append(f" · draw pile {v.get('draw_pile', '–')}")
+    out.append(f" · target {v.get('target', '–')}", style="dim")
+    out.append("\n  ")
+    scores = v.get("scores") or []
+    if m.seat is not None and 0 <= m.seat < len(scores):
+        out.append(f"you {scores[m.seat]} pts", style="bold")
+        if v.get("dealer") == m.seat:
+            out.append(" dealer", style=DEALER_STYLE)
+        out.append(" · ")
+    out.append_text(coloured(turn_words(m)))
+    return out
+
+
 def table_text(m: PlayModel) -> Text:
     """The top card and colour in force, the piles, the round, both scores and the target, a volley."""
+    if is_big_table(m):
+        return big_table_text(m)
     v = m.view or {}
     out = Text("  top ")
     top = v.get("top")
@@ -247,8 +422,7 @@ def table_text(m: PlayModel) -> Text:
     out.append(f"round {v.get('round', '–')}", style="bold")
     out.append(" · scores ")
     for seat in (0, 1):
-        name = "you" if seat == m.seat else m.names[seat]
-        out.append(f"{name} {scores[seat]}", style="bold")
+        out.append(f"{m.voice.name(seat)} {scores[seat]}", style="bold")
         out.append(" · " if seat == 0 else "")
     out.append(f" · target {v.get('target', '–')}", style="dim")
     pending = v.get("pending") or {}

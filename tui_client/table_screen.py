@@ -26,6 +26,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
@@ -42,7 +43,8 @@ from tui_client.play_widgets import (
     HandView,
     PlayLog,
     check_text,
-    opponent_text,
+    is_big_table,
+    opponents_text,
     prompt_text,
     status_text,
     table_text,
@@ -54,6 +56,9 @@ RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0)  # then every 2 s
 UNANSWERED_SECONDS = 15.0  # a command with no answer by then is given up (the events would have said)
 SAVE_AFTER = frozenset({"awaiting", "round_ended", "match_ended", "seed_revealed", "uno_said", "uno_caught"})
 RETURN_SECONDS = 10.0  # after the match is over, back to the lobby (a table opened to play)
+OTHER_LINES = 19  # the table's lines besides the opponents panel, with five lines of log
+SEAT_LINES_MIN = 3  # the opponents panel never gets fewer lines than this (then more columns)
+SHORT_HEIGHT = 24  # below this, a big table's prompt loses its margin and the buttons go
 
 TABLE_CSS = """
 #table-title { height: auto; max-height: 2; background: $panel; }
@@ -68,6 +73,9 @@ TABLE_CSS = """
 #status { height: auto; max-height: 3; }
 #after { height: auto; background: $boost; text-style: bold; display: none; }
 #after.shown { display: block; }
+PlayScreen.big-table #table { height: auto; max-height: 3; }
+PlayScreen.big-table.short #prompt { margin: 0; }
+PlayScreen.big-table.short #actions { display: none; }
 """
 
 
@@ -326,7 +334,7 @@ class PlayScreen(MinimumSize, Screen[None]):
         banner = self.query_one("#banner", Static)
         banner.update(self.banner)
         banner.set_class(bool(self.banner), "shown")
-        self.query_one("#opponent", Static).update(opponent_text(m))
+        self._seats()
         self.query_one("#table", Static).update(table_text(m))
         self.tick()
         self.query_one(HandView).refresh(layout=True)
@@ -334,6 +342,26 @@ class PlayScreen(MinimumSize, Screen[None]):
         self.query_one("#status", Static).update(status_text(m))
         self.query_one(PlayLog).border_title = self._log_title()
         self._buttons()
+
+    def _seats_room(self) -> tuple[int, int]:
+        """The opponents panel's room: the screen's width, and the lines it may take so that the
+        hand, the prompt and a few lines of the log still fit (a table of 10 at 80×24: two
+        columns of five)."""
+        width, height = self.size.width or 80, self.size.height or 24
+        return width, max(SEAT_LINES_MIN, height - OTHER_LINES)
+
+    def on_resize(self, event: Resize) -> None:  # MinimumSize's on_resize runs too
+        if self.is_mounted:
+            self._seats()
+
+    def _seats(self) -> None:
+        """The opponents, laid out for the screen's size. A table of more than two below
+        :data:`SHORT_HEIGHT` lines (down to 60×20) gives up the blank line above the prompt
+        and the buttons (the footer has the same keys) so that the log keeps a few lines."""
+        big = is_big_table(self.model)
+        self.set_class(big, "big-table")
+        self.set_class((self.size.height or SHORT_HEIGHT) < SHORT_HEIGHT, "short")
+        self.query_one("#opponent", Static).update(opponents_text(self.model, *self._seats_room()))
 
     def _log_title(self) -> str:
         target = self.model.dispute_target()
