@@ -29,7 +29,7 @@ from engine.events import Event, EventType
 from engine.evolve import evolve, fold
 from engine.legal import legal_actions
 from engine.match import LocalMatch
-from engine.rulesets import CLASSIC_2P, RULESETS, UNO_DUO, Ruleset, get_ruleset
+from engine.rulesets import CLASSIC, CLASSIC_2P, RULESETS, UNO_DUO, Ruleset, get_ruleset
 from engine.shuffle import Dealer, commitment_of, shuffle_ids, shuffle_key
 from engine.state import INITIAL_STATE, MatchState, PendingKind, Phase
 from engine.views import AUDITOR, SPECTATOR, legal_commands, view
@@ -38,6 +38,7 @@ ENGINE_VERSION = "0.1.0"
 
 __all__ = [
     "AUDITOR",
+    "CLASSIC",
     "CLASSIC_2P",
     "ENGINE_VERSION",
     "INITIAL_STATE",

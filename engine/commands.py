@@ -91,12 +91,15 @@ class CreateMatch:
     ``first_drafter`` fixes round 1's Player 1 (a tournament's schedule): the cut is skipped.
     ``names`` are the seats' player names, by seat, recorded as public data so that a replay
     names its players on the hash chain (None: a match without names, as before they were kept).
+    ``seats`` is the table's size, 2 to 10 where the ruleset allows it (None: two seats, not
+    recorded, as before tables of more than two existed).
     """
 
     ruleset: Ruleset
     commitment: str
     first_drafter: int | None = None
     names: tuple[str, ...] | None = None
+    seats: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,7 +76,18 @@ from engine.rules import (
     hand_points,
     wild_draw_four_breaks_rule,
 )
-from engine.rulesets import Deal, Recycle, ReverseRule, Scoring, StarterWild, WildDrawFourCheck
+from engine.rulesets import (
+    MAX_SEATS,
+    Deal,
+    DrawRule,
+    Recycle,
+    ReverseRule,
+    Scoring,
+    StarterWild,
+    WildDrawFourCheck,
+    seats_allowed,
+)
+from engine.seating import active_seats, next_clockwise, next_seat
 from engine.shuffle import Dealer
 from engine.state import MatchState, PendingKind, PendingKinds, Phases
 
@@ -114,9 +125,9 @@ class _Batch:
         return self.events, self.state
 
     @property
-    def entropies(self) -> tuple[str, str]:
-        e0, e1 = self.state.entropies
-        return (e0 or "", e1 or "")
+    def entropies(self) -> tuple[str, ...]:
+        """Every seat's entropy in seat order ("" for a seat that never joined: it left first)."""
+        return tuple([e or "" for e in self.state.entropies])
 
     def codes(self, ids: tuple[int, ...] | list[int]) -> list[str]:
         codes = self.state.facts.codes
@@ -172,35 +183,67 @@ def _create(batch: _Batch, command: CreateMatch) -> None:
     if batch.state.phase is not Phases.NEW:
         _refuse(ErrorCode.NOT_NOW, "this match has already been created")
     record = MatchCreated(ruleset=command.ruleset.to_dict(), commitment=command.commitment)
+    seats = 2
+    if command.seats is not None:
+        allowed = seats_allowed(command.ruleset)
+        if command.seats.__class__ is not int or command.seats not in allowed:
+            _refuse(
+                ErrorCode.MALFORMED,
+                f"{command.ruleset.name} is played by {allowed.start} to {allowed.stop - 1} seats,"
+                f" not {command.seats!r}",
+                "D18",
+            )
+        seats = command.seats
+        record["seats"] = seats
     if command.first_drafter is not None:
-        if command.first_drafter not in (0, 1):
-            _refuse(ErrorCode.MALFORMED, f"first_drafter must be 0 or 1, not {command.first_drafter!r}")
+        if command.first_drafter.__class__ is not int or not 0 <= command.first_drafter < seats:
+            _refuse(
+                ErrorCode.MALFORMED,
+                f"first_drafter must be a seat from 0 to {seats - 1}, not {command.first_drafter!r}",
+            )
         record["first_drafter"] = command.first_drafter
     if command.names is not None:
         names = command.names
         if (
             not isinstance(names, tuple)
-            or len(names) != 2
+            or len(names) != seats
             or not all(isinstance(n, str) and 0 < len(n) <= MAX_NAME_LENGTH for n in names)
         ):
-            _refuse(ErrorCode.MALFORMED, f"names must be two names of 1 to {MAX_NAME_LENGTH} characters")
+            _refuse(
+                ErrorCode.MALFORMED, f"names must be {_count_words(seats)} names of 1 to {MAX_NAME_LENGTH} characters"
+            )
         record["names"] = list(names)
     batch.emit(EventType.MATCH_CREATED, record)
 
 
 def _join(batch: _Batch, command: JoinSeat) -> None:
     state = batch.state
-    if command.seat not in (0, 1):
-        _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be 0 or 1, not {command.seat!r}")
+    if command.seat.__class__ is not int or not 0 <= command.seat < state.seats:
+        _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be {_seat_range(state)}, not {command.seat!r}")
     if state.phase is not Phases.WAITING:
         _refuse(ErrorCode.NOT_NOW, "seats can only be taken before the match starts")
     if state.entropies[command.seat] is not None:
         _refuse(ErrorCode.NOT_NOW, f"seat {command.seat} has already joined")
+    if state.departed[command.seat]:
+        _refuse(ErrorCode.NOT_NOW, f"seat {command.seat} has left this table")
     if not isinstance(command.entropy, str) or len(command.entropy) > MAX_ENTROPY_LENGTH:
         _refuse(ErrorCode.MALFORMED, f"entropy must be a string of at most {MAX_ENTROPY_LENGTH} characters")
     batch.emit(EventType.SEAT_JOINED, SeatJoined(seat=command.seat, entropy=command.entropy))
-    if None not in batch.state.entropies:
+    if _all_joined(batch.state):
         _start_match(batch)
+
+
+def _all_joined(state: MatchState) -> bool:
+    """Every seat still at the table has joined (a seat that left before joining is not waited for)."""
+    return all(e is not None or gone for e, gone in zip(state.entropies, state.departed, strict=True))
+
+
+def _count_words(n: int) -> str:
+    return "two" if n == 2 else str(n)
+
+
+def _seat_range(state: MatchState) -> str:
+    return "0 or 1" if state.seats == 2 else f"0 to {state.seats - 1}"
 
 
 def _start_match(batch: _Batch) -> None:
@@ -212,18 +255,27 @@ def _start_match(batch: _Batch) -> None:
         deck = batch.state.deck
         for _ in range(MAX_CUTS):
             k = batch.state.cuts
-            a, b = batch.dealer.cut(batch.entropies, k, len(deck))
-            na, nb = deck[a].rank.number, deck[b].rank.number
-            winner = None
-            if na is not None and nb is not None and na != nb:
-                winner = 0 if na > nb else 1
-            batch.emit(EventType.CUT, Cut(cut=k, codes=batch.codes([a, b]), first_drafter=winner, cards=[a, b]))
+            cards = list(batch.dealer.cut(batch.entropies, k, len(deck)))
+            winner = _cut_winner([deck[i].rank.number for i in cards], batch.state.departed)
+            batch.emit(EventType.CUT, Cut(cut=k, codes=batch.codes(cards), first_drafter=winner, cards=cards))
             if winner is not None:
                 first = winner
                 break
         else:  # pragma: no cover - probability ~0
             raise RuntimeError("the cut did not settle")
     _start_round(batch, 1, first)
+
+
+def _cut_winner(numbers: list[int | None], departed: tuple[bool, ...]) -> int | None:
+    """D2/D18: the seat whose cut card is the single highest number; None (cut again) if any seat
+    still at the table cut a non-number or the highest number is shared."""
+    cutting = [n for n, gone in zip(numbers, departed, strict=True) if not gone]
+    if any(n is None for n in cutting):
+        return None
+    best = max(n for n in cutting if n is not None)
+    if cutting.count(best) != 1:
+        return None
+    return next(i for i, n in enumerate(numbers) if n == best and not departed[i])
 
 
 # ---------------------------------------------------------------- rounds
@@ -238,27 +290,36 @@ def _start_round(batch: _Batch, number: int, player1: int, restart: int = 0) -> 
     if ruleset.deal is Deal.DRAFT:
         batch.await_(player1, PendingKinds.DRAFT)
         return
-    player2 = 1 - player1
-    dealt = deck[: 2 * ruleset.hand_size]
-    hands: list[list[int]] = [[], []]
-    hands[player2] = list(dealt[0::2])
-    hands[player1] = list(dealt[1::2])
-    batch.emit(
-        EventType.CARDS_DEALT,
-        CardsDealt(
-            counts=[len(hands[0]), len(hands[1])],
-            cards=hands,
-            hand0=batch.codes(sorted(hands[0])),
-            hand1=batch.codes(sorted(hands[1])),
-        ),
+    # D18: one card at a time, starting at the dealer's left (the seat that moves first).
+    order = [next_clockwise(state, player1)]
+    while len(order) < len(active_seats(state)):
+        order.append(next_clockwise(state, order[-1]))
+    hands: list[list[int]] = [[] for _ in range(state.seats)]
+    for i, card_id in enumerate(deck[: len(order) * ruleset.hand_size]):
+        hands[order[i % len(order)]].append(card_id)
+    record = CardsDealt(
+        counts=[len(hand) for hand in hands],
+        cards=hands,
+        hand0=batch.codes(sorted(hands[0])),
+        hand1=batch.codes(sorted(hands[1])),
     )
+    for seat in range(2, state.seats):
+        record[_HAND_FIELDS[seat]] = batch.codes(sorted(hands[seat]))  # type: ignore[literal-required]
+    batch.emit(EventType.CARDS_DEALT, record)
     _turn_starter(batch)
+
+
+_HAND_FIELDS = tuple(f"hand{seat}" for seat in range(MAX_SEATS))
 
 
 def _turn_starter(batch: _Batch) -> None:
     """D4: turn the starter and let it act on Player 2."""
     card_id = batch.state.draw_pile[0]
-    batch.emit(EventType.STARTER_TURNED, StarterTurned(code=batch.codes([card_id])[0], card=card_id))
+    record = StarterTurned(code=batch.codes([card_id])[0], card=card_id)
+    turns = _turns_direction(batch.state, batch.state.card(card_id))
+    if turns:
+        record["direction"] = -batch.state.direction
+    batch.emit(EventType.STARTER_TURNED, record)
     card = batch.state.card(card_id)
     state = batch.state
     if card.is_wild and state.ruleset.starter_wild is StarterWild.RESTART:
@@ -267,19 +328,31 @@ def _turn_starter(batch: _Batch) -> None:
         _start_round(batch, state.round, state.player1, state.restarts + 1)
         return
     assert state.player1 is not None
-    p1, p2 = state.player1, 1 - state.player1
+    # Player 1 is the dealer in a dealt game (D18); p2, the seat at its left, moves first.
+    p1 = state.player1
+    p2 = next_clockwise(state, p1)
     rank = card.rank
     if rank.is_wild:
         batch.await_card(p1, PendingKinds.COLOR, card_id)
     elif rank is Ranks.DRAW_TWO:
         _draw(batch, p2, 2, "starter")
-        batch.await_(p1, PendingKinds.TURN)
-    elif rank is Ranks.SKIP or (rank is Ranks.REVERSE and state.ruleset.reverse is ReverseRule.GO_AGAIN):
-        batch.await_(p1, PendingKinds.TURN)
+        batch.await_(next_seat(state, p2), PendingKinds.TURN)
+    elif turns:
+        batch.await_(p1, PendingKinds.TURN)  # D19: the direction turns, so the dealer moves first
+    elif rank is Ranks.SKIP or (rank is Ranks.REVERSE and state.ruleset.reverse is not ReverseRule.DUMP):
+        batch.await_(next_seat(state, p2), PendingKinds.TURN)  # the first player is skipped
     elif rank is Ranks.REVERSE and dump_offered(state, p2):
         batch.await_(p2, PendingKinds.DUMP, starter=True)
     else:
         batch.await_(p2, PendingKinds.TURN)
+
+
+def _turns_direction(state: MatchState, card: Card) -> bool:
+    """D19/D20: does this Reverse turn the direction? Only where the ruleset says so and more than
+    two seats are still at the table (with two a Reverse acts as a Skip)."""
+    return (
+        card.rank is Ranks.REVERSE and state.ruleset.reverse is ReverseRule.DIRECTION and len(active_seats(state)) > 2
+    )
 
 
 def _end_round(batch: _Batch, winner: int) -> None:
@@ -288,16 +361,26 @@ def _end_round(batch: _Batch, winner: int) -> None:
 
 
 def _end_blocked_round(batch: _Batch) -> None:
-    """D17: both seats drew in succession and received nothing; the lower hand wins the round."""
+    """D17/D24: every seat in turn drew and received nothing; the lowest hand wins the round
+    (nobody, if several share the lowest value)."""
     state = batch.state
-    points = (hand_points(state, 0), hand_points(state, 1))
-    winner = None if points[0] == points[1] else (0 if points[0] < points[1] else 1)
-    _score_round(batch, winner, blocked=True)
+    points = {seat: hand_points(state, seat) for seat in active_seats(state)}
+    lowest = min(points.values())
+    lowest_seats = [seat for seat, value in points.items() if value == lowest]
+    _score_round(batch, lowest_seats[0] if len(lowest_seats) == 1 else None, blocked=True)
+
+
+def _blocked(state: MatchState) -> bool:
+    """D17/D24: as many empty draws in a row as there are seats at the table."""
+    return state.empty_draws >= (2 if state.seats == 2 else len(active_seats(state)))
 
 
 def _score_round(batch: _Batch, winner: int | None, blocked: bool) -> None:
     """D15/D16/D17: score the round, then end the match or start the next round."""
     state = batch.state
+    if state.seats > 2:
+        _score_table_round(batch, winner, blocked)
+        return
     ruleset = state.ruleset
     scores = list(state.scores)
     loser = None if winner is None else 1 - winner
@@ -322,16 +405,66 @@ def _score_round(batch: _Batch, winner: int | None, blocked: bool) -> None:
     if scorer is not None and scores[scorer] >= ruleset.target:
         _end_match(batch, (1 - scorer) if ruleset.scoring is Scoring.LOSER_SCORES else scorer, scores)
         return
+    _next_round(batch)
+
+
+def _next_round(batch: _Batch) -> None:
+    """The deal passes to the next seat clockwise (D18; at two seats, the other seat)."""
+    state = batch.state
     assert state.player1 is not None
-    _start_round(batch, state.round + 1, 1 - state.player1)
+    _start_round(batch, state.round + 1, next_clockwise(state, state.player1))
+
+
+def _score_table_round(batch: _Batch, winner: int | None, blocked: bool) -> None:
+    """D23/D24 at a table of 3+: the winner scores every other hand (a departed seat's too, set
+    aside for the round); every hand is shown; the first total to reach the target wins."""
+    state = batch.state
+    scores = list(state.scores)
+    points = 0
+    if winner is not None:
+        points = sum(hand_points(state, seat) for seat in range(state.seats) if seat != winner)
+        scores[winner] += points
+    record = RoundEnded(
+        round=state.round,
+        winner=winner,
+        loser=None,
+        points=points,
+        loser_hand=[],
+        scores=scores,
+        blocked=blocked,
+        hands=[batch.codes(hand) for hand in state.hands],
+    )
+    batch.emit(EventType.ROUND_ENDED, record)
+    if winner is not None and scores[winner] >= state.ruleset.target:
+        _end_match(batch, winner, scores)
+        return
+    _next_round(batch)
+
+
+def places_of(winner: int, scores: list[int], departures: tuple[int, ...]) -> list[int]:
+    """D23: the winner first; the other seats still at the table by total, highest first, equal
+    totals sharing a place; then the seats that left, the first to leave last."""
+    seats = range(len(scores))
+    staying = sorted((s for s in seats if s != winner and s not in departures), key=lambda s: -scores[s])
+    places = [0] * len(scores)
+    places[winner] = 1
+    for index, seat in enumerate(staying):
+        tied = index > 0 and scores[staying[index - 1]] == scores[seat]
+        places[seat] = places[staying[index - 1]] if tied else index + 2
+    for index, seat in enumerate(reversed(departures)):
+        places[seat] = len(staying) + 2 + index
+    return places
 
 
 def _end_match(batch: _Batch, winner: int, scores: list[int]) -> None:
-    """D16, or a forfeit: the match is over and the seed is revealed."""
-    batch.emit(
-        EventType.MATCH_ENDED,
-        MatchEnded(winner=winner, loser=1 - winner, scores=scores, rounds=batch.state.round),
+    """D16/D23, or a forfeit: the match is over and the seed is revealed."""
+    state = batch.state
+    record = MatchEnded(
+        winner=winner, loser=1 - winner if state.seats == 2 else None, scores=scores, rounds=state.round
     )
+    if state.ruleset.reverse is ReverseRule.DIRECTION:  # classic, any table size: the places (D23)
+        record["places"] = places_of(winner, scores, state.departures)
+    batch.emit(EventType.MATCH_ENDED, record)
     batch.emit(
         EventType.SEED_REVEALED,
         SeedRevealed(server_seed=batch.dealer.server_seed.hex(), entropies=list(batch.entropies)),
@@ -437,8 +570,10 @@ def _seat_command(batch: _Batch, command: SeatCommand) -> None:
 
 def _check_in_play(state: MatchState, seat: int, expected_version: int | None, not_started: str, who: str) -> None:
     """What a seat's command and a timeout both need: a real seat, a match in play, the version seen."""
-    if seat not in (0, 1):
-        _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be 0 or 1, not {seat!r}")
+    if seat.__class__ is not int or not 0 <= seat < state.seats:
+        _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be {_seat_range(state)}, not {seat!r}")
+    if state.departed[seat] and state.phase is not Phases.MATCH_OVER:
+        _refuse(ErrorCode.NOT_A_PLAYER, f"seat {seat} has left this table")
     phase = state.phase
     if phase is Phases.MATCH_OVER:
         _refuse(ErrorCode.MATCH_OVER, "the match is over")
@@ -459,15 +594,16 @@ def _head(batch: _Batch, seat: int, action: SeatAction) -> None:
 def _say_uno(batch: _Batch, seat: int) -> None:
     """D14: declare your own one-card hand, catch the opponent's, or both at once."""
     state = batch.state
-    own, catch = state.uno_open[seat], state.uno_open[1 - seat]
-    if not own and not catch:
+    own = state.uno_open[seat]
+    caught = [other for other, open_ in enumerate(state.uno_open) if open_ and other != seat]
+    if not own and not caught:
         _refuse(ErrorCode.UNO_NOT_OPEN, "no UNO window is open: nobody holds an undeclared single card", "D14")
     _head(batch, seat, SayUno())
     if own:
         batch.emit(EventType.UNO_SAID, UnoSaid(seat=seat))
-    if catch:
-        batch.emit(EventType.UNO_CAUGHT, UnoCaught(seat=1 - seat, by=seat))
-        _draw(batch, 1 - seat, batch.state.ruleset.uno_penalty, "uno_penalty")
+    for other in caught:  # D14, D22: any other seat catches, and the first recorded wins the race
+        batch.emit(EventType.UNO_CAUGHT, UnoCaught(seat=other, by=seat))
+        _draw(batch, other, batch.state.ruleset.uno_penalty, "uno_penalty")
 
 
 def _draft(batch: _Batch, seat: int, action: Draft) -> None:
@@ -489,7 +625,7 @@ def _draft(batch: _Batch, seat: int, action: Draft) -> None:
     )
     state = batch.state
     if state.draft_steps < 2 * state.ruleset.hand_size:
-        batch.await_(1 - seat, PendingKinds.DRAFT)
+        batch.await_(next_seat(state, seat), PendingKinds.DRAFT)
         return
     batch.emit(
         EventType.DRAFT_COMPLETED, DraftCompleted(codes=batch.codes(state.draft_pile), cards=list(state.draft_pile))
@@ -568,10 +704,10 @@ def _play(batch: _Batch, seat: int, action: Play) -> None:
     _head(batch, seat, action)
     color = action.color if card.is_wild else card.color
     assert color is not None
-    batch.emit(
-        EventType.CARD_PLAYED,
-        CardPlayed(seat=seat, code=card.code, color=_COLOR_VALUE[color], uno=action.uno, card=card_id),
-    )
+    record = CardPlayed(seat=seat, code=card.code, color=_COLOR_VALUE[color], uno=action.uno, card=card_id)
+    if _turns_direction(state, card):
+        record["direction"] = -state.direction
+    batch.emit(EventType.CARD_PLAYED, record)
     _recycle_if_empty(batch)
     _resolve_play(batch, seat, card, volley_total)
 
@@ -579,7 +715,7 @@ def _play(batch: _Batch, seat: int, action: Play) -> None:
 def _resolve_play(batch: _Batch, seat: int, card: Card, volley_total: int) -> None:
     """What a single played card does next (D8-D12, D15)."""
     state = batch.state
-    opponent = 1 - seat
+    opponent = next_seat(state, seat)  # the next player (after a Reverse, in the new direction)
     hand_empty = not state.hands[seat]
     rank = card.rank
     if rank is Ranks.DRAW_TWO:
@@ -591,22 +727,27 @@ def _resolve_play(batch: _Batch, seat: int, card: Card, volley_total: int) -> No
             batch.await_(opponent, PendingKinds.VOLLEY, total=total)
     elif rank is Ranks.WILD_DRAW_FOUR:
         if state.ruleset.wd4_check is WildDrawFourCheck.ENFORCED:
-            # D13c: checked when played, so nothing to challenge: the opponent draws 4 (D12).
+            # D13c: checked when played, so nothing to challenge: the next player draws 4 and
+            # loses the turn (D12, D20).
             _draw(batch, opponent, 4, "wild_draw_four")
-            _after_wild_draw_four(batch, seat)
+            _after_wild_draw_four(batch, seat, next_seat(state, opponent))
         else:
             batch.await_(opponent, PendingKinds.WILD_DRAW_FOUR)
     elif hand_empty:
         _end_round(batch, seat)
     elif rank is Ranks.SKIP:
-        batch.await_(seat, PendingKinds.TURN)
+        batch.await_(next_seat(state, seat, 2), PendingKinds.TURN)  # D9, D20: the next player is skipped
     elif rank is Ranks.REVERSE:
-        if state.ruleset.reverse is ReverseRule.GO_AGAIN:
-            batch.await_(seat, PendingKinds.TURN)
-        elif dump_offered(state, seat):
-            batch.await_(seat, PendingKinds.DUMP)
+        reverse = state.ruleset.reverse
+        if reverse is ReverseRule.DUMP:
+            if dump_offered(state, seat):
+                batch.await_(seat, PendingKinds.DUMP)
+            else:
+                batch.await_(opponent, PendingKinds.TURN)
+        elif reverse is ReverseRule.GO_AGAIN or len(active_seats(state)) == 2:
+            batch.await_(seat, PendingKinds.TURN)  # a Skip at two seats
         else:
-            batch.await_(opponent, PendingKinds.TURN)
+            batch.await_(opponent, PendingKinds.TURN)  # D20: the direction has turned
     else:
         batch.await_(opponent, PendingKinds.TURN)
 
@@ -616,20 +757,40 @@ def _draw_command(batch: _Batch, seat: int, action: Draw) -> None:
     _head(batch, seat, action)
     if pending.kind is PendingKinds.VOLLEY:
         _draw(batch, seat, pending.total, "volley")
-        if batch.state.empty_draws >= 2:
-            _end_blocked_round(batch)  # D17
+        if _blocked(batch.state):
+            _end_blocked_round(batch)  # D17, D24
         else:
-            batch.await_(1 - seat, PendingKinds.TURN)
+            batch.await_(next_seat(batch.state, seat), PendingKinds.TURN)
         return
     drawn = _draw(batch, seat, 1, "draw")
+    if drawn and batch.state.ruleset.draw is DrawRule.UNTIL_PLAYABLE:
+        # D21, the seed's variant: keep drawing until a playable card comes, at most 10 cards.
+        while len(drawn) < MAX_DRAWN_UNTIL_PLAYABLE and not _playable_now(batch.state, seat, drawn[-1]):
+            more = _draw(batch, seat, 1, "draw")
+            if not more:
+                break
+            drawn.extend(more)
     if drawn:
         # D6: the drawer always answers, with `play` (if the card is playable) or `pass`, so the
         # opponent never learns from the flow of the game whether the drawn card was playable.
-        batch.await_card(seat, PendingKinds.DRAWN, drawn[0], batch.state.facts.codes[drawn[0]])
-    elif batch.state.empty_draws >= 2:
-        _end_blocked_round(batch)  # D17: the other seat drew nothing just before
+        batch.await_card(seat, PendingKinds.DRAWN, drawn[-1], batch.state.facts.codes[drawn[-1]])
+    elif _blocked(batch.state):
+        _end_blocked_round(batch)  # D17, D24: every other seat drew nothing just before
     else:
-        batch.await_(1 - seat, PendingKinds.TURN)
+        batch.await_(next_seat(batch.state, seat), PendingKinds.TURN)
+
+
+MAX_DRAWN_UNTIL_PLAYABLE = 10  # D21
+
+
+def _playable_now(state: MatchState, seat: int, card_id: int) -> bool:
+    """Could ``seat`` play ``card_id`` on the top card now (D5; D13c where enforced)?"""
+    facts = state.facts
+    if not facts.matching[state.color][facts.ranks[state.discard[-1]]][card_id]:
+        return False
+    if card_id in facts.wild_fours and state.ruleset.wd4_check is WildDrawFourCheck.ENFORCED:
+        return not wild_draw_four_breaks_rule(state, seat, card_id)
+    return True
 
 
 def _pass(batch: _Batch, seat: int, action: Pass) -> None:
@@ -638,7 +799,7 @@ def _pass(batch: _Batch, seat: int, action: Pass) -> None:
     if pending.kind is PendingKinds.DUMP and pending.starter:
         batch.await_(seat, PendingKinds.TURN)
     else:
-        batch.await_(1 - seat, PendingKinds.TURN)
+        batch.await_(next_seat(batch.state, seat), PendingKinds.TURN)
 
 
 def _dump(batch: _Batch, seat: int, action: Dump) -> None:
@@ -679,7 +840,7 @@ def _dump(batch: _Batch, seat: int, action: Dump) -> None:
         )
         _recycle_if_empty(batch)
     last_card = deck[chosen[-1]]
-    opponent = 1 - seat
+    opponent = next_seat(batch.state, seat)
     if not batch.state.hands[seat]:
         if last_card.rank is Ranks.DRAW_TWO:
             _draw(batch, opponent, 2, "volley")
@@ -695,15 +856,19 @@ def _dump(batch: _Batch, seat: int, action: Dump) -> None:
 def _accept(batch: _Batch, seat: int, action: Accept) -> None:
     """D12: draw 4; the player of the Wild Draw Four takes another turn (or the round ends, D15)."""
     _head(batch, seat, action)
+    context = batch.state.wd4
+    assert context is not None
     _draw(batch, seat, 4, "wild_draw_four")
-    _after_wild_draw_four(batch, 1 - seat)
+    _after_wild_draw_four(batch, context.player, next_seat(batch.state, seat))
 
 
-def _after_wild_draw_four(batch: _Batch, player: int) -> None:
+def _after_wild_draw_four(batch: _Batch, player: int, next_turn: int) -> None:
+    """The Wild Draw Four's victim has drawn and lost the turn: ``next_turn`` moves (at two
+    seats, the player of the Wild Draw Four again), or the round ends if it was the last card."""
     if batch.state.phase is Phases.ROUND_OVER:
         _end_round(batch, player)
     else:
-        batch.await_(player, PendingKinds.TURN)
+        batch.await_(next_turn, PendingKinds.TURN)
 
 
 def _challenge(batch: _Batch, seat: int, action: Challenge) -> None:
@@ -737,7 +902,7 @@ def _challenge(batch: _Batch, seat: int, action: Challenge) -> None:
         batch.await_(seat, PendingKinds.TURN)
     else:
         _draw(batch, seat, state.ruleset.failed_challenge_draw, "challenge_failed")
-        _after_wild_draw_four(batch, context.player)
+        _after_wild_draw_four(batch, context.player, next_seat(batch.state, seat))
 
 
 def _choose_color(batch: _Batch, seat: int, action: ChooseColor) -> None:
@@ -747,10 +912,10 @@ def _choose_color(batch: _Batch, seat: int, action: ChooseColor) -> None:
     _head(batch, seat, action)
     batch.emit(EventType.COLOR_CHOSEN, ColorChosen(seat=seat, color=action.color.value))
     if batch.state.card(starter).rank is Ranks.WILD_DRAW_FOUR:
-        _draw(batch, 1 - seat, 4, "starter")
+        _draw(batch, next_seat(batch.state, seat), 4, "starter")
         batch.await_(seat, PendingKinds.TURN)
     else:
-        batch.await_(1 - seat, PendingKinds.TURN)
+        batch.await_(next_seat(batch.state, seat), PendingKinds.TURN)
 
 
 _ActionHandler = Callable[[_Batch, int, Any], None]
@@ -779,7 +944,7 @@ def _time_out(batch: _Batch, command: TimeOut) -> None:
     state = batch.state
     seat = command.seat
     if seat.__class__ is not int:
-        _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be 0 or 1, not {seat!r}")
+        _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be {_seat_range(state)}, not {seat!r}")
     _check_in_play(state, seat, command.expected_version, "no decision is on the clock", "the clock")
     pending = state.pending
     if pending.seat != seat:
@@ -789,8 +954,7 @@ def _time_out(batch: _Batch, command: TimeOut) -> None:
     count = state.timeouts[seat] + 1
     if count >= TIMEOUTS_TO_FORFEIT:
         batch.emit(EventType.TIMED_OUT, TimedOut(seat=seat, kind=_KIND_VALUE[kind], action=None, count=count))
-        batch.emit(EventType.MATCH_FORFEITED, MatchForfeited(seat=seat, reason="timeouts"))
-        _end_match(batch, 1 - seat, list(state.scores))
+        _seat_leaves(batch, seat, "timeouts")
         return
     action = default_action(state, seat)
     batch.emit(
@@ -814,15 +978,39 @@ def _forfeit(batch: _Batch, command: ForfeitCommand) -> None:
     The scores stay as they are; the match ends with the seed revealed, as any other end.
     """
     state = batch.state
-    if command.seat.__class__ is not int or command.seat not in (0, 1):
-        _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be 0 or 1, not {command.seat!r}")
+    if command.seat.__class__ is not int or not 0 <= command.seat < state.seats:
+        _refuse(ErrorCode.NOT_A_PLAYER, f"seat must be {_seat_range(state)}, not {command.seat!r}")
     if command.reason not in FORFEIT_REASONS:
         _refuse(ErrorCode.MALFORMED, f"a forfeit's reason is one of {', '.join(sorted(FORFEIT_REASONS))}")
     if state.phase is Phases.NEW or state.phase is Phases.MATCH_OVER:
         _refuse(ErrorCode.NOT_NOW, "only a match that has been created and has not ended can be forfeited")
+    if state.departed[command.seat]:
+        _refuse(ErrorCode.NOT_NOW, f"seat {command.seat} has already left this table")
     batch.emit(EventType.FORFEIT_DECLARED, ForfeitDeclared(seat=command.seat, reason=command.reason))
-    batch.emit(EventType.MATCH_FORFEITED, MatchForfeited(seat=command.seat, reason=command.reason))
-    _end_match(batch, 1 - command.seat, list(state.scores))
+    _seat_leaves(batch, command.seat, command.reason)
+
+
+def _seat_leaves(batch: _Batch, seat: int, reason: str) -> None:
+    """A forfeit: at two seats the other seat wins now. At a table of 3+ the seat leaves and play
+    goes on (docs/RULES.md "A seat that leaves"): its hand stays set aside, to be scored by D23
+    at the round's end; a decision of its own passes to the next player; the last seat left wins."""
+    scores = list(batch.state.scores)
+    batch.emit(EventType.MATCH_FORFEITED, MatchForfeited(seat=seat, reason=reason))
+    state = batch.state
+    staying = active_seats(state)
+    if state.seats == 2 or len(staying) == 1:
+        _end_match(batch, staying[0], scores)
+        return
+    if state.phase is Phases.WAITING:
+        if _all_joined(state):
+            _start_match(batch)
+        return
+    if state.pending.seat != seat:
+        return
+    if state.phase is Phases.ROUND_OVER:  # it faced a last Wild Draw Four, still to settle (D15)
+        _end_round(batch, next(s for s in range(state.seats) if not state.hands[s]))
+    else:
+        batch.await_(next_seat(state, seat), PendingKinds.TURN)
 
 
 _PASS = Pass()

@@ -73,6 +73,7 @@ class MatchCreated(TypedDict):
     commitment: str
     first_drafter: NotRequired[int]  # fixed by a tournament's schedule: no cut
     names: NotRequired[list[str]]  # the seats' player names, by seat (a server's match; not in older logs)
+    seats: NotRequired[int]  # the table's size, 2-10 (classic); absent: two seats
 
 
 class SeatJoined(TypedDict):
@@ -104,6 +105,15 @@ class CardsDealt(TypedDict):
     cards: Annotated[list[list[int]], AUDITORS]
     hand0: Annotated[list[str], Sealed(0)]
     hand1: Annotated[list[str], Sealed(1)]
+    # Tables of more than two (classic): seat i's hand, sealed to seat i.
+    hand2: NotRequired[Annotated[list[str], Sealed(2)]]
+    hand3: NotRequired[Annotated[list[str], Sealed(3)]]
+    hand4: NotRequired[Annotated[list[str], Sealed(4)]]
+    hand5: NotRequired[Annotated[list[str], Sealed(5)]]
+    hand6: NotRequired[Annotated[list[str], Sealed(6)]]
+    hand7: NotRequired[Annotated[list[str], Sealed(7)]]
+    hand8: NotRequired[Annotated[list[str], Sealed(8)]]
+    hand9: NotRequired[Annotated[list[str], Sealed(9)]]
 
 
 class Drafted(TypedDict):
@@ -123,6 +133,7 @@ class DraftCompleted(TypedDict):
 class StarterTurned(TypedDict):
     code: str
     card: Annotated[int, AUDITORS]
+    direction: NotRequired[int]  # a Reverse starter at a table of 3+: the new direction (D19)
 
 
 class Awaiting(TypedDict):
@@ -140,6 +151,7 @@ class CardPlayed(TypedDict):
     color: str
     uno: bool
     card: Annotated[int, AUDITORS]
+    direction: NotRequired[int]  # a Reverse at a table of 3+: the new direction (D20)
 
 
 class CardsDrawn(TypedDict):
@@ -206,9 +218,10 @@ class RoundEnded(TypedDict):
 
 class MatchEnded(TypedDict):
     winner: int
-    loser: int
+    loser: int | None  # the other seat at two seats; null at a table of more
     scores: list[int]
     rounds: int
+    places: NotRequired[list[int]]  # classic: each seat's final place, 1 first (D23)
 
 
 class SeedRevealed(TypedDict):
@@ -224,7 +237,7 @@ class TimedOut(TypedDict):
 
 
 class MatchForfeited(TypedDict):
-    seat: int  # the seat that forfeits
+    seat: int  # the seat that forfeits (at a table of 3+ it leaves and play goes on)
     reason: str  # "timeouts", or a ForfeitDeclared's reason
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from engine.cards import Color
 from engine.errors import InvalidEventError
 from engine.events import Event, EventType
-from engine.rulesets import Deal, Ruleset
+from engine.rulesets import MAX_SEATS, MIN_SEATS, Deal, Ruleset
 from engine.state import (
     INITIAL_STATE,
     NO_PENDING,
@@ -50,8 +50,18 @@ def _derive(state: MatchState, changes: Changes) -> MatchState:
     return new
 
 
-def _set_pair(pair: tuple[Any, Any], index: int, value: Any) -> tuple[Any, Any]:
-    return (value, pair[1]) if index == 0 else (pair[0], value)
+def _set_at(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    """A per-seat tuple with one seat's entry replaced."""
+    if len(values) == 2:  # Speed: the two-seat case, built directly (most of self-play's folds)
+        return (value, values[1]) if index == 0 else (values[0], value)
+    return (*values[:index], value, *values[index + 1 :])
+
+
+def _close_others(uno_open: tuple[bool, ...], seat: int) -> tuple[bool, ...] | None:
+    """D14/D22: ``seat`` begins a turn, so every other seat's UNO window closes (None: none was open)."""
+    if not any(open_ and i != seat for i, open_ in enumerate(uno_open)):
+        return None
+    return tuple(open_ and i == seat for i, open_ in enumerate(uno_open))
 
 
 # A colour by its value (or None), by a dict probe: ``Color(value)`` is slow. KeyError if unknown.
@@ -83,27 +93,38 @@ def _pending(kind: Any, seat: Any, total: Any, card: Any, starter: Any) -> Pendi
 
 
 def _match_created(s: MatchState, d: Data) -> Changes:
+    n = d.get("seats", 2)
+    if n.__class__ is not int or not MIN_SEATS <= n <= MAX_SEATS:
+        raise ValueError(f"seats must be {MIN_SEATS} to {MAX_SEATS}, not {n!r}")
     return {
         "ruleset": Ruleset.from_dict(d["ruleset"]),
         "commitment": d["commitment"],
         "phase": Phases.WAITING,
         "scheduled_first_drafter": d.get("first_drafter"),
+        "seats": n,
+        "entropies": (None,) * n,
+        "scores": (0,) * n,
+        "hands": ((),) * n,
+        "uno_said": (False,) * n,
+        "uno_open": (False,) * n,
+        "departed": (False,) * n,
+        "timeouts": (0,) * n,
     }
 
 
 def _seat_joined(s: MatchState, d: Data) -> Changes:
-    return {"entropies": _set_pair(s.entropies, d["seat"], d["entropy"])}
+    return {"entropies": _set_at(s.entropies, d["seat"], d["entropy"])}
 
 
 def _command(s: MatchState, d: Data) -> Changes:
     seat = d["seat"]
     changes: Changes = {}
     if d["command"]["type"] in TURN_OPENING_COMMANDS:
-        other = 1 - seat
-        if s.uno_open[other]:
-            changes["uno_open"] = _set_pair(s.uno_open, other, False)
+        closed = _close_others(s.uno_open, seat)
+        if closed is not None:
+            changes["uno_open"] = closed
     if s.timeouts[seat]:  # a seat's own command, any (``uno`` too), ends its run of timeouts
-        changes["timeouts"] = _set_pair(s.timeouts, seat, 0)
+        changes["timeouts"] = _set_at(s.timeouts, seat, 0)
     return changes
 
 
@@ -114,17 +135,24 @@ def _timed_out(s: MatchState, d: Data) -> Changes:
     count = d["count"]
     if count.__class__ is not int:
         raise TypeError(f"count must be an integer, not {count!r}")
-    changes: Changes = {"timeouts": _set_pair(s.timeouts, seat, count)}
+    changes: Changes = {"timeouts": _set_at(s.timeouts, seat, count)}
     action = d["action"]
     if action is not None and action["type"] in TURN_OPENING_COMMANDS:
-        other = 1 - seat
-        if s.uno_open[other]:
-            changes["uno_open"] = _set_pair(s.uno_open, other, False)
+        closed = _close_others(s.uno_open, seat)
+        if closed is not None:
+            changes["uno_open"] = closed
     return changes
 
 
 def _match_forfeited(s: MatchState, d: Data) -> Changes:
-    return {}  # the match_ended that follows ends the match
+    """The seat leaves the table: at two seats the match_ended that follows ends the match; at
+    more, play goes on without it (its hand stays, set aside, to be scored for the round)."""
+    seat = d["seat"]
+    return {
+        "departed": _set_at(s.departed, seat, True),
+        "departures": (*s.departures, seat),
+        "uno_open": _set_at(s.uno_open, seat, False),
+    }
 
 
 def _forfeit_declared(s: MatchState, d: Data) -> Changes:
@@ -142,11 +170,12 @@ def _round_started(s: MatchState, d: Data) -> Changes:
         "draw_pile": tuple(d["deck"]),
         "draft_pile": (),
         "discard": (),
-        "hands": ((), ()),
+        "hands": ((),) * s.seats,
         "color": None,
         "pending": NO_PENDING,
-        "uno_said": (False, False),
-        "uno_open": (False, False),
+        "uno_said": (False,) * s.seats,
+        "uno_open": (False,) * s.seats,
+        "direction": 1,
         "wd4": None,
         "recycles": 0,
         "restarts": d["restart"],
@@ -157,9 +186,11 @@ def _round_started(s: MatchState, d: Data) -> Changes:
 
 
 def _cards_dealt(s: MatchState, d: Data) -> Changes:
-    h0, h1 = d["cards"]
-    dealt = len(h0) + len(h1)
-    return {"hands": (tuple(sorted(h0)), tuple(sorted(h1))), "draw_pile": s.draw_pile[dealt:]}
+    cards = d["cards"]
+    if len(cards) != s.seats:
+        raise ValueError(f"a deal to {len(cards)} seats at a table of {s.seats}")
+    dealt = sum(len(hand) for hand in cards)
+    return {"hands": tuple(tuple(sorted(hand)) for hand in cards), "draw_pile": s.draw_pile[dealt:]}
 
 
 def _drafted(s: MatchState, d: Data) -> Changes:
@@ -167,7 +198,7 @@ def _drafted(s: MatchState, d: Data) -> Changes:
     hand = tuple(sorted(s.hands[seat] + (d["hand_card"],)))
     return {
         "draw_pile": s.draw_pile[2:],
-        "hands": _set_pair(s.hands, seat, hand),
+        "hands": _set_at(s.hands, seat, hand),
         "draft_pile": (*s.draft_pile, d["pile_card"]),
         "draft_steps": s.draft_steps + 1,
     }
@@ -179,7 +210,16 @@ def _draft_completed(s: MatchState, d: Data) -> Changes:
 
 def _starter_turned(s: MatchState, d: Data) -> Changes:
     card = d["card"]
-    return {"draw_pile": s.draw_pile[1:], "discard": (*s.discard, card), "color": s.facts.colors[card]}
+    changes: Changes = {"draw_pile": s.draw_pile[1:], "discard": (*s.discard, card), "color": s.facts.colors[card]}
+    if "direction" in d:  # a Reverse starter at a table of 3+ (D19)
+        changes["direction"] = _direction(d["direction"])
+    return changes
+
+
+def _direction(value: Any) -> int:
+    if value.__class__ is not int or value not in (1, -1):
+        raise ValueError(f"direction must be 1 or -1, not {value!r}")
+    return int(value)
 
 
 def _awaiting(s: MatchState, d: Data) -> Changes:
@@ -197,16 +237,17 @@ def _card_played(s: MatchState, d: Data) -> Changes:
     one_left = len(hand) == 1
     said = one_left and bool(d.get("uno"))
     opened = one_left and not said
-    first = seat == 0
     changes: Changes = {
-        "hands": (hand, hands[1]) if first else (hands[0], hand),
+        "hands": _set_at(hands, seat, hand),
         "discard": (*s.discard, card_id),
         "color": _COLOR_BY_VALUE[d["color"]],
         "pending": NO_PENDING,
-        "uno_said": (said, s.uno_said[1]) if first else (s.uno_said[0], said),
-        "uno_open": (opened, s.uno_open[1]) if first else (s.uno_open[0], opened),
+        "uno_said": _set_at(s.uno_said, seat, said),
+        "uno_open": _set_at(s.uno_open, seat, opened),
         "empty_draws": 0,
     }
+    if "direction" in d:  # a Reverse at a table of 3+ turned the direction (D20)
+        changes["direction"] = _direction(d["direction"])
     if card_id in facts.wild_fours:
         changes["wd4"] = WildDrawFourContext(seat, hand, s.discard[-1], s.color)
     if not hand:
@@ -219,9 +260,9 @@ def _cards_drawn(s: MatchState, d: Data) -> Changes:
     hand = tuple(sorted(s.hands[seat] + tuple(cards)))
     return {
         "draw_pile": s.draw_pile[len(cards) :],
-        "hands": _set_pair(s.hands, seat, hand),
-        "uno_said": _set_pair(s.uno_said, seat, False),
-        "uno_open": _set_pair(s.uno_open, seat, False),
+        "hands": _set_at(s.hands, seat, hand),
+        "uno_said": _set_at(s.uno_said, seat, False),
+        "uno_open": _set_at(s.uno_open, seat, False),
         "empty_draws": 0,
     }
 
@@ -255,23 +296,29 @@ def _challenge_resolved(s: MatchState, d: Data) -> Changes:
 def _uno_said(s: MatchState, d: Data) -> Changes:
     seat = d["seat"]
     return {
-        "uno_said": _set_pair(s.uno_said, seat, True),
-        "uno_open": _set_pair(s.uno_open, seat, False),
+        "uno_said": _set_at(s.uno_said, seat, True),
+        "uno_open": _set_at(s.uno_open, seat, False),
     }
 
 
 def _uno_caught(s: MatchState, d: Data) -> Changes:
-    return {"uno_open": _set_pair(s.uno_open, d["seat"], False)}
+    return {"uno_open": _set_at(s.uno_open, d["seat"], False)}
 
 
 def _round_ended(s: MatchState, d: Data) -> Changes:
     return {
-        "scores": (d["scores"][0], d["scores"][1]),
+        "scores": _per_seat(s, d["scores"]),
         "last_round": d,
         "pending": NO_PENDING,
         "wd4": None,
         "phase": Phases.ROUND_OVER,
     }
+
+
+def _per_seat(s: MatchState, values: list[Any]) -> tuple[Any, ...]:
+    if len(values) != s.seats:
+        raise ValueError(f"{len(values)} values for a table of {s.seats}")
+    return tuple(values)
 
 
 def _match_ended(s: MatchState, d: Data) -> Changes:
@@ -355,11 +402,13 @@ _OUTLIVE_A_ROUND = frozenset(
 _CARRY_TIMEOUTS = frozenset({EventType.COMMAND, EventType.TIMED_OUT})
 
 
-def _carried_timeouts(timeouts: list[int], event: Event) -> None:
+def _carried_timeouts(timeouts: dict[int, int], event: Event) -> None:
     """``timeouts`` after a skipped ``command`` or ``timed_out``, as their effects would leave it."""
     data = event.data
     try:
         seat = data["seat"]
+        if seat.__class__ is not int or seat < 0:
+            raise TypeError(f"seat must be a seat number, not {seat!r}")
         timeouts[seat] = 0 if event.type == EventType.COMMAND else data["count"]
     except (KeyError, IndexError, TypeError) as exc:
         raise InvalidEventError(f"cannot apply {event.type} event: {exc!r}") from exc
@@ -378,7 +427,7 @@ def fold(events: Iterable[Event], state: MatchState = INITIAL_STATE) -> MatchSta
     draft = _derive(state, {})
     last_start = next((i for i in range(len(log) - 1, -1, -1) if log[i].type == EventType.ROUND_STARTED), 0)
     skipped = 0
-    timeouts = list(draft.timeouts)
+    timeouts: dict[int, int] = {}  # the carried timeouts, by seat (the table's size is known only after match_created)
     for event in log[:last_start]:
         if event.type in _OUTLIVE_A_ROUND:
             _apply_in_place(draft, event)
@@ -389,7 +438,13 @@ def fold(events: Iterable[Event], state: MatchState = INITIAL_STATE) -> MatchSta
     fields = draft.__dict__
     fields["version"] += skipped
     if last_start:
-        fields["timeouts"] = (timeouts[0], timeouts[1])
+        carried = list(draft.timeouts)
+        try:
+            for seat, count in timeouts.items():
+                carried[seat] = count
+        except IndexError as exc:
+            raise InvalidEventError(f"cannot apply a timeout of seat {seat}: {exc!r}") from exc
+        fields["timeouts"] = tuple(carried)
     for event in log[last_start:]:
         _apply_in_place(draft, event)
     return draft

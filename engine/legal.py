@@ -47,7 +47,9 @@ _OFFERS = {(kind, starter): _offers(kind, starter) for kind in PendingKind for s
 
 def legal_actions(state: MatchState, seat: int) -> list[SeatAction]:
     """Exactly the actions ``seat`` may send now; two copies of a card are listed once."""
-    if seat not in (0, 1) or state.phase in _IDLE_PHASES:
+    if seat.__class__ is not int or not 0 <= seat < state.seats or state.phase in _IDLE_PHASES:
+        return []
+    if state.departed[seat]:
         return []
     out: list[SeatAction] = []
     pending = state.pending
@@ -74,7 +76,6 @@ def legal_actions(state: MatchState, seat: int) -> list[SeatAction]:
             out.append(DRAW)
         if pass_:
             out.append(PASS)
-    uno_open = state.uno_open
-    if uno_open[0] or uno_open[1]:
+    if any(state.uno_open):  # D14, D22: open to every seat at the table
         out.append(SAY_UNO)
     return out

@@ -28,14 +28,16 @@ class LocalMatch:
         cls,
         server_seed: bytes,
         ruleset: Ruleset = UNO_DUO,
-        entropies: tuple[str, str] = ("", ""),
+        entropies: tuple[str, ...] = ("", ""),
         dealer: Dealer | None = None,
+        seats: int | None = None,
     ) -> LocalMatch:
-        """Create the match and seat both players; round 1 is then waiting for its first decision."""
+        """Create the match and seat every player (``entropies`` one per seat: ``seats`` of them,
+        two when None); round 1 is then waiting for its first decision."""
         match = cls(dealer=dealer or Dealer(server_seed))
-        match.apply(CreateMatch(ruleset, commitment_of(server_seed)))
-        match.apply(JoinSeat(0, entropies[0]))
-        match.apply(JoinSeat(1, entropies[1]))
+        match.apply(CreateMatch(ruleset, commitment_of(server_seed), seats=seats))
+        for seat, entropy in enumerate(entropies):
+            match.apply(JoinSeat(seat, entropy))
         return match
 
     def apply(self, command: Command) -> list[Event]:

@@ -30,6 +30,12 @@ class Scoring(StrEnum):
 class ReverseRule(StrEnum):
     DUMP = "dump"  # D10
     GO_AGAIN = "go_again"  # two-player classic: a Reverse acts as a Skip
+    DIRECTION = "direction"  # classic at 2-10 seats (D20): the direction turns; at two seats a Skip
+
+
+class DrawRule(StrEnum):
+    ONE = "one"  # D6, D21: one card
+    UNTIL_PLAYABLE = "until_playable"  # D21, the seed's variant: until a playable card, at most 10
 
 
 class WildDrawFourRule(StrEnum):
@@ -74,6 +80,7 @@ class Ruleset:
     uno_penalty: int
     hand_size: int = 7
     failed_challenge_draw: int = 6
+    draw: DrawRule = DrawRule.ONE
 
     @property
     def wild_count(self) -> int:
@@ -117,7 +124,12 @@ class Ruleset:
 # Speed: every view carries its ruleset; asdict() per view cost a third of view() (measured).
 @cache
 def _fields_of(ruleset: Ruleset) -> dict[str, Any]:
-    return {k: (v.value if isinstance(v, Enum) else v) for k, v in asdict(ruleset).items()}
+    fields_ = {k: (v.value if isinstance(v, Enum) else v) for k, v in asdict(ruleset).items()}
+    if ruleset.draw is DrawRule.ONE:
+        # Added with the classic tables: left out at its default, so a two-seat match records
+        # (and hashes) the same ruleset as before it existed; from_dict fills it back in.
+        del fields_["draw"]
+    return fields_
 
 
 class RulesetError(UnoDuoError, ValueError):
@@ -192,7 +204,36 @@ CLASSIC_2P = Ruleset(
     uno_penalty=2,
 )
 
-RULESETS: dict[str, Ruleset] = {r.name: r for r in (UNO_DUO, CLASSIC_2P)}
+CLASSIC = Ruleset(
+    name="classic",
+    deck_size=108,
+    deal=Deal.DEAL,
+    target=500,
+    scoring=Scoring.WINNER_SCORES,
+    action_points=20,
+    wild_points=50,
+    wild_draw_four_points=50,
+    draw_two_stacking=False,
+    reverse=ReverseRule.DIRECTION,
+    wd4_rule=WildDrawFourRule.NO_MATCH,
+    wd4_check=WildDrawFourCheck.ENFORCED,
+    starter_wild=StarterWild.RESTART,
+    recycle=Recycle.SHUFFLE,
+    uno_penalty=2,
+)
+
+RULESETS: dict[str, Ruleset] = {r.name: r for r in (UNO_DUO, CLASSIC_2P, CLASSIC)}
+MIN_SEATS, MAX_SEATS = 2, 10
+
+
+def seats_allowed(ruleset: Ruleset) -> range:
+    """The table sizes a ruleset plays (RULES.md D18): a dealt deck with a turning direction, any
+    size from 2 to 10; a draft (D3), a Reverse dump (D10) or a go-again Reverse, two seats only."""
+    if ruleset.deal is Deal.DEAL and ruleset.reverse is ReverseRule.DIRECTION:
+        return range(MIN_SEATS, MAX_SEATS + 1)
+    return range(2, 3)
+
+
 _RULESET = TypeAdapter(Ruleset)
 
 

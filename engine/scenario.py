@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from engine.cards import Card, parse_card
 from engine.commands import parse_seat_command
@@ -31,7 +31,7 @@ from engine.events import HEAD_TYPES, Event
 from engine.evolve import fold
 from engine.match import LocalMatch
 from engine.replay import parse_replay, revealed_seed
-from engine.rulesets import RULESETS, Ruleset, RulesetError
+from engine.rulesets import MAX_SEATS, MIN_SEATS, RULESETS, Ruleset, RulesetError
 from engine.sealing import join
 from engine.shuffle import Dealer
 from engine.state import MatchState, PendingKinds, Phases
@@ -70,10 +70,12 @@ class ScenarioSpec(BaseModel):
 
     ruleset: str = "uno-duo"
     rules: dict[str, Any] | None = None
+    seats: int | None = None  # a classic table's size, 2-10 (None: two seats)
     first_drafter: int | None = None
+    dealer: int | None = None  # classic: round 1's dealer (the cut is skipped)
     decks: list[list[str]] = []
     seed: str | None = None
-    entropy: tuple[str, str] = ("", "")
+    entropy: list[str] | None = None  # one per seat; "" each when left out
     commands: list[tuple[Any, Any]] = []
     note: str | None = None
     expect: Any = None
@@ -84,6 +86,39 @@ class ScenarioSpec(BaseModel):
         if seat is not None and (seat not in (0, 1) or isinstance(seat, bool)):
             raise ValueError("must be 0 or 1")
         return seat
+
+    @field_validator("seats")
+    @classmethod
+    def _a_table(cls, seats: int | None) -> int | None:
+        if seats is not None and not MIN_SEATS <= seats <= MAX_SEATS:
+            raise ValueError(f"must be {MIN_SEATS} to {MAX_SEATS}")
+        return seats
+
+    @model_validator(mode="after")
+    def _seats_agree(self) -> ScenarioSpec:
+        n = self.table_size
+        if self.dealer is not None and not 0 <= self.dealer < n:
+            raise ValueError(f"dealer must be a seat from 0 to {n - 1}")
+        if self.dealer is not None and self.first_drafter is not None and self.dealer != self.first_drafter:
+            raise ValueError("give dealer or first_drafter, not two different seats")
+        if self.entropy is not None and len(self.entropy) < n:
+            raise ValueError(f"entropy.{len(self.entropy)}: Field required (one string per seat, {n} seats)")
+        if self.entropy is not None and len(self.entropy) > n:
+            raise ValueError(f"entropy: one string per seat, {n} seats, not {len(self.entropy)}")
+        return self
+
+    @property
+    def table_size(self) -> int:
+        return 2 if self.seats is None else self.seats
+
+    @property
+    def entropies(self) -> tuple[str, ...]:
+        return tuple(self.entropy) if self.entropy is not None else ("",) * self.table_size
+
+    @property
+    def first_seat(self) -> int | None:
+        """Round 1's Player 1 (the dealer in classic), fixed by the script: no cut."""
+        return self.dealer if self.dealer is not None else self.first_drafter
 
     @field_validator("seed")
     @classmethod
@@ -131,7 +166,7 @@ def _ruleset(spec: ScenarioSpec) -> Ruleset:
 def build_dealer(spec: ScenarioSpec, ruleset: Ruleset) -> Dealer:
     seed = DEFAULT_SEED if spec.seed is None else bytes.fromhex(spec.seed)
     stacked = {r + 1: stack_deck(ruleset, d, f"decks[{r}]") for r, d in enumerate(spec.decks)}
-    return Dealer(seed, stacked=stacked, first_drafter=spec.first_drafter)
+    return Dealer(seed, stacked=stacked, first_drafter=spec.first_seat)
 
 
 def run_scenario(raw: object) -> dict[str, Any]:
@@ -139,7 +174,10 @@ def run_scenario(raw: object) -> dict[str, Any]:
     spec = parse_spec(raw)
     ruleset = _ruleset(spec)
     dealer = build_dealer(spec, ruleset)
-    match = LocalMatch.start(dealer.server_seed, ruleset, spec.entropy, dealer)
+    try:
+        match = LocalMatch.start(dealer.server_seed, ruleset, spec.entropies, dealer, spec.seats)
+    except CommandRefused as refusal:  # e.g. a table size the ruleset does not play
+        raise ScenarioError(f"seats: {refusal.message}") from None
     return play_script(match, spec.commands)
 
 
@@ -157,7 +195,7 @@ def play_script(match: LocalMatch, commands: Sequence[tuple[Any, Any]]) -> dict[
     return {
         "setup": [e.to_dict() for e in match.events[: len(match.events) - _events_in(results)]],
         "results": results,
-        "views": [match.view(0), match.view(1)],
+        "views": [match.view(seat) for seat in range(match.state.seats)],
         "audit": match.view(AUDITOR),
     }
 
@@ -195,11 +233,13 @@ class HandEdit:
     cards: tuple[Card, ...]
 
     @classmethod
-    def parse(cls, text: str) -> HandEdit:
-        """``1=G7,R5,W`` (codes as in docs/RULES.md, any case), or ScenarioError saying what is wrong."""
+    def parse(cls, text: str, seats: int = 2) -> HandEdit:
+        """``1=G7,R5,W`` (codes as in docs/RULES.md, any case) for a table of ``seats``, or
+        ScenarioError saying what is wrong."""
         seat_text, sep, codes = text.partition("=")
-        if not sep or seat_text.strip() not in ("0", "1"):
-            raise ScenarioError(f"--hand {shown(text)}: write SEAT=CODES, a seat 0 or 1 and card codes (1=G7,R5,W)")
+        if not sep or seat_text.strip() not in [str(seat) for seat in range(seats)]:
+            choice = "0 or 1" if seats == 2 else f"from 0 to {seats - 1}"
+            raise ScenarioError(f"--hand {shown(text)}: write SEAT=CODES, a seat {choice} and card codes (1=G7,R5,W)")
         parts = [code.strip() for code in codes.split(",")]
         if parts == [""]:
             raise ScenarioError(f"--hand {shown(text)}: a hand edit needs at least one card")
@@ -262,7 +302,7 @@ def check_start(events: Sequence[Event], seq: int) -> None:
 
 
 def _place(state: MatchState, card_id: int) -> str:
-    for seat in (0, 1):
+    for seat in range(state.seats):
         if card_id in state.hands[seat]:
             return f"seat {seat}'s hand"
     if card_id in state.draw_pile:
@@ -284,6 +324,8 @@ def edit_hand(state: MatchState, edit: HandEdit) -> tuple[MatchState, dict[str, 
     opens or stays open by an edit).
     """
     seat, deck = edit.seat, state.deck
+    if seat >= state.seats:
+        raise ScenarioError(f"--hand {seat}: this match has seats 0 to {state.seats - 1}")
     if state.phase not in (Phases.DRAFT, Phases.PLAY):
         raise ScenarioError(f"--hand {seat}: no round is in play here ({state.phase.value}); edit a hand in a round")
     held = list(state.hands[seat])
@@ -327,12 +369,12 @@ def edit_hand(state: MatchState, edit: HandEdit) -> tuple[MatchState, dict[str, 
     old = state.hands[seat]
     new = tuple(sorted(hand))
     changes: dict[str, Any] = {
-        "hands": (new, state.hands[1]) if seat == 0 else (state.hands[0], new),
+        "hands": _with(state.hands, seat, new),
         "draw_pile": draw_pile,
     }
     if len(new) != len(old):
-        changes["uno_said"] = (False, state.uno_said[1]) if seat == 0 else (state.uno_said[0], False)
-        changes["uno_open"] = (False, state.uno_open[1]) if seat == 0 else (state.uno_open[0], False)
+        changes["uno_said"] = _with(state.uno_said, seat, False)
+        changes["uno_open"] = _with(state.uno_open, seat, False)
     if state.pending.kind is PendingKinds.WILD_DRAW_FOUR and state.wd4 is not None and state.wd4.player == seat:
         changes["wd4"] = dataclasses.replace(state.wd4, hand=new)
     edited = dataclasses.replace(state, **changes)
@@ -341,9 +383,14 @@ def edit_hand(state: MatchState, edit: HandEdit) -> tuple[MatchState, dict[str, 
     return edited, record
 
 
+def _with(values: tuple[Any, ...], seat: int, value: Any) -> tuple[Any, ...]:
+    return (*values[:seat], value, *values[seat + 1 :])
+
+
 def check_deck(state: MatchState) -> None:
     """Every card id of the deck exactly once across the hands and piles; else ScenarioError."""
-    seen = Counter(state.hands[0] + state.hands[1] + state.draw_pile + state.draft_pile + state.discard)
+    held = tuple(card_id for hand in state.hands for card_id in hand)
+    seen = Counter(held + state.draw_pile + state.draft_pile + state.discard)
     twice = sorted(i for i, n in seen.items() if n > 1)
     missing = sorted(set(range(state.ruleset.deck_size)) - set(seen))
     if twice or missing:

@@ -24,8 +24,9 @@ def commitment_of(server_seed: bytes) -> str:
     return hashlib.sha256(server_seed).hexdigest()
 
 
-def shuffle_key(server_seed: bytes, entropy0: str, entropy1: str) -> bytes:
-    return hashlib.sha256(server_seed + b"|" + entropy0.encode() + b"|" + entropy1.encode()).digest()
+def shuffle_key(server_seed: bytes, *entropies: str) -> bytes:
+    """sha256(server_seed | e0 | e1 | … | e{N-1}): every seat's entropy in seat order (FAIRNESS.md)."""
+    return hashlib.sha256(b"|".join([server_seed, *(e.encode() for e in entropies)])).digest()
 
 
 class RandomStream:
@@ -140,11 +141,11 @@ class Dealer:
     first_drafter: int | None = None
 
     def key(self, entropies: Sequence[str]) -> bytes:
-        return shuffle_key(self.server_seed, entropies[0], entropies[1])
+        return shuffle_key(self.server_seed, *entropies)
 
-    def cut(self, entropies: Sequence[str], k: int, deck_size: int) -> tuple[int, int]:
-        order = shuffle_ids(range(deck_size), self.key(entropies), cut_label(k))
-        return order[0], order[1]
+    def cut(self, entropies: Sequence[str], k: int, deck_size: int) -> tuple[int, ...]:
+        """Cut ``k``: seat i takes position i of the shuffled deck (D2, D18), one card per seat."""
+        return shuffle_ids(range(deck_size), self.key(entropies), cut_label(k))[: len(entropies)]
 
     def round_deck(
         self, entropies: Sequence[str], round_number: int, deck_size: int, restart: int = 0

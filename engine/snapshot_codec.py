@@ -18,7 +18,7 @@ from pydantic import TypeAdapter
 
 from engine.state import MatchState
 
-SNAPSHOT_FORMAT = 4  # 2: restarts and empty_draws (classic restart, D17); 3: timeouts; 4: scheduled_first_drafter
+SNAPSHOT_FORMAT = 5  # 2: restarts and empty_draws (classic restart, D17); 3: timeouts; 4: scheduled_first_drafter; 5: seats, direction, departed
 
 _STATE = TypeAdapter(MatchState)
 _FIELDS = frozenset(f.name for f in fields(MatchState))

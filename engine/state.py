@@ -91,31 +91,43 @@ class MatchState:
     version: int = 0
     ruleset: Ruleset = UNO_DUO
     commitment: str = ""
-    entropies: tuple[str | None, str | None] = (None, None)
+    # Every per-seat tuple below has one entry per seat (``seats``: 2, or 2-10 in classic).
+    seats: int = 2
+    entropies: tuple[str | None, ...] = (None, None)
     phase: Phase = Phase.NEW
     round: int = 0
     player1: int | None = None
-    scores: tuple[int, int] = (0, 0)
+    scores: tuple[int, ...] = (0, 0)
     cuts: int = 0
     draw_pile: tuple[int, ...] = ()  # index 0 is the top
     draft_pile: tuple[int, ...] = ()  # in the order the cards were placed
     discard: tuple[int, ...] = ()  # last element is the top
-    hands: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    hands: tuple[tuple[int, ...], ...] = ((), ())
     color: Color | None = None
     pending: Pending = NO_PENDING
-    uno_said: tuple[bool, bool] = (False, False)
-    uno_open: tuple[bool, bool] = (False, False)
+    uno_said: tuple[bool, ...] = (False, False)
+    uno_open: tuple[bool, ...] = (False, False)
+    direction: int = 1  # 1 clockwise (seat numbers up), -1 counter-clockwise (D18, D20)
+    departed: tuple[bool, ...] = (False, False)  # seats that left the table by forfeit (3+ seats)
+    departures: tuple[int, ...] = ()  # the seats that left, in the order they left
     wd4: WildDrawFourContext | None = None
     last_challenge: dict[str, object] | None = None
     recycles: int = 0
     restarts: int = 0  # fresh starts of this round so far (classic-2p Wild starter)
-    empty_draws: int = 0  # draws in a row that received nothing (D17: two end the round)
+    empty_draws: int = 0  # draws in a row that received nothing (D17, D24: one per seat ends the round)
     draft_steps: int = 0
     winner: int | None = None
     last_round: dict[str, object] | None = None
     server_seed: str | None = None
-    timeouts: tuple[int, int] = (0, 0)  # each seat's timeouts in a row (outlives a round)
+    timeouts: tuple[int, ...] = (0, 0)  # each seat's timeouts in a row (outlives a round)
     scheduled_first_drafter: int | None = None  # round 1's Player 1 set by a schedule (no cut)
+
+    def __post_init__(self) -> None:
+        # Run when a state is built by its constructor (a decoded snapshot); the fold and the
+        # Decider derive states from states and never come here.
+        for name in _PER_SEAT:
+            if len(getattr(self, name)) != self.seats:
+                raise ValueError(f"{name} must have one entry per seat ({self.seats})")
 
     @property
     def deck(self) -> tuple[Card, ...]:
@@ -137,4 +149,5 @@ class MatchState:
         return self.ruleset.deck[card_id]
 
 
+_PER_SEAT = ("entropies", "scores", "hands", "uno_said", "uno_open", "departed", "timeouts")
 INITIAL_STATE = MatchState()

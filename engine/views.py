@@ -12,6 +12,7 @@ from typing import Any
 from engine.cards import COLOR_ORDER
 from engine.commands import ChooseColor, Play, format_action
 from engine.legal import legal_actions
+from engine.rulesets import ReverseRule
 from engine.sealing import AUDITOR, SPECTATOR, Viewer
 from engine.state import MatchState, PendingKind
 
@@ -68,7 +69,7 @@ def _pending_view(state: MatchState, viewer: Viewer) -> dict[str, Any]:
         assert pending.card is not None
         out["starter"] = deck[pending.card].code
     elif kind is PendingKind.WILD_DRAW_FOUR:
-        out["played_by"] = 1 - pending.seat if pending.seat is not None else None
+        out["played_by"] = state.wd4.player if state.wd4 is not None else None
     return out
 
 
@@ -95,7 +96,7 @@ def _entropies_view(state: MatchState, viewer: Viewer) -> list[str | None]:
 def view(state: MatchState, viewer: Viewer) -> dict[str, Any]:
     """The view of ``viewer``: 0 or 1 (a seat), ``"spectator"`` or ``"auditor"``."""
     deck = state.deck
-    seat = viewer if isinstance(viewer, int) else None
+    seat = viewer if isinstance(viewer, int) and 0 <= viewer < state.seats else None
     top = state.top
     out: dict[str, Any] = {
         "viewer": viewer,
@@ -109,14 +110,14 @@ def view(state: MatchState, viewer: Viewer) -> dict[str, Any]:
         "player1": state.player1,
         "turn": state.pending.seat,
         "pending": _pending_view(state, viewer),
-        "hand": [deck[i].code for i in state.hands[seat]] if seat in (0, 1) else None,
-        "hand_counts": [len(state.hands[0]), len(state.hands[1])],
+        "hand": [deck[i].code for i in state.hands[seat]] if seat is not None else None,
+        "hand_counts": [len(hand) for hand in state.hands],
         "top": deck[top].code if top is not None else None,
         "color": state.color.value if state.color else None,
         "draw_pile": len(state.draw_pile),
         "draft_pile": [deck[i].code for i in state.draft_pile],
         "uno": list(state.uno_said),
-        "legal": legal_commands(state, seat) if seat in (0, 1) else [],
+        "legal": legal_commands(state, seat) if seat is not None else [],
         "commitment": state.commitment,
         "last_challenge": _challenge_view(state.last_challenge, viewer),
         "last_round": state.last_round,
@@ -125,6 +126,11 @@ def view(state: MatchState, viewer: Viewer) -> dict[str, Any]:
         "server_seed": state.server_seed,
         "timeouts": list(state.timeouts),
     }
+    if state.ruleset.reverse is ReverseRule.DIRECTION:  # classic, a table of 2-10 (PROTOCOL.md)
+        out["seats"] = state.seats
+        out["dealer"] = state.player1
+        out["direction"] = state.direction
+        out["departed"] = list(state.departed)
     if _sees_all(viewer):
         out["hands"] = [[deck[i].code for i in hand] for hand in state.hands]
         out["draw_order"] = [deck[i].code for i in state.draw_pile]
