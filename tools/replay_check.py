@@ -12,8 +12,9 @@ In order, stopping at the first failure and naming its line (docs/REPLAYS.md exp
    commitment made at creation;
 4. sealed: every sealed field is opened, and its value opens the commitment with the salt
    recomputed from the seed (nothing unsealed is opened);
-5. shuffles: the revealed entropies are those the players gave; every cut, round deck and
-   shuffled recycle is recomputed from the seed and the entropies; their labels count up;
+5. shuffles: the revealed entropies (one per seat, 2 to 10) are those the players gave; every
+   cut, round deck and shuffled recycle is recomputed from the seed and the entropies; their
+   labels count up;
 6. faces: every card code beside a card id is that id's face in the canonical deck.
 
 Not the rules: which cards a draw takes or a recycle gathers, who wins a cut, whether a play
@@ -67,8 +68,9 @@ def commitment(salt: bytes, value: object) -> str:
     return hashlib.sha256(salt + canonical(value)).hexdigest()
 
 
-def shuffle_key(seed: bytes, e0: str, e1: str) -> bytes:
-    return hashlib.sha256(seed + b"|" + e0.encode() + b"|" + e1.encode()).digest()
+def shuffle_key(seed: bytes, *entropies: str) -> bytes:
+    """sha256(seed | e0 | e1 | ... | e{N-1}): every seat's entropy, in seat order."""
+    return hashlib.sha256(seed + b"".join(b"|" + e.encode() for e in entropies)).digest()
 
 
 class Stream:
@@ -185,12 +187,20 @@ def check_sealed(events: list[dict], seed: bytes) -> str:
     return f"sealed: all {sum(len(e['sealed']) for e in events)} commitments open with their values"
 
 
+def seat_count(events: list[dict]) -> int:
+    """match_created's `seats` (a table of 2 to 10; a two-seat match may not record it)."""
+    seats = events[0]["data"].get("seats", 2)
+    if not (type(seats) is int and 2 <= seats <= 10):
+        raise Failed(2, f"seats is not a number from 2 to 10: {short(seats)}")
+    return seats
+
+
 def check_shuffles(events: list[dict], seed: bytes) -> str:
-    revealed, ruleset = events[-1]["data"].get("entropies"), events[0]["data"]["ruleset"]
+    revealed, ruleset, seats = events[-1]["data"].get("entropies"), events[0]["data"]["ruleset"], seat_count(events)
     size = ruleset["deck_size"]
-    if not (isinstance(revealed, list) and len(revealed) == 2 and all(isinstance(x, str) for x in revealed)):
-        raise Failed(len(events) + 1, "entropies is not a list of two strings")
-    key = shuffle_key(seed, revealed[0], revealed[1])
+    if not (isinstance(revealed, list) and len(revealed) == seats and all(isinstance(x, str) for x in revealed)):
+        raise Failed(len(events) + 1, f"entropies is not a list of {seats} strings, one per seat")
+    key = shuffle_key(seed, *revealed)
     cuts = rnd = restart = recycles = decks = shuffled = 0
     for n, e in enumerate(events, start=2):
         d, o = e["data"], e["open"]
@@ -199,7 +209,7 @@ def check_shuffles(events: list[dict], seed: bytes) -> str:
                 same(n, f"seat {d['seat']}'s entropy, as seed_revealed gives it", revealed[d["seat"]], o["entropy"])
             elif e["type"] == "cut":
                 same(n, "the cut's number", cuts, d["cut"])
-                same(n, f"cards of cut:{cuts}", shuffle(list(range(size)), key, f"cut:{cuts}")[:2], o["cards"])
+                same(n, f"cards of cut:{cuts}", shuffle(list(range(size)), key, f"cut:{cuts}")[:seats], o["cards"])
                 cuts += 1
             elif e["type"] == "round_started":
                 r, k = d["round"], d["restart"]
@@ -218,7 +228,7 @@ def check_shuffles(events: list[dict], seed: bytes) -> str:
                     shuffled += 1
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise Failed(n, f"{e['type']}: malformed data ({exc!r})") from None
-    return f"shuffles: {cuts} cuts, {decks} decks, {shuffled} recycles recomputed from the seed and both entropies"
+    return f"shuffles: {cuts} cuts, {decks} decks, {shuffled} recycles recomputed from the seed and the {seats} seats' entropies"
 
 
 def check_faces(events: list[dict]) -> str:
@@ -227,8 +237,9 @@ def check_faces(events: list[dict]) -> str:
         whole = {**e["data"], **e["open"]}
         try:
             pairs = [(whole[i], whole[c], c) for i, c in FACES.get(e["type"], []) if i in whole and c in whole]
-            if e["type"] == "cards_dealt":  # each hand's codes, sorted by card id
-                pairs = [(sorted(whole["cards"][s]), whole[f"hand{s}"], f"hand{s}") for s in (0, 1)]
+            if e["type"] == "cards_dealt":  # each hand's codes, sorted by card id (a seat that left: none)
+                hands = [whole.get(f"hand{s}", []) for s in range(len(whole["cards"]))]
+                pairs = [(sorted(ids), hands[s], f"hand{s}") for s, ids in enumerate(whole["cards"])]
             for ids, codes, name in pairs:
                 named = [face[i] for i in ids] if isinstance(ids, list) else face[ids]
                 same(n, f"{e['type']}.{name}, the faces of its card ids", named, codes)
