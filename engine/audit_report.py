@@ -6,6 +6,12 @@ audit panel shows the same facts from these functions).
 Everything here is read off a replay that :func:`engine.verify.verify_replay` accepted: the
 events with their opened values, folded by the engine. Nothing is taken on trust from the
 server: a replay that fails verification is reported as such and not audited.
+
+A table has 2 to 10 seats (``classic``, docs/RULES.md D18–D24): the table shows every seat's
+hand, the direction and the seats that left, and the result says every seat's place (D23).
+``seat`` (``unoduo audit --seat N``) takes one seat's perspective: the table at ``--at`` as that
+seat saw it (its engine view: its own hand, the others' counts), and for each challenge whether
+that seat saw the challenged hand during play (only the challenger did, D20).
 """
 
 from __future__ import annotations
@@ -20,12 +26,13 @@ from engine.evolve import evolve
 from engine.house_bots import BotCheck, check_house_bots
 from engine.jsonfmt import compact
 from engine.replay import parse_replay
-from engine.rulesets import WildDrawFourCheck, WildDrawFourRule
-from engine.score_words import result_words
+from engine.rulesets import Deal, WildDrawFourCheck, WildDrawFourRule
+from engine.score_words import places_words, result_words
 from engine.sealing import join
 from engine.seat_names import seat_label, seat_names
 from engine.state import INITIAL_STATE, MatchState
 from engine.verify import Receipt, Report, verify_replay
+from engine.views import view
 
 # The ruling of docs/RULES.md that governs a Wild Draw Four, by the ruleset's check.
 RULE_OF_CHECK = {WildDrawFourCheck.CHALLENGE.value: "D13", WildDrawFourCheck.ENFORCED.value: "D13c"}
@@ -79,15 +86,28 @@ class Table:
     type: str
     phase: str
     round: int
-    player1: int | None
+    player1: int | None  # the first drafter (uno-duo) or the dealer (classic rulesets)
     scores: list[int]
-    hands: list[list[str]]
+    hands: list[list[str]]  # one per seat
     draw_pile: list[str]  # top first
     discard: list[str]  # bottom first: the last is the top card
     color: str | None
     pending: dict[str, Any]
     uno_said: list[bool]
     uno_open: list[bool]
+    direction: int = 1  # 1 clockwise, -1 counter-clockwise (D20)
+    departed: list[bool] = field(default_factory=list)  # seats that left by forfeit
+    dealt: bool = False  # a classic deal: player1 is the dealer, not a first drafter
+
+
+@dataclass(frozen=True)
+class SeatTable:
+    """The table just after event ``seq`` as ``seat`` saw it: that seat's view (engine.views)."""
+
+    seq: int
+    type: str
+    seat: int
+    view: dict[str, Any]
 
 
 @dataclass
@@ -100,6 +120,9 @@ class AuditReport:
     bots: BotCheck | None = None  # only when asked for
     names: list[str] = field(default_factory=list)  # the seats' names (engine.seat_names)
     result: str | None = None  # "bob wins 31–229 (lowest total wins)", once verified
+    places: str | None = None  # "1st ann 512; 2nd bob 340; …" at a table of more than two
+    seat: int | None = None  # the perspective asked for (--seat), if any
+    seat_table: SeatTable | None = None  # the table at --at as that seat saw it
 
     @property
     def ok(self) -> bool:
@@ -114,6 +137,9 @@ class AuditReport:
             "players": self.header.get("players"),
             "names": self.names,
             "result": self.result,
+            "places": self.places,
+            "seat": self.seat,
+            "seat_table": None if self.seat_table is None else asdict(self.seat_table),
             "verified": self.verification.ok,
             "checks": self.verification.checks,
             "failure": None
@@ -214,30 +240,63 @@ def table_of(state: MatchState, seq: int, type_: str) -> Table:
         round=state.round,
         player1=state.player1,
         scores=list(state.scores),
-        hands=[_codes(state, state.hands[0]), _codes(state, state.hands[1])],
+        hands=[_codes(state, hand) for hand in state.hands],
         draw_pile=_codes(state, state.draw_pile),
         discard=_codes(state, state.discard),
         color=None if state.color is None else state.color.value,
         pending={"kind": pending.kind.value, "seat": pending.seat, "total": pending.total},
         uno_said=list(state.uno_said),
         uno_open=list(state.uno_open),
+        direction=state.direction,
+        departed=list(state.departed),
+        dealt=state.ruleset.deal is Deal.DEAL,
     )
 
 
+def seat_table_at(events: Sequence[Event], seq: int, seat: int) -> SeatTable:
+    """The table just after event ``seq`` as ``seat`` saw it; ValueError for an event or a seat
+    outside the replay."""
+    if not 1 <= seq <= len(events):
+        raise ValueError(f"--at must name an event of this replay: 1 to {len(events)}, not {seq}")
+    state = INITIAL_STATE
+    for event in events[:seq]:
+        state = evolve(state, event)
+    return SeatTable(seq, events[seq - 1].type, seat, view(state, seat))
+
+
+def seats_of(events: Sequence[Event]) -> int:
+    """How many seats the match has (``match_created``'s ``seats``; 2 when it records none)."""
+    first = events[0].data if events and events[0].type == EventType.MATCH_CREATED else {}
+    seats = first.get("seats")
+    return seats if isinstance(seats, int) and not isinstance(seats, bool) else 2
+
+
 def audit(
-    text: str, file: str = "", at: int | None = None, receipts: Sequence[Receipt] = (), *, bots: bool = False
+    text: str,
+    file: str = "",
+    at: int | None = None,
+    receipts: Sequence[Receipt] = (),
+    *,
+    bots: bool = False,
+    seat: int | None = None,
 ) -> AuditReport:
-    """Verify the replay, then read its challenges (and the table at ``at``; with ``bots``,
-    re-derive every house-bot move). ReplayUnreadable for a file that is not a replay;
-    ValueError for an ``at`` outside the replay."""
+    """Verify the replay, then read its challenges (and the table at ``at``, as ``seat`` saw it
+    when a seat is given; with ``bots``, re-derive every house-bot move). ReplayUnreadable for a
+    file that is not a replay; ValueError for an ``at`` or a ``seat`` outside the replay."""
     header, lines = parse_replay(text)
-    report = AuditReport(file, header, verify_replay(text, receipts), names=seat_names(header, lines))
+    report = AuditReport(file, header, verify_replay(text, receipts), names=seat_names(header, lines), seat=seat)
     if not report.verification.ok:
         return report
     events = full_events(lines)
+    seats = seats_of(events)
+    if seat is not None and not 0 <= seat < seats:
+        raise ValueError(f"--seat must name a seat of this match: 0 to {seats - 1}, not {seat}")
     report.result = match_result(events, report.names)
+    report.places = match_places(events, report.names)
     report.challenges = challenges(events)
-    if at is not None:
+    if at is not None and seat is not None:
+        report.seat_table = seat_table_at(events, at, seat)
+    elif at is not None:
         report.table = table_at(events, at)
     if bots:
         report.bots = check_house_bots(header, events)
@@ -252,8 +311,23 @@ def match_result(events: Sequence[Event], names: Sequence[str]) -> str | None:
         return None
     ruleset = events[0].data.get("ruleset") if events[0].type == EventType.MATCH_CREATED else None
     winner = int(ended.data["winner"])
-    forfeit = any(e.type == EventType.MATCH_FORFEITED for e in events)
+    # A forfeit decided the match when it left one seat playing (at two seats: any forfeit);
+    # at a bigger table a seat that left earlier did not stop the others playing on to the target.
+    forfeited = {e.data["seat"] for e in events if e.type == EventType.MATCH_FORFEITED}
+    forfeit = len(forfeited) >= seats_of(events) - 1
     return result_words(_name(names, winner), ended.data["scores"], winner, ruleset, forfeit=forfeit)
+
+
+def match_places(events: Sequence[Event], names: Sequence[str]) -> str | None:
+    """Every seat's place in words (D23: ``match_ended``'s ``places``), at a table of more than
+    two; None at two seats (the result says it all) or without a ``match_ended``."""
+    ended = next((e for e in reversed(events) if e.type == EventType.MATCH_ENDED), None)
+    places = None if ended is None else ended.data.get("places")
+    if ended is None or not isinstance(places, list) or len(places) <= 2:
+        return None
+    left = {e.data["seat"] for e in events if e.type == EventType.MATCH_FORFEITED}
+    departed = [seat in left for seat in range(len(places))]
+    return places_words([_name(names, s) for s in range(len(places))], ended.data["scores"], places, departed)
 
 
 # ---------------------------------------------------------------- as text
@@ -277,7 +351,7 @@ def _cards(codes: Sequence[str]) -> str:
     return " ".join(codes) if codes else "(none)"
 
 
-def format_challenge(c: ChallengeFacts, names: Sequence[str], number: int) -> list[str]:
+def format_challenge(c: ChallengeFacts, names: Sequence[str], number: int, seat: int | None = None) -> list[str]:
     legal = (
         "LEGAL: no card in the hand made it illegal" if c.legal else f"ILLEGAL: {_cards(c.matching)} could be played"
     )
@@ -293,6 +367,9 @@ def format_challenge(c: ChallengeFacts, names: Sequence[str], number: int) -> li
     ]
     for draw in c.draws:
         lines.append(f"  then {_seat(names, draw.seat)} drew {draw.count} ({draw.reason}): {_cards(draw.codes)}")
+    if seat is not None:
+        saw = "yes, as the challenger" if seat == c.challenger else "no: during play only the challenger saw it"
+        lines.append(f"  {_seat(names, seat)} saw the hand: {saw}")
     return lines
 
 
@@ -302,18 +379,54 @@ def format_table(t: Table, names: Sequence[str]) -> list[str]:
     if pending.get("total"):
         waiting += f" (total {pending['total']})"
     top = t.discard[-1] if t.discard else "-"
-    return [
+    first = "dealer" if t.dealt else "Player 1 (first drafter)"
+    lines = [
         f"The table just after seq {t.seq} ({t.type})",
-        f"  phase {t.phase}, round {t.round}, Player 1 (first drafter): "
-        + ("-" if t.player1 is None else _seat(names, t.player1)),
-        f"  scores: {_name(names, 0)} {t.scores[0]}, {_name(names, 1)} {t.scores[1]}",
-        f"  hand of {_seat(names, 0)} ({len(t.hands[0])}): {_cards(t.hands[0])}",
-        f"  hand of {_seat(names, 1)} ({len(t.hands[1])}): {_cards(t.hands[1])}",
+        f"  phase {t.phase}, round {t.round}, {first}: " + ("-" if t.player1 is None else _seat(names, t.player1)),
+        "  scores: " + _scores(names, t.scores),
+        *(f"  hand of {_seat(names, s)} ({len(hand)}): {_cards(hand)}" for s, hand in enumerate(t.hands)),
         f"  top card {top}, active colour {t.color or '-'}; discard pile {len(t.discard)} cards",
         f"  draw pile ({len(t.draw_pile)}, top first): {_cards(t.draw_pile)}",
         f"  waiting for {waiting}",
         f"  UNO said: {_seats_where(names, t.uno_said)}; UNO window open: {_seats_where(names, t.uno_open)}",
     ]
+    if len(t.hands) > 2:
+        lines.append(f"  direction: {_direction(t.direction)}; left the table: {_seats_where(names, t.departed)}")
+    return lines
+
+
+def _scores(names: Sequence[str], scores: Sequence[int]) -> str:
+    return ", ".join(f"{_name(names, seat)} {score}" for seat, score in enumerate(scores))
+
+
+def _direction(direction: int) -> str:
+    return "clockwise" if direction >= 0 else "counter-clockwise"
+
+
+def format_seat_table(t: SeatTable, names: Sequence[str]) -> list[str]:
+    """The table as one seat saw it: its own hand, the others' counts, what it could send."""
+    v = t.view
+    pending = v["pending"]
+    waiting = "nothing" if pending.get("seat") is None else f"{_seat(names, pending['seat'])}: {pending['kind']}"
+    counts = ", ".join(f"{_seat(names, s)} {n}" for s, n in enumerate(v["hand_counts"]))
+    lines = [
+        f"The table just after seq {t.seq} ({t.type}) as {_seat(names, t.seat)} saw it",
+        f"  phase {v['phase']}, round {v['round']}; scores: {_scores(names, v['scores'])}",
+        f"  own hand ({len(v['hand'] or [])}): {_cards(v['hand'] or [])}",
+        f"  cards held: {counts}",
+        f"  top card {v['top'] or '-'}, active colour {v['color'] or '-'}; draw pile {v['draw_pile']} cards",
+        f"  waiting for {waiting}; UNO said: {_seats_where(names, v['uno'])}",
+    ]
+    if "direction" in v:
+        lines.append(f"  direction: {_direction(v['direction'])}; dealer: {_seat(names, v['dealer'])}")
+    challenge = v.get("last_challenge")
+    if challenge is not None:
+        shown = challenge.get("hand")
+        hand = _cards(shown) if shown is not None else "not shown to this seat (only the challenger sees it, D20)"
+        lines.append(f"  last challenge by {_seat(names, challenge['by'])}: {challenge['verdict']}; hand: {hand}")
+    legal = ", ".join(compact(c) for c in v["legal"]) or "nothing"
+    lines.append(f"  could send: {legal}")
+    return lines
 
 
 def format_report(report: AuditReport, *, only_challenges: bool = False) -> str:
@@ -329,11 +442,15 @@ def format_report(report: AuditReport, *, only_challenges: bool = False) -> str:
         lines += [f"verified: {check}" for check in v.checks]
         if report.result is not None:
             lines.append(f"result: {report.result}")
+        if report.places is not None:
+            lines.append(f"places: {report.places}")
     lines.append(f"Wild Draw Four challenges: {len(report.challenges)}")
     for number, c in enumerate(report.challenges, start=1):
-        lines += format_challenge(c, report.names, number)
+        lines += format_challenge(c, report.names, number, report.seat)
     if report.table is not None:
         lines += format_table(report.table, report.names)
+    if report.seat_table is not None:
+        lines += format_seat_table(report.seat_table, report.names)
     if report.bots is not None:
         lines += format_bots(report.bots, header, report.names)
     return "\n".join(lines) + "\n"

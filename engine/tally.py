@@ -1,6 +1,9 @@
 """A self-play run's table: wins with their 95% interval, rounds, actions, challenges, catches.
 
-Adds up :class:`engine.selfplay.MatchResult` s one at a time, so a long run keeps no logs.
+Adds up :class:`engine.selfplay.MatchResult` s one at a time, so a long run keeps no logs. A
+run has one entrant per bot named (two for a two-seat run; as many as a table has seats, or
+fewer when a bot sits more than once, at 3 to 10): each match's ``entrants`` says which
+entrant sat in each seat, and every per-seat counter is added to that seat's entrant.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ class RunSummary:
     matches: int
     rounds: int
     actions: int
-    entrants: tuple[EntrantStats, EntrantStats]
+    entrants: tuple[EntrantStats, ...]
 
     @property
     def mean_rounds(self) -> float:
@@ -69,18 +72,18 @@ class Tally:
         self.matches = 0
         self.rounds = 0
         self.actions = 0
-        self.wins = [0, 0]
-        self.challenges = [0, 0]
-        self.upheld = [0, 0]
-        self.catches = [0, 0]
+        count = len(self.bots)
+        self.wins = [0] * count
+        self.challenges = [0] * count
+        self.upheld = [0] * count
+        self.catches = [0] * count
 
     def add(self, result: MatchResult) -> None:
         self.matches += 1
         self.rounds += result.rounds
         self.actions += result.actions
         self.wins[result.winner_entrant] += 1
-        for seat in (0, 1):
-            entrant = result.entrants[seat]
+        for seat, entrant in enumerate(result.entrants):
             self.challenges[entrant] += result.challenges[seat]
             self.upheld[entrant] += result.challenges_upheld[seat]
             self.catches[entrant] += result.catches[seat]
@@ -88,7 +91,7 @@ class Tally:
     def summary(self) -> RunSummary:
         entrants = tuple(
             EntrantStats(self.bots[e], self.wins[e], self.challenges[e], self.upheld[e], self.catches[e])
-            for e in (0, 1)
+            for e in range(len(self.bots))
         )
         return RunSummary(
             ruleset=self.ruleset,
@@ -96,7 +99,7 @@ class Tally:
             matches=self.matches,
             rounds=self.rounds,
             actions=self.actions,
-            entrants=(entrants[0], entrants[1]),
+            entrants=entrants,
         )
 
 

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from engine.audit_report import audit, full_events, table_at
+from engine.audit_report import audit, format_report, full_events, table_at
 from engine.cards import Card, Color
 from engine.events import EventType
 from engine.evolve import evolve
@@ -80,3 +80,61 @@ def test_the_command_prints_the_report_json_and_refuses_what_it_cannot_audit(tmp
     tampered.write_text(SAMPLE.read_text(encoding="utf-8").replace('"verdict":"illegal"', '"verdict":"legal"', 1))
     refused = runner.invoke(app, ["audit", str(tampered)])
     assert refused.exit_code == 1 and "NOT VERIFIED: line" in refused.output and "no audit was made" in refused.output
+
+
+# ---------------------------------------------------------------- a table of more than two
+
+
+@pytest.fixture(scope="module")
+def table_text() -> str:
+    from engine.replay import replay_text
+    from tests.engine.test_verify import play_table
+
+    return replay_text("t5", "classic", [f"p{s}" for s in range(5)], play_table(5, 5))
+
+
+def test_a_table_of_five_is_audited_with_every_hand_and_every_place(table_text: str) -> None:
+    _header, lines = parse_replay(table_text)
+    events = full_events(lines)
+    ended = next(e.data for e in events if e.type == EventType.MATCH_ENDED)
+    report = audit(table_text, "t5.jsonl", at=40)
+    assert report.verification.ok and report.table is not None
+    assert len(report.table.hands) == 5 and report.table.dealt and len(report.table.departed) == 5
+    assert sum(len(h) for h in report.table.hands) + len(report.table.draw_pile) + len(report.table.discard) == 108
+    winner = ended["winner"]
+    others = sorted((s for i, s in enumerate(ended["scores"]) if i != winner), reverse=True)
+    assert (
+        report.result
+        == f"p{winner} wins {'–'.join(str(s) for s in [ended['scores'][winner], *others])} (first to 200 wins)"
+    )
+    assert report.places is not None and report.places.startswith(f"1st p{winner} {ended['scores'][winner]}")
+    for seat, place in enumerate(ended["places"]):
+        assert f"p{seat}" in report.places and (place == 1) == (seat == winner)
+    text = format_report(report)
+    assert f"places: {report.places}" in text and "hand of seat 4 (p4)" in text and "direction:" in text
+    assert "dealer: seat" in text and "Player 1 (first drafter)" not in text
+
+
+def test_unoduo_audit_takes_any_seats_perspective(table_text: str, tmp_path: Path) -> None:
+    _header, lines = parse_replay(table_text)
+    events = full_events(lines)
+    resolved = next(i for i, e in enumerate(events, start=1) if e.type == EventType.CHALLENGE_RESOLVED)
+    by = events[resolved - 1].data["by"]
+    other = (by + 2) % 5
+    path = tmp_path / "t5.jsonl"
+    path.write_text(table_text, encoding="utf-8")
+    for seat, sees in ((by, True), (other, False)):
+        report = audit(table_text, "t5.jsonl", at=resolved, seat=seat)
+        assert report.table is None and report.seat_table is not None
+        seat_view = report.seat_table.view
+        assert (seat_view["last_challenge"]["hand"] is not None) is sees
+        assert "hands" not in seat_view and len(seat_view["hand_counts"]) == 5
+        out = runner.invoke(app, ["audit", str(path), "--at", str(resolved), "--seat", str(seat)])
+        assert out.exit_code == 0, out.output
+        assert f"as seat {seat} (p{seat}) saw it" in out.output and "own hand (" in out.output
+        assert ("saw the hand: yes, as the challenger" in out.output) is sees
+        assert ("not shown to this seat" in out.output) is not sees
+    as_json = json.loads(runner.invoke(app, ["audit", str(path), "--seat", "3", "--at", "10", "--json"]).output)
+    assert as_json["seat"] == 3 and as_json["seat_table"]["view"]["viewer"] == 3 and as_json["table"] is None
+    refused = runner.invoke(app, ["audit", str(path), "--seat", "5"])
+    assert refused.exit_code == 2 and "--seat must name a seat of this match: 0 to 4" in refused.output

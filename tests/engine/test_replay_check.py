@@ -397,3 +397,45 @@ def test_a_malformed_event_is_named_not_a_traceback(sample: tuple[dict[str, Any]
     del lines[i]["data"]["restart"]
     fail = failure(text_of(header, rechain(lines)), tmp_path)
     assert fail.startswith(line_no(i)) and "malformed" in fail
+
+
+# ---------------------------------------------------------------- a table of more than two
+
+
+@pytest.fixture(scope="module")
+def table() -> tuple[dict[str, Any], Lines]:
+    from tests.engine.test_verify import play_table
+
+    rows = [
+        json.loads(t) for t in replay_text("t5", "classic", [f"p{s}" for s in range(5)], play_table(5, 5)).splitlines()
+    ]
+    return rows[0], rows[1:]
+
+
+def test_a_table_of_five_passes_with_every_seats_entropy_in_the_key(
+    table: tuple[dict[str, Any], Lines], tmp_path: Path
+) -> None:
+    header, lines = table
+    code, out = run(text_of(header, lines), tmp_path)
+    assert code == 0, out
+    assert "recomputed from the seed and the 5 seats' entropies" in out
+    entropies = lines[-1]["data"]["entropies"]
+    seed = bytes.fromhex(lines[-1]["data"]["server_seed"])
+    assert replay_check.shuffle_key(seed, *entropies) == shuffle_key(seed, *entropies)
+    assert replay_check.shuffle_key(seed, *entropies) != replay_check.shuffle_key(seed, *entropies[:2])
+
+
+def test_at_a_table_of_five_a_seat_left_out_of_the_key_or_a_hand_moved_is_caught(
+    table: tuple[dict[str, Any], Lines], tmp_path: Path
+) -> None:
+    header, lines = table
+    dropped = copy(lines)
+    dropped[-1]["data"]["entropies"] = dropped[-1]["data"]["entropies"][:4]
+    assert "entropies is not a list of 5 strings" in failure(text_of(header, rechain(dropped)), tmp_path)
+    moved = copy(lines)
+    dealt = index_of(moved, "cards_dealt")
+    moved[dealt]["open"]["hand2"] = moved[dealt]["open"]["hand3"]
+    assert failure(text_of(header, reseal(moved)), tmp_path).startswith(line_no(dealt) + "cards_dealt.hand2")
+    oversized = copy(lines)
+    oversized[0]["data"]["seats"] = 11
+    assert "seats is not a number from 2 to 10" in failure(text_of(header, reseal(oversized)), tmp_path)

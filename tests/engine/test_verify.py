@@ -52,7 +52,8 @@ def finished() -> list[dict[str, Any]]:
 
 
 def copy(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return json.loads(json.dumps(lines))
+    copied: list[dict[str, Any]] = json.loads(json.dumps(lines))
+    return copied
 
 
 def first(lines: list[dict[str, Any]], type_: str) -> int:
@@ -180,9 +181,10 @@ def _edit_public(lines: list[dict[str, Any]], field: str) -> int:
         index = first(lines, "card_played")
         lines[index]["data"]["code"] = "G0" if lines[index]["data"]["code"] != "G0" else "G1"
     elif field == "colour":
-        index = first(lines, "color_chosen") if any(x["type"] == "color_chosen" for x in lines) else None
-        if index is None:
-            index = next(i for i, x in enumerate(lines) if x["type"] == "card_played" and x["data"].get("color"))
+        chosen = first(lines, "color_chosen") if any(x["type"] == "color_chosen" for x in lines) else None
+        if chosen is None:
+            chosen = next(i for i, x in enumerate(lines) if x["type"] == "card_played" and x["data"].get("color"))
+        index = chosen
         key = "color"
         lines[index]["data"][key] = "blue" if lines[index]["data"][key] != "blue" else "red"
     elif field == "verdict":
@@ -258,3 +260,82 @@ def test_an_illegal_move_inserted_with_a_consistent_chain_is_caught_by_the_re_ru
     report = verify_replay(replay_text(reseal(renumber(forged))))
     assert not report.ok and report.line == index + 2
     assert "not legal" in (report.failure or "") or "rules give" in (report.failure or "")
+
+
+# ---------------------------------------------------------------- a table of more than two
+
+
+def play_table(seed: int, seats: int, target: int = 200) -> list[Any]:
+    """A whole ``classic`` match at a table of ``seats`` of random legal commands (random UNO
+    calls by every seat, and ``wd4_check = challenge`` so that challenges happen): its events."""
+    import random
+
+    from engine import LocalMatch, Phase
+    from engine.rulesets import CLASSIC, Ruleset
+    from tests.engine.playing import random_command
+
+    rng = random.Random(seed)
+    ruleset = Ruleset.from_dict({**CLASSIC.to_dict(), "wd4_check": "challenge", "target": target})
+    entropies = tuple(f"seat {seat} says {seed}" for seat in range(seats))
+    match = LocalMatch.start(seed.to_bytes(32, "big"), ruleset, entropies, seats=seats)
+    for _ in range(100_000):
+        if match.state.phase is Phase.MATCH_OVER:
+            return list(match.events)
+        seat = match.state.pending.seat
+        caller = rng.randrange(seats)
+        if rng.random() < 0.2 and caller != seat and {"type": "uno"} in match.view(caller)["legal"]:
+            seat = caller
+        assert seat is not None
+        match.act(seat, random_command(match.state, seat, rng, 0.7))
+    raise AssertionError("the table's match did not finish")
+
+
+TABLE_SEED = 5
+
+
+@pytest.fixture(scope="module")
+def table() -> list[dict[str, Any]]:
+    events = play_table(TABLE_SEED, 5)
+    players = [f"p{seat}" for seat in range(5)]
+    return lines_of(make_replay("t5", "classic", players, events))
+
+
+def table_text(lines: list[dict[str, Any]]) -> str:
+    header = {
+        **json.loads(replay_text([])),
+        "match": "t5",
+        "ruleset": "classic",
+        "players": [f"p{s}" for s in range(5)],
+    }
+    return "\n".join(json.dumps(x) for x in [header, *lines]) + "\n"
+
+
+def test_a_replay_of_a_table_of_five_verifies(table: list[dict[str, Any]], tmp_path: Path) -> None:
+    assert table[0]["data"]["seats"] == 5 and len(table[-1]["data"]["entropies"]) == 5
+    assert any(line["type"] == "challenge_resolved" for line in table)
+    report = verify_replay(table_text(table))
+    assert report.ok, (report.line, report.failure)
+    path = tmp_path / "table.jsonl"
+    path.write_text(table_text(table), encoding="utf-8")
+    result = runner.invoke(app, ["verify", str(path)])
+    assert result.exit_code == 0 and "verified:" in result.output, result.output
+
+
+def test_at_a_table_of_five_another_seats_entropy_or_a_dealt_hand_changed_is_caught(
+    table: list[dict[str, Any]],
+) -> None:
+    seed = (TABLE_SEED).to_bytes(32, "big")
+    # The revealed entropy of seat 3, and its seat_joined, changed alike: every shuffle changes.
+    lines = copy(table)
+    joined = next(i for i, e in enumerate(lines) if e["type"] == "seat_joined" and e["data"]["seat"] == 3)
+    lines[joined]["open"]["entropy"] = "someone else's"
+    lines[-1]["data"]["entropies"][3] = "someone else's"
+    report = verify_replay(table_text(reseal_lines(lines, seed)))
+    assert not report.ok and report.line is not None and report.line > joined + 2, report.failure
+    # Two seats' dealt hands swapped, resealed: the deal is re-run from the deck and differs.
+    lines = copy(table)
+    dealt = first(lines, "cards_dealt")
+    opened = lines[dealt]["open"]
+    opened["hand1"], opened["hand4"] = opened["hand4"], opened["hand1"]
+    report = verify_replay(table_text(reseal_lines(lines, seed)))
+    assert not report.ok and report.line == dealt + 2, report.failure
