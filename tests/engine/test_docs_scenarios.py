@@ -10,7 +10,8 @@ worked example"):
   among the events the command produced;
 - ``setup``: the same, for the events before the first command (match creation, the cut,
   round 1's start);
-- ``views``: two subsets, of seat 0's and of seat 1's final view;
+- ``views``: one subset per seat (the scenario's ``seats``, 2 unless it says), of each seat's
+  final view, seat 0 first;
 - ``audit``: a subset of the final audit view.
 
 A subset match compares objects key by key (recursively); lists and scalars must be equal.
@@ -44,7 +45,7 @@ def ruling_key(ruling: str) -> tuple[int, str]:
     return int(found.group(1)), found.group(2)
 
 
-RULING_IDS = sorted([f"D{n}" for n in range(1, 18)] + ["D13c"], key=ruling_key)
+RULING_IDS = sorted([f"D{n}" for n in range(1, 25)] + ["D13c"], key=ruling_key)
 EXPECT_KEYS = {"ok", "errors", "events", "setup", "views", "audit"}
 POINT_KEYS = EXPECT_KEYS - {"ok"}
 
@@ -136,11 +137,11 @@ def expect_problems(spec: Mapping[str, Any], output: Mapping[str, Any]) -> list[
     if "setup" in expect:
         problems += event_problems(expect["setup"], output["setup"], "setup")
     if "views" in expect:
-        views = expect["views"]
-        if not isinstance(views, list) or len(views) != 2:
-            problems.append("expect.views must be a list of two objects (seat 0, seat 1)")
+        views, seats = expect["views"], spec.get("seats", 2)
+        if not isinstance(views, list) or len(views) != seats or len(output["views"]) != seats:
+            problems.append(f"expect.views and the output's views must hold one object per seat ({seats})")
         else:
-            for seat in (0, 1):
+            for seat in range(seats):
                 problems += subset_problems(views[seat], output["views"][seat], f"views[{seat}]")
     if "audit" in expect:
         problems += subset_problems(expect["audit"], output["audit"], "audit")
@@ -212,6 +213,16 @@ def test_checker_catches_a_wrong_view_or_audit_value() -> None:
     assert expect_problems(spec, run_scenario(spec))
     spec["expect"]["views"] = [{"phase": "play"}, {}]
     assert expect_problems(spec, run_scenario(spec))
+
+
+def test_checker_reads_one_view_per_seat_at_a_bigger_table() -> None:
+    spec = load(_first("d20_challenge_illegal.json"))
+    output = run_scenario(spec)
+    assert len(output["views"]) == spec["seats"] == 4
+    spec["expect"]["views"][3]["last_challenge"]["hand"] = spec["expect"]["views"][2]["last_challenge"]["hand"]
+    assert expect_problems(spec, output)  # seat 3 did not see the challenged hand
+    spec["expect"]["views"] = spec["expect"]["views"][:2]
+    assert expect_problems(spec, output)  # four seats, two views: refused, not half checked
 
 
 def test_checker_refuses_an_expect_that_pins_nothing() -> None:
