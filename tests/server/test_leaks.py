@@ -27,6 +27,7 @@ import hashlib
 import json
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +36,7 @@ from fastapi.testclient import TestClient
 
 from engine.cards import canonical_deck
 from engine.chain import canonical, envelope_hash
-from engine.sealing import opening_problem
+from engine.sealing import SPECTATOR, Viewer, opening_problem
 from tests.server.helpers import ok, register, shedding, with_color
 
 ID_FIELDS = {"card", "cards", "deck", "set_aside", "hand_card", "pile_card"}
@@ -78,7 +79,8 @@ def poll(client: TestClient, match_id: str, attacker: Attacker) -> dict[str, Any
     if events:
         attacker.seen = events[-1]["seq"]
     attacker.keep({"view": body["view"], "events": events})
-    return body["view"]
+    seat_view: dict[str, Any] = body["view"]
+    return seat_view
 
 
 def probe_errors(client: TestClient, match_id: str, attacker: Attacker, view: dict[str, Any]) -> None:
@@ -229,3 +231,233 @@ def _salt(lines: list[dict[str, Any]], line: dict[str, Any], name: str) -> str:
 
     seed = bytes.fromhex(lines[-1]["data"]["server_seed"])
     return seal_salt(seed, line["stream"], line["seq"], name).hex()
+
+
+# ---------------------------------------------------------------- a table of five, at the engine and sealing level
+#
+# Every seat of a five-seat classic table is an attacker, and a spectator is one too. Each keeps
+# what the server would send it over a whole match: every envelope with the openings
+# engine.sealing.openings_for gives that viewer, every view, every refusal of its probes. Then each
+# attacks as above (guessing commitments, looking for card ids) and also tries to *name* the cards
+# every other seat drew, with everything it holds; it must do no better than chance
+# (tests/chance_bounds.py), while the same guesser handed the auditor's openings names them all.
+
+TABLE_SEATS = 5
+
+
+@dataclass
+class Keeper:
+    """Everything one viewer of the table received while the match was live."""
+
+    viewer: Viewer
+    envelopes: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)  # (envelope, openings)
+    views: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[tuple[dict[str, Any], str]] = field(default_factory=list)
+
+
+@dataclass
+class TablePlay:
+    events: list[Any]
+    sealed: list[Any]
+    live: int  # events before the match's last batch (match_ended, seed_revealed): what was received live
+    keepers: dict[Viewer, Keeper]
+
+
+def _table_ruleset() -> Any:
+    from engine.rulesets import CLASSIC, Ruleset
+
+    return Ruleset.from_dict({**CLASSIC.to_dict(), "wd4_check": "challenge"})
+
+
+def play_table(seed: int) -> TablePlay:
+    """A whole five-seat match of random legal commands (challenging every Wild Draw Four it
+    may, catching now and then), every viewer keeping its share."""
+    from engine.commands import CreateMatch, JoinSeat, parse_seat_command
+    from engine.errors import CommandRefused
+    from engine.match import LocalMatch
+    from engine.replay import sealed_log, stream_of
+    from engine.sealing import SPECTATOR, openings_for
+    from engine.shuffle import Dealer, commitment_of
+    from engine.views import view
+
+    rng = random.Random(seed)
+    server_seed = hashlib.sha256(f"leak table {seed}".encode()).digest()
+    match = LocalMatch(dealer=Dealer(server_seed))
+    match.apply(CreateMatch(_table_ruleset(), commitment_of(server_seed), seats=TABLE_SEATS))
+    for joining in range(TABLE_SEATS):
+        match.apply(JoinSeat(joining, f"entropy-{seed}-{joining}"))
+    viewers: list[Viewer] = [*range(TABLE_SEATS), SPECTATOR]
+    keepers = {v: Keeper(v) for v in viewers}
+    for step in range(30_000):
+        state = match.state
+        if state.phase.value == "match_over":
+            break
+        for v in viewers:
+            keepers[v].views.append(view(state, v))
+        seat = state.pending.seat
+        assert seat is not None, "a live match always waits for a seat"
+        seat_view = keepers[seat].views[-1]
+        if step % 41 == 0 and seat_view["pending"]["kind"] == "turn":
+            for face in FACES:  # the refusals may name only cards this seat can see
+                try:
+                    match.apply(parse_seat_command(seat, with_color({"type": "play", "card": face}, rng)))
+                except CommandRefused as refusal:
+                    keepers[seat].errors.append((seat_view, refusal.message))
+                else:
+                    break
+            continue
+        catcher = rng.randrange(TABLE_SEATS)
+        if catcher != seat and rng.random() < 0.3 and {"type": "uno"} in keepers[catcher].views[-1]["legal"]:
+            match.apply(parse_seat_command(catcher, {"type": "uno"}))
+            continue
+        legal = seat_view["legal"]
+        challenge = [c for c in legal if c["type"] == "challenge"]
+        command = challenge[0] if challenge else with_color(rng.choice(shedding(legal)), rng)
+        match.apply(parse_seat_command(seat, command))
+    else:
+        raise AssertionError("the table's match did not finish")
+    events = match.events
+    live = max(i for i, e in enumerate(events) if e.type == "match_ended")
+    sealed = sealed_log(events, stream_of(f"leak-{seed}"), server_seed)
+    for v in viewers:
+        keepers[v].envelopes = [
+            (s.envelope, openings_for(s.envelope["type"], s.envelope["data"], s.openings, v)) for s in sealed[:live]
+        ]
+    return TablePlay(list(events), sealed, live, keepers)
+
+
+@pytest.fixture(scope="module")
+def table_play() -> TablePlay:
+    return play_table(7)
+
+
+DECK_108 = Counter(card.code for card in canonical_deck(4))
+
+
+def _guess(unseen: Counter[str]) -> tuple[str, float]:
+    """The best guess knowing only which cards one has not seen: the commonest; its chance."""
+    code, count = max(sorted(unseen.items()), key=lambda item: item[1])
+    return code, count / max(1, sum(unseen.values()))
+
+
+def name_the_draws(play: TablePlay, viewer: Viewer, leaked: bool = False) -> tuple[int, list[float]]:
+    """The viewer names each card another seat draws (a one-card draw), using all it holds: a
+    commitment its dictionary opens, else the commonest card it has not seen (its own hand and
+    the discard pile are seen). ``leaked``: it is handed the auditor's openings instead (the
+    test's proof that this attack would find a leak). Returns (hits, each guess's chance)."""
+    hits, chances = 0, []
+    hand: Counter[str] = Counter()
+    discard: Counter[str] = Counter()
+    for index, (envelope, opened) in enumerate(play.keepers[viewer].envelopes):
+        kind, data = envelope["type"], envelope["data"]
+        truth = play.events[index].data
+        if kind == "round_started":
+            hand, discard = Counter(), Counter()
+        elif kind == "cards_dealt" and f"hand{viewer}" in opened:
+            hand.update(opened[f"hand{viewer}"]["value"])
+        elif kind in ("starter_turned", "card_played"):
+            discard[data["code"]] += 1
+            if data.get("seat") == viewer:
+                hand[data["code"]] -= 1
+        elif kind == "pile_recycled":
+            discard = Counter()
+        elif kind == "cards_drawn" and data["seat"] == viewer and "codes" in opened:
+            hand.update(opened["codes"]["value"])
+        elif kind == "cards_drawn" and data["count"] == 1:
+            if leaked:
+                guess, chance = truth["codes"][0], 1 / 54
+            else:
+                broken = GUESSES.get(envelope["sealed"]["codes"])
+                guess, chance = _guess(DECK_108 - hand - discard)
+                if isinstance(broken, list) and broken:
+                    guess = str(broken[0])
+            hits += guess == truth["codes"][0]
+            chances.append(chance)
+    return hits, chances
+
+
+def test_every_viewer_of_a_table_of_five_cannot_name_another_seats_card_better_than_chance(
+    table_play: TablePlay,
+) -> None:
+    from tests.chance_bounds import most_hits_by_chance
+
+    for viewer in table_play.keepers:
+        hits, chances = name_the_draws(table_play, viewer)
+        assert len(chances) > 100, f"{viewer}: too few draws by others to attack"
+        assert hits <= most_hits_by_chance(chances), f"viewer {viewer} named {hits} of {len(chances)} drawn cards"
+        leaked_hits, leaked_chances = name_the_draws(table_play, viewer, leaked=True)
+        assert leaked_hits > most_hits_by_chance(leaked_chances), "the attack would not see a leak"
+
+
+def test_every_viewer_of_a_table_of_five_is_opened_only_its_own_cards(table_play: TablePlay) -> None:
+    seats = range(TABLE_SEATS)
+    for viewer, keeper in table_play.keepers.items():
+        unopened = 0
+        for envelope, opened in keeper.envelopes:
+            kind, data = envelope["type"], envelope["data"]
+            assert not ID_FIELDS & set(data), f"{kind} names a physical card in public data"
+            for name, opening in opened.items():
+                assert opening_problem(envelope, name, opening) is None
+                assert name not in ("cards", "deck", "set_aside", "card", "hand_card", "pile_card"), (kind, name)
+            expected: set[str] = set()
+            if kind == "cards_dealt":
+                expected = {f"hand{viewer}"} & {f"hand{s}" for s in seats}
+            elif kind in ("cards_drawn", "seat_joined", "awaiting") and data.get("seat") == viewer:
+                expected = {"codes", "entropy", "code"} & set(envelope["sealed"])
+            elif kind == "challenge_resolved" and data["by"] == viewer:
+                expected = {"hand", "matching"}
+            assert set(opened) == expected, (viewer, kind, sorted(opened))
+            unopened += len(envelope["sealed"]) - len(opened)
+            assert not [d for n, d in envelope["sealed"].items() if n not in opened and d in GUESSES]
+        assert unopened > 500, f"{viewer}: nothing hidden reached it, nothing was tested"
+        assert viewer != SPECTATOR or all(not opened for _, opened in keeper.envelopes)
+
+
+def test_at_a_table_of_five_only_the_challenger_sees_the_challenged_hand(table_play: TablePlay) -> None:
+    resolved = [i for i, e in enumerate(table_play.events[: table_play.live]) if e.type == "challenge_resolved"]
+    assert resolved, "no Wild Draw Four was challenged: nothing was tested"
+    for index in resolved:
+        by = table_play.events[index].data["by"]
+        for viewer, keeper in table_play.keepers.items():
+            envelope, opened = keeper.envelopes[index]
+            assert ("hand" in opened) == (viewer == by)
+            assert "hand" not in envelope["data"] and "matching" not in envelope["data"]
+    for viewer, keeper in table_play.keepers.items():
+        for seen in keeper.views:
+            challenge = seen["last_challenge"]
+            if challenge is not None:
+                assert (challenge["hand"] is not None) == (viewer == challenge["by"])
+
+
+def test_every_view_at_a_table_of_five_shows_only_its_own_hand(table_play: TablePlay) -> None:
+    from engine.views import AUDITOR, view
+
+    for viewer, keeper in table_play.keepers.items():
+        assert keeper.views
+        for seen in keeper.views:
+            assert "hands" not in seen and "draw_order" not in seen and seen["server_seed"] is None
+            assert len(seen["hand_counts"]) == TABLE_SEATS
+            if viewer == SPECTATOR:
+                assert seen["hand"] is None and seen["legal"] == []
+            pending = seen["pending"]
+            if pending.get("card") is not None and pending["kind"] in ("drawn", "draft"):
+                assert pending["seat"] == viewer
+            others = [e for s, e in enumerate(seen["entropies"]) if s != viewer]
+            assert others == [None] * len(others)
+    # ...and a seat's own hand in its view is the hand the auditor sees it hold at that version.
+    from engine.evolve import fold
+
+    for viewer in range(TABLE_SEATS):
+        for seen in table_play.keepers[viewer].views[::97]:
+            truth = view(fold(table_play.events[: seen["version"]]), AUDITOR)
+            assert seen["hand"] == truth["hands"][viewer]
+            assert seen["hand_counts"] == [len(hand) for hand in truth["hands"]]
+
+
+def test_refusals_at_a_table_of_five_name_only_cards_the_seat_can_see(table_play: TablePlay) -> None:
+    probed = [keeper for seat, keeper in table_play.keepers.items() if keeper.errors]
+    assert probed, "no refusal was probed"
+    for keeper in probed:
+        for seen, message in keeper.errors:
+            named = set(CODE.findall(message))
+            assert len(named - visible_codes(seen)) <= 1, f"{message!r} names a card the seat cannot see"
