@@ -13,8 +13,10 @@ from typing import Any
 
 import typer
 
-from engine.errors import ScenarioError
+from engine.errors import ReplayUnreadable, ScenarioError
+from engine.replay import parse_replay
 from engine.scenario import HandEdit, load_scenario, read_text, run_from_replay, run_scenario
+from engine.seat_names import seat_count
 
 
 def scenario(
@@ -33,8 +35,8 @@ def scenario(
     ),
     indent: int | None = typer.Option(None, help="pretty-print the output with this indent"),
 ) -> None:
-    """Run a stacked-deck scenario, or a what-if from a replay: every command answered, then both seats'
-    views and the audit view."""
+    """Run a stacked-deck scenario, or a what-if from a replay: every command answered, then every seat's
+    view and the audit view."""
     try:
         if source is None:
             output = _run_file(file, at, commands, hand)
@@ -65,9 +67,22 @@ def _run_what_if(
         raise ScenarioError("give either a scenario FILE or --from REPLAY, not both")
     if at is None:
         raise ScenarioError("--from needs --at SEQ: the replay event to start after")
-    edits = [HandEdit.parse(text) for text in hand]
+    text = read_text(source)
+    seats = _seats_of(text)
+    edits = [HandEdit.parse(edit, seats) for edit in hand]
     raw = None if commands is None else _commands_json(commands)
-    return run_from_replay(read_text(source), at, raw, edits, source=str(source))
+    return run_from_replay(text, at, raw, edits, source=str(source))
+
+
+def _seats_of(text: str) -> int:
+    """The replay's table size, so that ``--hand`` takes any of its seats (2 for a file that cannot
+    be read: the what-if then says what is wrong with it)."""
+    try:
+        header, lines = parse_replay(text)
+    except ReplayUnreadable:
+        return 2
+    first = lines[0].get("data") if lines and lines[0].get("type") == "match_created" else None
+    return seat_count(header, first if isinstance(first, dict) else None)
 
 
 def _commands_json(value: str) -> object:

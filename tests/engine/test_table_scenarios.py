@@ -705,3 +705,19 @@ def test_each_ruling_check_fails_on_a_forged_answer(outputs: dict[str, tuple[dic
         test_d24_a_blocked_round_goes_to_the_lowest_hand(
             "d24_blocked_round.json", {"d24_blocked_round.json": (spec, output)}
         )
+
+
+def test_a_what_if_from_a_five_seat_replay_edits_any_seats_hand(tmp_path: Path) -> None:
+    from engine.replay import replay_text
+    from tests.engine.test_verify import play_table
+
+    events = play_table(5, 5)
+    path = tmp_path / "t5.jsonl"
+    path.write_text(replay_text("t5", "classic", [f"p{s}" for s in range(5)], events), encoding="utf-8")
+    at = next(i for i, e in enumerate(events, start=1) if e.type == "awaiting" and e.data["seat"] == 1)
+    result = runner.invoke(app, ["scenario", "--from", str(path), "--at", str(at), "--hand", "3=R5,G7"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["views"][3]["hand"] == ["R5", "G7"] and len(answer["views"]) == 5
+    refused = runner.invoke(app, ["scenario", "--from", str(path), "--at", str(at), "--hand", "5=R5"])
+    assert refused.exit_code == 2 and "a seat from 0 to 4" in refused.output
