@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.rulesets import RULESETS
 from engine.score_words import result_words, rule_words
-from tui_client.seating import direction_of, direction_words, is_table, next_seat, seat_count
+from tui_client.seating import direction_name, is_table, next_seat, seat_count
 
 __all__ = [
     "SEATS",
@@ -193,30 +193,38 @@ def _turns(table: Data | None) -> bool:
     return is_table(table) and seat_count(table) > 2
 
 
-def action_suffix(code: str, seat: object, table: Data | None, voice: Voice) -> str:
+def turned_words(direction: object) -> str:
+    """`` — direction now counter-clockwise``: what a Reverse (``card_played``'s or
+    ``starter_turned``'s ``direction``, recorded at a table of 3+) did; "" without one."""
+    if direction not in (1, -1):
+        return ""
+    return f" — direction now {direction_name(direction)}"
+
+
+def action_suffix(d: Data, table: Data | None, voice: Voice) -> str:
     """What a Skip or a Reverse did at a table of 3+ (``table``: the view before it): ``— bob is
     skipped``, ``— direction now counter-clockwise``."""
-    if not _turns(table) or not isinstance(seat, int) or len(code) < 2 or code.startswith("W"):
+    if "direction" in d:
+        return turned_words(d["direction"])
+    code, seat = str(d.get("code")), d.get("seat")
+    if not _turns(table) or not isinstance(seat, int) or not code.endswith("S") or code.startswith("W"):
         return ""
-    if code.endswith("S"):
-        skipped = next_seat(table, seat)
-        if skipped is None:
-            return ""
-        return f" — {voice.name(skipped)} {voice.verb(skipped, 'are', 'is')} skipped"
-    if code.endswith("R"):
-        return f" — direction now {direction_words(-direction_of(table)).split(' ', 1)[1]}"
-    return ""
+    skipped = next_seat(table, seat)
+    if skipped is None:
+        return ""
+    return f" — {voice.name(skipped)} {voice.verb(skipped, 'are', 'is')} skipped"
 
 
-def _starter_suffix(code: str, table: Data | None, voice: Voice) -> str:
+def _starter_suffix(d: Data, table: Data | None, voice: Voice) -> str:
     """A starter Skip or Reverse at a table of 3+ (D19): who is skipped, who moves first."""
     dealer = (table or {}).get("dealer")
+    code = str(d.get("code"))
     if not _turns(table) or not isinstance(dealer, int):
         return ""
-    if code.endswith("R"):
-        return f" — direction now counter-clockwise: {voice.name(dealer)} {voice.verb(dealer, 'play', 'plays')} first"
+    if "direction" in d:
+        return turned_words(d["direction"]) + f": {voice.name(dealer)} {voice.verb(dealer, 'play', 'plays')} first"
     first = next_seat(table, dealer, 1)
-    if code.endswith("S") and first is not None:
+    if code.endswith("S") and not code.startswith("W") and first is not None:
         return f" — {voice.name(first)} {voice.verb(first, 'are', 'is')} skipped"
     return ""
 
@@ -290,11 +298,11 @@ def describe(
     if kind == "draft_completed":
         return f"draft complete: the draft pile ({cards_text(len(d.get('codes') or []))}) goes under the draw pile"
     if kind == "starter_turned":
-        return f"starter turned: {d.get('code')}" + _starter_suffix(str(d.get("code")), table, voice)
+        return f"starter turned: {d.get('code')}" + _starter_suffix(d, table, voice)
     if kind == "awaiting":
         return _awaiting_words(d, voice, every)
     if kind == "card_played":
-        turned = action_suffix(str(d.get("code")), d.get("seat"), table, voice)
+        turned = action_suffix(d, table, voice)
         return _played_words(d, who) + turned + (awaiting_suffix(after, voice) or "")
     if kind == "cards_drawn":
         count = d.get("count")

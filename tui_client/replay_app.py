@@ -23,7 +23,7 @@ from textual.widgets import ContentSwitcher, Footer, Static
 
 from engine.errors import ReplayUnreadable
 from tui_client.remote import FetchFailed, fetch_replay, replay_url
-from tui_client.replay_model import PERSPECTIVES, Frame, ReplayModel
+from tui_client.replay_model import Frame, ReplayModel
 from tui_client.too_small import MinimumSize
 from tui_client.widgets import AuditPanel, EventLog, ScoreChart, TableAudit, TablePanel, Timeline, TitleBar
 
@@ -40,6 +40,8 @@ ScoreChart { border: round $primary; padding: 0 1; height: 1fr; }
 #loading { padding: 1 2; }
 """
 
+
+SCRUBBER_LINES = 14  # the scrubber's lines besides one per seat (title, timeline, table, events, footer)
 
 EVENT = Binding.Group("event", compact=True)
 ROUND = Binding.Group("round", compact=True)
@@ -79,10 +81,16 @@ class ScrubberScreen(MinimumSize, Screen[None]):
         # A dispute's view: the right side shows the whole table at the cursor (unoduo audit --at)
         # where no challenge is audited; ``s`` still switches to the scores.
         self.table_audit = table_audit
-        self.perspective = 0  # index into PERSPECTIVES
+        self.perspective = 0  # index into the model's perspectives (the auditor, then every seat)
         self.pin_scores = False
         self.frame: Frame | None = None
         self.last_update_ms = 0.0  # the last cursor move: frame built and widgets updated
+
+    def minimum(self) -> tuple[int, int]:
+        """72×20, and at a table of more than six a line more per seat: the table lists every
+        seat on a line of its own and the event log still needs its lines."""
+        width, height = self.MIN_SIZE
+        return width, max(height, self.model.seats + SCRUBBER_LINES)
 
     def compose(self) -> ComposeResult:
         yield TitleBar(self.model, id="title")
@@ -113,7 +121,7 @@ class ScrubberScreen(MinimumSize, Screen[None]):
 
     @property
     def viewer(self) -> Any:
-        return PERSPECTIVES[self.perspective]
+        return self.model.perspectives[self.perspective]
 
     def goto(self, seq: int) -> None:
         started = time.perf_counter()
@@ -163,7 +171,7 @@ class ScrubberScreen(MinimumSize, Screen[None]):
         self.goto(target)
 
     def action_perspective(self) -> None:
-        self.perspective = (self.perspective + 1) % len(PERSPECTIVES)
+        self.perspective = (self.perspective + 1) % len(self.model.perspectives)
         self.goto(self.cursor)
 
     def action_scores(self) -> None:

@@ -21,7 +21,7 @@ from engine.errors import ReplayUnreadable
 from engine.events import Event, EventType
 from engine.evolve import evolve
 from engine.replay import parse_replay
-from engine.sealing import AUDITOR, Viewer, may_open
+from engine.sealing import AUDITOR, SPECTATOR, Viewer, may_open
 from engine.seat_names import names_of, seat_label, seat_names
 from engine.state import INITIAL_STATE, MatchState
 from engine.verify import Report, verify_live_log, verify_replay
@@ -40,11 +40,18 @@ __all__ = [
     "RoundScore",
     "TimelineBar",
     "perspective_name",
+    "perspectives_for",
 ]
 
 PERSPECTIVES: tuple[Viewer, ...] = (AUDITOR, 0, 1)
-"""The perspectives ``v`` cycles through, the first being where a replay opens: the auditor (a
-finished match opens every seal), then what seat 0 and seat 1 saw during play."""
+"""The perspectives ``v`` cycles through at two seats, the first being where a replay opens: the
+auditor (a finished match opens every seal), then what seat 0 and seat 1 saw during play. A
+table of N seats has the auditor and every seat (:func:`perspectives_for`)."""
+
+
+def perspectives_for(seats: int) -> tuple[Viewer, ...]:
+    """The auditor, then seat 0 … seat N-1."""
+    return (AUDITOR, *range(seats))
 
 
 def perspective_name(viewer: Viewer) -> str:
@@ -57,6 +64,9 @@ class MarkKind(StrEnum):
     UNO_CAUGHT = "uno_caught"
     ROUND_END = "round_end"
 
+
+# The events whose words at a table of 3+ seats need the table just before them.
+TABLE_WORDS = frozenset({EventType.CARD_PLAYED, EventType.STARTER_TURNED, EventType.MATCH_FORFEITED})
 
 # When two marks fall on one column of the timeline, the first kind here is drawn.
 MARK_PRIORITY: tuple[MarkKind, ...] = (MarkKind.CHALLENGE, MarkKind.UNO_CAUGHT, MarkKind.ROUND_END, MarkKind.VOLLEY)
@@ -73,7 +83,7 @@ class Mark:
 class RoundScore:
     round: int
     seq: int  # the round_ended
-    scores: tuple[int, int]  # cumulative, after the round
+    scores: tuple[int, ...]  # cumulative, after the round, one per seat
     points: int
     winner: int | None
 
@@ -94,7 +104,7 @@ class ChallengeAt:
     table: Table  # engine.audit_report.table_at(events, facts.resolved_seq)
     span: tuple[int, int]  # first and last seq the audit panel is shown for
     hand_shown: bool  # does this perspective see the challenged hand (engine.views: the challenger, an auditor)
-    hands_shown: tuple[bool, bool]  # which hands at the verdict this perspective sees
+    hands_shown: tuple[bool, ...]  # which hands at the verdict this perspective sees, one per seat
 
     def draw_shown(self, seat: int) -> bool:
         return self.hands_shown[seat]
@@ -186,9 +196,19 @@ class ReplayModel:
         return len(self.events)
 
     @property
+    def seats(self) -> int:
+        """The table's seats (2 for uno-duo and classic-2p)."""
+        return len(self.states[-1].hands) if self.events else max(2, len(self.names))
+
+    @property
+    def perspectives(self) -> tuple[Viewer, ...]:
+        """What ``v`` cycles through: the auditor, then every seat."""
+        return perspectives_for(self.seats)
+
+    @property
     def players(self) -> list[str]:
         """The seats' names (engine.seat_names: recorded names, else the header's players)."""
-        return [*self.names, "?", "?"][:2]
+        return [*self.names, *["?"] * self.seats][: self.seats]
 
     def seat_label(self, seat: int) -> str:
         """``seat 0 (ann)``."""
@@ -231,12 +251,17 @@ class ReplayModel:
 
     def _index(self) -> None:
         number = 0
+        leaving: int | None = None
         for seq, event in enumerate(self.events, start=1):
             data = event.data
             if event.type == EventType.MATCH_CREATED:
                 self.rules = data.get("ruleset")
             elif event.type == EventType.MATCH_FORFEITED:
-                self.forfeit_seq = seq
+                leaving = seq  # at 3+ seats play may go on without it
+            elif event.type == EventType.AWAITING:
+                leaving = None
+            elif event.type == EventType.MATCH_ENDED:
+                self.forfeit_seq = leaving  # the match ended by a forfeit (in the same batch)
             if event.type == EventType.CHALLENGE_RESOLVED:
                 number += 1
                 self.marks.append(Mark(seq, MarkKind.CHALLENGE, f"challenge {number}: {data['verdict']}"))
@@ -250,7 +275,7 @@ class ReplayModel:
                 self.marks.append(Mark(seq, MarkKind.ROUND_END, f"round {data['round']} ends"))
                 scores = data["scores"]
                 self.round_scores.append(
-                    RoundScore(data["round"], seq, (scores[0], scores[1]), data["points"], data.get("winner"))
+                    RoundScore(data["round"], seq, tuple(scores), data["points"], data.get("winner"))
                 )
             elif event.type == EventType.ROUND_STARTED and (
                 not self.round_starts or self.round_starts[-1][0] != data["round"]
@@ -313,7 +338,7 @@ class ReplayModel:
             if span[0] <= seq <= span[1]:
                 seen = view(self.states[c.resolved_seq], viewer).get("last_challenge") or {}
                 everything = viewer == AUDITOR
-                hands = (everything or viewer == 0, everything or viewer == 1)
+                hands = tuple(everything or viewer == seat for seat in range(self.seats))
                 return ChallengeAt(number, c, self.table(c.resolved_seq), span, seen.get("hand") is not None, hands)
         return None
 
@@ -353,8 +378,17 @@ class ReplayModel:
             then=then,
             rules=self.rules,
             forfeit=self.forfeit_seq is not None and self.forfeit_seq < seq,
+            table=self._table_before(seq, kind),
         )
         return words if words is not None else kind
+
+    def _table_before(self, seq: int, kind: str) -> dict[str, Any] | None:
+        """At a table of 3+ seats, the table just before a play, a starter or a seat leaving (its
+        seats, direction, dealer, who has left): what says who a Skip skipped and where a
+        Reverse turned. None otherwise (two seats: the next turn says it all)."""
+        if self.seats <= 2 or kind not in TABLE_WORDS:
+            return None
+        return view(self.states[seq - 1], SPECTATOR)
 
     def _answered(self, seq: int) -> object:
         """The kind of decision the command at ``seq`` answered: the awaiting before it."""

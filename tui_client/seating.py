@@ -18,6 +18,7 @@ __all__ = [
     "SeatRow",
     "around",
     "departed_of",
+    "direction_name",
     "direction_of",
     "direction_words",
     "is_table",
@@ -27,7 +28,8 @@ __all__ = [
 ]
 
 CLOCKWISE = 1
-ARROWS = {1: "↻ clockwise", -1: "↺ counter-clockwise"}
+DIRECTIONS = {1: "clockwise", -1: "counter-clockwise"}
+ARROWS = {1: "↻", -1: "↺"}
 
 
 def is_table(view: Mapping[str, Any] | None) -> bool:
@@ -56,9 +58,14 @@ def departed_of(view: Mapping[str, Any] | None) -> list[bool]:
     return [*flags, *[False] * seats][:seats]
 
 
-def direction_words(direction: int) -> str:
+def direction_name(direction: object) -> str:
+    """``clockwise`` or ``counter-clockwise``."""
+    return DIRECTIONS[-1 if direction == -1 else CLOCKWISE]
+
+
+def direction_words(direction: object) -> str:
     """``↻ clockwise`` or ``↺ counter-clockwise``."""
-    return ARROWS[-1 if direction == -1 else CLOCKWISE]
+    return f"{ARROWS[-1 if direction == -1 else CLOCKWISE]} {direction_name(direction)}"
 
 
 def next_seat(view: Mapping[str, Any] | None, seat: int, direction: int | None = None) -> int | None:

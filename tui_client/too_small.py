@@ -80,10 +80,15 @@ class MinimumSize:
         assert isinstance(self, Screen), "MinimumSize is a mixin for Textual screens"
         return self
 
+    def minimum(self) -> tuple[int, int]:
+        """The size below which the notice is up: ``MIN_SIZE``, unless the screen needs more
+        for what it shows (the scrubber of a table of 10 needs more lines than one of 2)."""
+        return self.MIN_SIZE
+
     @property
     def too_small(self) -> bool:
-        """Whether the terminal is below ``MIN_SIZE`` now (the notice is up)."""
-        return is_too_small(self.MIN_SIZE, self._as_screen().size)
+        """Whether the terminal is below :meth:`minimum` now (the notice is up)."""
+        return is_too_small(self.minimum(), self._as_screen().size)
 
     # ``object``: a screen's own on_mount may be a plain method or a coroutine (Textual awaits it)
     def on_mount(self) -> object:
@@ -105,7 +110,7 @@ class MinimumSize:
         if notice is None:
             return
         now = size if size is not None else self._as_screen().size
-        small = is_too_small(self.MIN_SIZE, now)
+        small = is_too_small(self.minimum(), now)
         if small:
-            notice.update(Text(notice_words(self.MIN_SIZE, now)))
+            notice.update(Text(notice_words(self.minimum(), now)))
         notice.set_class(small, "shown")

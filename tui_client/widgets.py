@@ -16,6 +16,7 @@ from engine.score_words import rule_words
 from engine.sealing import AUDITOR, Viewer
 from tui_client.cards import COLOUR_WORD_STYLES, backs, card_text, coloured, hand_text
 from tui_client.replay_model import ChallengeAt, Frame, MarkKind, ReplayModel, TimelineBar, perspective_name
+from tui_client.seating import direction_of, direction_words, seat_rows
 
 MARK_GLYPHS: dict[MarkKind | None, tuple[str, str]] = {
     None: ("·", "#6c6c6c"),
@@ -25,6 +26,18 @@ MARK_GLYPHS: dict[MarkKind | None, tuple[str, str]] = {
     MarkKind.ROUND_END: ("│", "bold #4dd0e1"),
 }
 LEGEND = "X challenge  v volley  c UNO caught  │ round end"
+SEAT_COLOURS = (
+    "#5c8ff0",
+    "#f9c80e",
+    "#4cbb55",
+    "#ef5350",
+    "#e040fb",
+    "#4dd0e1",
+    "#ff9800",
+    "#bdbdbd",
+    "#8d6e63",
+    "#aed581",
+)
 
 
 def _seat_label(model: ReplayModel, seat: int) -> str:
@@ -130,8 +143,9 @@ class TablePanel(Static):
 
     def text(self, frame: Frame) -> Text:
         v = frame.view
+        if self.model.seats > 2:
+            return self.table_text(frame)
         out = Text()
-        pending = v.get("pending") or {}
         for seat in (0, 1):
             turn = v.get("turn") == seat
             out.append("▶ " if turn else "  ", style="bold #f9c80e")
@@ -161,15 +175,57 @@ class TablePanel(Static):
         out.append("\n")
         scores = v["scores"]
         out.append(f"  scores {scores[0]} – {scores[1]} / {v['target']}\n", style="bold")
+        out.append_text(self._decision(frame))
+        return out
+
+    def _decision(self, frame: Frame) -> Text:
+        """Whose decision the match waits for, and (the perspective's own) what is legal now."""
+        v = frame.view
         if frame.event_type != "awaiting" and v.get("winner") is None:
             # Mid-batch: the pending decision is the one just answered, not yet the next one.
-            out.append("  (no decision open: mid-batch)", style="dim")
-            return out
-        out.append_text(self._waiting(v, pending))
+            return Text("  (no decision open: mid-batch)", style="dim")
+        out = self._waiting(v, v.get("pending") or {})
         legal = v.get("legal") or []
         if legal:
             out.append("\n  legal now: ", style="dim")
             out.append_text(coloured(", ".join(_command_words(c) for c in legal)))
+        return out
+
+    def table_text(self, frame: Frame) -> Text:
+        """A table of more than two: a line per seat (whose turn, seat and name, cards or
+        ``left``, score, UNO, dealer, and the hand where this perspective sees it, cut to the
+        panel's width), then the top card, the direction and the decision open."""
+        v = frame.view
+        width = max(20, self.content_size.width or 36)
+        out = Text()
+        hands = v.get("hands")
+        for row in seat_rows(v, self.model.players, None):
+            line = Text()
+            line.append("▶ " if row.turn else "  ", style="bold #f9c80e")
+            line.append(f"{row.seat} {row.name}", style="bold" if row.turn else "dim" if row.departed else "")
+            count = f"{row.count} card{'s' if row.count != 1 else ''}"
+            line.append(" · left" if row.departed else f" · {count}", style="dim" if row.departed else "")
+            line.append(f" · {row.score} pts")
+            if row.uno and not row.departed:
+                line.append(" UNO", style="bold #ff5252")
+            if row.dealer:
+                line.append(" dealer", style="bold #4dd0e1")
+            shown = hands[row.seat] if hands is not None else v.get("hand") if v.get("viewer") == row.seat else None
+            if shown is not None and not row.departed:
+                line.append("  ")
+                line.append_text(hand_text(shown))
+            line.truncate(width, overflow="ellipsis")
+            out.append_text(line)
+            out.append("\n")
+        out.append("  top ")
+        out.append_text(card_text(v["top"]) if v.get("top") else Text("–"))
+        if v.get("color"):
+            out.append(" · colour ")
+            out.append(v["color"], style=COLOUR_WORD_STYLES.get(v["color"], ""))
+        out.append(f" · draw pile {v['draw_pile']}\n")
+        out.append(f"  {direction_words(direction_of(v))}", style="bold")
+        out.append(f" · target {v['target']}\n")
+        out.append_text(self._decision(frame))
         return out
 
     def _waiting(self, v: dict[str, Any], pending: dict[str, Any]) -> Text:
@@ -308,7 +364,7 @@ class AuditPanel(Static):
             out.append("\n")
         t = at.table
         out.append(f"hands at the verdict (table at seq {t.seq}):", style="dim")
-        for seat in (0, 1):
+        for seat in range(len(t.hands)):
             out.append(f"\n  {self.model.seat_label(seat)} ")
             if at.hands_shown[seat]:
                 out.append_text(hand_text(t.hands[seat]))
@@ -335,6 +391,8 @@ class ScoreChart(Static):
 
     def text(self, seq: int, width: int) -> Text:
         m = self.model
+        if m.seats > 2:
+            return self.table_text(seq, width)
         target = m.target
         out = Text()
         out.append(f"target {target} ({rule_words(m.rules)}) · s0 {m.name(0)}, s1 {m.name(1)}\n", style="dim")
@@ -360,6 +418,35 @@ class ScoreChart(Static):
                 out.append(f" {score}\n", style="" if done else "dim")
         label = "▲ target" if 7 + mark + 8 <= width else "target ▲"
         out.append(" " * (7 + mark - (0 if label[0] == "▲" else 7)) + label, style="#ff5252")
+        return out
+
+    def table_text(self, seq: int, width: int) -> Text:
+        """A table of more than two: every seat's total after the last round ended by the
+        cursor (the next round's, greyed, before the first ends), one bar per seat."""
+        m = self.model
+        out = Text()
+        out.append(f"target {m.target} ({rule_words(m.rules)})", style="dim")
+        if not m.round_scores:
+            out.append("\nno round has ended", style="dim")
+            return out
+        ended = [r for r in m.round_scores if r.seq <= seq]
+        r = ended[-1] if ended else m.round_scores[0]
+        out.append(f" · after round {r.round}" + ("" if ended else " (still to come)") + "\n", style="dim")
+        label_width = max(len(f"s{seat} {m.name(seat)}") for seat in range(m.seats))
+        label_width = min(label_width, 14)
+        room = max(5, width - label_width - 6)
+        top = max(m.target, *r.scores)
+        mark = min(room, round(m.target * room / top))
+        for seat, score in enumerate(r.scores):
+            label = f"s{seat} {m.name(seat)}"
+            label = label if len(label) <= label_width else label[: label_width - 1] + "…"
+            out.append(f"{label:<{label_width}} ", style="bold" if ended else "dim")
+            length = round(score * room / top)
+            out.append("█" * length or "▏", style=SEAT_COLOURS[seat % len(SEAT_COLOURS)] if ended else "#4a4a4a")
+            shown = max(1, length)
+            if shown < mark:
+                out.append(" " * (mark - shown) + "┊", style="#ff5252")
+            out.append(f" {score}\n", style="" if ended else "dim")
         return out
 
 

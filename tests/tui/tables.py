@@ -12,25 +12,36 @@ The views are written here, not folded by the engine: they say what the screen m
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import random
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 import httpx
 from websockets.asyncio.client import ClientConnection
 
+from engine.bots import get_bot
 from engine.chain import ZERO_HASH
-from engine.replay import stream_of
+from engine.commands import CreateMatch, JoinSeat
+from engine.evolve import evolve
+from engine.jsonfmt import AT_FORMAT
+from engine.match import LocalMatch
+from engine.replay import replay_text, sealed_log, stream_of
+from engine.rulesets import CLASSIC
 from engine.sealing import openings_for, seal_event
+from engine.shuffle import Dealer, commitment_of
+from engine.state import INITIAL_STATE
+from engine.views import view
 from tui_client.api import Api
 
 MATCH = "m_table"
 SERVER = "http://unoduo.test"
 SEED = bytes(range(32))
 NOW = datetime(2026, 1, 1, 0, 10, tzinfo=UTC)  # the frozen clock
-DEADLINE = (NOW + timedelta(seconds=42)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+DEADLINE = (NOW + timedelta(seconds=42)).strftime(AT_FORMAT)
 NAMES = ("ann", "bob", "greedy-1", "dan", "random-2", "fay", "gus", "hal", "ivy", "jo")
 RULES = {"name": "classic", "hand_size": 7, "target": 500, "scoring": "winner_scores"}
 
@@ -128,6 +139,7 @@ class Table:
         self.uno[seat] = uno
         if code.endswith("R"):
             self.direction = -self.direction
+            data["direction"] = self.direction  # recorded at a table of 3+ (engine.events.CardPlayed)
         after = self.next_after(seat)
         self.turn = self.next_after(after) if code.endswith("S") else after
         return self.message("card_played", data)
@@ -176,6 +188,51 @@ def table_messages(seats: int) -> list[str]:
     t.counts[2] = 2
     messages += [t.draw(), t.play("G1", "green", uno=True), t.play("B1", "blue")]  # dan draws; greedy-1 (UNO), bob
     return messages
+
+
+# ---------------------------------------------------------------- a real classic table (the engine)
+
+
+def real_match(seats: int, target: int = 60, steps: int | None = None, seed: str = "tui-table") -> LocalMatch:
+    """A ``classic`` match at ``seats`` seats that the engine deals and decides, named as the
+    server names them (``match_created``'s ``names``), random bots at every seat; played
+    ``steps`` decisions, or (None) to the end (``target`` points: a short match)."""
+    server_seed = hashlib.sha256(f"unoduo-{seed}|{seats}".encode()).digest()
+    match = LocalMatch(dealer=Dealer(server_seed))
+    ruleset = replace(CLASSIC, target=target)
+    match.apply(CreateMatch(ruleset, commitment_of(server_seed), names=tuple(seat_names(seats)), seats=seats))
+    for seat in range(seats):
+        match.apply(JoinSeat(seat, f"entropy-{seat}"))
+    bot = get_bot("random")
+    rngs = [random.Random(f"{seed}:{seats}:{seat}") for seat in range(seats)]
+    done = 0
+    while match.state.winner is None and (steps is None or done < steps):
+        mover = match.state.pending.seat
+        assert mover is not None
+        match.act(mover, bot.choose(view(match.state, mover), rngs[mover]))
+        done += 1
+    return match
+
+
+def real_messages(match: LocalMatch, viewer: int) -> list[str]:
+    """The socket messages ``viewer`` is sent for ``match`` so far: each envelope with the
+    openings it may see, and its view right after it (the clock at 42 s), as the server sends them."""
+    messages = []
+    state = INITIAL_STATE
+    for event, sealed in zip(match.events, sealed_log(match.events, stream_of(MATCH), SEED), strict=True):
+        state = evolve(state, event)
+        seen = view(state, viewer)
+        seen["deadline"] = DEADLINE if state.pending.seat is not None else None
+        seen["move_seconds"] = 60
+        opened = openings_for(event.type, sealed.envelope["data"], sealed.openings, viewer)
+        messages.append(json.dumps({"type": "event", "event": {**sealed.envelope, "open": dict(opened)}, "view": seen}))
+    return messages
+
+
+def real_replay(seats: int, target: int = 60) -> str:
+    """A finished ``classic`` match at ``seats`` seats as its replay file (FAIRNESS.md)."""
+    match = real_match(seats, target)
+    return replay_text(f"m_table{seats}", "classic", [f"p_{name}" for name in seat_names(seats)], match.events)
 
 
 class FrozenClock(datetime):
