@@ -71,13 +71,15 @@ class MatchView(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    viewer: int | Literal["spectator", "auditor"] = Field(description="0 or 1 (a seat), spectator or auditor")
+    viewer: int | Literal["spectator", "auditor"] = Field(
+        description="a seat number (0 to seats-1), spectator or auditor"
+    )
     version: int = Field(description="number of events folded so far")
     phase: str = Field(description="waiting, draft, play, round_over or match_over, …")
     round: int
     scores: list[int]
     target: int
-    player1: int | None = Field(description="seat of this round's first drafter")
+    player1: int | None = Field(description="seat of this round's first drafter (classic: the dealer)")
     turn: int | None = Field(description="seat whose decision it is, or null")
     pending: Pending
     hand: list[str] | None = Field(description="the viewer's own cards (codes); null for a spectator")
@@ -91,7 +93,7 @@ class MatchView(BaseModel):
     commitment: str = Field(description="the deck-seed commitment (docs/FAIRNESS.md)")
     last_challenge: dict[str, Any] | None = Field(description="null or {by, hand, verdict, evidence}")
     hands: list[list[str]] | None = Field(
-        default=None, exclude_if=_absent_if_none, description="audit view only: both hands"
+        default=None, exclude_if=_absent_if_none, description="audit view only: every seat's hand"
     )
     draw_order: list[str] | None = Field(
         default=None, exclude_if=_absent_if_none, description="audit view only: the draw pile, top first"

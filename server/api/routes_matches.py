@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response, StreamingResponse
-from pydantic import BeforeValidator, Field, StrictInt, StrictStr
+from pydantic import BeforeValidator, Field, StrictInt, StrictStr, model_validator
 
 from engine.jsonfmt import ndjson_line
 from server.api.bodies import RequestBody
@@ -52,12 +52,41 @@ REPLAY_BODY = {
 }
 
 
+OpponentEntry = Annotated[StrictStr, Field(min_length=1, max_length=100)]
+
+
 class CreateMatchRequest(RequestBody):
-    opponent: StrictStr = Field(min_length=1, max_length=100, description="a player id, or bot:random / bot:greedy")
-    ruleset: StrictStr | None = Field(default=None, description="uno-duo (default) or classic-2p")
+    opponent: OpponentEntry | None = Field(
+        default=None, description="a player id or name, or bot:random / bot:greedy (a match of two)"
+    )
+    opponents: list[OpponentEntry] | None = Field(
+        default=None,
+        max_length=100,  # a bound on the work of reading it; the table's own bound (1 to 9) is said by name
+        description="instead of opponent: a table of 2 to 10, 1 to 9 entries (player ids or names, bot:random, "
+        "bot:greedy; a bot entry may come several times, each a bot of its own), seated after you in this order",
+    )
+    ruleset: StrictStr | None = Field(
+        default=None,
+        description="uno-duo (the default for two), classic-2p, or classic (the default, and the only one, "
+        "for a table of three or more)",
+    )
+    seat: StrictInt | None = Field(
+        default=None, ge=0, le=9, description="with opponents: your seat (default 0); the opponents fill the others"
+    )
     move_seconds: StrictInt | None = Field(
         default=None, ge=1, le=86_400, description="the per-move limit in seconds (default: the server's, 60)"
     )
+
+    @model_validator(mode="after")
+    def _one_form(self) -> CreateMatchRequest:
+        if (self.opponent is None) == (self.opponents is None):
+            raise ValueError("name the opponent (a match of two) or the opponents (a table), one of the two")
+        if self.seat is not None and self.opponents is None:
+            raise ValueError("seat goes with opponents (a table); with opponent you take seat 0")
+        return self
+
+    def entries(self) -> str | list[str]:
+        return self.opponent if self.opponent is not None else list(self.opponents or [])
 
 
 class JoinRequest(RequestBody):
@@ -68,8 +97,9 @@ class JoinRequest(RequestBody):
     "", status_code=201, response_model=MatchSummaryPublic, responses=error_responses(400, 401, 404, 409, 413, 503)
 )
 async def create_match(body: CreateMatchRequest, player: PlayerDep, matches: MatchServiceDep) -> MatchSummaryPublic:
-    """A casual match: the caller takes seat 0, the opponent (a player or a house bot) seat 1."""
-    return await matches.create(player, body.opponent, body.ruleset, body.move_seconds)
+    """A casual match: the caller takes seat 0, the opponent (a player or a house bot) seat 1; or a
+    ``classic`` table of 2 to 10 with ``opponents``, the caller at ``seat`` (0 unless it says)."""
+    return await matches.create(player, body.entries(), body.ruleset, body.move_seconds, body.seat)
 
 
 @router.post(
@@ -78,7 +108,7 @@ async def create_match(body: CreateMatchRequest, player: PlayerDep, matches: Mat
 async def join_match(
     match_id: MatchId, caller: CallerDep, matches: MatchServiceDep, body: JoinRequest | None = None
 ) -> MatchOutcome:
-    """Take your seat; the match starts when both seats have joined.
+    """Take your seat; the match starts when every seat has joined (house bots join at once).
 
     Joining again with the same entropy is a retry (the first answer); with other entropy, 409 ``not_now``.
     """

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 from engine.bots import get_bot
 from engine.commands import Forfeit, JoinSeat, SeatCommand, TimeOut, parse_seat_command
 from engine.errors import CommandRefused
+from engine.seating import active_seats
 from engine.state import MatchState, Phase
 from engine.views import legal_commands, view
 from server.services.clock import Clock, sleep
@@ -29,9 +30,10 @@ from server.store.records import StoredEvent
 log = logging.getLogger(__name__)
 
 RETRY_SECONDS = 1.0  # a bot move that found the database away tries again after this
-# Speed: with no think delay, a match between two house bots appends this many moves per chain
-# (one commit) instead of one: a 16-bot tournament took 118 s with one commit per move (bench
-# tournament). Bounded so one chain holds the event loop for a few milliseconds only.
+# Speed: with no think delay, a match of house bots only (or whose people have all left) appends
+# this many moves per chain (one commit) instead of one: a 16-bot tournament took 118 s with one
+# commit per move (bench tournament). Bounded so one chain holds the event loop for a few
+# milliseconds only.
 BOT_CHAIN = 64
 
 
@@ -45,7 +47,7 @@ def bot_move(live: LiveMatch, state: MatchState) -> tuple[int, dict[str, Any]] |
     if not movers:
         return None
     pending = state.pending.seat
-    seat = pending if pending in movers else movers[0]
+    seat = pending if pending in movers else movers[0]  # a UNO window at a table: the first bot seat catches
     rng = live.dealer.bot_chance(live.id, state.version, seat)  # secret until the seed is revealed
     return seat, get_bot(live.bots[seat]).choose(view(state, seat), rng)
 
@@ -102,7 +104,8 @@ class HouseBots:
         if move is None:
             return
         seat, choice = move
-        chain = BOT_CHAIN if self.inline and len(live.bots) == 2 else 0
+        # Chained only while nobody but bots is left to play (every seat a bot, or the people have left).
+        chain = BOT_CHAIN if self.inline and all(s in live.bots for s in active_seats(live.state)) else 0
         try:
             appended = await self._apply(
                 live,

@@ -232,6 +232,7 @@ class LiveMatch:
         self.clock: asyncio.TimerHandle | None = None
         self.clock_version = -1  # the version the armed clock belongs to
         self.bot_move: asyncio.Task[None] | None = None
+        self.places: list[int] | None = summary.places  # each seat's final place, from ``match_ended``
 
     @property
     def move_seconds(self) -> int | None:
@@ -274,6 +275,9 @@ class LiveMatch:
                     queue.put_nowait(SlowWatcher())
                 else:
                     queue.put_nowait(item)
+            if item.stored.type == EventType.MATCH_ENDED:
+                places = item.stored.data.get("places")
+                self.places = list(places) if isinstance(places, list) else None
             if item.stored.type == CLOSING_EVENT:
                 self.close()
 

@@ -32,7 +32,7 @@ from server.store.records import AppendResult, ChainedAppend, StoredEvent
 from server.store.server_events import MatchAnnulled
 from server.store.streams import MATCHES_STREAM
 
-JOIN_RACES = 5  # a join that lost a race to another process's append (the other seat's join) tries again
+JOIN_RACES = 5  # a join that lost a race to another process's append (another seat's join) tries again
 MAX_BOT_MOVES = 5000  # a safety bound per drive; a whole match takes a few hundred
 OK = {"ok": True}  # the result stored with each processed command id
 
@@ -44,9 +44,9 @@ Applied = tuple[LiveMatch, list[StoredEvent] | None, str]
 def seat_command_id(seat: int, client_id: str) -> str:
     """The stored id of a seat's command: per seat, and apart from the server's own ids.
 
-    The server's ids (``create``, ``join-<seat>``, ``bot-<version>``, ``timeout-<version>``)
-    never start with ``s0:`` or ``s1:``, so a client cannot pre-empt a bot's move, a clock or
-    the other seat's retries.
+    The server's ids (``create``, ``join-<seat>``, ``bot-<version>``, ``timeout-<version>``,
+    ``forfeit-…``) never start with ``s<seat>:``, so a client cannot pre-empt a bot's move, a
+    clock or another seat's retries.
     """
     return f"s{seat}:{client_id}"
 
@@ -210,13 +210,17 @@ class MatchCommands:
     # ------------------------------------------------------------ a tournament's rulings
 
     async def forfeit(self, match_id: str, seat: int, reason: str) -> bool:
-        """End ``match_id`` by ``seat``'s forfeit (a tournament's rule); False if it had ended already."""
+        """``seat`` forfeits ``match_id`` (a tournament's rule, the director): at two seats the match
+        ends; at a table of three or more the seat leaves and play goes on without it (the engine's
+        rule) until one seat is left. False if the match had ended, or the seat had left already."""
         live = await self.registry.open(match_id)
         async with live.lock:
             if live.dealer is None or live.state.phase in (Phase.NEW, Phase.MATCH_OVER) or live.annulled:
                 return False
+            # Two seats: the id it always had (one forfeit ends the match). A table: one per seat.
+            command_id = f"forfeit-{reason}" if live.state.seats == 2 else f"forfeit-{seat}-{reason}"
             try:
-                appended = await self.apply(live, Forfeit(seat, reason), f"forfeit-{reason}")
+                appended = await self.apply(live, Forfeit(seat, reason), command_id)
             except (ConcurrencyError, CommandRefused):
                 return False
             return appended is not None

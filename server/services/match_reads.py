@@ -67,6 +67,7 @@ class MatchReads:
             scores=list(state.scores),
             winner=winner,
             winner_seat=state.winner,
+            places=live.places if state.phase is Phase.MATCH_OVER else None,
         )
         return shown(self.registry.summary_public(current), live.replaced_by)
 

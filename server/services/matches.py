@@ -184,9 +184,16 @@ class MatchService:
     # ------------------------------------------------------------ creating and joining
 
     async def create(
-        self, caller: PlayerPublic, opponent_entry: str, ruleset_name: str | None, move_seconds: int | None = None
+        self,
+        caller: PlayerPublic,
+        opponents: str | list[str],
+        ruleset_name: str | None,
+        move_seconds: int | None = None,
+        seat: int | None = None,
     ) -> MatchSummaryPublic:
-        live = await self.creation.create(caller, opponent_entry, ruleset_name, move_seconds)
+        """A casual match against one opponent (a str) or a table (a list of 1 to 9: ``MatchCreation.create``)."""
+        entries = [opponents] if isinstance(opponents, str) else opponents
+        live = await self.creation.create(caller, entries, ruleset_name, move_seconds, seat)
         return self.reads.live_summary(live)
 
     async def create_scheduled(

@@ -3,6 +3,8 @@
 A house bot (``bot:greedy``, ``bot:random``, … one per module of ``engine.bots``) is a bot
 player with the fixed id ``bot-<name>-1`` and the name ``<name>-1``, registered once under a
 fixed command id, so creating it on demand from several requests at once registers it once.
+A table with several bots of one kind seats ``bot-<name>-1``, ``bot-<name>-2``, … (at most nine
+of each kind on a server: a table has ten seats), each a player of its own.
 Its token is random and never shown: bots do not call the API, the server moves for them.
 
 :func:`resolve_player` is the one way the API turns what someone typed (an id, a name, or
@@ -167,8 +169,8 @@ def resolve_player(store: EventStore, text: str) -> PlayerPublic:
     return named[0]
 
 
-def house_bot_id(bot: str) -> str:
-    return f"bot-{bot}-1"
+def house_bot_id(bot: str, number: int = 1) -> str:
+    return f"bot-{bot}-{number}"
 
 
 def house_bot_of(player: PlayerPublic) -> str | None:
@@ -178,20 +180,21 @@ def house_bot_of(player: PlayerPublic) -> str | None:
     return house_bot_of_id(player.id)  # bot-NAME-1, or bot-NAME-<tournament>-<n> for a tournament's entry
 
 
-def ensure_house_bot(store: EventStore, entry: str) -> PlayerPublic:
-    """The bot player for ``bot:NAME`` (created now if it does not exist yet)."""
+def ensure_house_bot(store: EventStore, entry: str, number: int = 1) -> PlayerPublic:
+    """The ``number``-th bot player for ``bot:NAME`` (the first one unless a table seats several of
+    that kind), created now if it does not exist yet."""
     bot = normalize_bot_name(entry)
-    player_id = house_bot_id(bot)
+    player_id = house_bot_id(bot, number)
     existing = get_player(store, player_id)
     if existing is not None:
         return existing
     register_player(
         store,
         player_id=player_id,
-        name=f"{bot}-1",
+        name=f"{bot}-{number}",
         kind="bot",
         token=new_token(),
-        command_id=f"house-bot-{bot}",
+        command_id=f"house-bot-{bot}" if number == 1 else f"house-bot-{bot}-{number}",
     )
     created = get_player(store, player_id)
     assert created is not None

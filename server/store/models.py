@@ -8,8 +8,9 @@ and a ``…Public`` response model that adds what only clients see:
 - events: ``EventBase`` (the docs/FAIRNESS.md envelope) → ``EventRow`` (+ ``position``,
   ``openings``) → ``EventPublic`` (+ ``open``: the openings one viewer may see);
 - players: ``PlayerBase`` ``{id, name, kind}`` → ``Player`` (+ name keys, password hash, time) → ``PlayerPublic``;
-- match summaries: ``MatchSummaryBase`` → ``MatchSummaryRow`` (seats, scores, winner's seat as
-  columns) → ``MatchSummaryPublic`` (docs/API.md's summary: ``seats`` as players, ``scores``);
+- match summaries: ``MatchSummaryBase`` → ``MatchSummaryRow`` (the first two seats and scores,
+  the winner's seat and the creator as columns) with one ``MatchSeatRow`` per seat (player,
+  score, place) → ``MatchSummaryPublic`` (docs/API.md's summary: ``seats`` as players, ``scores``, ``places``);
 - standings: ``StandingBase`` → ``StandingRow`` → ``StandingPublic``.
 
 Tables the API never shows (``processed_commands``, ``snapshots``, ``match_secrets``,
@@ -25,8 +26,10 @@ Tables the API never shows (``processed_commands``, ``snapshots``, ``match_secre
 - ``players``: registered players, each name's compared form, the password's argon2id hash if any.
 - ``player_tokens``: each player's tokens (several: one per device), as SHA-256 hashes.
 - ``sign_in_codes``: at most one live one-time sign-in code per player, as an argon2id hash.
-- ``match_summaries`` and ``standings``: read models, projected from the events and
-  rebuildable at any time (``unoduo db rebuild``).
+- ``match_summaries``, ``match_seats`` and ``standings``: read models, projected from the events
+  and rebuildable at any time (``unoduo db rebuild``). ``match_seats`` holds every seat of a
+  match (a table has 2 to 10), indexed by player, so a player's matches are found whatever
+  their seat; ``match_summaries`` keeps seats 0 and 1 in its own columns as before.
 - ``match_secrets``: each match's secret ``server_seed`` (hex) until the match reveals it;
   never in an event before ``seed_revealed``.
 - ``server_secrets``: server-wide secrets kept hashed (the director token's SHA-256).
@@ -178,7 +181,9 @@ class MatchSummaryBase(SQLModel):
 
 
 class MatchSummaryRow(MatchSummaryBase, table=True):
-    """The read model's row: seats and winner as player ids, one column per seat."""
+    """The read model's row: the first two seats and the winner as player ids; every seat (a table
+    of 2 to 10) is a :class:`MatchSeatRow`. ``creator``: who made a casual match (its invitation
+    counts against them), null for a tournament's."""
 
     __tablename__ = "match_summaries"
     __table_args__ = (Index("ix_match_summaries_status", "status"),)  # live matches, open invitations
@@ -188,13 +193,29 @@ class MatchSummaryRow(MatchSummaryBase, table=True):
     score0: int = Field(sa_type=Integer)
     score1: int = Field(sa_type=Integer)
     winner_seat: int | None = Field(default=None, sa_type=Integer)
+    creator: str | None = Field(default=None, sa_type=String(ID_LEN), index=True)
+
+
+class MatchSeatRow(SQLModel, table=True):
+    """One seat of a match: its player, its score, its final place (null until the match ends
+    with places: a ``classic`` match)."""
+
+    __tablename__ = "match_seats"
+
+    match_id: str = Field(primary_key=True, sa_type=String(ID_LEN))
+    seat: int = Field(primary_key=True, sa_type=Integer, sa_column_kwargs={"autoincrement": False})
+    player_id: str | None = Field(default=None, sa_type=String(ID_LEN), index=True)
+    score: int = Field(sa_type=Integer)
+    place: int | None = Field(default=None, sa_type=Integer)
 
 
 class MatchSummaryPublic(MatchSummaryBase):
-    """docs/API.md's match summary; a seat nobody holds is null."""
+    """docs/API.md's match summary; a seat nobody holds is null. ``places``: each seat's final
+    place (1 = first) once a ``classic`` match has finished, else null."""
 
     seats: list[PlayerPublic | None]
     scores: list[int]
+    places: list[int] | None
 
 
 # ---------------------------------------------------------------- standings
@@ -282,8 +303,9 @@ players_table = table_of(Player)
 player_tokens_table = table_of(PlayerToken)
 sign_in_codes_table = table_of(SignInCode)
 match_summaries_table = table_of(MatchSummaryRow)
+match_seats_table = table_of(MatchSeatRow)
 standings_table = table_of(StandingRow)
 match_secrets_table = table_of(MatchSecret)
 server_secrets_table = table_of(ServerSecret)
 
-READ_MODEL_TABLES = (match_summaries_table, standings_table)
+READ_MODEL_TABLES = (match_summaries_table, match_seats_table, standings_table)

@@ -26,6 +26,7 @@ import sqlmodel
 from sqlalchemy import Connection, Engine, and_, case, delete, func, insert, literal, or_, select, text, update
 
 from engine.events import EventType
+from engine.rulesets import MAX_SEATS, MIN_SEATS
 from server.store.errors import InvalidAppendError
 from server.store.models import (
     MatchStatus,
@@ -33,6 +34,7 @@ from server.store.models import (
     MatchSummaryRow,
     PlayerPublic,
     events_table,
+    match_seats_table,
     match_summaries_table,
     standings_table,
 )
@@ -53,7 +55,8 @@ REGISTRY_EVENT_TYPES = frozenset({ServerEventType.MATCH_REGISTERED, ServerEventT
 
 @dataclass
 class MatchSummary:
-    """A match summary as the projection works on it (``MatchSummaryRow`` is its stored form)."""
+    """A match summary as the projection works on it (``MatchSummaryRow`` and one ``MatchSeatRow``
+    per seat are its stored form). ``seats``, ``scores`` and ``places`` have one entry per seat."""
 
     id: str
     status: MatchStatus = WAITING
@@ -66,6 +69,8 @@ class MatchSummary:
     round: int | None = None
     ruleset: str | None = None
     move_seconds: int | None = None
+    places: list[int] | None = None
+    creator: str | None = None
 
     def to_row(self) -> dict[str, Any]:
         return {
@@ -82,22 +87,46 @@ class MatchSummary:
             "round": self.round,
             "ruleset": self.ruleset,
             "move_seconds": self.move_seconds,
+            "creator": self.creator,
         }
 
+    def seat_rows(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "match_id": self.id,
+                "seat": seat,
+                "player_id": player,
+                "score": self.scores[seat],
+                "place": None if self.places is None else self.places[seat],
+            }
+            for seat, player in enumerate(self.seats)
+        ]
+
     @classmethod
-    def from_row(cls, row: Mapping[Any, Any]) -> MatchSummary:
+    def from_row(cls, row: Mapping[Any, Any], seat_rows: list[Mapping[Any, Any]] | None = None) -> MatchSummary:
+        """From its row and its seats' rows (in seat order; none: the row's two seats)."""
+        places: list[int] | None = None
+        if seat_rows:
+            seats = [r["player_id"] for r in seat_rows]
+            scores = [r["score"] for r in seat_rows]
+            if all(r["place"] is not None for r in seat_rows):
+                places = [r["place"] for r in seat_rows]
+        else:
+            seats, scores = [row["seat0"], row["seat1"]], [row["score0"], row["score1"]]
         return cls(
             id=row["id"],
             status=row["status"],
-            seats=[row["seat0"], row["seat1"]],
+            seats=seats,
             player1=row["player1"],
-            scores=[row["score0"], row["score1"]],
+            scores=scores,
             winner=row["winner"],
             winner_seat=row["winner_seat"],
             tournament=row["tournament"],
             round=row["round"],
             ruleset=row["ruleset"],
             move_seconds=row["move_seconds"],
+            places=places,
+            creator=row["creator"],
         )
 
     def public(self, seats: list[PlayerPublic | None]) -> MatchSummaryPublic:
@@ -108,12 +137,20 @@ class MatchSummary:
             seats=seats,
             player1=self.player1,
             scores=list(self.scores),
+            places=None if self.places is None else list(self.places),
             winner=self.winner,
             tournament=self.tournament,
             round=self.round,
             ruleset=self.ruleset,
             move_seconds=self.move_seconds,
         )
+
+    def sized(self, seats: int) -> None:
+        """Give every per-seat list ``seats`` entries (a table registered, or created, with that many)."""
+        if len(self.seats) != seats:
+            self.seats = (self.seats + [None] * seats)[:seats]
+        if len(self.scores) != seats:
+            self.scores = (self.scores + [0] * seats)[:seats]
 
 
 @dataclass
@@ -195,6 +232,12 @@ class Projection:
             conn.execute(insert(match_summaries_table), new)
         for row in old:
             conn.execute(update(match_summaries_table).where(match_summaries_table.c.id == row["id"]).values(row))
+        seated = sorted(self._dirty_matches & self._stored_matches)
+        if seated:  # a match's seats are written whole: at most ten rows, only when the match moved
+            conn.execute(delete(match_seats_table).where(match_seats_table.c.match_id.in_(seated)))
+        seat_rows = [r for k in sorted(self._dirty_matches) for r in self.matches[k].seat_rows()]
+        if seat_rows:
+            conn.execute(insert(match_seats_table), seat_rows)
         # a standing whose every match was taken back (annulled) is no row at all
         empty = {k for k in self._dirty_standings if self.standings[k].played == 0}
         snew = [self.standings[k].to_row() for k in sorted(self._dirty_standings - self._stored_standings - empty)]
@@ -211,6 +254,17 @@ class Projection:
         self._dirty_standings.clear()
 
 
+def _seat_rows(conn: Connection, match_ids: list[str]) -> dict[str, list[Mapping[Any, Any]]]:
+    """The seats' rows of each of ``match_ids``, in seat order (the row lock is the summary's)."""
+    seats = match_seats_table.c
+    found: dict[str, list[Mapping[Any, Any]]] = {m: [] for m in match_ids}
+    if match_ids:
+        query = select(match_seats_table).where(seats.match_id.in_(match_ids)).order_by(seats.match_id, seats.seat)
+        for row in conn.execute(query).mappings():
+            found[row["match_id"]].append(row)
+    return found
+
+
 def _standing_key(scope: str, player: str) -> Any:
     return and_(standings_table.c.scope == scope, standings_table.c.player == player)
 
@@ -225,7 +279,7 @@ class DbLoader:
     def load_match(self, match_id: str) -> MatchSummary | None:
         query = select(match_summaries_table).where(match_summaries_table.c.id == match_id)
         row = self._conn.execute(query.with_for_update() if self._lock else query).mappings().first()
-        return None if row is None else MatchSummary.from_row(row)
+        return None if row is None else MatchSummary.from_row(row, _seat_rows(self._conn, [match_id])[match_id])
 
     def load_standing(self, scope: str, player: str) -> Standing | None:
         query = select(standings_table).where(_standing_key(scope, player))
@@ -247,8 +301,8 @@ def _count(view: Projection, m: MatchSummary, sign: int) -> None:
     if m.winner_seat is None or None in m.seats:
         return
     scope = m.tournament or ""
-    for seat in (0, 1):
-        player = m.seats[seat]
+    total = sum(m.scores)
+    for seat, player in enumerate(m.seats):
         assert player is not None
         s = view.standing(scope, player)
         s.played += sign
@@ -257,7 +311,7 @@ def _count(view: Projection, m: MatchSummary, sign: int) -> None:
         else:
             s.lost += sign
         s.points_for += sign * m.scores[seat]
-        s.points_against += sign * m.scores[1 - seat]
+        s.points_against += sign * (total - m.scores[seat])  # every other seat's total
 
 
 def project(view: Projection, envelope: Mapping[str, Any]) -> None:
@@ -272,7 +326,9 @@ def project(view: Projection, envelope: Mapping[str, Any]) -> None:
             counted = m.status == FINISHED
             if counted:
                 _count(view, m, -1)
+            m.sized(len(registered.seats))
             m.seats = list(registered.seats)
+            m.creator = registered.creator
             m.tournament = registered.tournament
             m.round = registered.round
             m.ruleset = registered.ruleset or m.ruleset
@@ -292,15 +348,22 @@ def project(view: Projection, envelope: Mapping[str, Any]) -> None:
     if type_ == EventType.MATCH_CREATED:
         if m.ruleset is None:
             m.ruleset = data["ruleset"]["name"]
+        seats = data.get("seats")
+        if _is_int(seats) and MIN_SEATS <= seats <= MAX_SEATS:
+            m.sized(seats)
     elif type_ == EventType.ROUND_STARTED:
         if m.status == WAITING:
             m.status = LIVE
         m.player1 = data["player1"]
     elif type_ == EventType.ROUND_ENDED:
-        m.scores = [data["scores"][0], data["scores"][1]]
+        m.sized(len(data["scores"]))
+        m.scores = list(data["scores"])
     elif type_ == EventType.MATCH_ENDED and m.status != ANNULLED:
         m.status = FINISHED
-        m.scores = [data["scores"][0], data["scores"][1]]
+        m.sized(len(data["scores"]))
+        m.scores = list(data["scores"])
+        places = data.get("places")
+        m.places = list(places) if isinstance(places, list) else None
         m.winner_seat = data["winner"]
         m.winner = m.seats[data["winner"]]
         _count(view, m, 1)
@@ -323,17 +386,21 @@ def check_event(stream: str, type_: str, data: Mapping[str, Any]) -> None:
         if not ok:
             raise InvalidAppendError(f"{type_} event on {stream!r}: {what}")
 
-    def scores_ok(value: Any) -> bool:
-        return isinstance(value, list) and len(value) == 2 and all(_is_int(v) for v in value)
+    def per_seat(value: Any) -> bool:
+        return isinstance(value, list) and MIN_SEATS <= len(value) <= MAX_SEATS and all(_is_int(v) for v in value)
+
+    def a_seat(value: Any) -> bool:
+        return _is_int(value) and 0 <= value < MAX_SEATS
 
     if type_ in REGISTRY_EVENT_TYPES:
         need(isinstance(data.get("match"), str) and bool(data.get("match")), "needs a match id")
     if type_ == ServerEventType.MATCH_REGISTERED:
         seats = data.get("seats")
         need(
-            isinstance(seats, list) and len(seats) == 2 and all(_is_opt_str(s) for s in seats),
-            "seats must be two player ids (or null)",
+            isinstance(seats, list) and MIN_SEATS <= len(seats) <= MAX_SEATS and all(_is_opt_str(s) for s in seats),
+            f"seats must be {MIN_SEATS} to {MAX_SEATS} player ids (or null)",
         )
+        need(_is_opt_str(data.get("creator")), "creator must be a player id or null")
         need(_is_opt_str(data.get("tournament")), "tournament must be an id or null")
         need(data.get("round") is None or _is_int(data.get("round")), "round must be a number or null")
         need(_is_opt_str(data.get("ruleset")), "ruleset must be a name or null")
@@ -343,12 +410,15 @@ def check_event(stream: str, type_: str, data: Mapping[str, Any]) -> None:
         ruleset = data.get("ruleset")
         need(isinstance(ruleset, Mapping) and isinstance(ruleset.get("name"), str), "needs ruleset.name")
     elif type_ == EventType.ROUND_STARTED:
-        need(data.get("player1") in (0, 1) and _is_int(data.get("player1")), "player1 must be 0 or 1")
+        need(a_seat(data.get("player1")), "player1 must be a seat number")
     elif type_ == EventType.ROUND_ENDED:
-        need(scores_ok(data.get("scores")), "scores must be two numbers")
+        need(per_seat(data.get("scores")), "scores must be one number per seat")
     elif type_ == EventType.MATCH_ENDED:
-        need(scores_ok(data.get("scores")), "scores must be two numbers")
-        need(data.get("winner") in (0, 1) and _is_int(data.get("winner")), "winner must be seat 0 or 1")
+        need(per_seat(data.get("scores")), "scores must be one number per seat")
+        seats = len(data["scores"])
+        need(a_seat(data.get("winner")) and data["winner"] < seats, "winner must be a seat of the match")
+        places = data.get("places")
+        need(places is None or (per_seat(places) and len(places) == seats), "places must be one per seat")
 
 
 # ---------------------------------------------------------------- rebuild
@@ -392,6 +462,7 @@ def rebuild(engine: Engine) -> RebuildReport:
         if conn.dialect.name == "postgresql":
             conn.execute(text("LOCK TABLE events IN SHARE MODE"))
         conn.execute(delete(match_summaries_table))
+        conn.execute(delete(match_seats_table))
         conn.execute(delete(standings_table))
         view = Projection()
         count = 0
@@ -405,10 +476,13 @@ def rebuild(engine: Engine) -> RebuildReport:
 
 def read_rows(engine: Engine) -> dict[str, list[dict[str, Any]]]:
     """Every read-model row, in key order (for comparisons and the CLI)."""
-    summaries, standings = match_summaries_table, standings_table
+    summaries, seats, standings = match_summaries_table, match_seats_table, standings_table
     with engine.connect() as conn:
         return {
             "match_summaries": [dict(r) for r in conn.execute(select(summaries).order_by(summaries.c.id)).mappings()],
+            "match_seats": [
+                dict(r) for r in conn.execute(select(seats).order_by(seats.c.match_id, seats.c.seat)).mappings()
+            ],
             "standings": [
                 dict(r)
                 for r in conn.execute(select(standings).order_by(standings.c.scope, standings.c.player)).mappings()
@@ -422,27 +496,31 @@ def read_rows(engine: Engine) -> dict[str, list[dict[str, Any]]]:
 def match_summary(engine: Engine, match_id: str) -> MatchSummary | None:
     with sqlmodel.Session(engine) as session:
         row = session.get(MatchSummaryRow, match_id)
-        return None if row is None else MatchSummary.from_row(row.model_dump())
+        if row is None:
+            return None
+        return MatchSummary.from_row(row.model_dump(), _seat_rows(session.connection(), [match_id])[match_id])
 
 
 def matches_of(engine: Engine, player_id: str, limit: int | None = None) -> list[MatchSummary]:
-    """The matches ``player_id`` has a seat in: live ones first, then waiting, then the rest, each by
-    match id; at most ``limit`` of them (None: all)."""
-    seat0, seat1 = sqlmodel.col(MatchSummaryRow.seat0), sqlmodel.col(MatchSummaryRow.seat1)
+    """The matches ``player_id`` has a seat in (any seat of a table): live ones first, then waiting,
+    then the rest, each by match id; at most ``limit`` of them (None: all)."""
     status = sqlmodel.col(MatchSummaryRow.status)
     first = case((status == LIVE, 0), (status == WAITING, 1), else_=2)
+    seated = select(match_seats_table.c.match_id).where(match_seats_table.c.player_id == player_id)
     query = (
         sqlmodel.select(MatchSummaryRow)
-        .where(or_(seat0 == player_id, seat1 == player_id))
+        .where(sqlmodel.col(MatchSummaryRow.id).in_(seated))
         .order_by(first, sqlmodel.col(MatchSummaryRow.id))
         .limit(limit)
     )
     with sqlmodel.Session(engine) as session:
-        return [MatchSummary.from_row(row.model_dump()) for row in session.exec(query)]
+        rows = [row.model_dump() for row in session.exec(query)]
+        seats = _seat_rows(session.connection(), [row["id"] for row in rows])
+        return [MatchSummary.from_row(row, seats[row["id"]]) for row in rows]
 
 
 # An open invitation: a casual match (no tournament) that has not started (status waiting); its
-# creator is seat 0, and its creation time is the ``at`` of its stream's first event.
+# creator is ``creator``, and its creation time is the ``at`` of its stream's first event.
 def _invitations() -> Any:
     summaries, events = match_summaries_table.c, events_table.c
     created = and_(events.stream == literal(MATCH_PREFIX).concat(summaries.id), events.seq == 1)
@@ -459,7 +537,7 @@ def open_invitations(engine: Engine, player_id: str) -> int:
     query = (
         select(func.count())
         .select_from(match_summaries_table)
-        .where(and_(summaries.status == WAITING, summaries.tournament.is_(None), summaries.seat0 == player_id))
+        .where(and_(summaries.status == WAITING, summaries.tournament.is_(None), summaries.creator == player_id))
     )
     with engine.connect() as conn:
         return int(conn.execute(query).scalar_one())

@@ -19,20 +19,23 @@ from server.store.streams import ServerEventType
 
 @dataclass(frozen=True, slots=True)
 class MatchRegistered:
-    """``matches``: a match's seats (player ids; the engine knows only seat numbers), its tournament
-    and round (None for a casual match), ruleset and per-move limit (None: no clock)."""
+    """``matches``: a match's seats (player ids, one per seat, 2 to 10; the engine knows only seat
+    numbers), its tournament and round (None for a casual match), ruleset, per-move limit (None:
+    no clock) and, for a casual match, its ``creator`` (whose invitation it is; recorded when the
+    creator is not seat 0, read as seat 0 when absent, as every casual match before tables was)."""
 
     TYPE: ClassVar[ServerEventType] = ServerEventType.MATCH_REGISTERED
 
     match: str
-    seats: tuple[str | None, str | None]
+    seats: tuple[str | None, ...]
     tournament: str | None = None
     round: int | None = None
     ruleset: str | None = None
     move_seconds: int | None = None
+    creator: str | None = None
 
     def payload(self) -> dict[str, Any]:
-        return {
+        out = {
             "match": self.match,
             "seats": list(self.seats),
             "tournament": self.tournament,
@@ -40,20 +43,26 @@ class MatchRegistered:
             "ruleset": self.ruleset,
             "move_seconds": self.move_seconds,
         }
+        if self.creator is not None and self.creator != self.seats[0]:
+            out["creator"] = self.creator
+        return out
 
     def event(self) -> Event:
         return Event(self.TYPE, self.payload())
 
     @classmethod
     def from_payload(cls, data: Mapping[str, Any]) -> MatchRegistered:
-        seats = data["seats"]
+        seats = tuple(data["seats"])
+        tournament = data.get("tournament")
+        creator = data.get("creator")
         return cls(
             match=data["match"],
-            seats=(seats[0], seats[1]),
-            tournament=data.get("tournament"),
+            seats=seats,
+            tournament=tournament,
             round=data.get("round"),
             ruleset=data.get("ruleset"),
             move_seconds=data.get("move_seconds"),
+            creator=creator if isinstance(creator, str) else seats[0] if tournament is None else None,
         )
 
 

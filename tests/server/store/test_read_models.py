@@ -14,9 +14,19 @@ from engine.events import Event
 from engine.rulesets import CLASSIC_2P, UNO_DUO, Ruleset
 from server.store.errors import InvalidAppendError
 from server.store.event_store import EventStore
+from server.store.migrate import downgrade, upgrade
 from server.store.models import events_table, match_summaries_table, player_tokens_table, players_table, standings_table
 from server.store.players import get_player, hash_token, player_by_token, register_player
-from server.store.read_models import MatchSummary, Projection, Standing, match_summary, project, read_rows, rebuild
+from server.store.read_models import (
+    MatchSummary,
+    Projection,
+    Standing,
+    match_summary,
+    matches_of,
+    project,
+    read_rows,
+    rebuild,
+)
 from server.store.streams import MATCHES_STREAM, match_stream
 from tests.server.store.helpers import play_random
 
@@ -197,3 +207,115 @@ def test_players_keep_only_a_hash_of_their_token(store: EventStore) -> None:
 def test_summary_rows_convert_both_ways() -> None:
     summary = MatchSummary("m", "finished", ["a", "b"], 0, [1, 2], "b", 1, "cup", 3, "uno-duo")
     assert MatchSummary.from_row(summary.to_row()) == summary
+
+
+# ---------------------------------------------------------------- tables of more than two (issue 21)
+
+TABLE = ["ann", "bob", "cy", "dee", "eve"]
+
+
+def table_of_five(view: Projection, match: str = "t5") -> None:
+    project(view, env(MATCHES_STREAM, "match_registered", match=match, seats=TABLE, tournament=None, ruleset="classic"))
+    project(view, env(match_stream(match), "match_created", ruleset={"name": "classic"}, commitment="c", seats=5))
+    project(view, env(match_stream(match), "round_started", round=1, player1=4, deck=[]))
+    project(view, env(match_stream(match), "round_ended", round=1, winner=3, scores=[0, 0, 0, 90, 0]))
+    project(
+        view,
+        env(
+            match_stream(match),
+            "match_ended",
+            winner=3,
+            loser=None,
+            scores=[120, 0, 40, 510, 40],
+            rounds=4,
+            places=[2, 5, 3, 1, 3],
+        ),
+    )
+
+
+def test_a_table_of_five_has_every_seat_score_and_place() -> None:
+    view = Projection()
+    table_of_five(view)
+    m = view.matches["t5"]
+    assert (m.seats, m.scores, m.places, m.player1) == (TABLE, [120, 0, 40, 510, 40], [2, 5, 3, 1, 3], 4)
+    assert (m.status, m.winner, m.winner_seat, m.creator) == ("finished", "dee", 3, "ann")
+    assert m.public([None] * 5).places == [2, 5, 3, 1, 3]
+    # every seat played once; the winner won; each seat's points against are the others' totals
+    assert view.standings[("", "dee")] == Standing("", "dee", 1, 1, 0, 510, 200)
+    assert view.standings[("", "bob")] == Standing("", "bob", 1, 0, 1, 0, 710)
+    assert view.standings[("", "cy")] == Standing("", "cy", 1, 0, 1, 40, 670)
+
+
+def test_a_table_is_stored_and_rebuilt_with_every_seat(store: EventStore) -> None:
+    for pid in TABLE:
+        register_player(store, player_id=pid, name=pid.title(), kind="human", token=f"{pid}-token-0123456789abcdef")
+    seats = list(TABLE)
+    store.append(
+        MATCHES_STREAM,
+        [Event("match_registered", {"match": "t5", "seats": seats, "ruleset": "classic", "creator": "cy"})],
+        expected_seq=None,
+    )
+    stream = match_stream("t5")
+    store.append(stream, [Event("round_started", {"round": 1, "player1": 4})], expected_seq=0)
+    store.append(
+        stream,
+        [
+            Event(
+                "match_ended",
+                {"winner": 3, "loser": None, "scores": [120, 0, 40, 510, 40], "rounds": 4, "places": [2, 5, 3, 1, 3]},
+            )
+        ],
+        expected_seq=1,
+    )
+    found = match_summary(store.engine, "t5")
+    assert found is not None
+    assert (found.seats, found.scores, found.places, found.winner, found.creator) == (
+        TABLE,
+        [120, 0, 40, 510, 40],
+        [2, 5, 3, 1, 3],
+        "dee",
+        "cy",
+    )
+    assert [m.id for m in matches_of(store.engine, "eve")] == ["t5"]  # seat 4 finds its match
+    incremental = read_rows(store.engine)
+    assert len(incremental["match_seats"]) == 5
+    rebuild(store.engine)
+    assert read_rows(store.engine) == incremental
+
+
+def test_a_malformed_table_event_is_refused(store: EventStore) -> None:
+    for data in (
+        {"match": "m", "seats": ["a"]},
+        {"match": "m", "seats": [f"p{i}" for i in range(11)]},
+        {"match": "m", "seats": ["a", "b", "c"], "creator": 7},
+    ):
+        with pytest.raises(InvalidAppendError):
+            store.append(MATCHES_STREAM, [Event("match_registered", data)], expected_seq=None)
+    stream = match_stream("m")
+    bad_events: tuple[tuple[str, dict[str, Any]], ...] = (
+        ("round_started", {"round": 1, "player1": 10}),
+        ("round_ended", {"round": 1, "scores": [1]}),
+        ("match_ended", {"winner": 3, "scores": [1, 2, 3]}),
+        ("match_ended", {"winner": 0, "scores": [1, 2, 3], "places": [1, 2]}),
+    )
+    for type_, event_data in bad_events:
+        with pytest.raises(InvalidAppendError):
+            store.append(stream, [Event(type_, event_data)], expected_seq=0)
+    assert store.head(MATCHES_STREAM) == 0 and store.head(stream) == 0
+
+
+def test_migration_0007_gives_two_seat_matches_the_rows_a_rebuild_gives(store: EventStore, url: str) -> None:
+    """Down to 0006 and up again with matches in the database: ``match_seats`` and ``creator`` are
+    filled from the old columns exactly as the projection fills them."""
+    play_registered_matches(store)
+    before = read_rows(store.engine)
+    assert {r["match_id"] for r in before["match_seats"]} == {"t1", "c1", "c2", "c3"}
+    assert {r["id"]: r["creator"] for r in before["match_summaries"]} == {
+        "c1": "bob",
+        "c2": "cy",
+        "c3": None,
+        "t1": None,
+    }
+    downgrade(url, "0006")
+    upgrade(url)
+    assert read_rows(store.engine) == before
