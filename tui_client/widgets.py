@@ -210,17 +210,20 @@ class TablePanel(Static):
                 line.append(" UNO", style="bold #ff5252")
             if row.dealer:
                 line.append(" dealer", style="bold #4dd0e1")
-            shown = hands[row.seat] if hands is not None else v.get("hand") if v.get("viewer") == row.seat else None
-            if shown is not None and not row.departed:
+            if hands is not None and not row.departed:  # the auditor: every hand, cut to the line
                 line.append("  ")
-                line.append_text(hand_text(shown))
+                line.append_text(hand_text(hands[row.seat]))
             line.truncate(width, overflow="ellipsis")
             out.append_text(line)
             out.append("\n")
+            if hands is None and v.get("viewer") == row.seat and v.get("hand") is not None:
+                out.append("    ")  # the perspective's own hand, whole, under its line
+                out.append_text(hand_text(v["hand"]))
+                out.append("\n")
         out.append("  top ")
         out.append_text(card_text(v["top"]) if v.get("top") else Text("–"))
         if v.get("color"):
-            out.append(" · colour ")
+            out.append(" ")
             out.append(v["color"], style=COLOUR_WORD_STYLES.get(v["color"], ""))
         out.append(f" · draw pile {v['draw_pile']}\n")
         out.append(f"  {direction_words(direction_of(v))}", style="bold")

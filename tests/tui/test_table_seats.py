@@ -18,6 +18,7 @@ from textual.widgets import Static
 from tests.tui.helpers import plain, until
 from tests.tui.tables import MATCH, SERVER, FrozenClock, TableApi, seat_names, table_messages
 from tui_client import play_model
+from tui_client.lobby_model import lobby_entries
 from tui_client.play_app import PlayApp, make_play_app
 from tui_client.play_model import PlayModel
 from tui_client.play_widgets import PlayLog, opponents_text, seat_grid, table_text, title_text, turn_words
@@ -187,3 +188,21 @@ def test_ten_seats_at_60x20(snap_compare: Any, tmp_path: Path, monkeypatch: pyte
         await open_the_table(pilot, 10, events)
 
     assert snap_compare(app, terminal_size=(60, 20), run_before=run_before)
+
+
+def test_the_lobby_names_a_table() -> None:
+    """A table's lines in the lobby: who the player plays, clockwise from their left (the first
+    three, then how many more), and a table to watch by its size."""
+    seats = [{"id": f"p_{name}", "name": name, "kind": "human"} for name in seat_names(10)]
+
+    def summary(match: str, status: str, players: list[dict[str, str]]) -> dict[str, Any]:
+        return {"id": match, "status": status, "seats": players, "scores": [0] * len(players), "winner": None}
+
+    me = {"id": "p_dan", "matches": [summary("m_4", "waiting", seats[:4]), summary("m_10", "live", seats)]}
+    entries = {e.match: e for e in lobby_entries(me)}
+    assert entries["m_4"].text.startswith("join   vs ann, bob, greedy-1 · casual")
+    assert entries["m_10"].text.startswith("play   vs random-2, fay, gus +6 · casual")
+    assert entries["m_10"].seat == 3 and len(entries["m_10"].names) == 10
+    tournament = {"rounds": [{"matches": [summary("m_w", "live", seats[4:8])]}]}
+    watched = lobby_entries({"id": "p_zed", "matches": []}, [tournament])
+    assert watched[0].text.startswith("watch  a table of 4: random-2, fay, gus +1 · casual")

@@ -1,0 +1,86 @@
+"""``unoduo play`` at a table of 4 and of 10 in a real terminal (tmux, 80×24) against a real
+``unoduo serve``: a ``classic`` table of house bots made over HTTP (``POST /api/matches`` with
+``opponents``), joined from the lobby, the table drawn with every opponent on its line. The
+screen read back is written to ``$UNODUO_TMUX_CAPTURES`` when set (docs/TUI.md shows them)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from bench.progress import STALL_SECONDS
+from tests.cli.serving import running
+from tests.tui.test_replay_tmux import TMUX, UNODUO, Terminal
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(TMUX is None, reason="tmux is not installed: the real-terminal test needs it"),
+]
+
+BOTS = ("bot:greedy", "bot:random")
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    with running(tmp_path / "tables.sqlite3", UNODUO_BOT_THINK_SECONDS="0") as base:
+        yield base
+
+
+def saved_token(config: Path) -> str:
+    """The token the client saved once registered (waits for the file: it is written on registering)."""
+    deadline = time.monotonic() + STALL_SECONDS
+    while time.monotonic() < deadline:
+        for path in config.rglob("*.json"):
+            data = json.loads(path.read_text())
+            if isinstance(data, dict) and isinstance(data.get("token"), str):
+                return str(data["token"])
+        time.sleep(0.1)
+    raise AssertionError(f"no saved credentials under {config}")
+
+
+@pytest.mark.parametrize("seats", [4, 10])
+def test_a_table_in_a_real_terminal(seats: int, server: str, tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    term = Terminal(f"{UNODUO} play --server {server} --name ann --config-dir {config}; sleep 30", 80, 24)
+    try:
+        term.wait_for("● live")
+        token = saved_token(config)
+        opponents = [BOTS[i % 2] for i in range(seats - 1)]
+        made = httpx.post(
+            f"{server}/api/matches",
+            headers={"Authorization": f"Bearer {token}"},
+            json={"opponents": opponents, "ruleset": "classic"},
+        )
+        assert made.status_code == 201, made.text
+        term.wait_for("join ")
+        term.keys("Enter")
+        screen = term.wait_for(f"at a table of {seats}")
+        screen = term.wait_for("your turn")  # the bots have played up to ann
+        lines = screen.splitlines()
+        assert len(lines) <= 24 and all(len(line) <= 80 for line in lines)
+        names = [f"{kind.split(':')[1]}-{n}" for kind, n in _numbered(opponents)]
+        for name in names:
+            assert name in screen, name
+        assert ("↻ clockwise" in screen) or ("↺ counter-clockwise" in screen)
+        assert "events" in screen and "⏱" in screen
+        captures = os.environ.get("UNODUO_TMUX_CAPTURES")
+        if captures:
+            Path(captures, f"table-{seats}.txt").write_text(screen, encoding="utf-8")
+    finally:
+        term.close()
+
+
+def _numbered(opponents: list[str]) -> list[tuple[str, int]]:
+    """Each bot seat's kind and number, as the server names them (bot-greedy-1, bot-greedy-2, …)."""
+    seen: dict[str, int] = {}
+    out = []
+    for kind in opponents:
+        seen[kind] = seen.get(kind, 0) + 1
+        out.append((kind, seen[kind]))
+    return out
