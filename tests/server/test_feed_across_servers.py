@@ -10,6 +10,7 @@ play of two seats on two servers hit it within seconds). The follow now reads th
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from fastapi.testclient import TestClient
 
@@ -28,19 +29,26 @@ def test_another_servers_append_during_an_append_in_flight_reaches_the_feed(
     ok(here.post(f"/api/matches/{match}/join", headers=ada_h, json={"entropy": "a"}))
     ok(there.post(f"/api/matches/{match}/join", headers=bob_h, json={"entropy": "b"}))
     copy = there.portal.call(there.app.state.matches.open, match)  # type: ignore[attr-defined,union-attr]
-    view = ok(here.get(f"/api/matches/{match}", headers=ada_h))["view"]
-    if not view["legal"]:  # the draft's first pick may be bob's: then ada answers after it
-        view = ok(
-            there.post(
-                f"/api/matches/{match}/commands",
-                headers=bob_h,
-                json={
-                    "command_id": "b1",
-                    "command": ok(there.get(f"/api/matches/{match}", headers=bob_h))["view"]["legal"][0],
-                },
-            )
-        )["view"]
-        view = ok(here.get(f"/api/matches/{match}", headers=ada_h))["view"]
+
+    def ada_view() -> dict[str, Any]:
+        """Ada's view here once this server has what the other appended (bob's join, his moves)."""
+        head = ok(there.get(f"/api/matches/{match}", headers=bob_h))["view"]["version"]
+        deadline = time.monotonic() + GUARD
+        while True:
+            seen: dict[str, Any] = ok(here.get(f"/api/matches/{match}", headers=ada_h))["view"]
+            if seen["version"] >= head:
+                return seen
+            assert time.monotonic() < deadline, "this server never caught up with the other's appends"
+            time.sleep(0.01)
+
+    view = ada_view()
+    moves = 0
+    while not view["legal"]:  # the decision is bob's (a draft pick, maybe two): ada answers after it
+        moves += 1
+        bob_view = ok(there.get(f"/api/matches/{match}", headers=bob_h))["view"]
+        body = {"command_id": f"b{moves}", "command": bob_view["legal"][0]}
+        ok(there.post(f"/api/matches/{match}/commands", headers=bob_h, json=body))
+        view = ada_view()
     deadline = time.monotonic() + GUARD
     while copy.feed_version < view["version"]:
         assert time.monotonic() < deadline, "the copy never caught up before the test"
