@@ -5,6 +5,7 @@ person, and every refusal a clear 4xx that changes nothing. On SQLite and Postgr
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from fastapi.testclient import TestClient
 
 from bench.progress import Stall
 from engine.replay import parse_replay
+from engine.sealing import SPECTATOR, Viewer, may_open, opening_problem
 from engine.verify import verify_replay
 from server.app import make_app
 from server.services.matches import MatchService
@@ -86,6 +88,25 @@ def play_seats(
     raise AssertionError("the match did not end")
 
 
+def check_ndjson_while_live(client: TestClient, match_id: str, people: dict[int, dict[str, str]]) -> None:
+    """``GET …/events`` (NDJSON) for each seat and a spectator: the same envelopes for all, each
+    opened only what that viewer may see (a seat its own hand of ``cards_dealt``, no other)."""
+    logs: list[list[dict[str, Any]]] = []
+    viewers: list[tuple[Viewer, dict[str, str]]] = [*people.items(), (SPECTATOR, {})]
+    for viewer, headers in viewers:
+        response = client.get(f"/api/matches/{match_id}/events", headers=headers)
+        assert response.status_code == 200 and response.headers["content-type"].startswith("application/x-ndjson")
+        lines = [json.loads(line) for line in response.text.splitlines()]
+        for line in lines:
+            for name, opening in line["open"].items():
+                assert may_open(line["type"], line["data"], name, viewer), (viewer, line["type"], name)
+                assert opening_problem(line, name, opening) is None
+            if line["type"] == "cards_dealt":
+                assert set(line["open"]) == ({f"hand{viewer}"} if isinstance(viewer, int) else set())
+        logs.append([{k: v for k, v in line.items() if k != "open"} for line in lines])
+    assert all(log == logs[0] for log in logs) and any(e["type"] == "cards_dealt" for e in logs[0])
+
+
 def test_a_table_of_five_seats_everyone_starts_when_all_joined_and_plays_to_the_end(client: TestClient) -> None:
     ada, ada_h = register(client, "ada")
     bob, bob_h = register(client, "bob")
@@ -111,6 +132,7 @@ def test_a_table_of_five_seats_everyone_starts_when_all_joined_and_plays_to_the_
         assert until(bob_lobby, lambda m: m["type"] == "match")[0]["status"] == "live"
         first = view_of(client, match_id, bob_h)
         assert first["seats"] == 5 and len(first["hand_counts"]) == 5 and first["phase"] != "waiting"
+        check_ndjson_while_live(client, match_id, {0: bob_h, 1: ada_h})
 
         final = play_seats(client, match_id, {0: bob_h, 1: ada_h}, random.Random(21))
         assert until(bob_lobby, lambda m: m["type"] == "match")[0]["status"] == "finished"
