@@ -231,6 +231,7 @@ def tournament_detail() -> dict[str, Any]:
                     "move_seconds": 60,
                     "seats": seats,
                     "scores": summary_scores,
+                    "places": None,  # a classic match's places once it ends (API.md); none here
                 }
             )
             pairings.append(
