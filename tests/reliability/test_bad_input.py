@@ -34,6 +34,7 @@ from server.settings import Settings
 from server.store.event_store import EventStore
 from server.store.models import (
     events_table,
+    match_seats_table,
     match_secrets_table,
     match_summaries_table,
     player_tokens_table,
@@ -57,6 +58,7 @@ TABLES = [
     player_tokens_table,
     sign_in_codes_table,
     match_summaries_table,
+    match_seats_table,
     standings_table,
     snapshots_table,
     match_secrets_table,
