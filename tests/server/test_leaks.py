@@ -258,7 +258,6 @@ class Keeper:
 @dataclass
 class TablePlay:
     events: list[Any]
-    sealed: list[Any]
     live: int  # events before the match's last batch (match_ended, seed_revealed): what was received live
     keepers: dict[Viewer, Keeper]
 
@@ -323,7 +322,7 @@ def play_table(seed: int) -> TablePlay:
         keepers[v].envelopes = [
             (s.envelope, openings_for(s.envelope["type"], s.envelope["data"], s.openings, v)) for s in sealed[:live]
         ]
-    return TablePlay(list(events), sealed, live, keepers)
+    return TablePlay(list(events), live, keepers)
 
 
 @pytest.fixture(scope="module")
@@ -376,20 +375,18 @@ def name_the_draws(play: TablePlay, viewer: Viewer, leaked: bool = False) -> tup
     return hits, chances
 
 
-def test_every_viewer_of_a_table_of_five_cannot_name_another_seats_card_better_than_chance(
-    table_play: TablePlay,
-) -> None:
+def check_no_better_than_chance(table_play: TablePlay, fewest_draws: int = 100) -> None:
     from tests.chance_bounds import most_hits_by_chance
 
     for viewer in table_play.keepers:
         hits, chances = name_the_draws(table_play, viewer)
-        assert len(chances) > 100, f"{viewer}: too few draws by others to attack"
+        assert len(chances) >= fewest_draws, f"{viewer}: too few draws by others to attack"
         assert hits <= most_hits_by_chance(chances), f"viewer {viewer} named {hits} of {len(chances)} drawn cards"
         leaked_hits, leaked_chances = name_the_draws(table_play, viewer, leaked=True)
         assert leaked_hits > most_hits_by_chance(leaked_chances), "the attack would not see a leak"
 
 
-def test_every_viewer_of_a_table_of_five_is_opened_only_its_own_cards(table_play: TablePlay) -> None:
+def check_openings(table_play: TablePlay) -> None:
     seats = range(TABLE_SEATS)
     for viewer, keeper in table_play.keepers.items():
         unopened = 0
@@ -413,9 +410,8 @@ def test_every_viewer_of_a_table_of_five_is_opened_only_its_own_cards(table_play
         assert viewer != SPECTATOR or all(not opened for _, opened in keeper.envelopes)
 
 
-def test_at_a_table_of_five_only_the_challenger_sees_the_challenged_hand(table_play: TablePlay) -> None:
+def check_challenged_hands(table_play: TablePlay) -> None:
     resolved = [i for i, e in enumerate(table_play.events[: table_play.live]) if e.type == "challenge_resolved"]
-    assert resolved, "no Wild Draw Four was challenged: nothing was tested"
     for index in resolved:
         by = table_play.events[index].data["by"]
         for viewer, keeper in table_play.keepers.items():
@@ -429,7 +425,7 @@ def test_at_a_table_of_five_only_the_challenger_sees_the_challenged_hand(table_p
                 assert (challenge["hand"] is not None) == (viewer == challenge["by"])
 
 
-def test_every_view_at_a_table_of_five_shows_only_its_own_hand(table_play: TablePlay) -> None:
+def check_views(table_play: TablePlay) -> None:
     from engine.views import AUDITOR, view
 
     for viewer, keeper in table_play.keepers.items():
@@ -454,10 +450,119 @@ def test_every_view_at_a_table_of_five_shows_only_its_own_hand(table_play: Table
             assert seen["hand_counts"] == [len(hand) for hand in truth["hands"]]
 
 
-def test_refusals_at_a_table_of_five_name_only_cards_the_seat_can_see(table_play: TablePlay) -> None:
+def check_refusals(table_play: TablePlay) -> None:
     probed = [keeper for seat, keeper in table_play.keepers.items() if keeper.errors]
     assert probed, "no refusal was probed"
     for keeper in probed:
         for seen, message in keeper.errors:
             named = set(CODE.findall(message))
             assert len(named - visible_codes(seen)) <= 1, f"{message!r} names a card the seat cannot see"
+
+
+def test_every_viewer_of_a_table_of_five_cannot_name_another_seats_card_better_than_chance(
+    table_play: TablePlay,
+) -> None:
+    check_no_better_than_chance(table_play)
+
+
+def test_every_viewer_of_a_table_of_five_is_opened_only_its_own_cards(table_play: TablePlay) -> None:
+    check_openings(table_play)
+
+
+def test_at_a_table_of_five_only_the_challenger_sees_the_challenged_hand(table_play: TablePlay) -> None:
+    assert any(e.type == "challenge_resolved" for e in table_play.events[: table_play.live]), "nothing was tested"
+    check_challenged_hands(table_play)
+
+
+def test_every_view_at_a_table_of_five_shows_only_its_own_hand(table_play: TablePlay) -> None:
+    check_views(table_play)
+
+
+def test_refusals_at_a_table_of_five_name_only_cards_the_seat_can_see(table_play: TablePlay) -> None:
+    check_refusals(table_play)
+
+
+# ---------------------------------------------------------------- a table of five through the real API
+
+
+def play_server_table(client: TestClient, seed: int) -> TablePlay:
+    """Five people at a classic table through the API, each keeping every envelope (with its
+    openings), view, answer and refusal it receives while the match is live; a sixth client with
+    no token watches as a spectator and keeps the same."""
+    from engine.audit_report import full_events
+    from engine.replay import parse_replay
+
+    rng = random.Random(seed)
+    names = [f"{who}{seed}" for who in ("ada", "bob", "cy", "dee", "eve")]
+    headers = [register(client, name)[1] for name in names]
+    made = ok(client.post("/api/matches", headers=headers[0], json={"opponents": names[1:], "ruleset": "classic"}), 201)
+    match_id = made["id"]
+    for seat, seat_headers in enumerate(headers):
+        ok(client.post(f"/api/matches/{match_id}/join", headers=seat_headers, json={"entropy": f"e{seed}-{seat}"}))
+    viewers: list[Viewer] = [*range(TABLE_SEATS), SPECTATOR]
+    auth: dict[Viewer, dict[str, str]] = {SPECTATOR: {}}
+    auth.update(enumerate(headers))
+    keepers = {v: Keeper(v) for v in viewers}
+    received: dict[Viewer, list[dict[str, Any]]] = {v: [] for v in viewers}
+
+    def look(v: Viewer) -> dict[str, Any]:
+        seen: dict[str, Any] = ok(client.get(f"/api/matches/{match_id}", headers=auth[v]))["view"]
+        if seen["phase"] == "match_over":
+            return seen  # everything is open to everyone from here on: only what came while live counts
+        since = received[v][-1]["seq"] if received[v] else 0
+        lines = client.get(f"/api/matches/{match_id}/events?since={since}", headers=auth[v]).text
+        received[v] += [json.loads(line) for line in lines.splitlines() if line.strip()]
+        keepers[v].views.append(seen)
+        return seen
+
+    for step in range(20_000):
+        seens = {v: look(v) for v in viewers}
+        if seens[SPECTATOR]["phase"] == "match_over":
+            break
+        turn = seens[SPECTATOR]["turn"]
+        assert turn is not None
+        seen = seens[turn]
+        if step % 29 == 0 and seen["pending"]["kind"] == "turn":
+            probe_errors_as(client, match_id, auth[turn], seen, keepers[turn])
+        command = with_color(rng.choice(shedding(seen["legal"])), rng)
+        body = {"command_id": f"t{step}", "expected_version": seen["version"], "command": command}
+        ok(client.post(f"/api/matches/{match_id}/commands", headers=auth[turn], json=body))
+    else:
+        raise AssertionError("the table's match did not finish")
+    _header, lines = parse_replay(client.get(f"/api/matches/{match_id}/replay").text)
+    events = full_events(lines)
+    live = min(len(received[v]) for v in viewers)  # the events every viewer received while the match was live
+    assert live > 500 and live < len(events)
+    for v in viewers:
+        assert [e["seq"] for e in received[v]] == list(range(1, len(received[v]) + 1)), "every viewer gets every event"
+        keepers[v].envelopes = [
+            ({k: x for k, x in e.items() if k != "open"}, e.get("open", {})) for e in received[v][:live]
+        ]
+    return TablePlay(events, live, keepers)
+
+
+def probe_errors_as(
+    client: TestClient, match_id: str, headers: dict[str, str], seen: dict[str, Any], keeper: Keeper
+) -> None:
+    """Ask to play every face not in the hand: each refusal may name only cards this seat can see."""
+    for face in FACES:
+        if face in (seen["hand"] or []):
+            continue
+        command = with_color({"type": "play", "card": face}, random.Random(0))
+        body = {
+            "command_id": f"probe-{seen['version']}-{face}",
+            "expected_version": seen["version"],
+            "command": command,
+        }
+        answer = client.post(f"/api/matches/{match_id}/commands", headers=headers, json=body)
+        assert answer.status_code in (409, 422), answer.text
+        keeper.errors.append((seen, answer.json()["message"]))
+
+
+def test_a_table_of_five_through_the_api_leaks_nothing_to_any_seat_or_a_spectator(client: TestClient) -> None:
+    play = play_server_table(client, 11)
+    check_no_better_than_chance(play, fewest_draws=50)
+    check_openings(play)
+    check_challenged_hands(play)
+    check_views(play)
+    check_refusals(play)
