@@ -342,7 +342,7 @@ def _seat(names: Sequence[str], seat: int) -> str:
 
 
 def _seats_where(names: Sequence[str], flags: Sequence[bool]) -> str:
-    """``seat 0 (ann)``, both seats, or ``nobody``: the seats whose flag is set."""
+    """``seat 0 (ann)``, ``seat 0 (ann) and seat 2 (cy)``, or ``nobody``: the seats whose flag is set."""
     seats = [_seat(names, seat) for seat, flag in enumerate(flags) if flag]
     return " and ".join(seats) if seats else "nobody"
 

@@ -138,3 +138,27 @@ def test_unoduo_audit_takes_any_seats_perspective(table_text: str, tmp_path: Pat
     assert as_json["seat"] == 3 and as_json["seat_table"]["view"]["viewer"] == 3 and as_json["table"] is None
     refused = runner.invoke(app, ["audit", str(path), "--seat", "5"])
     assert refused.exit_code == 2 and "--seat must name a seat of this match: 0 to 4" in refused.output
+
+
+def test_a_forfeit_decides_a_table_only_when_it_leaves_one_seat_playing() -> None:
+    from engine.audit_report import match_places, match_result
+    from engine.events import Event
+    from engine.rulesets import CLASSIC
+
+    names = ["ann", "bob", "cy", "dee"]
+    created = Event(EventType.MATCH_CREATED, {"ruleset": CLASSIC.to_dict(), "commitment": "", "seats": 4})
+    scores = [510, 0, 120, 40]
+
+    def ended(places: list[int]) -> Event:
+        return Event(
+            EventType.MATCH_ENDED, {"winner": 0, "loser": None, "scores": scores, "rounds": 3, "places": places}
+        )
+
+    def left(seat: int) -> Event:
+        return Event(EventType.MATCH_FORFEITED, {"seat": seat, "reason": "timeouts"})
+
+    one_left = [created, left(1), ended([1, 4, 2, 3])]
+    assert match_result(one_left, names) == "ann wins 510–120–40–0 (first to 500 wins)"
+    assert match_places(one_left, names) == "1st ann 510; 2nd cy 120; 3rd dee 40; 4th bob 0 (left the table)"
+    all_left = [created, left(1), left(3), left(2), ended([1, 4, 2, 3])]
+    assert match_result(all_left, names) == "ann wins 510–120–40–0 (by forfeit)"
