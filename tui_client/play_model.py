@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -409,7 +409,19 @@ class PlayModel:
     def offers(self) -> list[Offer]:
         if self.annulled is not None:
             return []
-        return offered_actions(self.view, self.seat)
+        offers = offered_actions(self.view, self.seat)
+        caught = self.catchable()
+        if caught is not None:  # at a table any other seat may catch (D22): say whom
+            offers = [replace(o, label=f"Catch {self.name(caught)}: UNO!") if o.action == "uno" else o for o in offers]
+        return offers
+
+    def catchable(self) -> int | None:
+        """At a table of more than two, the other seat down to one card without UNO said (the
+        one a ``u`` would catch), if any."""
+        view = self.view or {}
+        if self.seat is None or seat_count(view) <= 2 or uno_window(view, self.seat):
+            return None
+        return next((s for s in range(seat_count(view)) if s != self.seat and uno_window(view, s)), None)
 
     def prompt(self) -> str:
         if self.annulled is not None:

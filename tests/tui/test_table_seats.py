@@ -206,3 +206,12 @@ def test_the_lobby_names_a_table() -> None:
     tournament = {"rounds": [{"matches": [summary("m_w", "live", seats[4:8])]}]}
     watched = lobby_entries({"id": "p_zed", "matches": []}, [tournament])
     assert watched[0].text.startswith("watch  a table of 4: random-2, fay, gus +1 · casual")
+
+
+def test_a_catch_at_a_table_says_whom() -> None:
+    """Any other seat may catch (D22): the button names the seat down to one card."""
+    m = played(4)
+    assert m.view is not None
+    m.view = {**m.view, "uno": [False] * 4, "legal": [{"type": "uno"}]}  # dan's UNO not said
+    assert [o.label for o in m.offers()] == ["Catch dan: UNO!"]
+    assert m.decide("uno").command == {"type": "uno"}
