@@ -78,7 +78,7 @@ def test_a_table_in_a_real_terminal(seats: int, width: int, height: int, server:
 def open_from_the_lobby(term: Terminal, shown: str) -> None:
     """Enter on the lobby's line until the table is up. One run of three lost the first Enter
     pressed just after the line appeared (no "joining" note, the line unchanged); the cause is
-    not established (see the report of issue 21's client work), so the key is sent again."""
+    not established yet, so the key is sent again while the lobby is still on screen."""
     deadline = time.monotonic() + STALL_SECONDS
     while time.monotonic() < deadline:
         term.keys("Enter")
