@@ -146,7 +146,14 @@ class Api:
 
     async def create_match(self, opponent: str, move_seconds: int | None = None) -> dict[str, Any]:
         """``POST /api/matches``: a casual match, the caller in seat 0; a match summary."""
-        body: dict[str, Any] = {"opponent": opponent}
+        return await self._create({"opponent": opponent}, move_seconds)
+
+    async def create_table(self, opponents: list[str], move_seconds: int | None = None) -> dict[str, Any]:
+        """``POST /api/matches`` with ``opponents``: a classic table of 2 to 10, the caller in seat 0
+        and the others clockwise in the order given; a match summary."""
+        return await self._create({"opponents": opponents, "ruleset": "classic"}, move_seconds)
+
+    async def _create(self, body: dict[str, Any], move_seconds: int | None) -> dict[str, Any]:
         if move_seconds is not None:
             body["move_seconds"] = move_seconds
         data: dict[str, Any] = await self._call("POST", "/api/matches", body)

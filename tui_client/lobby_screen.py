@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -58,6 +59,7 @@ from tui_client.play_host import PlayHost, host_of
 from tui_client.play_widgets import ActionButton
 from tui_client.signin_screen import EXISTING, NEW, SignedInAs, SignInScreen, accounts_of
 from tui_client.table_screen import PlayScreen
+from tui_client.table_setup import TableSetupScreen
 from tui_client.too_small import MinimumSize
 from tui_client.tournament_model import TournamentLine, tournament_lines
 
@@ -155,6 +157,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("g", "bot('bot:greedy')", "greedy bot"),
         Binding("n", "bot('bot:random')", "random bot"),
+        Binding("c", "table", "table of 2-10"),
         Binding("e", "entry", "enter/leave"),
         Binding("t", "tournament", "tournament"),
         Binding("a", "auto_join", "auto-join"),
@@ -299,12 +302,21 @@ class LobbyScreen(MinimumSize, Screen[None]):
 
     @work(exclusive=True, group="open")
     async def start_bot(self, opponent: str) -> None:
+        await self._start(lambda api: api.create_match(opponent, self.play.move_seconds), "a match")
+
+    @work(exclusive=True, group="open")
+    async def start_table(self, opponents: list[str]) -> None:
+        await self._start(lambda api: api.create_table(opponents, self.play.move_seconds), "the table")
+
+    async def _start(self, create: Callable[[Api], Awaitable[dict[str, Any]]], what: str) -> None:
+        """Make a casual match or table, take seat 0 (fresh entropy) and open it; the other people
+        at a table see it in their lobby and join from there."""
         api = self.play.api
         try:
-            summary = await api.create_match(opponent, self.play.move_seconds)
+            summary = await create(api)
             await api.join(str(summary["id"]), secrets.token_hex(16))
         except ApiError as error:
-            self.post_message(LobbyFailed(f"could not start a match: {error.words()}"))
+            self.post_message(LobbyFailed(f"could not start {what}: {error.words()}"))
             return
         self.post_message(TableReady(str(summary["id"]), 0, seat_names(summary)))
 
@@ -670,6 +682,18 @@ class LobbyScreen(MinimumSize, Screen[None]):
             return
         self.say(f"starting a match against {opponent}…")
         self.start_bot(opponent)
+
+    def action_table(self) -> None:
+        if self.play.credentials is None:
+            self.say("register first", "bold #f9c80e")
+            return
+
+        def chosen(guests: list[str] | None) -> None:
+            if guests:
+                self.say(f"making a classic table of {len(guests) + 1}…")
+                self.start_table(guests)
+
+        self.app.push_screen(TableSetupScreen(), chosen)
 
     def action_refresh(self) -> None:
         if self.play.credentials is not None:
