@@ -14,9 +14,11 @@ machine hurts both sides alike):
 - **fold**: the logs of about a second of engine-core self-play (played untimed, after the
   measures above) folded from their events with ``engine.evolve.fold``, the one fold the
   server and every replay use: whole matches, and one round at a time.
-- **RLCard** (with the optional ``bench`` extra): ``rlcard.games.uno.game.UnoGame`` (two players),
-  ``init_game``, then ``step`` with a uniformly random action of ``get_legal_actions`` until
-  ``is_over``.
+- **a table of four**: the same engine-core self-play at a ``classic`` table of
+  ``TABLE_SEATS`` seats (whatever ``--ruleset``), against RLCard's ``UnoGame`` of as many players.
+- **RLCard** (with the optional ``bench`` extra): ``rlcard.games.uno.game.UnoGame`` (two players,
+  and ``TABLE_SEATS`` players for the table line), ``init_game``, then ``step`` with a uniformly
+  random action of ``get_legal_actions`` until ``is_over``.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from engine.events import Event
 from engine.evolve import fold
 from engine.legal import legal_actions
 from engine.match import LocalMatch
-from engine.rulesets import Ruleset
+from engine.rulesets import CLASSIC, Ruleset
 from engine.selfplay import match_seed
 from engine.state import INITIAL_STATE, MatchState, Phase
 from engine.views import view
@@ -51,6 +53,7 @@ from engine.views import view
 ACTIONS_BAR = 2.0  # our self-play actions/s over RLCard's
 FOLD_BAR = 1_000_000  # events/s
 FOLD_SAMPLE_SECONDS = 1.0  # of untimed self-play whose logs the fold measures fold
+TABLE_SEATS = 4  # the larger table's line: classic self-play at this many seats (issue 21)
 
 
 @dataclass
@@ -82,15 +85,16 @@ def _selfplay(
     through_views: bool,
     first_match: int,
     keep_logs: bool = False,
+    seats: int = 2,
 ) -> int:
-    """Random self-play for ``seconds``; returns the next match number.
+    """Random self-play for ``seconds`` at a table of ``seats``; returns the next match number.
 
     Each match's log is built, as a server or ``unoduo simulate`` builds it, then let go unless
     ``keep_logs``: keeping every log of a timed run would time the garbage collector walking an
     ever larger heap, not the engine.
     """
     bot = get_bot("random")
-    rng = random.Random(f"bench:{seed}:{first_match}:{through_views}")
+    rng = random.Random(f"bench:{seed}:{first_match}:{through_views}" + (f":{seats}" if seats != 2 else ""))
     choice = rng.choice
     number = first_match
     deadline = time.perf_counter() + seconds
@@ -98,7 +102,7 @@ def _selfplay(
     while time.perf_counter() < deadline:
         server_seed = match_seed(f"bench-{seed}", number)
         number += 1
-        match = LocalMatch.start(server_seed, ruleset)
+        match = LocalMatch.start(server_seed, ruleset, ("",) * seats, seats=seats if seats != 2 else None)
         state: MatchState = match.state
         dealer = match.dealer
         log = list(match.events)
@@ -197,6 +201,11 @@ def _rlcard_game() -> Any | None:
     return UnoGame(num_players=2)
 
 
+def _rlcard_table(game: Any | None, players: int) -> Any | None:
+    """RLCard's game of ``players`` players, when RLCard is there at all."""
+    return None if game is None else type(game)(num_players=players)
+
+
 def _rlcard(game: Any, seed: int, seconds: float, rate: Rate) -> None:
     import numpy as np
 
@@ -242,18 +251,26 @@ class Results:
     rlcard: Rate | None
     breakdown: dict[str, float]
     events_per_action: float
+    table: Rate  # engine core, classic at TABLE_SEATS seats
+    table_rlcard: Rate | None  # RLCard's UnoGame of TABLE_SEATS players
 
     @property
     def ratio(self) -> float | None:
-        if self.rlcard is None or not self.rlcard.per_second:
-            return None
-        return self.core.per_second / self.rlcard.per_second
+        return _ratio(self.core, self.rlcard)
 
     @property
     def views_ratio(self) -> float | None:
-        if self.rlcard is None or not self.rlcard.per_second:
-            return None
-        return self.views.per_second / self.rlcard.per_second
+        return _ratio(self.views, self.rlcard)
+
+    @property
+    def table_ratio(self) -> float | None:
+        return _ratio(self.table, self.table_rlcard)
+
+
+def _ratio(ours: Rate, theirs: Rate | None) -> float | None:
+    if theirs is None or not theirs.per_second:
+        return None
+    return ours.per_second / theirs.per_second
 
 
 def run_bench(ruleset: Ruleset, seconds: float, seed: int, log: Callable[[str], None]) -> Results:
@@ -267,6 +284,17 @@ def run_bench(ruleset: Ruleset, seconds: float, seed: int, log: Callable[[str], 
         if game is not None:
             log(f"RLCard UnoGame ({part + 1}/2)")
             _rlcard(game, seed + part, half, theirs)
+    table_game = _rlcard_table(game, TABLE_SEATS)
+    table, table_theirs = Rate(), Rate()
+    next_table_match = 40_000
+    for part in range(2):
+        log(f"self-play, engine core, classic at {TABLE_SEATS} seats ({part + 1}/2)")
+        next_table_match = _selfplay(
+            CLASSIC, seed, half / 2, table, through_views=False, first_match=next_table_match, seats=TABLE_SEATS
+        )
+        if table_game is not None:
+            log(f"RLCard UnoGame, {TABLE_SEATS} players ({part + 1}/2)")
+            _rlcard(table_game, seed + part, half / 2, table_theirs)
     log("self-play through views")
     _selfplay(ruleset, seed, half, views, through_views=True, first_match=10_000)
     log("self-play logs to fold (untimed)")
@@ -288,6 +316,8 @@ def run_bench(ruleset: Ruleset, seconds: float, seed: int, log: Callable[[str], 
         theirs if game is not None else None,
         breakdown,
         sum(len(events) for events in sample.logs) / sample.actions if sample.actions else 0.0,
+        table,
+        table_theirs if table_game is not None else None,
     )
 
 
@@ -297,7 +327,7 @@ def _bar(met: bool) -> str:
 
 def result_rows(r: Results) -> list[tuple[str, str, str, str]]:
     """(measure, ours, RLCard, ratio) rows, shared by the terminal table and the markdown."""
-    theirs = r.rlcard
+    theirs, table_theirs = r.rlcard, r.table_rlcard
     rows = [
         (
             "self-play actions/s (engine core)",
@@ -321,6 +351,18 @@ def result_rows(r: Results) -> list[tuple[str, str, str, str]]:
             "actions per round",
             f"{r.core.actions / r.core.rounds:,.0f}" if r.core.rounds else "-",
             f"{theirs.actions / theirs.rounds:,.0f}" if theirs and theirs.rounds else "-",
+            "-",
+        ),
+        (
+            f"self-play actions/s, classic at {TABLE_SEATS} seats (engine core; RLCard: {TABLE_SEATS} players)",
+            f"{r.table.per_second:,.0f}",
+            f"{table_theirs.per_second:,.0f}" if table_theirs else "-",
+            f"{r.table_ratio:.2f}×" if r.table_ratio is not None else "-",
+        ),
+        (
+            f"actions per round, {TABLE_SEATS} seats",
+            f"{r.table.actions / r.table.rounds:,.0f}" if r.table.rounds else "-",
+            f"{table_theirs.actions / table_theirs.rounds:,.0f}" if table_theirs and table_theirs.rounds else "-",
             "-",
         ),
         ("fold stored events/s, whole matches (evolve.fold)", f"{r.fold_whole:,.0f}", "-", "-"),
@@ -400,7 +442,10 @@ def markdown(r: Results, facts: list[str], command: str) -> str:
         "colour, as RLCard lists its wilds), a uniformly random one, and `decide_step` (the Decider, "
         "which folds each event it emits and so returns the new state with the events; matches "
         "started inside the timing). *Full views*: `bot:random` given `view(state, seat)` and its "
-        "JSON command parsed, as in `unoduo simulate`. *RLCard*: `rlcard.games.uno.game.UnoGame` (2 players), `init_game`, then "
+        "JSON command parsed, as in `unoduo simulate`. *Classic at "
+        f"{TABLE_SEATS} seats*: the engine-core loop at a `classic` table of {TABLE_SEATS} (whatever "
+        f"`--ruleset`), against RLCard's `UnoGame` of {TABLE_SEATS} players. *RLCard*: "
+        "`rlcard.games.uno.game.UnoGame` (2 players, or as many as the table line's seats), `init_game`, then "
         "`step` with a random action of `get_legal_actions` until `is_over`, in the same process and "
         "run. *Fold*: the logs of a second of engine-core self-play (played outside the timing), "
         "folded from their events with `evolve.fold`: whole matches, and one round at a time.",

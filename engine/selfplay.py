@@ -1,19 +1,21 @@
-"""Self-play: two bots play a whole match through the Decider, seeing only their own views.
+"""Self-play: bots play a whole match through the Decider, seeing only their own views.
 
-Pure and deterministic: the deck seed, both bots' random streams and the referee's coin come
-from ``(master seed, match index)``, so a match can be replayed from those two numbers alone.
+A match has one bot per seat: two, or 2 to 10 at a ``classic`` table (RULES.md D18). Pure and
+deterministic: the deck seed, every seat's random stream and the referee's coin come from
+``(master seed, match index)``, so a match can be replayed from those two numbers alone.
 
 The loop is the referee. The pending seat is asked for its decision; while a UNO window is open
-(D14) the other seat may also speak (its only legal command is then ``uno``), and "whoever the
-server records first" is settled by a seeded coin. A bot gets nothing but
-``engine.views.view(state, seat)``.
+(D14, D22) every other seat may also speak (its only legal command is then ``uno``), and
+"whoever the server records first" is settled by a seeded coin: the pending seat or, half of
+the time, another seat (at a larger table, one of them drawn by the same referee). A bot gets
+nothing but ``engine.views.view(state, seat)``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -23,12 +25,16 @@ from engine.decide import decide_step
 from engine.errors import CommandRefused, UnoDuoError
 from engine.events import Event
 from engine.match import LocalMatch
-from engine.rulesets import Ruleset
+from engine.rulesets import Ruleset, seats_allowed
+from engine.seating import active_seats
 from engine.shuffle import Dealer
 from engine.state import MatchState, Phase
 from engine.views import view
 
 MAX_ACTIONS = 1_000_000  # a guard against bots that never end a match; far above any real match
+
+# Called after every action with the new state and the events that action recorded.
+StepObserver = Callable[[MatchState, list[Event]], None]
 
 
 class BotMisbehaved(UnoDuoError):
@@ -49,29 +55,35 @@ def match_seed(master_seed: int | str, index: int) -> bytes:
     return hashlib.sha256(f"unoduo-selfplay|{master_seed}|{index}".encode()).digest()
 
 
-def seat_order(index: int) -> tuple[int, int]:
-    """Which entrant sits in seat 0 and seat 1: the entrants swap seats every match."""
-    return (0, 1) if index % 2 == 0 else (1, 0)
+def seat_order(index: int, seats: int = 2) -> tuple[int, ...]:
+    """Which entrant sits in each seat: the entrants move one seat on every match (at two seats
+    they swap), so over ``seats`` matches each entrant has sat in every seat once."""
+    return tuple((seat + index) % seats for seat in range(seats))
 
 
 @dataclass(frozen=True)
 class MatchResult:
-    """One finished match, with per-seat counters. ``entrants[s]`` is the entrant in seat ``s``."""
+    """One finished match, with per-seat counters (one entry per seat). ``entrants[s]`` is the
+    entrant in seat ``s``."""
 
     seed: str  # the run's master seed
     index: int
     ruleset: str
-    bots: tuple[str, str]  # bot name by seat
-    entrants: tuple[int, int]  # entrant number (position in the bot list) by seat
+    bots: tuple[str, ...]  # bot name by seat
+    entrants: tuple[int, ...]  # entrant number (position in the bot list) by seat
     server_seed: bytes
     winner: int  # seat
-    scores: tuple[int, int]
+    scores: tuple[int, ...]
     rounds: int
     actions: int
-    challenges: tuple[int, int]
-    challenges_upheld: tuple[int, int]  # the challenger was right: the Wild Draw Four was illegal
-    catches: tuple[int, int]
+    challenges: tuple[int, ...]
+    challenges_upheld: tuple[int, ...]  # the challenger was right: the Wild Draw Four was illegal
+    catches: tuple[int, ...]
     events: tuple[Event, ...] = field(repr=False, compare=True)
+
+    @property
+    def seats(self) -> int:
+        return len(self.bots)
 
     @property
     def winner_entrant(self) -> int:
@@ -86,8 +98,8 @@ class MatchResult:
         return f"sim-{self.seed}-{self.ruleset}-{self.index}"
 
     @property
-    def players(self) -> tuple[str, str]:
-        return (f"bot:{self.bots[0]}", f"bot:{self.bots[1]}")
+    def players(self) -> tuple[str, ...]:
+        return tuple(f"bot:{bot}" for bot in self.bots)
 
 
 def play_match(
@@ -96,21 +108,24 @@ def play_match(
     master_seed: int | str,
     index: int,
     max_actions: int = MAX_ACTIONS,
+    on_step: StepObserver | None = None,
 ) -> MatchResult:
-    """Play match ``index`` of a run between ``bots[0]`` and ``bots[1]`` (entrants swap seats)."""
-    if len(bots) != 2:
-        raise ValueError("a match needs exactly two bots")
+    """Play match ``index`` of a run, one seat for each of ``bots`` (the entrants move seats
+    every match, :func:`seat_order`): two bots, or 2 to 10 where the ruleset seats them.
+    ``on_step`` (tests) sees every state the match passes through."""
+    seats = len(bots)
+    if seats not in seats_allowed(ruleset):
+        allowed = seats_allowed(ruleset)
+        raise ValueError(f"{ruleset.name} seats {allowed.start} to {allowed.stop - 1} bots, not {seats}")
     names = [normalize_bot_name(b) for b in bots]
-    order = seat_order(index)
-    seat_names = (names[order[0]], names[order[1]])
-    players: tuple[Bot, Bot] = (get_bot(seat_names[0]), get_bot(seat_names[1]))
-    rngs = (
-        random.Random(f"{master_seed}:{index}:seat0"),
-        random.Random(f"{master_seed}:{index}:seat1"),
-    )
+    order = seat_order(index, seats)
+    seat_names = tuple(names[entrant] for entrant in order)
+    players: tuple[Bot, ...] = tuple(get_bot(name) for name in seat_names)
+    rngs = tuple(random.Random(f"{master_seed}:{index}:seat{seat}") for seat in range(seats))
     referee = random.Random(f"{master_seed}:{index}:referee")
     server_seed = match_seed(master_seed, index)
-    match = LocalMatch.start(server_seed, ruleset, dealer=Dealer(server_seed))
+    # Two seats are not recorded (match_created without ``seats``), as before larger tables existed.
+    match = LocalMatch.start(server_seed, ruleset, ("",) * seats, Dealer(server_seed), seats if seats != 2 else None)
     state, dealer = match.state, match.dealer
     events: list[Event] = list(match.events)
     actions = 0
@@ -119,18 +134,23 @@ def play_match(
             raise MatchStuck(f"match {index} did not finish within {max_actions} actions (round {state.round})")
         seat = _next_speaker(state, referee)
         command = players[seat].choose(view(state, seat), rngs[seat])
+        recorded = len(events)
         state = _apply(state, seat, command, dealer, events, seat_names[seat])
         actions += 1
+        if on_step is not None:
+            on_step(state, events[recorded:])
     return _result(str(master_seed), index, ruleset, seat_names, order, server_seed, state, events, actions)
 
 
 def _next_speaker(state: MatchState, referee: random.Random) -> int:
-    """The pending seat; while a UNO window is open, a coin decides who speaks first (D14)."""
+    """The pending seat; while a UNO window is open, a coin decides who speaks first (D14, D22):
+    the pending seat, or another seat at the table (drawn by the referee when there are several)."""
     seat = state.pending.seat
     assert seat is not None
-    if state.uno_open[0] or state.uno_open[1]:
-        return seat if referee.random() < 0.5 else 1 - seat
-    return seat
+    if not any(state.uno_open) or referee.random() < 0.5:
+        return seat
+    others = [other for other in active_seats(state) if other != seat]
+    return others[0] if len(others) == 1 else referee.choice(others)
 
 
 def _apply(
@@ -148,16 +168,16 @@ def _result(
     seed: str,
     index: int,
     ruleset: Ruleset,
-    seat_names: tuple[str, str],
-    order: tuple[int, int],
+    seat_names: tuple[str, ...],
+    order: tuple[int, ...],
     server_seed: bytes,
     state: MatchState,
     events: list[Event],
     actions: int,
 ) -> MatchResult:
-    challenges = [0, 0]
-    upheld = [0, 0]
-    catches = [0, 0]
+    challenges = [0] * len(seat_names)
+    upheld = [0] * len(seat_names)
+    catches = [0] * len(seat_names)
     for event in events:
         kind, data = event.type, event.data
         if kind == "challenge_resolved":
@@ -178,8 +198,8 @@ def _result(
         scores=state.scores,
         rounds=state.round,
         actions=actions,
-        challenges=(challenges[0], challenges[1]),
-        challenges_upheld=(upheld[0], upheld[1]),
-        catches=(catches[0], catches[1]),
+        challenges=tuple(challenges),
+        challenges_upheld=tuple(upheld),
+        catches=tuple(catches),
         events=tuple(events),
     )

@@ -1,22 +1,25 @@
 """``bot:greedy``: a one-move-lookahead heuristic player that reads only its own view.
 
 What it does, decision by decision:
-- UNO: whenever a window is open it says UNO first (its own one-card hand, or a catch of the
-  opponent's), and it says UNO with every play or dump that leaves it one card.
+- UNO: whenever a window is open it says UNO first (its own one-card hand, or a catch of any
+  other seat's, D14 and D22), and it says UNO with every play or dump that leaves it one card.
 - Turn: it plays the non-wild card with the best score (sheds points, keeps a colour it holds,
-  Skips and Draw Twos for their effect, a Reverse by the size of the dump it opens). It keeps its
+  Skips and Draw Twos for their effect, more so when the next seat is close to going out; a
+  Reverse by the size of the dump it opens (D10), as a Skip at two seats, and at a larger table
+  when it turns the play away from a next seat holding fewer cards than the seat before). It keeps its
   wilds for later: a plain Wild only when no other card is playable and the round is getting
-  short, a Wild Draw Four only when it is a legal play (D13; in classic-2p the D13c test, which
-  the engine enforces anyway), never as a bluff. Otherwise it draws, and plays the drawn card
-  when it may.
+  short, a Wild Draw Four only when it is a legal play (D13; in classic the D13c test, which
+  the engine enforces unless the table lets it be challenged), never as a bluff. Otherwise it
+  draws, and plays the drawn card when it may (after one card, or the playable card that ends a
+  ``draw = until_playable`` draw, D21).
 - Volley: answers a Draw Two with a Draw Two when it holds one.
 - Reverse dump: dumps when the dump sheds cards, ordering it so the last card is a Draw Two or a
   Skip (the only card whose action counts, D10).
-- Wild Draw Four against it (only where the ruleset has a challenge; classic-2p's is drawn at
-  once, D13c): challenges when the estimated chance that the play was illegal
-  beats the break-even point of the payoff (the challenge wins 8 cards of swing, loses 2). The
-  chance comes from the opponent's hand count and from how its own earlier challenges against
-  this opponent turned out (the ``last_challenge`` verdicts in its views).
+- Wild Draw Four against it (only where the ruleset has a challenge, ``wd4_check = challenge``;
+  otherwise it is drawn at once, D13c): challenges when the estimated chance that the play was
+  illegal beats the break-even point of the payoff (the challenge wins 8 cards of swing, loses
+  2). The chance comes from the hand count of the seat that played it and from how its own
+  earlier challenges turned out (the ``last_challenge`` verdicts in its views).
 - Draft: keeps wilds, action cards and numbers of a colour it already holds; passes the rest.
 - Wild colours: the colour it holds most of.
 """
@@ -25,11 +28,12 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from engine.bots import CommandObject, View
-from engine.bots._common import COLOURS, WILDS
+from engine.bots._common import COLOURS, WILDS, next_seat, opponents
 from engine.cards import Card, Color, Rank, parse_card
 from engine.rules import could_have_played
 from engine.rulesets import ReverseRule, Ruleset
@@ -76,6 +80,31 @@ def _without(hand: list[str], code: str) -> list[str]:
     return rest
 
 
+def _played_by(view: View, me: int) -> int:
+    """The seat whose Wild Draw Four we face: the view names it; else the seat before us."""
+    seat = view["pending"].get("played_by")
+    return seat if isinstance(seat, int) else next_seat(view, me, -view.get("direction", 1))
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """What a turn's scores read of the other seats: the next and the previous seat's hand sizes."""
+
+    two: bool  # two seats at the table: every action card hits the one other seat
+    next_cards: int
+    previous_cards: int
+
+    @classmethod
+    def of(cls, view: View, me: int) -> _Table:
+        counts = view["hand_counts"]
+        direction = view.get("direction", 1)
+        return cls(
+            two=len(opponents(view)) == 1,
+            next_cards=counts[next_seat(view, me)],
+            previous_cards=counts[next_seat(view, me, -direction)],
+        )
+
+
 class GreedyBot:
     name = NAME
 
@@ -113,7 +142,7 @@ class GreedyBot:
                 return self._dump(dump["cards"], hand)
             return {"type": "pass"}
         if kind == "drawn":
-            if plays and (plays[0] not in WILDS or self._wild_now(plays[0], view, me, hand)):
+            if plays and (plays[0] not in WILDS or self._wild_now(plays[0], view, hand)):
                 return self._play(plays[0], hand, rng)
             return {"type": "pass"}
         return self._turn(view, me, hand, plays, rng)
@@ -122,43 +151,49 @@ class GreedyBot:
 
     def _turn(self, view: View, me: int, hand: list[str], plays: list[str], rng: random.Random) -> CommandObject:
         rules = rules_of(view)
-        opponent_cards = view["hand_counts"][1 - me]
+        table = _Table.of(view, me)
         coloured = [p for p in plays if p not in WILDS]
         if coloured:
-            best = max(coloured, key=lambda code: self._score(code, hand, rules, opponent_cards))
+            best = max(coloured, key=lambda code: self._score(code, hand, rules, table))
             return self._play(best, hand, rng)
         for wild in ("W+4", "W"):
-            if wild in plays and self._wild_now(wild, view, me, hand):
+            if wild in plays and self._wild_now(wild, view, hand):
                 return self._play(wild, hand, rng)
         if any(c["type"] == "draw" for c in view["legal"]):
             return {"type": "draw"}
         return self._play(plays[0], hand, rng) if plays else dict(view["legal"][0])
 
-    def _score(self, code: str, hand: list[str], rules: Ruleset, opponent_cards: int) -> float:
+    def _score(self, code: str, hand: list[str], rules: Ruleset, table: _Table) -> float:
         rest = _without(hand, code)
         rank, colour = rank_of(code), colour_of(code)
         if not rest:
             return 1000.0 + (10.0 if rank is Rank.DRAW_TWO else 0.0)
         same_colour = sum(1 for c in rest if colour_of(c) == colour)
         score = rules.points(_card(code)) / max(rules.action_points, 1) + 0.6 * same_colour
-        go_again = rules.reverse is ReverseRule.GO_AGAIN
-        if rank is Rank.SKIP or (rank is Rank.REVERSE and go_again):
-            score += 3.0  # another turn at once (D9; a classic two-player Reverse)
-        elif rank is Rank.REVERSE:
+        skips = rules.reverse is ReverseRule.GO_AGAIN or (rules.reverse is ReverseRule.DIRECTION and table.two)
+        if rank is Rank.SKIP or (rank is Rank.REVERSE and skips):
+            if table.two:
+                score += 3.0  # another turn at once (D9; a two-seat classic Reverse, D20)
+            else:
+                score += 1.5 + (2.0 if table.next_cards <= 2 else 0.0)  # the next seat loses its turn
+        elif rank is Rank.REVERSE and rules.reverse is ReverseRule.DUMP:
             score += 1.0 + 1.5 * same_colour if same_colour else 0.0  # opens a dump (D10)
+        elif rank is Rank.REVERSE:
+            score += 2.5 if table.next_cards < table.previous_cards else 0.0  # away from the shorter hand
         elif rank is Rank.DRAW_TWO:
-            score += 3.0 + (2.0 if opponent_cards <= 2 else 0.0)
+            score += 3.0 + (2.0 if table.next_cards <= 2 else 0.0)
         return score
 
-    def _wild_now(self, wild: str, view: View, me: int, hand: list[str]) -> bool:
+    def _wild_now(self, wild: str, view: View, hand: list[str]) -> bool:
         """Keep wilds for later: a Wild Draw Four only when legal (D13), a Wild when the round is short.
 
-        "Later" has come when either hand is small, when our hand is long (wilds are then the way
+        "Later" has come when any hand at the table is small, when our hand is long (wilds are then the way
         out of it), or when the draw pile is empty (a draw would only recycle or lapse, D7).
         """
         if wild == "W+4":
             return self._wild_draw_four_is_legal(view, hand)
-        return len(hand) <= 4 or len(hand) >= 9 or view["hand_counts"][1 - me] <= 3 or not view.get("draw_pile")
+        fewest = min(view["hand_counts"][seat] for seat in opponents(view))
+        return len(hand) <= 4 or len(hand) >= 9 or fewest <= 3 or not view.get("draw_pile")
 
     def _wild_draw_four_is_legal(self, view: View, hand: list[str]) -> bool:
         """The ruleset's own test (``wd4_rule``: D13 or D13c), with the engine's predicate: no
@@ -185,7 +220,7 @@ class GreedyBot:
         return command
 
     def _face_wild_draw_four(self, view: View, me: int) -> CommandObject:
-        held = view["hand_counts"][1 - me]  # the challenged hand as the Wild Draw Four left it
+        held = view["hand_counts"][_played_by(view, me)]  # the challenged hand as the Wild Draw Four left it
         if held == 0:
             return {"type": "accept"}  # nothing else was held: a challenge must fail (D15)
         rule = rules_of(view).wd4_rule.value

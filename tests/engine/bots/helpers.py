@@ -36,6 +36,26 @@ def craft_view(**fields: Any) -> dict[str, Any]:
     return base
 
 
+def table_view(hand_counts: list[int], viewer: int = 0, direction: int = 1, **fields: Any) -> dict[str, Any]:
+    """A view at a ``classic`` table of ``len(hand_counts)`` seats, as ``engine.views.view`` adds
+    its table keys (``seats``, ``dealer``, ``direction``, ``departed``)."""
+    seats = len(hand_counts)
+    pending = fields.pop("pending", {"kind": "turn", "seat": viewer})
+    return craft_view(
+        ruleset="classic",
+        viewer=viewer,
+        turn=pending["seat"],
+        pending=pending,
+        hand_counts=hand_counts,
+        uno=[False] * seats,
+        seats=seats,
+        dealer=(viewer - direction) % seats,
+        direction=direction,
+        departed=[False] * seats,
+        **fields,
+    )
+
+
 def json_view(state: Any, seat: int) -> dict[str, Any]:
     """The seat's view as plain JSON data: nothing in it can point back into the match state."""
     plain: dict[str, Any] = json.loads(json.dumps(view(state, seat)))

@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.bots import get_bot
 from engine.bots.greedy import GreedyBot
-from tests.engine.bots.helpers import craft_view
+from tests.engine.bots.helpers import craft_view, table_view
 
 RNG = random.Random(0)
 
@@ -179,3 +179,62 @@ def test_a_drawn_card_is_played_when_it_may_be() -> None:
         legal=[*plays("R9"), {"type": "pass"}],
     )
     assert GreedyBot().choose(view, RNG) == {"type": "play", "card": "R9"}
+
+
+# ---------------------------------------------------------------- tables of more than two (classic)
+
+
+def test_at_a_table_it_plays_its_wild_when_any_other_seat_is_close_to_going_out() -> None:
+    hand = ["W", "G7", "G8", "B1", "B2", "Y4"]
+    legal = [*plays("W"), {"type": "draw"}]
+    assert GreedyBot().choose(table_view([6, 7, 7, 7], hand=hand, legal=legal), RNG) == {"type": "draw"}
+    late = GreedyBot().choose(table_view([6, 7, 3, 7], hand=hand, legal=legal), RNG)
+    assert late["card"] == "W"  # seat 2, not the next seat, holds 3 cards
+
+
+def test_at_a_table_it_challenges_by_the_hand_of_the_seat_that_played_the_wild_draw_four() -> None:
+    def facing(played_by: int) -> dict[str, Any]:
+        return table_view(
+            [1, 6, 3, 1],
+            viewer=2,
+            pending={"kind": "wild_draw_four", "seat": 2, "played_by": played_by},
+            top="W+4",
+            color="blue",
+            hand=["R1", "G2", "Y3"],
+            legal=[{"type": "accept"}, {"type": "challenge"}],
+        )
+
+    assert GreedyBot().choose(facing(1), RNG) == {"type": "challenge"}  # six cards held: likely a bluff
+    assert GreedyBot().choose(facing(3), RNG) == {"type": "accept"}  # one card held: unlikely
+
+
+def test_at_a_table_a_reverse_turns_the_play_away_from_the_shorter_next_hand() -> None:
+    """Seat 1 holds 5 cards, seat 3 holds 7: clockwise the Reverse hands the turn to seat 3 instead
+    of seat 1 and beats the Skip; counter-clockwise it would hand it to seat 1, so the Skip wins."""
+    hand = ["RR", "RS", "G1", "B2"]
+    legal = [*plays("RR", "RS"), {"type": "draw"}]
+    clockwise = table_view([4, 5, 6, 7], hand=hand, top="R3", legal=legal)
+    assert GreedyBot().choose(clockwise, RNG)["card"] == "RR"
+    counter = table_view([4, 5, 6, 7], direction=-1, hand=hand, top="R3", legal=legal)
+    assert GreedyBot().choose(counter, RNG)["card"] == "RS"
+
+
+def test_at_a_table_it_catches_any_other_seat_and_says_its_own_uno() -> None:
+    catch = table_view(
+        [3, 5, 1, 6], hand=["R5", "G7", "B1"], legal=[{"type": "uno"}], pending={"kind": "turn", "seat": 3}
+    )
+    assert GreedyBot().choose(catch, RNG) == {"type": "uno"}
+    out = table_view([2, 5, 4, 6], hand=["R5", "G7"], top="R3", legal=[*plays("R5"), {"type": "draw"}])
+    assert GreedyBot().choose(out, RNG) == {"type": "play", "card": "R5", "uno": True}
+
+
+def test_a_classic_table_of_two_decides_as_classic_2p() -> None:
+    """At two seats a classic Reverse acts as a Skip (D20): the same choices as classic-2p's go-again Reverse."""
+    hands = [["RR", "R9", "G1"], ["RR", "R+2", "RS", "B2"], ["R1", "RR", "W"], ["RS", "RR", "G2", "G3"]]
+    for hand in hands:
+        legal = [*plays(*(c for c in hand if c.startswith("R") or c.startswith("W"))), {"type": "draw"}]
+        two = GreedyBot().choose(table_view([len(hand), 3], hand=hand, top="R3", legal=legal), RNG)
+        classic_2p = GreedyBot().choose(
+            craft_view(ruleset="classic-2p", hand=hand, hand_counts=[len(hand), 3], top="R3", legal=legal), RNG
+        )
+        assert two == classic_2p, hand
