@@ -33,11 +33,11 @@ from rich.table import Table
 
 from engine.bots import UnknownBotError, normalize_bot_name
 from engine.replay import replay_text
-from engine.rulesets import RULESETS, Ruleset, get_ruleset
+from engine.rulesets import RULESETS, Ruleset, get_ruleset, seats_allowed
 from engine.selfplay import MatchResult, play_match
 from engine.tally import RunSummary, Tally
 
-Task = tuple[tuple[str, str], str, int, int, str | None]
+Task = tuple[tuple[str, ...], str, int, int, str | None]
 
 
 def _fail(message: str) -> typer.Exit:
@@ -46,7 +46,7 @@ def _fail(message: str) -> typer.Exit:
 
 
 def replay_path(directory: Path, result: MatchResult) -> Path:
-    return directory / f"{result.match_id}-{result.bots[0]}-vs-{result.bots[1]}.jsonl"
+    return directory / f"{result.match_id}-{'-vs-'.join(result.bots)}.jsonl"
 
 
 def play_one(task: Task) -> MatchResult:
@@ -78,7 +78,7 @@ def summary_table(summary: RunSummary) -> Table:
     table.add_column("challenges", justify="right")
     table.add_column("upheld", justify="right")
     table.add_column("UNO catches", justify="right")
-    same = summary.entrants[0].bot == summary.entrants[1].bot
+    same = len({entrant.bot for entrant in summary.entrants}) < len(summary.entrants)
     for number, entrant in enumerate(summary.entrants):
         low, high = summary.win_interval(number)
         upheld = f"{entrant.challenges_upheld / entrant.challenges:.1%}" if entrant.challenges else "-"
@@ -111,20 +111,28 @@ def _check_replays_dir(replays: Path) -> str:
     return str(replays)
 
 
-def _parse_bots(text: str) -> tuple[str, str]:
+def _parse_bots(text: str, rules: Ruleset) -> tuple[str, ...]:
+    """One bot a seat: two, or as many as the ruleset seats (classic: 2 to 10)."""
     names = [part.strip() for part in text.split(",")]
-    if len(names) != 2 or not all(names):
-        raise _fail(f"--bots takes two bot names separated by a comma (e.g. greedy,random), not {text!r}")
+    allowed = seats_allowed(rules)
+    if len(names) not in allowed or not all(names):
+        count = (
+            "two bot names" if len(allowed) == 1 else f"{allowed.start} to {allowed.stop - 1} bot names (one a seat)"
+        )
+        raise _fail(f"--bots takes {count} separated by commas for {rules.name} (e.g. greedy,random), not {text!r}")
     try:
-        first, second = (normalize_bot_name(n) for n in names)
+        return tuple(normalize_bot_name(n) for n in names)
     except UnknownBotError as exc:
         raise _fail(str(exc)) from None
-    return first, second
 
 
 def simulate(
     matches: int = typer.Option(100, "--matches", "-n", help="how many whole matches to play"),
-    bots: str = typer.Option("greedy,random", "--bots", help="the two bots, comma-separated (random, greedy)"),
+    bots: str = typer.Option(
+        "greedy,random",
+        "--bots",
+        help="one bot a seat, comma-separated (random, greedy): two, or 2 to 10 with --ruleset classic",
+    ),
     ruleset: str = typer.Option("uno-duo", "--ruleset", help=f"one of {', '.join(RULESETS)}"),
     seed: int = typer.Option(1, "--seed", help="master seed: the same seed gives the same table"),
     replays: Path | None = typer.Option(
@@ -137,11 +145,11 @@ def simulate(
         raise _fail(f"--matches must be at least 1, not {matches}")
     if jobs < 1:
         raise _fail(f"--jobs must be at least 1, not {jobs}")
-    pair = _parse_bots(bots)
     try:
         rules: Ruleset = get_ruleset(ruleset)
     except ValueError as exc:
         raise _fail(str(exc)) from None
+    pair = _parse_bots(bots, rules)
     replay_dir = _check_replays_dir(replays) if replays is not None else None
 
     tasks: list[Task] = [(pair, rules.name, seed, index, replay_dir) for index in range(matches)]
@@ -170,10 +178,10 @@ def simulate(
                 console=err,
             )
         )
-        task_id = progress.add_task(f"{pair[0]} vs {pair[1]}", total=matches, score="")
+        task_id = progress.add_task(" vs ".join(pair), total=matches, score="")
         for result in results:
             tally.add(result)
-            progress.update(task_id, advance=1, score=f"{tally.wins[0]}–{tally.wins[1]}")
+            progress.update(task_id, advance=1, score="–".join(map(str, tally.wins)))
     elapsed = time.perf_counter() - started
 
     Console().print(summary_table(tally.summary()))
