@@ -6,7 +6,7 @@ A match records its whole ruleset in its first event, so a dispute can name the 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from enum import Enum, StrEnum
 from functools import cache
 from typing import Any
@@ -204,23 +204,8 @@ CLASSIC_2P = Ruleset(
     uno_penalty=2,
 )
 
-CLASSIC = Ruleset(
-    name="classic",
-    deck_size=108,
-    deal=Deal.DEAL,
-    target=500,
-    scoring=Scoring.WINNER_SCORES,
-    action_points=20,
-    wild_points=50,
-    wild_draw_four_points=50,
-    draw_two_stacking=False,
-    reverse=ReverseRule.DIRECTION,
-    wd4_rule=WildDrawFourRule.NO_MATCH,
-    wd4_check=WildDrawFourCheck.ENFORCED,
-    starter_wild=StarterWild.RESTART,
-    recycle=Recycle.SHUFFLE,
-    uno_penalty=2,
-)
+# Classic UNO at 2-10 seats (D18-D24): classic-2p's switches, but a Reverse turns the direction.
+CLASSIC = replace(CLASSIC_2P, name="classic", reverse=ReverseRule.DIRECTION)
 
 RULESETS: dict[str, Ruleset] = {r.name: r for r in (UNO_DUO, CLASSIC_2P, CLASSIC)}
 MIN_SEATS, MAX_SEATS = 2, 10

@@ -11,11 +11,9 @@ The views are written here, not folded by the engine: they say what the screen m
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import random
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
@@ -35,6 +33,7 @@ from engine.sealing import openings_for, seal_event
 from engine.shuffle import Dealer, commitment_of
 from engine.state import INITIAL_STATE
 from engine.views import view
+from tests.tui.test_play_snapshots import ReplayedSocket, refuse
 from tui_client.api import Api
 
 MATCH = "m_table"
@@ -243,34 +242,6 @@ class FrozenClock(datetime):
         return cls.fromtimestamp(NOW.timestamp(), tz)
 
 
-class TableSocket:
-    """What the table reads from ``Api.open_socket``: the messages, then silence."""
-
-    def __init__(self, messages: list[str]) -> None:
-        self.messages = messages
-        self.sent: list[str] = []
-        self.close_code: int | None = None
-        self.close_reason: str | None = None
-
-    async def _read(self) -> AsyncIterator[str]:
-        for text in self.messages:
-            yield text
-        await asyncio.Event().wait()
-
-    def __aiter__(self) -> AsyncIterator[str]:
-        return self._read()
-
-    async def send(self, text: str) -> None:
-        self.sent.append(text)
-
-    async def close(self) -> None:
-        self.close_code = 1000
-
-
-def refuse(request: httpx.Request) -> httpx.Response:
-    return httpx.Response(404, json={"code": "not_found", "message": f"nothing canned at {request.url.path}"})
-
-
 class TableApi(Api):
     """The app's connection: no HTTP answers, and one match whose socket sends ``messages``."""
 
@@ -281,4 +252,4 @@ class TableApi(Api):
 
     async def open_socket(self, match_id: str, since: int) -> ClientConnection:
         assert (match_id, since) == (self.match_id, 0)
-        return cast(ClientConnection, TableSocket(self.messages))
+        return cast(ClientConnection, ReplayedSocket(self.messages))
