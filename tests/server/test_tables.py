@@ -22,7 +22,7 @@ from server.app import make_app
 from server.services.matches import MatchService
 from server.settings import Settings
 from server.store.streams import MATCHES_STREAM
-from tests.server.conftest import DIRECTOR_TOKEN
+from tests.server.conftest import DIRECTOR_TOKEN, app_client
 from tests.server.helpers import check_seat_response, ok, register, shedding, with_color
 from tests.server.manual_clock import ManualClock
 from tests.server.test_clocks import events, of_type
@@ -39,16 +39,8 @@ def clock() -> ManualClock:
 
 @pytest.fixture
 def client(url: str, clock: ManualClock) -> Iterator[TestClient]:
-    settings = Settings(
-        database_url=url,
-        director_token=DIRECTOR_TOKEN,
-        snapshot_every=25,
-        sqlite_synchronous="NORMAL",
-        bot_think_seconds=0,
-        open_invitations_per_player=LIMIT,
-    )
-    with TestClient(make_app(settings, clock), raise_server_exceptions=False) as test_client:
-        yield test_client
+    with app_client(url, clock, open_invitations_per_player=LIMIT) as made:
+        yield made
 
 
 def service(client: TestClient) -> MatchService:
