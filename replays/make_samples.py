@@ -48,11 +48,12 @@ Finder = Callable[[Sequence[Event]], int | None]  # the seq (from 1) of the firs
 
 @dataclass(frozen=True)
 class Pairing:
-    """Who plays under which rules: a ruleset, an optional override of its switches, two bots."""
+    """Who plays under which rules: a ruleset, an optional override of its fields, one bot per
+    seat (two, or a classic table of up to ten)."""
 
     ruleset: str
-    bots: tuple[str, str]
-    rules: tuple[tuple[str, str], ...] = ()
+    bots: tuple[str, ...]
+    rules: tuple[tuple[str, str | int], ...] = ()
 
     def build(self) -> Ruleset:
         return Ruleset.from_dict({"name": self.ruleset, **dict(self.rules)})
@@ -64,7 +65,7 @@ class Pairing:
 
     def label(self) -> str:
         override = "".join(f" {key}={value}" for key, value in self.rules)
-        return f"{self.ruleset}{override}, {self.bots[0]} vs {self.bots[1]}"
+        return f"{self.ruleset}{override}, {' vs '.join(self.bots)}"
 
 
 UNO_DUO_GR = Pairing("uno-duo", ("greedy", "random"))
@@ -73,6 +74,8 @@ UNO_DUO_GG = Pairing("uno-duo", ("greedy", "greedy"))
 # ever recorded; with the challenge switched on, a challenge is judged by classic's own rule, no_match.
 CLASSIC_CHALLENGE_GR = Pairing("classic-2p", ("greedy", "random"), (("wd4_check", "challenge"),))
 CLASSIC_GR = Pairing("classic-2p", ("greedy", "random"))
+# A classic table of four, to 200 so that the file stays small (D18-D23).
+TABLE_OF_FOUR = Pairing("classic", ("greedy", "random", "greedy", "random"), (("target", 200),))
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,14 @@ def uno_catch(events: Sequence[Event]) -> int | None:
 def match_to_200(events: Sequence[Event]) -> int | None:
     """The end of a uno-duo match in which both seats scored, so the totals carry over visibly (D16)."""
     return _first(events, lambda e: e.type == EventType.MATCH_ENDED and min(e.data["scores"]) > 0)
+
+
+def table_match(events: Sequence[Event]) -> int | None:
+    """The end of a table's match in which a Reverse turned the direction and two seats or more
+    scored, so that the places follow totals (D20, D23)."""
+    turned = _first(events, lambda e: e.type == EventType.CARD_PLAYED and "direction" in e.data)
+    ended = _first(events, lambda e: e.type == EventType.MATCH_ENDED and sum(1 for s in e.data["scores"] if s) >= 2)
+    return ended if turned is not None else None
 
 
 def blocked_round(events: Sequence[Event]) -> int | None:
@@ -199,6 +210,14 @@ SAMPLES: tuple[Sample, ...] = (
         pairings=(UNO_DUO_GR, UNO_DUO_GG, CLASSIC_GR),
         limit=BLOCKED_SEARCH,
     ),
+    Sample(
+        "table-of-four.jsonl",
+        "a whole classic match at a table of four to 200: the deal from the dealer's left, Reverses turning the"
+        " direction, each round's winner scoring every other hand, the places by the totals",
+        "D18, D20, D23",
+        TABLE_OF_FOUR,
+        table_match,
+    ),
 )
 
 
@@ -225,15 +244,13 @@ class Found:
     events: tuple[Event, ...]
 
     def text(self) -> str:
-        seats = _seats(self.pairing, self.index)
-        players = (f"bot:{seats[0]}", f"bot:{seats[1]}")
+        players = [f"bot:{bot}" for bot in _seats(self.pairing, self.index)]
         return replay_text(self.pairing.match_id(self.index), self.pairing.ruleset, players, self.events)
 
 
-def _seats(pairing: Pairing, index: int) -> tuple[str, str]:
-    """The bot in each seat: the entrants swap seats every match."""
-    order = seat_order(index)
-    return (pairing.bots[order[0]], pairing.bots[order[1]])
+def _seats(pairing: Pairing, index: int) -> tuple[str, ...]:
+    """The bot in each seat: the entrants move one seat on every match (two swap)."""
+    return tuple(pairing.bots[entrant] for entrant in seat_order(index, len(pairing.bots)))
 
 
 def search(sample: Sample, used: set[tuple[Pairing, int]]) -> Found | None:
@@ -291,7 +308,7 @@ def _entry(found: Found, text: str) -> dict[str, Any]:
     command = _simulate_command(found)
     if command is not None:
         entry["simulate"] = command
-        entry["simulate_writes"] = f"DIR/{pairing.match_id(found.index)}-{seats[0]}-vs-{seats[1]}.jsonl"
+        entry["simulate_writes"] = f"DIR/{pairing.match_id(found.index)}-{'-vs-'.join(seats)}.jsonl"
     return entry
 
 

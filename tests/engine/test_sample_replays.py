@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from engine.audit_report import ChallengeFacts, audit, full_events
-from engine.cards import Card, Color, Rank
+from engine.cards import Card, Color, Rank, parse_card
 from engine.events import Event, EventType
 from engine.evolve import evolve, fold
 from engine.replay import parse_replay
@@ -184,6 +184,27 @@ def _blocked_round(events: Sequence[Event], sample: dict[str, Any]) -> None:
     assert [e.type for e in events[sample["seq"] - 3 : sample["seq"] - 1]].count(EventType.DRAW_LAPSED) >= 1
 
 
+def _table_of_four(events: Sequence[Event], sample: dict[str, Any]) -> None:
+    ruleset = _ruleset_of(events)
+    assert (ruleset["name"], ruleset["target"], events[0].data["seats"]) == ("classic", 200, 4)
+    ended = events[sample["seq"] - 1]
+    assert ended.type == EventType.MATCH_ENDED and sample["seq"] == len(events) - 1
+    scores = ended.data["scores"]
+    assert scores[ended.data["winner"]] >= 200 and sum(1 for s in scores if s) >= 2
+    assert ended.data["places"] == [1 + sum(1 for t in scores if t > mine) for mine in scores]  # D23
+    assert any(e.type == EventType.CARD_PLAYED and e.data.get("direction") == -1 for e in events)  # D20
+    dealers = [e.data["player1"] for e in events if e.type == EventType.ROUND_STARTED and e.data["restart"] == 0]
+    assert all(b == (a + 1) % 4 for a, b in pairwise(dealers))  # D18: the deal passes left
+    totals, rules = [0] * 4, Ruleset.from_dict(ruleset)
+    for data in (e.data for e in events if e.type == EventType.ROUND_ENDED):
+        worth = [sum(rules.points(parse_card(code)) for code in hand) for hand in data["hands"]]
+        winner = data["winner"]
+        assert data["points"] == sum(w for seat, w in enumerate(worth) if seat != winner)  # D23
+        totals[winner] += data["points"]
+        assert data["scores"] == totals
+    assert totals == scores
+
+
 CLAIMS: dict[str, Callable[[Sequence[Event], dict[str, Any]], None]] = {
     "wd4-legal-challenge-uno-duo.jsonl": _challenge("legal", "uno-duo", "no_playable"),
     "wd4-illegal-challenge-uno-duo.jsonl": _challenge("illegal", "uno-duo", "no_playable"),
@@ -194,6 +215,7 @@ CLAIMS: dict[str, Callable[[Sequence[Event], dict[str, Any]], None]] = {
     "uno-catch.jsonl": _uno_catch,
     "match-to-200.jsonl": _match_to_200,
     "blocked-round.jsonl": _blocked_round,
+    "table-of-four.jsonl": _table_of_four,
 }
 
 
