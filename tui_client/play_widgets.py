@@ -4,6 +4,7 @@ is the lobby's and the table's button (it never takes the focus)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -373,11 +374,8 @@ def turn_words(m: PlayModel) -> str:
     return words
 
 
-def big_table_text(m: PlayModel) -> Text:
-    """A table of more than two: the top card, colour and pile, the target; the player's own
-    score (the others' are on their lines), the direction and who plays now and next. The
-    round is on the title line."""
-    v = m.view or {}
+def top_card_text(v: Mapping[str, Any]) -> Text:
+    """The top card, the colour in force and the draw pile's count: every table's first line."""
     out = Text("  top ")
     top = v.get("top")
     out.append_text(card_text(str(top)) if top else Text("–", style="dim"))
@@ -386,6 +384,15 @@ def big_table_text(m: PlayModel) -> Text:
         out.append(" · colour ")
         out.append(str(color), style=COLOUR_WORD_STYLES.get(str(color), ""))
     out.append(f" · draw pile {v.get('draw_pile', '–')}")
+    return out
+
+
+def big_table_text(m: PlayModel) -> Text:
+    """A table of more than two: the top card, colour and pile, the target; the player's own
+    score (the others' are on their lines), the direction and who plays now and next. The
+    round is on the title line."""
+    v = m.view or {}
+    out = top_card_text(v)
     out.append(f" · target {v.get('target', '–')}", style="dim")
     out.append("\n  ")
     scores = v.get("scores") or []
@@ -403,14 +410,7 @@ def table_text(m: PlayModel) -> Text:
     if is_big_table(m):
         return big_table_text(m)
     v = m.view or {}
-    out = Text("  top ")
-    top = v.get("top")
-    out.append_text(card_text(str(top)) if top else Text("–", style="dim"))
-    color = v.get("color")
-    if color:
-        out.append(" · colour ")
-        out.append(str(color), style=COLOUR_WORD_STYLES.get(str(color), ""))
-    out.append(f" · draw pile {v.get('draw_pile', '–')}")
+    out = top_card_text(v)
     draft = v.get("draft_pile") or []
     if draft:
         out.append(" · draft pile ")
