@@ -432,6 +432,12 @@ def reading(r: Results) -> str:
     )
     if r.rlcard is not None and r.rlcard.per_second:
         text += f" The 2× bar means {1e6 / r.rlcard.per_second / ACTIONS_BAR:,.1f} µs per whole action here."
+    if r.table.rounds and r.table_ratio is not None:
+        text += (
+            f" At a `classic` table of {TABLE_SEATS} an engine-core action runs at {r.table_ratio:.2f}× "
+            f"RLCard's {TABLE_SEATS}-player game (about {1e6 / r.table.per_second:,.1f} µs an action, a round "
+            f"{r.table.actions / r.table.rounds:,.0f} actions)."
+        )
     return text
 
 
