@@ -59,7 +59,9 @@ def _set_at(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
 
 def _close_others(uno_open: tuple[bool, ...], seat: int) -> tuple[bool, ...] | None:
     """D14/D22: ``seat`` begins a turn, so every other seat's UNO window closes (None: none was open)."""
-    if not any(open_ and i != seat for i, open_ in enumerate(uno_open)):
+    # Speed: almost every command finds no window open; one ``in`` test settles it (the generator
+    # below on every turn-opening command cost ~5% of two-seat self-play, docs/BENCHMARKS.md).
+    if True not in uno_open or not any(open_ and i != seat for i, open_ in enumerate(uno_open)):
         return None
     return tuple(open_ and i == seat for i, open_ in enumerate(uno_open))
 

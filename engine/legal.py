@@ -76,6 +76,6 @@ def legal_actions(state: MatchState, seat: int) -> list[SeatAction]:
             out.append(DRAW)
         if pass_:
             out.append(PASS)
-    if any(state.uno_open):  # D14, D22: open to every seat at the table
+    if True in state.uno_open:  # D14, D22: open to every seat at the table
         out.append(SAY_UNO)
     return out
