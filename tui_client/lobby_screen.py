@@ -423,7 +423,9 @@ class LobbyScreen(MinimumSize, Screen[None]):
             options.add_options([Option(self._entry_text(e), id=e.option_id) for e in self.entries])
         else:
             options.add_option(
-                Option(Text("no matches yet: press g to play the greedy bot", style="dim"), disabled=True)
+                Option(
+                    Text("no matches yet: g plays the greedy bot, c makes a classic table", style="dim"), disabled=True
+                )
             )
         options.add_options([Option(line.text, id=line.option_id) for line in self.open_lines])
         options.add_options([Option(line.text, id=line.option_id) for line in self.tournament_lines])
