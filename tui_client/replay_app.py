@@ -221,9 +221,16 @@ def failure_lines(model: ReplayModel) -> list[str]:
     return lines
 
 
-def screen_for(model: ReplayModel) -> Screen[None]:
+def screen_for(model: ReplayModel, seat: int | None = None) -> Screen[None]:
+    """The scrubber of a verified replay, from the auditor's perspective or, given ``seat``, that
+    seat's (``unoduo replay --seat N``); a failure screen otherwise."""
+    if model.ok and seat is not None and seat not in model.perspectives:
+        return FailureScreen("no such seat", [f"--seat {seat}: this match has seats 0 to {model.seats - 1}"])
     if model.ok:
-        return ScrubberScreen(model)
+        screen = ScrubberScreen(model)
+        if seat is not None:
+            screen.perspective = model.perspectives.index(seat)
+        return screen
     title = f"NOT VERIFIED · {model.source or 'replay'} · match {model.header.get('match')}"
     return FailureScreen(title, failure_lines(model))
 
@@ -255,9 +262,11 @@ class ReplayApp(App[None]):
         match: str | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         freeze_gc: bool = False,
+        seat: int | None = None,
     ) -> None:
         super().__init__()
         self.freeze_gc = freeze_gc
+        self.seat = seat  # the perspective it opens with (None: the auditor's)
         if model is None and (server is None or match is None):
             raise ValueError("a replay needs its text, or a server and a match id")
         self.model = model
@@ -268,7 +277,7 @@ class ReplayApp(App[None]):
 
     def on_mount(self) -> None:
         if self.model is not None:
-            self.push_screen(screen_for(self.model))
+            self.push_screen(screen_for(self.model, self.seat))
             return
         assert self.server is not None and self.match is not None
         self.push_screen(LoadingScreen(replay_url(self.server, self.match)))
@@ -289,7 +298,7 @@ class ReplayApp(App[None]):
             return
         self.model = model
         self.verified = model.ok
-        self.switch_screen(screen_for(model))
+        self.switch_screen(screen_for(model, self.seat))
 
 
 def make_app(
@@ -300,10 +309,12 @@ def make_app(
     match: str | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
     freeze_gc: bool = False,
+    seat: int | None = None,
 ) -> ReplayApp:
     """The scrubber for a replay's ``text`` (ReplayUnreadable if it is not a replay file), or
     for match ``match`` of ``server`` (fetched once the app runs). ``freeze_gc``: once the
-    scrubber is up, ``gc.freeze()`` what it built (the command does; tests need not)."""
+    scrubber is up, ``gc.freeze()`` what it built (the command does; tests need not). ``seat``:
+    open with that seat's perspective instead of the auditor's (``v`` still cycles)."""
     if text is not None:
-        return ReplayApp(ReplayModel(text, source=source), freeze_gc=freeze_gc)
-    return ReplayApp(server=server, match=match, transport=transport, freeze_gc=freeze_gc)
+        return ReplayApp(ReplayModel(text, source=source), freeze_gc=freeze_gc, seat=seat)
+    return ReplayApp(server=server, match=match, transport=transport, freeze_gc=freeze_gc, seat=seat)
