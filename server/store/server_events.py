@@ -34,6 +34,11 @@ class MatchRegistered:
     move_seconds: int | None = None
     creator: str | None = None
 
+    def __post_init__(self) -> None:
+        # One reading of an absent creator, whoever builds the record: a casual match's is seat 0.
+        if self.creator is None and self.tournament is None and self.seats:
+            object.__setattr__(self, "creator", self.seats[0])
+
     def payload(self) -> dict[str, Any]:
         out = {
             "match": self.match,
@@ -62,7 +67,7 @@ class MatchRegistered:
             round=data.get("round"),
             ruleset=data.get("ruleset"),
             move_seconds=data.get("move_seconds"),
-            creator=creator if isinstance(creator, str) else seats[0] if tournament is None else None,
+            creator=creator if isinstance(creator, str) else None,
         )
 
 
