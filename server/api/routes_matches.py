@@ -6,9 +6,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response, StreamingResponse
-from pydantic import BeforeValidator, Field, StrictInt, StrictStr, model_validator
+from pydantic import BeforeValidator, Discriminator, Field, StrictInt, StrictStr, Tag
 
 from engine.jsonfmt import ndjson_line
+from engine.rulesets import MAX_SEATS
 from server.api.bodies import RequestBody
 from server.api.commands import CommandRequest
 from server.deps import CallerDep, MatchServiceDep, PlayerDep
@@ -55,38 +56,62 @@ REPLAY_BODY = {
 OpponentEntry = Annotated[StrictStr, Field(min_length=1, max_length=100)]
 
 
-class CreateMatchRequest(RequestBody):
-    opponent: OpponentEntry | None = Field(
-        default=None, description="a player id or name, or bot:random / bot:greedy (a match of two)"
-    )
-    opponents: list[OpponentEntry] | None = Field(
-        default=None,
-        max_length=100,  # a bound on the work of reading it; the table's own bound (1 to 9) is said by name
-        description="instead of opponent: a table of 2 to 10, 1 to 9 entries (player ids or names, bot:random, "
-        "bot:greedy; a bot entry may come several times, each a bot of its own), seated after you in this order",
-    )
+class _NewMatch(RequestBody):
     ruleset: StrictStr | None = Field(
         default=None,
         description="uno-duo (the default for two), classic-2p, or classic (the default, and the only one, "
         "for a table of three or more)",
     )
-    seat: StrictInt | None = Field(
-        default=None, ge=0, le=9, description="with opponents: your seat (default 0); the opponents fill the others"
-    )
     move_seconds: StrictInt | None = Field(
         default=None, ge=1, le=86_400, description="the per-move limit in seconds (default: the server's, 60)"
     )
 
-    @model_validator(mode="after")
-    def _one_form(self) -> CreateMatchRequest:
-        if (self.opponent is None) == (self.opponents is None):
-            raise ValueError("name the opponent (a match of two) or the opponents (a table), one of the two")
-        if self.seat is not None and self.opponents is None:
-            raise ValueError("seat goes with opponents (a table); with opponent you take seat 0")
-        return self
 
-    def entries(self) -> str | list[str]:
-        return self.opponent if self.opponent is not None else list(self.opponents or [])
+class MatchOfTwoRequest(_NewMatch):
+    """A casual match of two: the caller at seat 0, the opponent at seat 1."""
+
+    opponent: OpponentEntry = Field(description="a player id or name, or bot:random / bot:greedy")
+
+    def entries(self) -> str:
+        return self.opponent
+
+
+class TableRequest(_NewMatch):
+    """A table of 2 to 10: the caller at ``seat``, the opponents in the other seats in order."""
+
+    opponents: list[OpponentEntry] = Field(
+        min_length=1,
+        max_length=MAX_SEATS - 1,  # a table seats 2 to 10 (RULES.md D18)
+        description="1 to 9 entries (player ids or names, bot:random, bot:greedy; a bot entry may come several "
+        "times, each a bot of its own), seated after you in this order",
+    )
+    seat: StrictInt | None = Field(default=None, ge=0, le=9, description="your seat (default 0)")
+
+    def entries(self) -> list[str]:
+        return list(self.opponents)
+
+
+def _one_form(body: object) -> object:
+    """Say in words which of the two shapes a body misses, before pydantic lists both failures."""
+    if isinstance(body, dict):
+        if ("opponent" in body) == ("opponents" in body):
+            raise ValueError("name the opponent (a match of two) or the opponents (a table), one of the two")
+        if "seat" in body and "opponent" in body:
+            raise ValueError("seat goes with opponents (a table); with opponent you take seat 0")
+    return body
+
+
+def _form_of(body: object) -> str:
+    return "table" if isinstance(body, dict) and "opponents" in body else "match"
+
+
+# Two shapes, each closed (no other field): a body naming both opponent and opponents, or seat
+# with opponent, fits neither, and /openapi.json says so (anyOf), so a client can tell beforehand.
+CreateMatchRequest = Annotated[
+    Annotated[MatchOfTwoRequest, Tag("match")] | Annotated[TableRequest, Tag("table")],
+    Discriminator(_form_of),  # errors of the one shape the body is, not of both
+    BeforeValidator(_one_form),
+]
 
 
 class JoinRequest(RequestBody):
@@ -99,7 +124,8 @@ class JoinRequest(RequestBody):
 async def create_match(body: CreateMatchRequest, player: PlayerDep, matches: MatchServiceDep) -> MatchSummaryPublic:
     """A casual match: the caller takes seat 0, the opponent (a player or a house bot) seat 1; or a
     ``classic`` table of 2 to 10 with ``opponents``, the caller at ``seat`` (0 unless it says)."""
-    return await matches.create(player, body.entries(), body.ruleset, body.move_seconds, body.seat)
+    seat = body.seat if isinstance(body, TableRequest) else None
+    return await matches.create(player, body.entries(), body.ruleset, body.move_seconds, seat)
 
 
 @router.post(

@@ -104,6 +104,15 @@ RULE_REFUSALS: list[tuple[set[str], int, str, str, str]] = [
     ),
     ({"POST /api/tournaments"}, 400, "malformed", r"^rules", "rule switches are the ruleset's (docs/RULES.md)"),
     (
+        {"POST /api/matches"},
+        400,
+        "malformed",
+        r"^seat must be 0 to \d+ at a table of|is named twice: a player takes one seat|^you sit at the table already"
+        r"|is played by two: a table of|is a bot that this server does not run",
+        "a table's seats follow from its opponents (the seat within the table, each person once, the caller not"
+        " among them, a two-seat ruleset only for two; docs/API.md Tables of more than two)",
+    ),
+    (
         {"POST /api/tournaments"},
         400,
         "malformed",
@@ -382,7 +391,8 @@ def strict_integer_refusal(body: Any, status: int, text: str) -> str | None:
     if status != 400 or not isinstance(answer, dict) or answer.get("code") != "malformed" or not isinstance(body, dict):
         return None
     for problem in str(answer.get("message")).split("; "):
-        match = re.fullmatch(r"(\w+): Input should be a valid integer", problem)
+        # (a body of several shapes names its shape first: "match.move_seconds", "table.seat")
+        match = re.fullmatch(r"(?:match\.|table\.)?(\w+): Input should be a valid integer", problem)
         value = body.get(match.group(1)) if match else None
         if not (isinstance(value, float) and value.is_integer()):
             return None

@@ -145,8 +145,8 @@ def test_every_refusal_is_a_clear_4xx_and_changes_nothing(client: TestClient) ->
     head = service(client).store.head(MATCHES_STREAM)
     players = service(client).store.head("players")
     bad: list[tuple[dict[str, Any], int, str]] = [
-        ({"opponents": []}, 400, "1 to 9 opponents"),
-        ({"opponents": ["bot:random"] * 10}, 400, "1 to 9 opponents"),
+        ({"opponents": []}, 400, "table.opponents: List should have at least 1 item"),
+        ({"opponents": ["bot:random"] * 10}, 400, "table.opponents: List should have at most 9 items"),
         ({"opponent": "bob", "opponents": ["cy"]}, 400, "one of the two"),
         ({}, 400, "one of the two"),
         ({"opponent": "bob", "seat": 1}, 400, "seat goes with opponents"),
