@@ -419,7 +419,7 @@ class Lobby:
             tracked = self.tracked.get(match_id)
             if tracked is None:
                 return True
-            if stored.type == EventType.ROUND_STARTED and stored.data.get("round") == 1:
+            if starts_play(stored):
                 self._send(tracked.seats, _match(match_id, LIVE, tracked.tournament, tracked.round))
             elif stored.type == EventType.MATCH_ENDED:
                 self._send(tracked.seats, _match(match_id, FINISHED, tracked.tournament, tracked.round))
@@ -427,6 +427,12 @@ class Lobby:
             return False
 
         return handle
+
+
+def starts_play(stored: StoredEvent) -> bool:
+    """The event that makes a match live: round 1's first start (a classic Wild starter starts
+    round 1 again, ``restart`` 1, 2, …, and that is no news)."""
+    return stored.type == EventType.ROUND_STARTED and stored.data.get("round") == 1 and not stored.data.get("restart")
 
 
 def _match(

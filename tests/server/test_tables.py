@@ -19,8 +19,10 @@ from engine.replay import parse_replay
 from engine.sealing import SPECTATOR, Viewer, may_open, opening_problem
 from engine.verify import verify_replay
 from server.app import make_app
+from server.services.lobby import starts_play
 from server.services.matches import MatchService
 from server.settings import Settings
+from server.store.records import StoredEvent
 from server.store.streams import MATCHES_STREAM
 from tests.server.conftest import DIRECTOR_TOKEN, app_client
 from tests.server.helpers import check_seat_response, ok, register, shedding, with_color
@@ -127,6 +129,8 @@ def test_a_table_of_five_seats_everyone_starts_when_all_joined_and_plays_to_the_
         check_ndjson_while_live(client, match_id, {0: bob_h, 1: ada_h})
 
         final = play_seats(client, match_id, {0: bob_h, 1: ada_h}, random.Random(21))
+        # The next news of this match is its end: "live" is said once, even when a Wild starter
+        # starts round 1 again (classic, D19), which it said twice before.
         assert until(bob_lobby, lambda m: m["type"] == "match")[0]["status"] == "finished"
     summary = ok(client.get(f"/api/matches/{match_id}"))["match"]
     assert summary["status"] == "finished" and len(summary["scores"]) == 5
@@ -270,3 +274,16 @@ def test_a_table_holds_nothing_live_until_every_seat_joined_and_expires_unstarte
         assert listed[idle] == "annulled"
     refused = client.post(f"/api/matches/{idle}/join", headers=cy_h, json={})
     assert refused.status_code == 409 and "expired" in refused.json()["message"]
+
+
+def test_a_restarted_round_one_is_not_a_second_start() -> None:
+    """A classic Wild starter starts round 1 again (D19, ``restart`` 1): the lobby says "live"
+    once, on the first start only (it said it again for each restart)."""
+
+    def started(round_number: int, restart: int) -> StoredEvent:
+        data = {"round": round_number, "player1": 0, "restart": restart}
+        return StoredEvent(1, "match-m_1", 5, "round_started", data, {}, "", "", "", {})
+
+    assert starts_play(started(1, 0))
+    assert not starts_play(started(1, 1)) and not starts_play(started(1, 2))
+    assert not starts_play(started(2, 0))
