@@ -95,6 +95,7 @@ BOT_PREFIX: Final = "bot:"
 RACE_RETRIES: Final = 50
 RETRY_SECONDS: Final = 1.0  # background work that found the database away tries again after this (doubling)
 MAX_RETRY_SECONDS: Final = 10.0
+MAX_FAILURES: Final = 5  # background work failing for another reason than the database is tried this often
 
 
 class TournamentNotFound(NotFound):
@@ -462,6 +463,7 @@ class TournamentService:
         """Background work (nobody waits for it, nothing else would do it): while the database is
         away, try again, less and less often, until it is back or the server stops."""
         delay = RETRY_SECONDS
+        failures = 0
         while True:
             try:
                 await work()
@@ -470,8 +472,17 @@ class TournamentService:
                 if self._stopping:
                     return
                 log.warning("%s: the database is unavailable (%s); trying again in %.0f s", what, exc, delay)
-                await asyncio.sleep(delay)
-                delay = min(2 * delay, MAX_RETRY_SECONDS)
+            except Exception:
+                # Anything else would end the task unseen and leave, say, a result unrecorded
+                # (a round that never opens): said in the log, and tried again a few times
+                # (the work is idempotent by its command ids).
+                failures += 1
+                if self._stopping or failures > MAX_FAILURES:
+                    log.exception("%s: failed %d times; given up", what, failures)
+                    return
+                log.exception("%s: failed; trying again in %.0f s", what, delay)
+            await asyncio.sleep(delay)
+            delay = min(2 * delay, MAX_RETRY_SECONDS)
 
     def _spawn(self, coroutine: Awaitable[Any]) -> None:
         if self._stopping:
