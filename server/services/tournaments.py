@@ -461,7 +461,8 @@ class TournamentService:
 
     async def _retrying(self, work: Callable[[], Awaitable[None]], what: str) -> None:
         """Background work (nobody waits for it, nothing else would do it): while the database is
-        away, try again, less and less often, until it is back or the server stops."""
+        away, try again, less and less often, until it is back or the server stops; any other
+        failure is logged and tried again at most :data:`MAX_FAILURES` times."""
         delay = RETRY_SECONDS
         failures = 0
         while True:

@@ -63,8 +63,13 @@ def meetings(schedule: Sequence[Sequence[Sequence[str]]]) -> Counter[frozenset[s
     met: Counter[frozenset[str]] = Counter()
     for tables in schedule:
         for table in tables:
-            met.update(frozenset(pair) for pair in itertools.combinations(table, 2))
+            met.update(_pairs(table))
     return met
+
+
+def _pairs(table: Sequence[str]) -> list[frozenset[str]]:
+    """Every two players of one table."""
+    return [frozenset(pair) for pair in itertools.combinations(table, 2)]
 
 
 def repeat_meetings(schedule: Sequence[Sequence[Sequence[str]]]) -> int:
@@ -132,7 +137,7 @@ def _searched(ids: list[str], sizes: list[int], rounds: int) -> list[Round]:
         tables = _greedy_round(ids, sizes, met, rng)
         tables = _improve(tables, met, rng)
         for table in tables:
-            met.update(frozenset(pair) for pair in itertools.combinations(table, 2))
+            met.update(_pairs(table))
         schedule.append([tuple(t) for t in tables])
     return schedule
 
