@@ -5,7 +5,7 @@ is the lobby's and the table's button (it never takes the focus)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -254,8 +254,13 @@ MIN_NAME = 4  # a name is cut to no fewer columns than this (with "…")
 DEALER_STYLE = "bold #4dd0e1"
 
 
-def count_words(row: SeatRow) -> str:
-    return "left" if row.departed else f"{row.count} card{'s' if row.count != 1 else ''}"
+def count_words(row: SeatRow, short: bool = False) -> str:
+    """``7 cards`` (``7c`` where room is short), or ``left`` for a seat that left."""
+    if row.departed:
+        return "left"
+    if short:
+        return f"{row.count}c"
+    return f"{row.count} card{'s' if row.count != 1 else ''}"
 
 
 def flag_words(row: SeatRow) -> list[tuple[str, str]]:
@@ -271,7 +276,8 @@ def flag_words(row: SeatRow) -> list[tuple[str, str]]:
 @dataclass(frozen=True)
 class SeatGrid:
     """How the opponents panel lays its lines out: ``columns`` side by side, names cut to
-    ``name`` columns, the score with or without ``pts``, the marks (``flags`` columns) last."""
+    ``name`` columns, the score with or without ``pts``, the count as ``7 cards`` or ``7c``
+    (``short``), the marks (``flags`` columns) last."""
 
     columns: int
     rows: int
@@ -280,35 +286,58 @@ class SeatGrid:
     score: int
     flags: int
     units: bool
+    short: bool = False
 
     @property
     def cell(self) -> int:
         return 2 + self.name + 1 + self.count + 1 + self.score + (1 + self.flags if self.flags else 0)
 
 
+SPARE_LINES = 2  # how many lines past its room the panel may take to keep every name whole
+
+
 def seat_grid(rows: list[SeatRow], width: int, max_rows: int) -> SeatGrid:
     """The layout of ``rows`` in ``width`` columns: one line per seat, in as many columns as it
-    takes to stay within ``max_rows`` lines (and as the width allows); ``pts`` goes first, then
-    a name longer than its room is cut with ``…`` (never below :data:`MIN_NAME`)."""
-    count = max((len(count_words(r)) for r in rows), default=0)
+    takes to stay within ``max_rows`` lines (and as the width allows). Room is won first by
+    dropping ``pts``, then by writing ``7c`` for ``7 cards``, then by one column fewer (up to
+    :data:`SPARE_LINES` lines past ``max_rows``); only then is a name cut with ``…`` (never
+    below :data:`MIN_NAME`): a name stays whole whoever deals."""
     flags = max((sum(len(w) + 1 for w, _ in flag_words(r)) - 1 for r in rows), default=0)
     flags = max(0, flags)
     name = max((len(r.name) for r in rows), default=0)
     points = max((len(str(r.score)) for r in rows), default=1)
+
+    def layouts(columns: int) -> list[SeatGrid]:
+        lines = -(-len(rows) // columns)
+        return [
+            SeatGrid(
+                columns,
+                lines,
+                name,
+                max((len(count_words(r, short)) for r in rows), default=0),
+                points + (4 if units else 0),
+                flags,
+                units,
+                short,
+            )
+            for units, short in ((True, False), (False, False), (False, True))
+        ]
+
     wanted = max(1, -(-len(rows) // max(1, max_rows)))
     for columns in range(wanted, 0, -1):
         room = (width - len(SEAT_GAP) * (columns - 1)) // columns
-        lines = -(-len(rows) // columns)
-        for units in (True, False):
-            grid = SeatGrid(columns, lines, name, count, points + (4 if units else 0), flags, units)
-            spare = room - grid.cell
-            if spare >= 0:
+        for grid in layouts(columns):
+            if grid.cell <= room:
                 return grid
-            if units:
-                continue
-            if name + spare >= min(name, MIN_NAME):
-                return SeatGrid(columns, lines, name + spare, count, grid.score, flags, units)
-    return SeatGrid(1, len(rows), max(MIN_NAME, min(name, width - 24)), count, points, flags, False)
+        tightest = layouts(columns)[-1]
+        fewer = -(-len(rows) // (columns - 1)) if columns > 1 else None
+        if fewer is None or fewer > max_rows + SPARE_LINES:
+            cut = name + room - tightest.cell
+            if cut >= min(name, MIN_NAME):
+                return replace(tightest, name=cut)
+    return SeatGrid(
+        1, len(rows), max(MIN_NAME, min(name, width - 24)), layouts(1)[-1].count, points, flags, False, True
+    )
 
 
 def _cut(name: str, room: int) -> str:
@@ -323,7 +352,7 @@ def seat_cell(row: SeatRow, grid: SeatGrid) -> Text:
     name = _cut(row.name, grid.name)
     out.append(name, style=name_style)
     out.append(" " * (grid.name - len(name)) + " ")
-    out.append(count_words(row).ljust(grid.count), style="dim" if row.departed else BACK_STYLE)
+    out.append(count_words(row, grid.short).ljust(grid.count), style="dim" if row.departed else BACK_STYLE)
     out.append(" ")
     out.append(f"{row.score}{' pts' if grid.units else ''}".rjust(grid.score), style="dim" if row.departed else "")
     for word, style in flag_words(row):

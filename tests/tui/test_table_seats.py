@@ -8,6 +8,7 @@ client's minimum. On the fixed rounds of ``tests/tui/tables.py``; snapshots
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from tui_client import play_model
 from tui_client.lobby_model import lobby_entries
 from tui_client.play_app import PlayApp, make_play_app
 from tui_client.play_model import PlayModel
-from tui_client.play_widgets import PlayLog, opponents_text, seat_grid, table_text, title_text, turn_words
+from tui_client.play_widgets import SPARE_LINES, PlayLog, opponents_text, seat_grid, table_text, title_text, turn_words
 from tui_client.seating import around, next_seat, seat_rows
 from tui_client.signin_screen import SignInScreen
 from tui_client.table_screen import PlayScreen
@@ -109,6 +110,22 @@ def test_the_panel_fits_every_table_size(seats: int, width: int, height: int) ->
         assert grid.rows <= room
     m = played(10)
     assert all(len(line) <= width for line in opponents_text(m, width, room).plain.splitlines())
+
+
+@pytest.mark.parametrize("dealer", [None, 3])
+def test_names_stay_whole_at_60_columns_whoever_deals(dealer: int | None) -> None:
+    """Nine opponents named ``greedy-1`` … at 60 columns: the count becomes ``7c`` or a column
+    goes before a name is cut, with or without an opponent's ``dealer`` mark (CI once saw
+    ``greed…`` when the player dealt)."""
+    names = [f"greedy-{n}" for n in range(1, 10)]
+    rows = [
+        replace(r, name=names[i], dealer=(i == dealer))
+        for i, r in enumerate(seat_rows(played(10).view, seat_names(10), 0))
+    ]
+    grid = seat_grid(rows, 60, 3)
+    assert grid.name == len("greedy-1")
+    assert grid.rows <= 3 + SPARE_LINES
+    assert grid.cell * grid.columns + 2 * (grid.columns - 1) <= 60
 
 
 def test_two_seat_words_are_as_before() -> None:
