@@ -376,7 +376,8 @@ def _blocked(state: MatchState) -> bool:
 
 
 def _score_round(batch: _Batch, winner: int | None, blocked: bool) -> None:
-    """D15/D16/D17: score the round, then end the match or start the next round."""
+    """D15/D16/D17: score the round, then end the match (the target, or the round limit) or start
+    the next round."""
     state = batch.state
     if state.seats > 2:
         _score_table_round(batch, winner, blocked)
@@ -402,10 +403,41 @@ def _score_round(batch: _Batch, winner: int | None, blocked: bool) -> None:
     if blocked:
         record["hands"] = [batch.codes(state.hands[0]), batch.codes(state.hands[1])]
     batch.emit(EventType.ROUND_ENDED, record)
+    lowest_wins = ruleset.scoring is Scoring.LOSER_SCORES
+    match_winner = None
     if scorer is not None and scores[scorer] >= ruleset.target:
-        _end_match(batch, (1 - scorer) if ruleset.scoring is Scoring.LOSER_SCORES else scorer, scores)
-        return
-    _next_round(batch)
+        match_winner = (1 - scorer) if lowest_wins else scorer
+    _after_round(batch, match_winner, scores, lowest_wins)
+
+
+def _after_round(batch: _Batch, winner: int | None, scores: list[int], lowest_wins: bool) -> None:
+    """End the match with ``winner`` (the target decided it), or with the round limit's winner,
+    or start the next round."""
+    if winner is None:
+        winner = _round_limit_winner(batch.state, scores, lowest_wins)
+    if winner is None:
+        _next_round(batch)
+    else:
+        _end_match(batch, winner, scores)
+
+
+def _round_limit_winner(state: MatchState, scores: list[int], lowest_wins: bool) -> int | None:
+    """The seat the round limit makes the winner now, or None (no limit, not reached, or a tie).
+
+    Project ruling over RULES.md D23 (issue 22, a table tournament's round limit): when round
+    ``round_limit`` (or any later round) ends, scored as usual, and no seat has reached the
+    target, the match ends and the single best total of the seats still at the table wins: the
+    lowest where reaching the target loses (``loser_scores``), else the highest. The places then
+    follow the totals (``places_of``; equal totals share a place). While the best total is
+    shared the match plays on, one round at a time, until a round ends with a single best.
+    """
+    limit = state.ruleset.round_limit
+    if not limit or state.round < limit:
+        return None
+    staying = active_seats(state)
+    best = (min if lowest_wins else max)(scores[seat] for seat in staying)
+    leaders = [seat for seat in staying if scores[seat] == best]
+    return leaders[0] if len(leaders) == 1 else None
 
 
 def _next_round(batch: _Batch) -> None:
@@ -417,7 +449,8 @@ def _next_round(batch: _Batch) -> None:
 
 def _score_table_round(batch: _Batch, winner: int | None, blocked: bool) -> None:
     """D23/D24 at a table of 3+: the winner scores every other hand (a departed seat's too, set
-    aside for the round); every hand is shown; the first total to reach the target wins."""
+    aside for the round); every hand is shown; the first total to reach the target wins (or
+    the round limit ends the match: :func:`_round_limit_winner`)."""
     state = batch.state
     scores = list(state.scores)
     points = 0
@@ -435,10 +468,8 @@ def _score_table_round(batch: _Batch, winner: int | None, blocked: bool) -> None
         hands=[batch.codes(hand) for hand in state.hands],
     )
     batch.emit(EventType.ROUND_ENDED, record)
-    if winner is not None and scores[winner] >= state.ruleset.target:
-        _end_match(batch, winner, scores)
-        return
-    _next_round(batch)
+    reached = winner is not None and scores[winner] >= state.ruleset.target
+    _after_round(batch, winner if reached else None, scores, lowest_wins=False)  # D23: the winner scores
 
 
 def places_of(winner: int, scores: list[int], departures: tuple[int, ...]) -> list[int]:

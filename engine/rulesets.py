@@ -81,6 +81,14 @@ class Ruleset:
     hand_size: int = 7
     failed_challenge_draw: int = 6
     draw: DrawRule = DrawRule.ONE
+    # Issue 22, a table tournament's "round limit the director sets": 0 is none. A project
+    # ruling over RULES.md D23 (the target still ends a match first): once round ``round_limit``
+    # has ended and been scored with nobody at the target, the match ends and the best total
+    # wins (the highest where the winner scores; the lowest under ``loser_scores``, where
+    # reaching the target loses); the places follow the totals as D23 says (equal totals share a
+    # place). While two or more seats share the best total, one more round is played at a time,
+    # until a round ends with a single best total. Decided by ``engine.decide._after_round``.
+    round_limit: int = 0
 
     @property
     def wild_count(self) -> int:
@@ -129,6 +137,8 @@ def _fields_of(ruleset: Ruleset) -> dict[str, Any]:
         # Added with the classic tables: left out at its default, so a two-seat match records
         # (and hashes) the same ruleset as before it existed; from_dict fills it back in.
         del fields_["draw"]
+    if not ruleset.round_limit:
+        del fields_["round_limit"]  # the same: added with table tournaments (issue 22)
     return fields_
 
 
@@ -145,6 +155,7 @@ def _explain(exc: ValidationError) -> str:
 # {"wild_points": 10**30} were taken and its first scored round could never be stored.
 MAX_TARGET = 100_000
 MAX_CARD_POINTS = 1_000
+MAX_ROUND_LIMIT = 100  # a tournament table's round limit (issue 22)
 
 
 def _check_limits(ruleset: Ruleset) -> None:
@@ -156,6 +167,8 @@ def _check_limits(ruleset: Ruleset) -> None:
         raise ValueError("hand_size must be between 1 and 20")
     if not 1 <= ruleset.target <= MAX_TARGET:
         raise ValueError(f"target must be between 1 and {MAX_TARGET}")
+    if not 0 <= ruleset.round_limit <= MAX_ROUND_LIMIT:
+        raise ValueError(f"round_limit must be 0 (no limit) or between 1 and {MAX_ROUND_LIMIT}")
     for name in ("action_points", "wild_points", "wild_draw_four_points"):
         if getattr(ruleset, name) > MAX_CARD_POINTS:
             raise ValueError(f"{name} must be at most {MAX_CARD_POINTS}")

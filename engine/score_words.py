@@ -25,14 +25,15 @@ LOSER_SCORES = "loser_scores"
 
 def rule_words(ruleset: Mapping[str, Any] | None) -> str:
     """How a match under ``ruleset`` (its dict) is won: ``lowest total wins`` or ``first to 500
-    wins``; "" when the ruleset (or its scoring) is not known, rather than a guess."""
+    wins``, with ``; round limit 3`` where a round limit can end it (engine.rulesets, issue 22);
+    "" when the ruleset (or its scoring) is not known, rather than a guess."""
     rules = ruleset or {}
     scoring = rules.get("scoring")
     if scoring is None:
         return ""
-    if scoring == LOSER_SCORES:
-        return "lowest total wins"
-    return f"first to {rules.get('target')} wins"
+    words = "lowest total wins" if scoring == LOSER_SCORES else f"first to {rules.get('target')} wins"
+    limit = rules.get("round_limit")
+    return f"{words}; round limit {limit}" if limit else words
 
 
 def totals_words(scores: Sequence[int], winner: int) -> str:
