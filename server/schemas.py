@@ -135,13 +135,18 @@ class TournamentResult(BaseModel):
     forfeit: bool = Field(description="a forfeit: a win and a loss, with no points")
     reason: str = Field(description="played, or the forfeit's: timeouts, join_deadline, withdrawal, ruling, no_show")
     match: str | None = Field(description="the match that decided it; null when none was played")
+    places: list[int] | None = Field(
+        default=None, description="a table's: each seat's final place (1 first; equal totals share one), in seat order"
+    )
 
 
 class PairingPublic(BaseModel):
-    """One pairing of the schedule (``slot`` = "round.board"); ``white`` is seat 0, the first drafter."""
+    """One pairing (or, in a tables tournament, one table) of the schedule (``slot`` =
+    "round.board"); ``seats[0]`` (``white``) is the first drafter, or a table's first dealer."""
 
     slot: str
     board: int
+    seats: list[PlayerPublic] = Field(default_factory=list, description="every seat's player, in seat order")
     white: PlayerPublic
     black: PlayerPublic
     status: Literal["pending", "live", "decided", "cancelled"] = Field(
@@ -158,6 +163,9 @@ class RoundPublic(BaseModel):
     matches: list[MatchSummaryPublic] = Field(description="the round's matches (seats[0] is white)")
     bye: str | None = Field(description="the player who sits this round out (an odd field)")
     pairings: list[PairingPublic]
+    starts_at: str | None = Field(
+        default=None, description="the start time the director gave the round (it opens no earlier); null: none"
+    )
 
 
 class StandingPublic(BaseModel):
@@ -172,8 +180,15 @@ class StandingPublic(BaseModel):
     points_for: int = Field(description="the player's own final totals over matches played (not forfeits)")
     points_against: int = Field(description="the opponents' totals in those matches")
     withdrawn: bool
+    score: int = Field(
+        default=0,
+        description="what ranks first: match wins (round_robin), the Swiss score (a win or a bye: 1), "
+        "placement points (tables)",
+    )
     tiebreaks: dict[str, int] = Field(
-        description="match_wins, head_to_head, sonneborn_berger, points_difference, points_conceded, lot"
+        description="the format's chain, in order: round_robin match_wins, head_to_head, sonneborn_berger, "
+        "points_difference, points_conceded, lot; swiss score, buchholz, sonneborn_berger, match_wins, "
+        "points_difference, points_conceded, lot; tables placement_points, match_points, firsts, lot"
     )
     decided_by: str | None = Field(description="the tie-break that puts this row above the next; null for the last")
 
@@ -211,6 +226,12 @@ class TournamentPublic(BaseModel):
     open: bool = Field(default=False, description="players enter (and leave) themselves until the start")
     ruleset: str
     rules: dict[str, Any] = Field(description="the complete ruleset in force")
+    format: Literal["round_robin", "swiss", "tables"] = "round_robin"
+    rounds_planned: int = Field(default=0, description="how many rounds it has (a Swiss pairs each when it opens)")
+    table_size: int | None = Field(default=None, description="tables: the preferred size of a table")
+    placement_points: list[int] = Field(
+        default_factory=list, description="tables: the points for 1st, 2nd, … at a table (past the end: 0)"
+    )
     double: bool
     move_seconds: int
     join_seconds: int
@@ -230,6 +251,7 @@ class TournamentListed(BaseModel):
     players: int
     rounds: int
     opened: int = Field(description="rounds opened so far")
+    format: Literal["round_robin", "swiss", "tables"] = "round_robin"
     open: bool = Field(default=False, description="players may enter themselves until the start")
     entries: int = Field(default=0, description="players entered so far (the same count as players)")
     entered: bool | None = Field(
@@ -245,6 +267,8 @@ class NextMatch(BaseModel):
     opponent: str = Field(description="a player id")
     opponent_name: str = Field(default="", description="the opponent's name")
     white: bool = Field(description="whether the player is white (seat 0, first drafter) in it")
+    opponents: list[str] = Field(default_factory=list, description="every other seat's player id (a table: 2-9)")
+    starts_at: str | None = Field(default=None, description="the round's start time, if the director gave one")
     match: str | None = Field(default=None, description="the match to join, once its round is open; else null")
     join_deadline: str | None = Field(
         default=None,

@@ -6,7 +6,8 @@ import asyncio
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query
-from pydantic import Field, StrictBool, StrictInt, StrictStr, field_validator
+from fastapi.responses import PlainTextResponse
+from pydantic import AwareDatetime, Field, StrictBool, StrictInt, StrictStr, field_validator
 
 from server.api.bodies import RequestBody
 from server.api.routes_matches import BEARER_OPTIONAL, EventSeq, MatchId
@@ -41,6 +42,24 @@ class CreateTournamentRequest(RequestBody):
     move_seconds: StrictInt = Field(default=60, ge=1, le=86_400, description="the move clock of every match")
     join_seconds: StrictInt = Field(
         default=300, ge=1, le=7 * 86_400, description="after a round opens, how long a seat has to join its match"
+    )
+    format: Literal["round_robin", "swiss", "tables"] = Field(
+        default="round_robin",
+        description="round_robin (the Berger table), swiss (two seats, paired round by round: FIDE Dutch) or "
+        "tables (classic at tables of 3-10)",
+    )
+    rounds: StrictInt | None = Field(default=None, ge=1, le=30, description="swiss and tables: how many rounds")
+    table_size: StrictInt | None = Field(default=None, ge=3, le=10, description="tables: the preferred table size")
+    placement_points: list[Annotated[StrictInt, Field(ge=0, le=1000)]] | None = Field(
+        default=None,
+        max_length=10,
+        description="tables: the points for 1st, 2nd, … place at a table (default: k-1 down to 0 for tables of k)",
+    )
+    round_starts: list[AwareDatetime] = Field(
+        default_factory=list,
+        max_length=30,
+        description="each round's start time (ISO 8601 with its offset), round 1 first: a round opens no earlier; "
+        "its join deadline counts from its opening",
     )
 
     @field_validator("name")
@@ -85,7 +104,7 @@ class RulingRequest(RequestBody):
     note: StrictStr = Field(min_length=1, max_length=NOTE_LEN)
     seat: StrictInt | None = Field(default=None, ge=0, le=1, description="award: the seat the match goes to (0 or 1)")
     rule: StrictStr | None = Field(
-        default=None, pattern=r"^D([1-9]|1[0-7])$", description="a ruling of RULES.md cited: D1 … D17"
+        default=None, pattern=r"^D([1-9]|1[0-9]|2[0-4])$", description="a ruling of RULES.md cited: D1 … D24"
     )
 
     @field_validator("note")
@@ -115,7 +134,8 @@ def _views(service: TournamentServiceDep) -> TournamentViews:
 async def create_tournament(
     body: CreateTournamentRequest, _director: DirectorDep, tournaments: TournamentServiceDep
 ) -> TournamentPublic:
-    """A round-robin: pairing numbers follow ``players``; each ``bot:NAME`` becomes a bot player of its own."""
+    """A tournament of one format (round_robin, swiss, tables): pairing numbers follow ``players``;
+    each ``bot:NAME`` becomes a bot player of its own."""
     request = NewTournament(
         name=body.name,
         players=list(body.players),
@@ -125,6 +145,11 @@ async def create_tournament(
         move_seconds=body.move_seconds,
         join_seconds=body.join_seconds,
         open=body.open,
+        format=body.format,
+        rounds=body.rounds,
+        table_size=body.table_size,
+        placement_points=body.placement_points,
+        round_starts=list(body.round_starts),
     )
     t = await tournaments.create(request)
     return await asyncio.to_thread(_views(tournaments).public, t)
@@ -143,6 +168,22 @@ async def list_tournaments(caller: CallerDep, tournaments: TournamentServiceDep)
     return [TournamentViews.listed(t, player) for t in await tournaments.all()]
 
 
+@router.get(
+    "/tournaments/{tournament_id}/trf",
+    response_class=PlainTextResponse,
+    responses={**error_responses(400, 401, 404, 409, 503), 200: {"content": {"text/plain": {}}}},
+    openapi_extra=BEARER_OPTIONAL,
+)
+async def tournament_trf(
+    tournament_id: TournamentId, _caller: CallerDep, tournaments: TournamentServiceDep
+) -> PlainTextResponse:
+    """The tournament as a FIDE TRF-16 report (a round robin's or a Swiss's; start ranks follow the
+    pairing numbers), for a pairing program or a federation's rating officer; 409 for a tables one."""
+    t = await tournaments.get(tournament_id)
+    text = await asyncio.to_thread(_views(tournaments).trf, t)
+    return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
+
+
 @router.post(
     "/tournaments/{tournament_id}/start",
     response_model=TournamentPublic,
@@ -151,7 +192,8 @@ async def list_tournaments(caller: CallerDep, tournaments: TournamentServiceDep)
 async def start_tournament(
     tournament_id: TournamentId, _director: DirectorDep, tournaments: TournamentServiceDep
 ) -> TournamentPublic:
-    """Fix the schedule (the Berger tables) and open round 1."""
+    """Fix the schedule (a round robin's Berger table, a tables tournament's seating; a Swiss pairs
+    each round when it opens) and open round 1 (at its start time, if it has one)."""
     t = await tournaments.start(tournament_id)
     return await asyncio.to_thread(_views(tournaments).public, t)
 

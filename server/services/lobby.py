@@ -346,14 +346,14 @@ class Lobby:
                 self._pairing(t, key, match_id, shown)
         elif isinstance(event, MatchReplayed):
             slot = t.slots[event.slot]
-            self._send((slot.white, slot.black), _match(event.old, ANNULLED, t.id, slot.round, replaced_by=event.new))
+            self._send(slot.seats, _match(event.old, ANNULLED, t.id, slot.round, replaced_by=event.new))
             deadline = t.join_deadline(slot.round)  # a replay keeps its round's deadline, if it is still to come
             in_time = deadline is not None and deadline > parse_at(stored.at)
             self._pairing(t, event.slot, event.new, format_at(deadline) if deadline is not None and in_time else None)
         elif isinstance(event, DisputeRuled):
             dispute = t.disputes[event.dispute]
             disputed = t.slots.get(dispute.slot)
-            seated = (disputed.white, disputed.black) if disputed is not None else ()
+            seated = disputed.seats if disputed is not None else ()
             self._send(
                 (dispute.player, *seated),
                 {
@@ -369,18 +369,19 @@ class Lobby:
             )
         elif isinstance(event, ResultRecorded) and event.reason == "no_show" and event.match is not None:
             slot = t.slots[event.slot]
-            self._send((slot.white, slot.black), _match(event.match, ANNULLED, t.id, slot.round))
+            self._send(slot.seats, _match(event.match, ANNULLED, t.id, slot.round))
         elif isinstance(event, PlayerWithdrew) and event.annulled:
             # Their matches still being played are annulled next (``TournamentService.withdraw``).
             for slot in t.scheduled_of(event.player):
                 if slot.match is not None and slot.result is None and slot.round <= t.opened:
-                    self._send((slot.white, slot.black), _match(slot.match, ANNULLED, t.id, slot.round))
+                    self._send(slot.seats, _match(slot.match, ANNULLED, t.id, slot.round))
 
     def _pairing(self, t: Tournament, key: str, match_id: str, deadline: str | None) -> None:
         slot = t.slots[key]
 
         def message(player: str) -> Message:
-            opponent = slot.black if player == slot.white else slot.white
+            others = slot.others(player)
+            opponent = others[0]
             found = self.matches.player(opponent)
             return {
                 "type": "pairing",
@@ -391,10 +392,11 @@ class Lobby:
                 "join_deadline": deadline,
                 "opponent": found.model_dump() if found is not None else {"id": opponent, "name": opponent},
                 "white": player == slot.white,
+                "seats": len(slot.seats),
             }
 
-        if self._wanted((slot.white, slot.black)):
-            self._send((slot.white, slot.black), message)
+        if self._wanted(slot.seats):
+            self._send(slot.seats, message)
 
     # ------------------------------------------------------------ matches of connected players
 

@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import functools
 import logging
 import re
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Final, cast
 
 from engine.bots import UnknownBotError, normalize_bot_name
 from engine.errors import shown
 from engine.events import Event, EventType
-from engine.rulesets import RULESETS, Ruleset, RulesetError
+from engine.rulesets import RULESETS, Ruleset, RulesetError, seats_allowed
 from engine.shuffle import commitment_of
 from engine.state import Phase
 from server.names import name_key
@@ -70,27 +72,41 @@ from server.tournaments.model import (
     Dispute,
     DisputeOpened,
     DisputeRuled,
+    Format,
     MatchReplayed,
     PlayerEntered,
     PlayerLeft,
     PlayerWithdrew,
     ResultRecorded,
     RoundOpened,
+    RoundPaired,
     Slot,
     Tournament,
     TournamentCreated,
     TournamentEvent,
     TournamentFinished,
     TournamentStarted,
+    evolve,
     fold,
     tournament_stream,
 )
-from server.tournaments.schedule import round_robin
+from server.tournaments.formats import (
+    FormatError,
+    FormatRequest,
+    check_request,
+    check_start,
+    pair_next,
+    schedule_at_start,
+    swiss_history,
+)
+from server.tournaments.standings import StandingRow
+from server.tournaments.swiss import SwissError
+from server.tournaments.trf import trf_text
 
 log = logging.getLogger(__name__)
 
 MAX_PLAYERS: Final = 64
-RULE_RE: Final = re.compile(r"D([1-9]|1[0-7])")  # RULES.md's rulings D1…D17
+RULE_RE: Final = re.compile(r"D([1-9]|1[0-9]|2[0-4])")  # RULES.md's rulings D1…D24
 BOT_PREFIX: Final = "bot:"
 RACE_RETRIES: Final = 50
 RETRY_SECONDS: Final = 1.0  # background work that found the database away tries again after this (doubling)
@@ -143,6 +159,11 @@ class NewTournament:
     move_seconds: int
     join_seconds: int
     open: bool = False
+    format: str = Format.ROUND_ROBIN.value
+    rounds: int | None = None  # swiss and tables
+    table_size: int | None = None  # tables
+    placement_points: list[int] | None = None  # tables (default: k-1 … 0 for tables of k)
+    round_starts: list[datetime] = field(default_factory=list)  # each round's start time, round 1 first
 
 
 def new_tournament_id() -> str:
@@ -217,9 +238,28 @@ class TournamentService:
         least = 0 if request.open else 2  # an open tournament fills up by entries until its start
         if not least <= len(request.players) <= MAX_PLAYERS:
             raise Malformed(
-                f"a round-robin needs 2 to {MAX_PLAYERS} players, not {len(request.players)} "
+                f"a tournament needs 2 to {MAX_PLAYERS} players, not {len(request.players)} "
                 "(an open tournament may start empty: 'open': true)"
             )
+        try:
+            kind = Format(request.format)
+        except ValueError:
+            raise Malformed(f"format must be round_robin, swiss or tables, not {shown(request.format)}") from None
+        format_request = FormatRequest(
+            format=kind,
+            players=len(request.players),
+            seats=max(seats_allowed(ruleset)),
+            rounds=request.rounds,
+            table_size=request.table_size,
+            placement_points=request.placement_points,
+            double=request.double,
+            round_starts=request.round_starts,
+            open=request.open,
+        )
+        try:
+            points = check_request(format_request)
+        except FormatError as exc:
+            raise Malformed(str(exc)) from None
         tournament_id = new_tournament_id()
         players = await asyncio.to_thread(self._entrants, tournament_id, request.players)
         seed = new_server_seed()
@@ -232,6 +272,11 @@ class TournamentService:
             join_seconds=request.join_seconds,
             commitment=commitment_of(seed),
             open=request.open,
+            format=kind,
+            rounds=request.rounds,
+            table_size=request.table_size,
+            placement_points=points,
+            round_starts=tuple(format_at(at) for at in request.round_starts),
         )
         await self.store.append_async(
             tournament_stream(tournament_id),
@@ -295,8 +340,12 @@ class TournamentService:
                     f"tournament {tournament_id!r} has {len(t.players)} player{'' if len(t.players) == 1 else 's'}; "
                     "it needs at least 2 to start"
                 )
+            try:
+                check_start(t)
+            except FormatError as exc:
+                raise NotNow(str(exc)) from None
             # An entry that lands meanwhile moves the stream: the append fails, the step folds again.
-            await self._append(t, [TournamentStarted(tuple(round_robin(t.players, t.double)))], "start")
+            await self._append(t, [TournamentStarted(tuple(schedule_at_start(t)))], "start")
             return False
 
         await self._decide(tournament_id, step)
@@ -411,10 +460,15 @@ class TournamentService:
         await self._decide(tournament_id, self._advance_once)
 
     async def _advance_once(self, t: Tournament) -> bool:
-        due = t.round_due()
+        now = self.clock.now()
+        due = t.round_due(now)
         if due is not None:
             await self._open_round(t, due)
             return True
+        ready = t.round_ready()
+        start = t.starts_at(ready) if ready is not None else None
+        if start is not None:  # done with the round before, waiting for this one's start time
+            self._arm_round_start(t.id, ready or 0, start.timestamp())
         if t.finish_due():
             seed = await asyncio.to_thread(self.seed, t.id)
             await self._append(t, [TournamentFinished(seed.hex())], "finish")
@@ -423,6 +477,18 @@ class TournamentService:
 
     async def _open_round(self, t: Tournament, number: int) -> None:
         ruleset = Ruleset.from_dict(t.ruleset)
+        paired: list[TournamentEvent] = []
+        if t.needs_pairing(number):
+            try:
+                scheduled = pair_next(t, number)
+            except SwissError as exc:
+                # Nobody left to pair without a repeat (withdrawals thinned the field): the
+                # tournament ends with the rounds played; said in the log and in the standings.
+                log.warning("tournament %s: round %d cannot be paired (%s); it ends here", t.id, number, exc)
+                await self._append(t, [TournamentFinished((await asyncio.to_thread(self.seed, t.id)).hex())], "finish")
+                return
+            paired.append(RoundPaired(scheduled))
+            t = _after(t, paired)
         forfeits = t.forfeits_due(number)
         skipped = {slot.key for slot, _ in forfeits}
         matches: dict[str, str] = {}
@@ -430,10 +496,10 @@ class TournamentService:
             if slot.key in skipped or t.cancelled(slot):
                 continue
             match_id = scheduled_match_id(t.id, slot)
-            seats = [self._known(slot.white), self._known(slot.black)]
+            seats = [self._known(p) for p in t.seated(slot)]
             await self.matches.create_scheduled(match_id, seats, ruleset, t.move_seconds, t.id, number)
             matches[slot.key] = match_id
-        events: list[TournamentEvent] = [RoundOpened(number, matches)]
+        events: list[TournamentEvent] = [*paired, RoundOpened(number, matches)]
         for slot, winner in forfeits:
             events.append(_forfeit_result(slot, winner, "withdrawal", None))
         await self._append(t, events, f"round-{number}")
@@ -527,10 +593,26 @@ class TournamentService:
             return None
 
         reason = await asyncio.to_thread(forfeit_reason)
+        if len(slot.seats) > 2:
+            return await self._table_result(slot, match_id, live.places)
         winner = slot.white if state.winner == 0 else slot.black
         if reason is not None:
             return _forfeit_result(slot, winner, reason, match_id)
         return ResultRecorded(slot.key, match_id, winner, (state.scores[0], state.scores[1]), False, "played")
+
+    async def _table_result(self, slot: Slot, match_id: str, places: list[int] | None) -> ResultRecorded | None:
+        """A table's result in the slot's seat order: each player's total and place (D23); a
+        player who withdrew before the table sat (no seat at the match) shares the last place."""
+        public = await asyncio.to_thread(lambda: self.matches.summary_public(self.matches.summary(match_id)))
+        places = public.places or places
+        if places is None:
+            return None
+        seat_of = {p.id: i for i, p in enumerate(public.seats) if p is not None}
+        last = len(slot.seats)
+        scores = tuple(public.scores[seat_of[p]] if p in seat_of else 0 for p in slot.seats)
+        ranked = tuple(places[seat_of[p]] if p in seat_of else last for p in slot.seats)
+        winner = next((p for p, place in zip(slot.seats, ranked, strict=True) if place == 1), None)
+        return ResultRecorded(slot.key, match_id, winner, scores, False, "played", ranked)
 
     # ------------------------------------------------------------ join deadlines
 
@@ -548,6 +630,19 @@ class TournamentService:
             ),
         )
 
+    def _arm_round_start(self, tournament_id: str, number: int, when: float) -> None:
+        """Round ``number`` is ready but starts at ``when``: look again then (one timer a round)."""
+        key = (tournament_id, -number)  # beside the join deadlines, apart from them
+        if self._stopping or key in self._deadlines:
+            return
+        delay = max(0.0, when - self.clock.now().timestamp())
+
+        def fire() -> None:
+            self._deadlines.pop(key, None)
+            self._spawn(self._retrying(lambda: self.advance(tournament_id), f"the start of round {number} of {tournament_id}"))
+
+        self._deadlines[key] = self.clock.call_later(delay, fire)
+
     async def enforce_join_deadline(self, tournament_id: str, number: int) -> None:
         """Round ``number``'s join deadline passed: a seat that has not joined forfeits; if
         neither joined, both lose (``no_show``) and the match is annulled."""
@@ -559,11 +654,13 @@ class TournamentService:
             live = await self.matches.open(slot.match, arm=False)
             if live.state.phase is not Phase.WAITING:
                 continue
-            missing = [seat for seat in (0, 1) if live.state.entropies[seat] is None]
-            if len(missing) == 1:
-                await self.matches.forfeit(slot.match, missing[0], "join_deadline")
-            elif len(missing) == 2:
+            seats = len(live.state.entropies)
+            missing = [seat for seat in range(seats) if live.state.entropies[seat] is None]
+            if len(missing) == seats:
                 await self._no_show(tournament_id, slot.key, slot.match)
+            else:
+                for seat in missing:  # at a table of more, each seat that did not come leaves it
+                    await self.matches.forfeit(slot.match, seat, "join_deadline")
         await self.advance(tournament_id)
 
     async def _no_show(self, tournament_id: str, key: str, match_id: str) -> None:
@@ -600,7 +697,7 @@ class TournamentService:
                 player=player_id,
                 annulled=t.withdrawal_annuls(player_id),
                 played=t.played_of(player_id),
-                scheduled=len(t.scheduled_of(player_id)),
+                scheduled=t.scheduled_count(player_id),
                 note=note,
             )
             await self._append(t, [record], f"withdraw-{player_id}")
@@ -612,7 +709,13 @@ class TournamentService:
         for slot in t.scheduled_of(player_id):
             if slot.match is None or slot.result is not None:
                 continue
-            if annulled:
+            if len(slot.seats) > 2:  # a table plays on: the player leaves it (D23 places them last)
+                match_id = slot.match
+                public = await asyncio.to_thread(lambda: self.matches.summary_public(self.matches.summary(match_id)))
+                seated = [p.id if p is not None else None for p in public.seats]
+                if player_id in seated:
+                    await self.matches.forfeit(match_id, seated.index(player_id), "withdrawal")
+            elif annulled:
                 await self.matches.annul(slot.match, f"withdrawal of {player_id}: results annulled")
             else:
                 seat = slot.seat_of(player_id)
@@ -678,12 +781,13 @@ class TournamentService:
             raise DisputeNotFound(dispute_id)
         if decision not in DECISIONS:
             raise Malformed(f"decision must be one of {', '.join(DECISIONS)}, not {shown(decision)}")
-        if decision == "award" and seat not in (0, 1):
-            raise Malformed("an award names the seat it goes to: seat 0 or 1")
+        seats = len(t.slots[t.disputes[dispute_id].slot].seats)
+        if decision == "award" and (seat is None or not 0 <= seat < seats):
+            raise Malformed(f"an award names the seat it goes to: seat 0 to {seats - 1}")
         if decision != "award" and seat is not None:
             raise Malformed("only an award names a seat")
         if rule is not None and not RULE_RE.fullmatch(rule):
-            raise Malformed(f"rule must be one of RULES.md's rulings D1 to D17, not {shown(rule)}")
+            raise Malformed(f"rule must be one of RULES.md's rulings D1 to D24, not {shown(rule)}")
 
         async def step(t: Tournament) -> bool:
             dispute = t.disputes[dispute_id]
@@ -697,15 +801,19 @@ class TournamentService:
                 attempt = len(slot.annulled) + 1
                 new_id = scheduled_match_id(t.id, slot, attempt)
                 await self.matches.annul(dispute.match, f"ruling on {dispute_id}: played again", replaced_by=new_id)
-                seats = [self._known(slot.white), self._known(slot.black)]
+                players = [self._known(p) for p in t.seated(slot)]
                 ruleset = Ruleset.from_dict(t.ruleset)
-                await self.matches.create_scheduled(new_id, seats, ruleset, t.move_seconds, t.id, slot.round)
+                await self.matches.create_scheduled(new_id, players, ruleset, t.move_seconds, t.id, slot.round)
                 events.append(MatchReplayed(slot.key, dispute.match, new_id))
             elif decision == "award":
                 assert seat is not None
-                winner = slot.white if seat == 0 else slot.black
+                winner = slot.seats[seat]
                 live = await self.matches.open(dispute.match, arm=False) if slot.match else None
-                if live is not None and live.state.phase is not Phase.MATCH_OVER and not live.annulled:
+                playing = live is not None and live.state.phase is not Phase.MATCH_OVER and not live.annulled
+                if playing and len(slot.seats) > 2:
+                    # A table still in play is stopped; the award puts the seat first, the rest last.
+                    await self.matches.annul(dispute.match, f"ruling on {dispute_id}: awarded to seat {seat}")
+                elif playing:
                     await self._append(t, events, f"rule-{dispute_id}")
                     await self.matches.forfeit(dispute.match, 1 - seat, "ruling")
                     return False
@@ -749,16 +857,19 @@ class TournamentService:
     def _next(
         self, t: Tournament, slot: Slot, player_id: str, match: str | None, deadline: str | None
     ) -> dict[str, Any]:
-        opponent = slot.black if slot.white == player_id else slot.white
-        found = self.player(opponent)
+        others = slot.others(player_id)
+        names = [(found.name if (found := self.player(p)) is not None else p) for p in others]
+        start = t.starts_at(slot.round)
         return {
             "tournament": t.id,
             "round": slot.round,
-            "opponent": opponent,
-            "opponent_name": found.name if found is not None else opponent,
+            "opponent": others[0],
+            "opponent_name": ", ".join(names),
+            "opponents": list(others),
             "white": slot.white == player_id,
             "match": match,
             "join_deadline": deadline,
+            "starts_at": format_at(start) if start is not None else None,
         }
 
     # ------------------------------------------------------------ a player's disputes, replays
@@ -831,8 +942,38 @@ def _refuse_once_started(t: Tournament) -> None:
         raise NotNow(f"tournament {t.id!r} has started: entries are taken until the start")
 
 
+def _at_or_none(at: datetime | None) -> str | None:
+    return format_at(at) if at is not None else None
+
+
+def _score_of(row: StandingRow) -> int:
+    """What ranks first in the row's format: a Swiss's score, a tables tournament's placement
+    points, a round robin's match wins."""
+    for name in ("score", "placement_points"):
+        if name in row.tiebreaks:
+            return row.tiebreaks[name]
+    return row.won
+
+
+def _after(t: Tournament, events: list[TournamentEvent]) -> Tournament:
+    """A copy of ``t`` with ``events`` applied but still at ``t``'s version, so that what is
+    appended next (the events themselves among it) is appended where ``t`` was folded."""
+    ahead = copy.deepcopy(t)
+    for event in events:
+        evolve(ahead, event, "")
+    ahead.version = t.version
+    return ahead
+
+
 def _forfeit_result(slot: Slot, winner: str | None, reason: str, match_id: str | None) -> ResultRecorded:
-    return ResultRecorded(slot.key, match_id, winner, (0, 0), True, reason)
+    """A pairing decided without play: no points; at a table, the winner (if any) first and
+    every other seat sharing the last place."""
+    zeros = tuple(0 for _ in slot.seats)
+    places = None
+    if len(slot.seats) > 2:
+        last = len(slot.seats)
+        places = tuple(1 if p == winner else last for p in slot.seats)
+    return ResultRecorded(slot.key, match_id, winner, zeros, True, reason, places)
 
 
 def _event(event: TournamentEvent) -> Event:
@@ -905,6 +1046,18 @@ class TournamentViews:
                     matches=summaries,
                     bye=scheduled.bye,
                     pairings=pairings,
+                    starts_at=_at_or_none(t.starts_at(number)),
+                )
+            )
+        for number in range(len(t.rounds) + 1, t.planned + 1):  # a Swiss's rounds not paired yet
+            rounds.append(
+                RoundPublic(
+                    number=number,
+                    status="pending",
+                    matches=[],
+                    bye=None,
+                    pairings=[],
+                    starts_at=_at_or_none(t.starts_at(number)),
                 )
             )
         return TournamentPublic(
@@ -914,6 +1067,10 @@ class TournamentViews:
             open=t.open,
             ruleset=str(t.ruleset.get("name", "")),
             rules=t.ruleset,
+            format=t.format.value,
+            rounds_planned=t.planned,
+            table_size=t.table_size,
+            placement_points=list(t.placement_points),
             double=t.double,
             move_seconds=t.move_seconds,
             join_seconds=t.join_seconds,
@@ -935,6 +1092,7 @@ class TournamentViews:
                     points_for=r.points_for,
                     points_against=r.points_against,
                     withdrawn=r.player in t.withdrawn,
+                    score=_score_of(r),
                     tiebreaks=dict(r.tiebreaks),
                     decided_by=r.decided_by,
                 )
@@ -956,6 +1114,7 @@ class TournamentViews:
         return PairingPublic(
             slot=slot.key,
             board=slot.board,
+            seats=[self._player(p) for p in slot.seats],
             white=self._player(slot.white),
             black=self._player(slot.black),
             status=cast(Any, status),
@@ -964,9 +1123,23 @@ class TournamentViews:
             result=None
             if r is None
             else TournamentResult(
-                winner=r.winner, scores=list(r.scores), forfeit=r.forfeit, reason=r.reason, match=r.match
+                winner=r.winner,
+                scores=list(r.scores),
+                forfeit=r.forfeit,
+                reason=r.reason,
+                match=r.match,
+                places=list(r.places) if r.places is not None else None,
             ),
         )
+
+    def trf(self, t: Tournament) -> str:
+        """FIDE TRF-16 of a two-seat tournament's rounds opened so far (NotNow for a tables one)."""
+        if not t.two_seats:
+            raise NotNow("a TRF report holds two-player games: a tables tournament has none to report")
+        names = {p: self._player(p).name for p in t.players}
+        start = t.created_at[:10] if t.created_at else None
+        end = t.finished_at[:10] or None
+        return trf_text(t.name, t.players, names, swiss_history(t, t.opened), t.planned, start=start, end=end)
 
     @staticmethod
     def listed(t: Tournament, player_id: str | None = None) -> TournamentListed:
@@ -976,8 +1149,9 @@ class TournamentViews:
             name=t.name,
             status=cast(Any, t.status),
             players=len(t.players),
-            rounds=len(t.rounds),
+            rounds=t.planned,
             opened=t.opened,
+            format=t.format.value,
             open=t.open,
             entries=len(t.players),
             entered=None if player_id is None else player_id in t.players,

@@ -21,7 +21,8 @@ from typing import Any, ClassVar, Final
 
 from engine.shuffle import shuffle_ids
 from server.tournaments.schedule import Pairing, ScheduledRound
-from server.tournaments.standings import Result, StandingRow, standings
+from server.tournaments.standings import SWISS_TIEBREAKS, TIEBREAKS, Result, StandingRow, standings
+from server.tournaments.table_standings import TableResult, table_standings
 
 TOURNAMENT_PREFIX: Final = "tournament-"
 CREATED: Final = "created"
@@ -43,6 +44,15 @@ class TournamentEventType(StrEnum):
     FINISHED = "tournament_finished"
     ENTERED = "player_entered"
     LEFT = "player_left"
+    ROUND_PAIRED = "round_paired"
+
+
+class Format(StrEnum):
+    """How a tournament decides who meets whom (docs/TOURNAMENTS.md "Formats")."""
+
+    ROUND_ROBIN = "round_robin"  # the Berger table, fixed at the start
+    SWISS = "swiss"  # two seats; each round paired from the results so far (FIDE Dutch)
+    TABLES = "tables"  # classic at tables of 3-10, the seating fixed at the start
 
 
 def tournament_stream(tournament_id: str) -> str:
@@ -55,31 +65,46 @@ def slot_key(round_number: int, board: int) -> str:
 
 @dataclass(frozen=True)
 class SlotResult:
-    """How a pairing was decided: ``winner`` a player id (None: a double forfeit)."""
+    """How a pairing was decided: ``winner`` a player id (None: a double forfeit); at a table of
+    more than two, ``places`` gives each seat's final place (D23), in the slot's seat order."""
 
     winner: str | None
-    scores: tuple[int, int]
+    scores: tuple[int, ...]
     forfeit: bool
     reason: str  # "played", or the forfeit's: timeouts, join_deadline, withdrawal, ruling, no_show
     match: str | None  # the match that decided it; None when no match was played
+    places: tuple[int, ...] | None = None
 
 
 @dataclass
 class Slot:
+    """One pairing (two seats) or one table (3-10 seats) of a round; ``seats[0]`` is white, the
+    first drafter of a two-seat match, or a table's first dealer."""
+
     key: str
     round: int
     board: int
-    white: str
-    black: str
+    seats: tuple[str, ...]
     match: str | None = None
     annulled: list[str] = field(default_factory=list)  # matches of this slot annulled by a replay ruling
     result: SlotResult | None = None
 
+    @property
+    def white(self) -> str:
+        return self.seats[0]
+
+    @property
+    def black(self) -> str:
+        return self.seats[1]
+
     def seat_of(self, player: str) -> int | None:
-        return 0 if player == self.white else 1 if player == self.black else None
+        return self.seats.index(player) if player in self.seats else None
 
     def has(self, player: str) -> bool:
-        return player in (self.white, self.black)
+        return player in self.seats
+
+    def others(self, player: str) -> tuple[str, ...]:
+        return tuple(p for p in self.seats if p != player)
 
 
 @dataclass
@@ -109,6 +134,11 @@ class Tournament:
     name: str = ""
     players: list[str] = field(default_factory=list)
     open: bool = False  # players may enter (and leave) themselves until the start
+    format: Format = Format.ROUND_ROBIN
+    rounds_planned: int | None = None  # a Swiss or tables tournament's number of rounds
+    table_size: int | None = None  # a tables tournament's preferred table size
+    placement_points: tuple[int, ...] = ()  # a tables tournament's points for 1st, 2nd, ...
+    round_starts: tuple[str, ...] = ()  # ISO times: round k opens no earlier than round_starts[k-1]
     ruleset: dict[str, Any] = field(default_factory=dict)
     double: bool = False
     move_seconds: int = 60
@@ -123,6 +153,7 @@ class Tournament:
     withdrawn: dict[str, bool] = field(default_factory=dict)  # player -> their results annulled
     disputes: dict[str, Dispute] = field(default_factory=dict)
     server_seed: str | None = None
+    finished_at: str = ""
     version: int = 0
 
     # ------------------------------------------------------------ reading the fold
@@ -133,6 +164,23 @@ class Tournament:
             if match_id in slot.annulled:
                 played = [*slot.annulled, slot.match]
                 return played[played.index(match_id) + 1]
+        return None
+
+    @property
+    def planned(self) -> int:
+        """How many rounds the tournament has: the fixed schedule's, or a Swiss's ``rounds``."""
+        if self.format is Format.SWISS:
+            return self.rounds_planned or 0
+        return len(self.rounds)
+
+    @property
+    def two_seats(self) -> bool:
+        return self.format is not Format.TABLES
+
+    def starts_at(self, number: int) -> datetime | None:
+        """The start time the director gave round ``number`` (None: it opens when the one before is done)."""
+        if 1 <= number <= len(self.round_starts):
+            return datetime.fromisoformat(self.round_starts[number - 1])
         return None
 
     def join_deadline(self, number: int) -> datetime | None:
@@ -152,8 +200,16 @@ class Tournament:
         return None
 
     def cancelled(self, slot: Slot) -> bool:
-        """A pairing with a player whose results were annulled by withdrawal is not played."""
-        return self.withdrawn.get(slot.white, False) or self.withdrawn.get(slot.black, False)
+        """A pairing with a player whose results were annulled by withdrawal is not played (a
+        table plays on without them: it is cancelled only when fewer than two seats are left)."""
+        gone = sum(1 for p in slot.seats if self.withdrawn.get(p, False))
+        if len(slot.seats) == 2:
+            return gone > 0
+        return len(slot.seats) - gone < 2
+
+    def seated(self, slot: Slot) -> tuple[str, ...]:
+        """The players who take their seat at ``slot``'s match: all of them, less those who withdrew."""
+        return tuple(p for p in slot.seats if p not in self.withdrawn)
 
     def done(self, slot: Slot) -> bool:
         return slot.result is not None or self.cancelled(slot)
@@ -166,19 +222,34 @@ class Tournament:
             return "pending"
         return "finished" if self.round_done(number) else "running"
 
-    def round_due(self) -> int | None:
-        """The round to open now: round 1 at the start, round k+1 once every pairing of k ended."""
-        if self.status != RUNNING or self.opened >= len(self.rounds):
+    def round_ready(self) -> int | None:
+        """The round that may open once its start time has come: round 1 at the start, round
+        k+1 once every pairing of k ended (a Swiss round is paired then, from the results)."""
+        if self.status != RUNNING or self.opened >= self.planned:
             return None
         if self.opened == 0 or self.round_done(self.opened):
             return self.opened + 1
         return None
 
+    def round_due(self, now: datetime | None = None) -> int | None:
+        """The round to open ``now``: :meth:`round_ready`'s, if its start time (if any) has come."""
+        number = self.round_ready()
+        if number is None:
+            return None
+        start = self.starts_at(number)
+        if start is not None and now is not None and now < start:
+            return None
+        return number
+
+    def needs_pairing(self, number: int) -> bool:
+        """A Swiss round not paired yet (every other format's rounds are fixed at the start)."""
+        return number > len(self.rounds)
+
     def finish_due(self) -> bool:
         """Every round opened and every pairing decided, and no dispute waiting for a ruling."""
         return (
             self.status == RUNNING
-            and self.opened == len(self.rounds)
+            and self.opened == self.planned
             and all(self.done(s) for s in self.slots.values())
             and not any(d.open for d in self.disputes.values())
         )
@@ -194,9 +265,8 @@ class Tournament:
         for slot in self.round_slots(number):
             if self.cancelled(slot) or slot.result is not None:
                 continue
-            gone = [p for p in (slot.white, slot.black) if p in self.withdrawn]
-            if gone:
-                stays = [p for p in (slot.white, slot.black) if p not in self.withdrawn]
+            stays = self.seated(slot)
+            if len(stays) < 2 and len(stays) < len(slot.seats):  # a table of one plays no match either
                 out.append((slot, stays[0] if stays else None))
         return out
 
@@ -207,9 +277,15 @@ class Tournament:
         """Pairings of ``player`` decided so far (played or forfeited)."""
         return sum(1 for s in self.scheduled_of(player) if s.result is not None)
 
+    def scheduled_count(self, player: str) -> int:
+        """How many matches ``player`` was to play: the fixed schedule's, or a Swiss's rounds less byes."""
+        if self.format is Format.SWISS:
+            return self.planned - self.byes().get(player, 0)
+        return len(self.scheduled_of(player))
+
     def withdrawal_annuls(self, player: str) -> bool:
         """The published rule: fewer than half of one's matches played → every result annulled."""
-        return 2 * self.played_of(player) < len(self.scheduled_of(player))
+        return 2 * self.played_of(player) < self.scheduled_count(player)
 
     def byes(self) -> dict[str, int]:
         counts = dict.fromkeys(self.players, 0)
@@ -222,10 +298,22 @@ class Tournament:
         """The results that count: decided pairings, less those annulled by a withdrawal."""
         out: list[Result] = []
         for slot in self.slots.values():
-            if slot.result is None or self.cancelled(slot):
+            if slot.result is None or self.cancelled(slot) or len(slot.seats) != 2:
                 continue
             r = slot.result
-            out.append(Result(slot.white, slot.black, r.winner, r.scores, r.forfeit))
+            out.append(Result(slot.white, slot.black, r.winner, (r.scores[0], r.scores[1]), r.forfeit))
+        return out
+
+    def table_results(self) -> list[TableResult]:
+        """A tables tournament's decided tables (every seat, withdrawn players' too: their places
+        stand for the others; the standings leave out the rows of those whose results were annulled)."""
+        out: list[TableResult] = []
+        for slot in self.slots.values():
+            r = slot.result
+            if r is None or r.places is None or self.cancelled(slot):
+                continue
+            forfeits = tuple(r.forfeit and (p != r.winner or p in self.withdrawn) for p in slot.seats)
+            out.append(TableResult(slot.seats, r.places, r.scores, forfeits))
         return out
 
     def lower_total_wins(self) -> bool:
@@ -237,19 +325,45 @@ class Tournament:
         out = [p for p in self.players if self.withdrawn.get(p, False)]
         staying = [p for p in self.players if p not in out]
         drawn = lots(seed, self.players)
-        byes = self.byes()
-        lower = self.lower_total_wins()
-        rows = standings(
-            staying,
-            self.results(),
-            {p: byes[p] for p in staying},
-            [p for p in drawn if p in staying],
-            lower_total_wins=lower,
-        )
-        tail = standings(out, [], {p: byes[p] for p in out}, [p for p in drawn if p in out], lower_total_wins=lower)
+        if self.format is Format.TABLES:
+            points = self.placement_points
+            rows = table_standings(staying, _without(self.table_results(), set(out)), [p for p in drawn if p in staying], points)
+            tail = table_standings(out, [], [p for p in drawn if p in out], points)
+        else:
+            byes = self.byes()
+            lower = self.lower_total_wins()
+            chain = SWISS_TIEBREAKS if self.format is Format.SWISS else TIEBREAKS
+            rows = standings(
+                staying,
+                self.results(),
+                {p: byes[p] for p in staying},
+                [p for p in drawn if p in staying],
+                lower_total_wins=lower,
+                chain=chain,
+            )
+            tail = standings(
+                out, [], {p: byes[p] for p in out}, [p for p in drawn if p in out], lower_total_wins=lower, chain=chain
+            )
         if rows and tail:
             rows[-1] = replace(rows[-1], decided_by="withdrawal")
         return rows + [replace(r, rank=len(rows) + r.rank) for r in tail]
+
+
+def _without(results: list[TableResult], gone: set[str]) -> list[TableResult]:
+    """Tables as the standings count them: the seats of players whose results were annulled
+    left out (the others keep the places they finished in)."""
+    out = []
+    for r in results:
+        keep = [i for i, p in enumerate(r.seats) if p not in gone]
+        out.append(
+            TableResult(
+                tuple(r.seats[i] for i in keep),
+                tuple(r.places[i] for i in keep),
+                tuple(r.scores[i] for i in keep),
+                tuple(r.forfeit[i] for i in keep) if r.forfeit else (),
+            )
+        )
+    return [r for r in out if r.seats]
 
 
 # ---------------------------------------------------------------- lots
@@ -281,9 +395,14 @@ class TournamentCreated:
     join_seconds: int
     commitment: str  # to the tournament's seed (the lots), revealed by ``tournament_finished``
     open: bool = False  # players enter themselves until the start (``player_entered``, ``player_left``)
+    format: Format = Format.ROUND_ROBIN  # absent before formats existed: a round-robin
+    rounds: int | None = None  # Swiss and tables: the number of rounds
+    table_size: int | None = None  # tables: the preferred size (3-10)
+    placement_points: tuple[int, ...] = ()  # tables: points for 1st, 2nd, ...
+    round_starts: tuple[str, ...] = ()  # ISO times, one per round from round 1 (fewer: the rest open when ready)
 
     def payload(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "name": self.name,
             "players": list(self.players),
             "ruleset": dict(self.ruleset),
@@ -292,7 +411,17 @@ class TournamentCreated:
             "join_seconds": self.join_seconds,
             "commitment": self.commitment,
             "open": self.open,
+            "format": self.format.value,
         }
+        if self.rounds is not None:
+            data["rounds"] = self.rounds
+        if self.table_size is not None:
+            data["table_size"] = self.table_size
+        if self.placement_points:
+            data["placement_points"] = list(self.placement_points)
+        if self.round_starts:
+            data["round_starts"] = list(self.round_starts)
+        return data
 
     @classmethod
     def from_payload(cls, data: Mapping[str, Any]) -> TournamentCreated:
@@ -305,6 +434,11 @@ class TournamentCreated:
             join_seconds=int(data["join_seconds"]),
             commitment=data["commitment"],
             open=bool(data.get("open", False)),  # absent before open tournaments existed
+            format=Format(data.get("format", Format.ROUND_ROBIN)),
+            rounds=data.get("rounds"),
+            table_size=data.get("table_size"),
+            placement_points=tuple(data.get("placement_points", ())),
+            round_starts=tuple(data.get("round_starts", ())),
         )
 
 
@@ -351,7 +485,7 @@ class TournamentStarted:
     def payload(self) -> dict[str, Any]:
         return {
             "rounds": [
-                {"number": r.number, "pairings": [[p.white, p.black] for p in r.pairings], "bye": r.bye}
+                {"number": r.number, "pairings": [list(p.seats) for p in r.pairings], "bye": r.bye}
                 for r in self.rounds
             ]
         }
@@ -362,10 +496,34 @@ class TournamentStarted:
             rounds=tuple(
                 ScheduledRound(
                     number=r["number"],
-                    pairings=tuple(Pairing(white=w, black=b) for w, b in r["pairings"]),
+                    pairings=tuple(Pairing(*seats) for seats in r["pairings"]),
                     bye=r.get("bye"),
                 )
                 for r in data["rounds"]
+            )
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPaired:
+    """A Swiss round's pairings, made from the results so far when the round opens (recorded
+    with the ``round_opened`` that follows it, in the same append)."""
+
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.ROUND_PAIRED
+
+    round: ScheduledRound
+
+    def payload(self) -> dict[str, Any]:
+        r = self.round
+        return {"number": r.number, "pairings": [list(p.seats) for p in r.pairings], "bye": r.bye}
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> RoundPaired:
+        return cls(
+            ScheduledRound(
+                number=data["number"],
+                pairings=tuple(Pairing(*seats) for seats in data["pairings"]),
+                bye=data.get("bye"),
             )
         )
 
@@ -392,12 +550,13 @@ class ResultRecorded:
     slot: str
     match: str | None  # None when no match was played (a forfeit by withdrawal)
     winner: str | None  # None: a double forfeit
-    scores: tuple[int, int]
+    scores: tuple[int, ...]  # in the slot's seat order
     forfeit: bool
     reason: str  # "played", or the forfeit's: timeouts, join_deadline, withdrawal, ruling, no_show
+    places: tuple[int, ...] | None = None  # a table's: each seat's final place (D23), in the slot's seat order
 
     def payload(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "slot": self.slot,
             "match": self.match,
             "winner": self.winner,
@@ -405,6 +564,9 @@ class ResultRecorded:
             "forfeit": self.forfeit,
             "reason": self.reason,
         }
+        if self.places is not None:
+            data["places"] = list(self.places)
+        return data
 
     @classmethod
     def from_payload(cls, data: Mapping[str, Any]) -> ResultRecorded:
@@ -412,9 +574,10 @@ class ResultRecorded:
             slot=data["slot"],
             match=data.get("match"),
             winner=data["winner"],
-            scores=(data["scores"][0], data["scores"][1]),
+            scores=tuple(data["scores"]),
             forfeit=bool(data["forfeit"]),
             reason=data["reason"],
+            places=tuple(data["places"]) if data.get("places") is not None else None,
         )
 
 
@@ -556,6 +719,7 @@ TournamentEvent = (
     | TournamentFinished
     | PlayerEntered
     | PlayerLeft
+    | RoundPaired
 )
 EVENT_CLASSES: Final[dict[str, type[TournamentEvent]]] = {
     cls.TYPE.value: cls
@@ -571,6 +735,7 @@ EVENT_CLASSES: Final[dict[str, type[TournamentEvent]]] = {
         TournamentFinished,
         PlayerEntered,
         PlayerLeft,
+        RoundPaired,
     )
 }
 
@@ -595,6 +760,11 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
         t.join_seconds = event.join_seconds
         t.commitment = event.commitment
         t.open = event.open
+        t.format = event.format
+        t.rounds_planned = event.rounds
+        t.table_size = event.table_size
+        t.placement_points = event.placement_points
+        t.round_starts = event.round_starts
         t.created_at = at
     elif isinstance(event, PlayerEntered):
         if event.player not in t.players:
@@ -604,11 +774,10 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
             t.players.remove(event.player)
     elif isinstance(event, TournamentStarted):
         t.status = RUNNING
-        t.rounds = list(event.rounds)
-        for scheduled in t.rounds:
-            for board, pairing in enumerate(scheduled.pairings, start=1):
-                key = slot_key(scheduled.number, board)
-                t.slots[key] = Slot(key, scheduled.number, board, pairing.white, pairing.black)
+        for scheduled in event.rounds:
+            _schedule(t, scheduled)
+    elif isinstance(event, RoundPaired):
+        _schedule(t, event.round)
     elif isinstance(event, RoundOpened):
         t.opened = event.round
         t.opened_at[event.round] = at
@@ -616,7 +785,12 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
             t.slots[key].match = match_id
     elif isinstance(event, ResultRecorded):
         t.slots[event.slot].result = SlotResult(
-            winner=event.winner, scores=event.scores, forfeit=event.forfeit, reason=event.reason, match=event.match
+            winner=event.winner,
+            scores=event.scores,
+            forfeit=event.forfeit,
+            reason=event.reason,
+            match=event.match,
+            places=event.places,
         )
     elif isinstance(event, PlayerWithdrew):
         t.withdrawn[event.player] = event.annulled
@@ -646,6 +820,15 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
     elif isinstance(event, TournamentFinished):
         t.status = FINISHED
         t.server_seed = event.server_seed
+        t.finished_at = at
+
+
+def _schedule(t: Tournament, scheduled: ScheduledRound) -> None:
+    """A round's pairings become its slots, board 1 first."""
+    t.rounds.append(scheduled)
+    for board, pairing in enumerate(scheduled.pairings, start=1):
+        key = slot_key(scheduled.number, board)
+        t.slots[key] = Slot(key, scheduled.number, board, pairing.seats)
 
 
 def fold(tournament_id: str, events: Iterable[tuple[str, Mapping[str, Any], str]]) -> Tournament:

@@ -29,12 +29,23 @@ from dataclasses import dataclass
 __all__ = ["Pairing", "ScheduledRound", "berger_table", "round_robin", "rounds_per_cycle"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Pairing:
-    """One match of a round: ``white`` is Player 1 (first drafter) of the match's first round."""
+    """One match of a round: its seats' player ids in seat order. Seat 0 (``white``) is Player 1
+    (first drafter) of a two-seat match's first round, and the first dealer at a table of more."""
 
-    white: str  # player id
-    black: str
+    seats: tuple[str, ...]
+
+    def __init__(self, *seats: str) -> None:
+        object.__setattr__(self, "seats", tuple(seats))
+
+    @property
+    def white(self) -> str:
+        return self.seats[0]
+
+    @property
+    def black(self) -> str:
+        return self.seats[1]
 
 
 @dataclass(frozen=True)
@@ -97,7 +108,7 @@ def round_robin(players: Sequence[str], double: bool = False) -> list[ScheduledR
             elif black > count:
                 bye = ids[white - 1]
             else:
-                pairings.append(Pairing(white=ids[white - 1], black=ids[black - 1]))
+                pairings.append(Pairing(ids[white - 1], ids[black - 1]))
         first.append(ScheduledRound(number=index + 1, pairings=tuple(pairings), bye=bye))
     if not double:
         return first
@@ -106,7 +117,7 @@ def round_robin(players: Sequence[str], double: bool = False) -> list[ScheduledR
     second = [
         ScheduledRound(
             number=per_cycle + r.number,
-            pairings=tuple(Pairing(white=p.black, black=p.white) for p in r.pairings),
+            pairings=tuple(Pairing(p.black, p.white) for p in r.pairings),
             bye=r.bye,
         )
         for r in first

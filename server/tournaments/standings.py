@@ -24,12 +24,26 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["TIEBREAKS", "Result", "StandingRow", "standings"]
+__all__ = ["SWISS_TIEBREAKS", "TIEBREAKS", "Result", "StandingRow", "standings"]
 
 TIEBREAKS: tuple[str, ...] = (
     "match_wins",
     "head_to_head",
     "sonneborn_berger",
+    "points_difference",
+    "points_conceded",
+    "lot",
+)
+
+# A Swiss ranks by score (a win, a forfeit win and a bye each 1), then Buchholz (the sum of the
+# scores of every opponent met), then Sonneborn-Berger (the sum of the scores of the opponents
+# beaten); a round robin has no need of a score (everyone has the same byes by the end) and its
+# Sonneborn-Berger counts the beaten opponents' match wins, as it always has.
+SWISS_TIEBREAKS: tuple[str, ...] = (
+    "score",
+    "buchholz",
+    "sonneborn_berger",
+    "match_wins",
     "points_difference",
     "points_conceded",
     "lot",
@@ -77,6 +91,7 @@ class _Tally:
     points_for: int = 0
     points_against: int = 0
     beaten: list[str] = field(default_factory=list)  # one entry per win, so a double round-robin counts twice
+    met: list[str] = field(default_factory=list)  # one entry per result, forfeits included
 
 
 def standings(
@@ -86,8 +101,10 @@ def standings(
     lots: Sequence[str],
     *,
     lower_total_wins: bool = True,
+    chain: Sequence[str] = TIEBREAKS,
 ) -> list[StandingRow]:
-    """The table of ``players``, best first (see the module's docstring for the columns and the chain).
+    """The table of ``players``, best first (see the module's docstring for the columns and the
+    chain; ``chain`` is :data:`TIEBREAKS` or :data:`SWISS_TIEBREAKS`).
 
     ``byes`` maps a player to the byes they had (players left out had none). Raises ValueError for a
     player listed twice, a result or bye naming someone not in ``players``, a result whose winner did
@@ -104,13 +121,23 @@ def standings(
     tallies = _tally(players, played)
     wins = {player: tally.won for player, tally in tallies.items()}
     h2h = _head_to_head(played, wins)
+    swiss = tuple(chain) == SWISS_TIEBREAKS
+    if not swiss and tuple(chain) != TIEBREAKS:
+        raise ValueError(f"unknown tie-break chain {chain!r}")
+    scores = {player: tally.won + bye_count[player] for player, tally in tallies.items()}
     columns = {
-        player: _tiebreaks(tally, wins, h2h[player], lot_index[player], lower_total_wins)
+        player: _tiebreaks(tally, scores if swiss else wins, h2h[player], lot_index[player], lower_total_wins, chain)
         for player, tally in tallies.items()
     }
-    order = sorted(players, key=lambda player: _sort_key(columns[player]))
+    if swiss:
+        for player, tally in tallies.items():
+            columns[player]["score"] = scores[player]
+            columns[player]["buchholz"] = sum(scores[opponent] for opponent in tally.met)
+    order = sorted(players, key=lambda player: _sort_key(columns[player], chain))
     return [
-        _row(rank, player, tallies[player], bye_count[player], columns[player], _next_columns(order, rank, columns))
+        _row(
+            rank, player, tallies[player], bye_count[player], columns[player], _next_columns(order, rank, columns), chain
+        )
         for rank, player in enumerate(order, start=1)
     ]
 
@@ -169,6 +196,7 @@ def _tally(players: Sequence[str], results: Iterable[Result]) -> dict[str, _Tall
         seats = ((result.white, result.black, 0), (result.black, result.white, 1))
         for player, opponent, seat in seats:
             tally = tallies[player]
+            tally.met.append(opponent)
             if result.winner == player:
                 tally.won += 1
                 tally.beaten.append(opponent)
@@ -191,17 +219,21 @@ def _head_to_head(results: Iterable[Result], wins: Mapping[str, int]) -> dict[st
     return h2h
 
 
-def _tiebreaks(tally: _Tally, wins: Mapping[str, int], h2h: int, lot: int, lower_total_wins: bool) -> dict[str, int]:
-    """One player's value for every name in TIEBREAKS."""
+def _tiebreaks(
+    tally: _Tally, basis: Mapping[str, int], h2h: int, lot: int, lower_total_wins: bool, chain: Sequence[str]
+) -> dict[str, int]:
+    """One player's value for every name in ``chain`` but a Swiss's score and Buchholz (the caller
+    adds those); Sonneborn-Berger sums ``basis`` (match wins, or a Swiss's scores) of those beaten."""
     difference, conceded = _points_columns(tally, lower_total_wins)
-    return {
+    columns = {
         "match_wins": tally.won,
         "head_to_head": h2h,
-        "sonneborn_berger": sum(wins[opponent] for opponent in tally.beaten),
+        "sonneborn_berger": sum(basis[opponent] for opponent in tally.beaten),
         "points_difference": difference,
         "points_conceded": conceded,
         "lot": lot,
     }
+    return {name: value for name, value in columns.items() if name in chain}
 
 
 def _points_columns(tally: _Tally, lower_total_wins: bool) -> tuple[int, int]:
@@ -211,9 +243,9 @@ def _points_columns(tally: _Tally, lower_total_wins: bool) -> tuple[int, int]:
     return tally.points_for - tally.points_against, tally.points_against
 
 
-def _sort_key(columns: Mapping[str, int]) -> tuple[int, ...]:
+def _sort_key(columns: Mapping[str, int], chain: Sequence[str]) -> tuple[int, ...]:
     """Ascending sort key: the chain in order, negated where more ranks higher."""
-    return tuple(columns[name] if name in _FEWER_RANKS_HIGHER else -columns[name] for name in TIEBREAKS)
+    return tuple(columns[name] if name in _FEWER_RANKS_HIGHER else -columns[name] for name in chain)
 
 
 def _next_columns(order: Sequence[str], rank: int, columns: Mapping[str, dict[str, int]]) -> dict[str, int] | None:
@@ -221,11 +253,11 @@ def _next_columns(order: Sequence[str], rank: int, columns: Mapping[str, dict[st
     return columns[order[rank]] if rank < len(order) else None
 
 
-def _decided_by(upper: Mapping[str, int], lower: Mapping[str, int] | None) -> str | None:
+def _decided_by(upper: Mapping[str, int], lower: Mapping[str, int] | None, chain: Sequence[str]) -> str | None:
     """The first tie-break on which two adjacent rows differ (None when there is no row below)."""
     if lower is None:
         return None
-    return next((name for name in TIEBREAKS if upper[name] != lower[name]), None)
+    return next((name for name in chain if upper[name] != lower[name]), None)
 
 
 def _row(
@@ -235,6 +267,7 @@ def _row(
     byes: int,
     columns: dict[str, int],
     below: dict[str, int] | None,
+    chain: Sequence[str],
 ) -> StandingRow:
     """One line of the table."""
     return StandingRow(
@@ -248,5 +281,5 @@ def _row(
         points_for=tally.points_for,
         points_against=tally.points_against,
         tiebreaks=dict(columns),
-        decided_by=_decided_by(columns, below),
+        decided_by=_decided_by(columns, below, chain),
     )

@@ -149,6 +149,7 @@ def test_a_seven_player_round_robin_of_house_bots_runs_to_the_end_by_itself(tmp_
                 "open": False,  # entrants named by the director, not entering themselves
                 "entries": 7,
                 "entered": None,  # no player's token asked
+                "format": "round_robin",
             }
             for match_id in matches[::4]:  # a few of them, from rounds 1, 2, 3, 5, 6 and 7
                 text = _replay(client, match_id)

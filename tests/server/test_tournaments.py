@@ -118,6 +118,7 @@ def test_a_bot_round_robin_runs_to_the_end_by_the_berger_table_and_its_standings
         "open": False,
         "entries": 4,
         "entered": None,
+        "format": "round_robin",
     } in listed
 
 
@@ -161,6 +162,7 @@ def test_two_seats_that_never_join_both_lose_and_their_match_is_annulled(client:
         "forfeit": True,
         "reason": "no_show",
         "match": pairing["match"],
+        "places": None,
     }
     assert t["rounds"][0]["matches"][0]["status"] == "annulled"
     assert [(r["won"], r["lost"]) for r in t["standings"]] == [(0, 1), (0, 1)]

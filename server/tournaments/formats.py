@@ -1,0 +1,145 @@
+"""The three formats behind ``POST /api/tournaments`` (docs/TOURNAMENTS.md "Formats"), in one place:
+what a director may ask of each, the schedule fixed at the start, and how a round not fixed at
+the start (a Swiss round) is paired from the results so far.
+
+Pure: the fold (:class:`~server.tournaments.model.Tournament`) in, rounds out.
+
+- ``round_robin``: the Berger table (:mod:`server.tournaments.schedule`), all rounds at the start.
+- ``swiss``: two seats; ``rounds`` rounds, each paired when it opens by the FIDE Dutch system
+  (:mod:`server.tournaments.swiss`) from the results of the rounds before.
+- ``tables``: ``classic`` at tables of 3-10 near ``table_size``; the whole seating fixed at the
+  start (:mod:`server.tournaments.tables`), each table one match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Final
+
+from server.tournaments.model import Format, Tournament
+from server.tournaments.schedule import Pairing, ScheduledRound, round_robin, rounds_per_cycle
+from server.tournaments.swiss import SwissGame, SwissRound, pair_round
+from server.tournaments.table_standings import default_placement_points
+from server.tournaments.tables import MAX_TABLE, MIN_TABLE, table_schedule
+
+MAX_ROUNDS: Final = 30  # a Swiss or tables tournament's rounds at most
+MAX_PLACEMENT_POINTS: Final = 1000
+
+
+class FormatError(ValueError):
+    """What a director asked for does not make a tournament of that format; the text says why."""
+
+
+@dataclass(frozen=True)
+class FormatRequest:
+    format: Format
+    players: int  # entrants so far (an open tournament may have fewer at creation than at the start)
+    seats: int  # the most seats the ruleset allows at one match (2 for uno-duo, 10 for classic)
+    rounds: int | None
+    table_size: int | None
+    placement_points: Sequence[int] | None
+    double: bool
+    round_starts: Sequence[datetime]
+    open: bool
+
+
+def check_request(r: FormatRequest) -> tuple[int, ...]:
+    """Refuse what a format cannot do (:class:`FormatError`); the placement points in force
+    (a tables tournament's default: k-1 … 0 for tables of k; () for the other formats)."""
+    if r.format is Format.ROUND_ROBIN:
+        if r.rounds is not None or r.table_size is not None or r.placement_points:
+            raise FormatError("a round_robin has its rounds from its players: rounds, table_size and "
+                              "placement_points are for swiss and tables")
+    else:
+        if r.double:
+            raise FormatError("double is for a round_robin")
+        if r.rounds is None or not 1 <= r.rounds <= MAX_ROUNDS:
+            raise FormatError(f"a {r.format.value} tournament needs rounds: 1 to {MAX_ROUNDS}")
+    if r.format is Format.SWISS:
+        if r.table_size is not None or r.placement_points:
+            raise FormatError("table_size and placement_points are for a tables tournament")
+        if not r.open and r.rounds is not None and r.rounds > r.players - 1:
+            raise FormatError(
+                f"{r.players} players can meet each other at most {r.players - 1} times: "
+                f"a Swiss of {r.rounds} rounds would pair someone twice"
+            )
+    points: tuple[int, ...] = ()
+    if r.format is Format.TABLES:
+        if r.seats < MIN_TABLE:
+            raise FormatError("a tables tournament plays a ruleset of 3 or more seats: ruleset 'classic'")
+        if r.table_size is None or not MIN_TABLE <= r.table_size <= min(MAX_TABLE, r.seats):
+            raise FormatError(f"a tables tournament needs table_size: {MIN_TABLE} to {min(MAX_TABLE, r.seats)}")
+        if not r.open and r.players < MIN_TABLE:
+            raise FormatError(f"a tables tournament needs at least {MIN_TABLE} players, not {r.players}")
+        points = tuple(r.placement_points) if r.placement_points else default_placement_points(r.table_size)
+        if len(points) > MAX_TABLE or any(not 0 <= p <= MAX_PLACEMENT_POINTS for p in points):
+            raise FormatError(f"placement_points: at most {MAX_TABLE} numbers, each 0 to {MAX_PLACEMENT_POINTS}")
+        if any(a < b for a, b in zip(points, points[1:], strict=False)):
+            raise FormatError("placement_points go down (or stay) from 1st place to the last: a place never earns "
+                              "more than the one above it")
+    planned = planned_rounds(r)
+    if planned is not None and len(r.round_starts) > planned:
+        raise FormatError(f"{len(r.round_starts)} start times for {planned} rounds")
+    if any(t.tzinfo is None for t in r.round_starts):
+        raise FormatError("a round's start time needs its offset from UTC (e.g. 2026-12-08T19:30:00+01:00)")
+    if any(a > b for a, b in zip(r.round_starts, r.round_starts[1:], strict=False)):
+        raise FormatError("round start times go forward: round k+1 starts no earlier than round k")
+    return points
+
+
+def planned_rounds(r: FormatRequest) -> int | None:
+    """How many rounds it will have (None: a round robin of an open tournament, known at the start)."""
+    if r.format is not Format.ROUND_ROBIN:
+        return r.rounds
+    if r.open:
+        return None
+    return rounds_per_cycle(r.players) * (2 if r.double else 1)
+
+
+def check_start(t: Tournament) -> None:
+    """What must hold once the entries are in (an open tournament's count is known only now)."""
+    n = len(t.players)
+    if t.format is Format.TABLES and n < MIN_TABLE:
+        raise FormatError(f"a tables tournament needs at least {MIN_TABLE} players to start, it has {n}")
+    if t.format is Format.SWISS and t.planned > n - 1:
+        raise FormatError(f"{n} players cannot play {t.planned} Swiss rounds without someone meeting twice")
+    if t.format is Format.ROUND_ROBIN and len(t.round_starts) > rounds_per_cycle(n) * (2 if t.double else 1):
+        raise FormatError(f"{len(t.round_starts)} start times for {rounds_per_cycle(n)} rounds")
+
+
+def schedule_at_start(t: Tournament) -> list[ScheduledRound]:
+    """The rounds fixed when the tournament starts (a Swiss: none; each is paired when it opens)."""
+    if t.format is Format.ROUND_ROBIN:
+        return round_robin(t.players, t.double)
+    if t.format is Format.TABLES:
+        assert t.table_size is not None and t.rounds_planned is not None
+        seating = table_schedule(t.players, t.table_size, t.rounds_planned)
+        return [
+            ScheduledRound(number, tuple(Pairing(*table) for table in tables), None)
+            for number, tables in enumerate(seating, start=1)
+        ]
+    return []
+
+
+def swiss_history(t: Tournament, upto: int | None = None) -> list[SwissRound]:
+    """The rounds paired so far (or the first ``upto``), as the pairing program reads them."""
+    history = []
+    for scheduled in t.rounds[:upto]:
+        games = []
+        for slot in t.round_slots(scheduled.number):
+            r = slot.result
+            games.append(
+                SwissGame(slot.white, slot.black, r.winner if r is not None else None, r is not None and r.forfeit)
+            )
+        history.append(SwissRound(tuple(games), scheduled.bye))
+    return history
+
+
+def pair_next(t: Tournament, number: int) -> ScheduledRound:
+    """A Swiss round paired from the results so far; pairing numbers follow the entry order
+    (the director lists the players strongest first), withdrawn players are left out."""
+    assert t.format is Format.SWISS and number == len(t.rounds) + 1
+    pairings = pair_round(t.players, swiss_history(t), t.planned, absent=set(t.withdrawn))
+    return ScheduledRound(number, tuple(Pairing(w, b) for w, b in pairings.boards), pairings.bye)
