@@ -63,6 +63,15 @@ from server.store.players import get_player, new_token, register_player
 from server.store.secrets import match_seed, match_seed_rows, new_server_seed
 from server.store.streams import match_stream
 from server.store.values import format_at
+from server.tournaments.formats import (
+    FormatError,
+    FormatRequest,
+    check_request,
+    check_start,
+    pair_next,
+    schedule_at_start,
+    swiss_history,
+)
 from server.tournaments.model import (
     CREATED,
     DECISIONS,
@@ -89,15 +98,6 @@ from server.tournaments.model import (
     evolve,
     fold,
     tournament_stream,
-)
-from server.tournaments.formats import (
-    FormatError,
-    FormatRequest,
-    check_request,
-    check_start,
-    pair_next,
-    schedule_at_start,
-    swiss_history,
 )
 from server.tournaments.standings import StandingRow
 from server.tournaments.swiss import SwissError
@@ -600,6 +600,11 @@ class TournamentService:
             return _forfeit_result(slot, winner, reason, match_id)
         return ResultRecorded(slot.key, match_id, winner, (state.scores[0], state.scores[1]), False, "played")
 
+    def _seated_at(self, match_id: str) -> list[str | None]:
+        """The player id in each seat of ``match_id`` (blocking: a read)."""
+        public = self.matches.summary_public(self.matches.summary(match_id))
+        return [p.id if p is not None else None for p in public.seats]
+
     async def _table_result(self, slot: Slot, match_id: str, places: list[int] | None) -> ResultRecorded | None:
         """A table's result in the slot's seat order: each player's total and place (D23); a
         player who withdrew before the table sat (no seat at the match) shares the last place."""
@@ -639,7 +644,9 @@ class TournamentService:
 
         def fire() -> None:
             self._deadlines.pop(key, None)
-            self._spawn(self._retrying(lambda: self.advance(tournament_id), f"the start of round {number} of {tournament_id}"))
+            self._spawn(
+                self._retrying(lambda: self.advance(tournament_id), f"the start of round {number} of {tournament_id}")
+            )
 
         self._deadlines[key] = self.clock.call_later(delay, fire)
 
@@ -710,11 +717,9 @@ class TournamentService:
             if slot.match is None or slot.result is not None:
                 continue
             if len(slot.seats) > 2:  # a table plays on: the player leaves it (D23 places them last)
-                match_id = slot.match
-                public = await asyncio.to_thread(lambda: self.matches.summary_public(self.matches.summary(match_id)))
-                seated = [p.id if p is not None else None for p in public.seats]
+                seated = await asyncio.to_thread(self._seated_at, slot.match)
                 if player_id in seated:
-                    await self.matches.forfeit(match_id, seated.index(player_id), "withdrawal")
+                    await self.matches.forfeit(slot.match, seated.index(player_id), "withdrawal")
             elif annulled:
                 await self.matches.annul(slot.match, f"withdrawal of {player_id}: results annulled")
             else:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import pairwise
 from typing import Final
 
 from server.tournaments.model import Format, Tournament
@@ -50,8 +51,10 @@ def check_request(r: FormatRequest) -> tuple[int, ...]:
     (a tables tournament's default: k-1 … 0 for tables of k; () for the other formats)."""
     if r.format is Format.ROUND_ROBIN:
         if r.rounds is not None or r.table_size is not None or r.placement_points:
-            raise FormatError("a round_robin has its rounds from its players: rounds, table_size and "
-                              "placement_points are for swiss and tables")
+            raise FormatError(
+                "a round_robin has its rounds from its players: rounds, table_size and "
+                "placement_points are for swiss and tables"
+            )
     else:
         if r.double:
             raise FormatError("double is for a round_robin")
@@ -76,15 +79,17 @@ def check_request(r: FormatRequest) -> tuple[int, ...]:
         points = tuple(r.placement_points) if r.placement_points else default_placement_points(r.table_size)
         if len(points) > MAX_TABLE or any(not 0 <= p <= MAX_PLACEMENT_POINTS for p in points):
             raise FormatError(f"placement_points: at most {MAX_TABLE} numbers, each 0 to {MAX_PLACEMENT_POINTS}")
-        if any(a < b for a, b in zip(points, points[1:], strict=False)):
-            raise FormatError("placement_points go down (or stay) from 1st place to the last: a place never earns "
-                              "more than the one above it")
+        if any(a < b for a, b in pairwise(points)):
+            raise FormatError(
+                "placement_points go down (or stay) from 1st place to the last: a place never earns "
+                "more than the one above it"
+            )
     planned = planned_rounds(r)
     if planned is not None and len(r.round_starts) > planned:
         raise FormatError(f"{len(r.round_starts)} start times for {planned} rounds")
     if any(t.tzinfo is None for t in r.round_starts):
         raise FormatError("a round's start time needs its offset from UTC (e.g. 2026-12-08T19:30:00+01:00)")
-    if any(a > b for a, b in zip(r.round_starts, r.round_starts[1:], strict=False)):
+    if any(a > b for a, b in pairwise(r.round_starts)):
         raise FormatError("round start times go forward: round k+1 starts no earlier than round k")
     return points
 

@@ -20,7 +20,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, Final
 
 from engine.shuffle import shuffle_ids
-from server.tournaments.schedule import Pairing, ScheduledRound
+from server.tournaments.schedule import Pairing, ScheduledRound, rounds_per_cycle
 from server.tournaments.standings import SWISS_TIEBREAKS, TIEBREAKS, Result, StandingRow, standings
 from server.tournaments.table_standings import TableResult, table_standings
 
@@ -171,6 +171,8 @@ class Tournament:
         """How many rounds the tournament has: the fixed schedule's, or a Swiss's ``rounds``."""
         if self.format is Format.SWISS:
             return self.rounds_planned or 0
+        if self.format is Format.ROUND_ROBIN and not self.rounds and len(self.players) >= 2:
+            return rounds_per_cycle(len(self.players)) * (2 if self.double else 1)  # before the start
         return len(self.rounds)
 
     @property
@@ -327,7 +329,9 @@ class Tournament:
         drawn = lots(seed, self.players)
         if self.format is Format.TABLES:
             points = self.placement_points
-            rows = table_standings(staying, _without(self.table_results(), set(out)), [p for p in drawn if p in staying], points)
+            rows = table_standings(
+                staying, _without(self.table_results(), set(out)), [p for p in drawn if p in staying], points
+            )
             tail = table_standings(out, [], [p for p in drawn if p in out], points)
         else:
             byes = self.byes()
@@ -485,8 +489,7 @@ class TournamentStarted:
     def payload(self) -> dict[str, Any]:
         return {
             "rounds": [
-                {"number": r.number, "pairings": [list(p.seats) for p in r.pairings], "bye": r.bye}
-                for r in self.rounds
+                {"number": r.number, "pairings": [list(p.seats) for p in r.pairings], "bye": r.bye} for r in self.rounds
             ]
         }
 

@@ -133,10 +133,17 @@ def standings(
         for player, tally in tallies.items():
             columns[player]["score"] = scores[player]
             columns[player]["buchholz"] = sum(scores[opponent] for opponent in tally.met)
+            columns[player] = {name: columns[player][name] for name in chain}  # in the chain's order
     order = sorted(players, key=lambda player: _sort_key(columns[player], chain))
     return [
         _row(
-            rank, player, tallies[player], bye_count[player], columns[player], _next_columns(order, rank, columns), chain
+            rank,
+            player,
+            tallies[player],
+            bye_count[player],
+            columns[player],
+            _next_columns(order, rank, columns),
+            chain,
         )
         for rank, player in enumerate(order, start=1)
     ]
