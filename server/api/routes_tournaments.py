@@ -6,7 +6,7 @@ import asyncio
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import Response
 from pydantic import AwareDatetime, Field, StrictBool, StrictInt, StrictStr, field_validator
 
 from server.api.bodies import RequestBody
@@ -25,6 +25,12 @@ router = APIRouter(prefix="/api", tags=["tournaments"])
 TournamentId = Annotated[str, Path(min_length=1, max_length=ID_LEN, pattern=r"^[A-Za-z0-9_-]+$")]
 DisputeId = Annotated[str, Path(min_length=1, max_length=ID_LEN, pattern=r"^[A-Za-z0-9_-]+$")]
 NOTE_LEN = 500
+TRF_MEDIA = "text/plain; charset=utf-8"
+TRF_BODY = {
+    "description": "FIDE's Tournament Report File (TRF-16): header lines (012 name, 042/052 dates, 062 players, "
+    "XXR rounds), then one 001 line per player with each round's opponent, colour and result",
+    "content": {"text/plain": {"schema": {"type": "string"}}},
+}
 
 
 class CreateTournamentRequest(RequestBody):
@@ -170,18 +176,20 @@ async def list_tournaments(caller: CallerDep, tournaments: TournamentServiceDep)
 
 @router.get(
     "/tournaments/{tournament_id}/trf",
-    response_class=PlainTextResponse,
-    responses={**error_responses(400, 401, 404, 409, 503), 200: {"content": {"text/plain": {}}}},
+    response_class=Response,
+    responses={200: TRF_BODY, **error_responses(400, 401, 404, 409, 503)},
     openapi_extra=BEARER_OPTIONAL,
 )
 async def tournament_trf(
     tournament_id: TournamentId, _caller: CallerDep, tournaments: TournamentServiceDep
-) -> PlainTextResponse:
+) -> Response:
     """The tournament as a FIDE TRF-16 report (a round robin's or a Swiss's; start ranks follow the
     pairing numbers), for a pairing program or a federation's rating officer; 409 for a tables one."""
     t = await tournaments.get(tournament_id)
     text = await asyncio.to_thread(_views(tournaments).trf, t)
-    return PlainTextResponse(text, media_type="text/plain; charset=utf-8")
+    return Response(
+        text.encode(), media_type=TRF_MEDIA, headers={"Content-Disposition": f'attachment; filename="{t.id}.trf"'}
+    )
 
 
 @router.post(

@@ -116,8 +116,18 @@ RULE_REFUSALS: list[tuple[set[str], int, str, str, str]] = [
         {"POST /api/tournaments"},
         400,
         "malformed",
-        r"^a round-robin needs 2 to 64 players",
+        r"^a tournament needs 2 to 64 players",
         "a tournament that is not open names its 2 to 64 players (one field's rule on another: open)",
+    ),
+    (
+        {"POST /api/tournaments"},
+        400,
+        "malformed",
+        r"^a round_robin has its rounds|^double is for a round_robin|needs rounds: |^table_size and placement_points"
+        r"|can meet each other at most|plays a ruleset of 3 or more seats|needs table_size: |needs at least 3 players"
+        r"|^placement_points|start times for|start time needs its offset|^round start times go forward",
+        "a format's fields follow from the format, its players and its ruleset (one field's rule on another: "
+        "format, rounds, table_size, placement_points, round_starts; docs/TOURNAMENTS.md Formats)",
     ),
     (
         {"POST /api/tournaments"},
@@ -392,8 +402,11 @@ def strict_integer_refusal(body: Any, status: int, text: str) -> str | None:
         return None
     for problem in str(answer.get("message")).split("; "):
         # (a body of several shapes names its shape first: "match.move_seconds", "table.seat")
-        match = re.fullmatch(r"(?:match\.|table\.)?(\w+): Input should be a valid integer", problem)
+        match = re.fullmatch(r"(?:match\.|table\.)?(\w+)(?:\.(\d+))?: Input should be a valid integer", problem)
         value = body.get(match.group(1)) if match else None
+        if match and match.group(2) is not None:  # an item of a list: placement_points.6
+            index = int(match.group(2))
+            value = value[index] if isinstance(value, list) and index < len(value) else None
         if not (isinstance(value, float) and value.is_integer()):
             return None
     return STRICT_INTEGER

@@ -344,6 +344,7 @@ OPERATIONS = {
     ("GET", "/api/tournaments"): (200, [TournamentListed], {"401", "503"}),
     ("POST", "/api/tournaments/{tournament_id}/start"): (200, TournamentPublic, {"400", "401", "404", "409", "503"}),
     ("GET", "/api/tournaments/{tournament_id}"): (200, TournamentPublic, {"400", "401", "404", "503"}),
+    ("GET", "/api/tournaments/{tournament_id}/trf"): (200, None, {"400", "401", "404", "409", "503"}),
     ("POST", "/api/tournaments/{tournament_id}/withdraw"): (
         200,
         TournamentPublic,
@@ -397,6 +398,8 @@ def test_openapi_documents_every_answer_and_the_answers_fit_it(client: TestClien
             assert answers[str(status)]["content"] == {
                 "application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}
             }, key
+        elif key[1].endswith("/trf"):
+            assert set(answers["200"]["content"]) == {"text/plain"}, key  # FIDE's TRF-16
         else:
             assert set(answers["200"]["content"]) == {"application/x-ndjson"}, key
         assert errors | {"4XX"} <= set(answers), (key, sorted(answers))
