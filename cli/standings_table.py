@@ -25,6 +25,16 @@ from rich.text import Text
 
 from engine.rulesets import RULESETS
 from engine.score_words import rule_words, totals_words
+from tui_client.tournament_model import (
+    CHAIN_WORDS,
+    NAME_WIDTH,
+    chain_label,
+    chain_of,
+    cut_name,
+    format_of,
+    local_time_words,
+    table_parts,
+)
 
 __all__ = [
     "ABBREVIATIONS",
@@ -32,8 +42,10 @@ __all__ = [
     "print_show",
     "result_words",
     "round_table",
+    "standings_chain",
     "standings_compact",
     "standings_full",
+    "table_lines",
 ]
 
 COMPACT_UP_TO = 100  # columns: at most this many, the compact table by default
@@ -156,8 +168,14 @@ def result_words(pairing: Mapping[str, Any], names: Mapping[str, str]) -> str | 
     return text
 
 
+def round_title(round_: Mapping[str, Any]) -> str:
+    """``Round 2 · pending · Tue 8 Dec 19:30`` (the start time in the local zone, when given)."""
+    start = local_time_words(round_.get("starts_at"))
+    return f"Round {round_['number']} · {round_['status']}" + (f" · {start}" if start else "")
+
+
 def round_table(round_: Mapping[str, Any], names: Mapping[str, str], rule: str, compact: bool) -> Table:
-    out = _table(f"Round {round_['number']} · {round_['status']}", compact)
+    out = _table(round_title(round_), compact)
     for label in ("board", "white", "black"):
         out.add_column(label, overflow="fold", justify="right" if label == "board" else "left")
     out.add_column("result (winner first)", overflow="fold")
@@ -175,14 +193,154 @@ def round_table(round_: Mapping[str, Any], names: Mapping[str, str], rule: str, 
     return out
 
 
+def wrapped(head: str, parts: Sequence[str], width: int) -> list[str]:
+    """``head`` then ``parts`` joined by ", ", broken between parts (never inside one, unless a
+    single part is wider than the room) into lines of at most ``width``, indented under the first;
+    a part that starts with ``·`` follows the one before it without a comma."""
+    indent = " " * min(len(head), max(0, width // 3))
+    lines: list[str] = []
+    line = head
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1 or parts[index + 1].startswith("·")
+        piece = part + ("" if last else ",")
+        start = line in (head, indent)
+        candidate = line + piece if start else f"{line} {piece}"
+        if len(candidate) <= width or start:
+            line = candidate
+        else:
+            lines.append(line)
+            line = indent + piece
+    lines.append(line)
+    out: list[str] = []
+    for item in lines:  # a part wider than the room alone: cut at the width, nothing lost past it
+        while len(item) > width:
+            out.append(item[:width])
+            item = indent + item[width:]
+        out.append(item)
+    return out
+
+
+def table_lines(round_: Mapping[str, Any], names: Mapping[str, str], width: int) -> list[str]:
+    """A tables round: ``table 1: ann 1st 512, bob 2nd 300, cyd 3rd 120, dan 4th 0`` per table
+    (seat order, the first dealer first, until it is decided), wrapped to ``width``."""
+    lines: list[str] = []
+    for p in round_["pairings"]:
+        parts = table_parts(p)
+        result = p.get("result")
+        if isinstance(result, Mapping) and result.get("forfeit"):
+            parts.append(f"· forfeit ({str(result.get('reason') or '').replace('_', ' ')})")
+        elif not isinstance(result, Mapping):
+            parts.append(f"· {p['status']}" + (f" {p['match']}" if p.get("match") else ""))
+        if p.get("annulled"):
+            parts.append(f"· replayed (annulled {', '.join(p['annulled'])})")
+        lines += wrapped(f"table {p['board']}: ", parts, width)
+    if round_.get("bye"):
+        lines.append(f"bye: {names.get(round_['bye'], round_['bye'])}")
+    return lines
+
+
+def print_round(out: Console, round_: Mapping[str, Any], t: Mapping[str, Any], rule: str, *, compact: bool) -> None:
+    """One round, as its format shows it: a Swiss round not paired yet says so; a tables round
+    is a line per table; a two-seat round is a table of pairings."""
+    names = {p["id"]: p["name"] for p in t["players"]}
+    if not round_.get("pairings"):
+        said = "paired when it opens" if format_of(t) == "swiss" else "no pairings"
+        out.print(Text(f"{round_title(round_)} · {said}", style="bold"))
+        return
+    if format_of(t) == "tables":
+        out.print(Text(round_title(round_), style="bold"))
+        for line in table_lines(round_, names, out.width):
+            out.print(Text(line), overflow="ignore", crop=False)
+        return
+    out.print(round_table(round_, names, rule, compact=compact))
+
+
+def standings_chain(t: Mapping[str, Any], *, wide: bool = False) -> Table:
+    """A Swiss's or a tables tournament's standings: rank, name (cut at 20 with …), played, the
+    chain's columns in order (lot left out), and the tie-break that put the row above the next.
+    ``wide`` adds won–lost, byes, forfeits, points for–against and the lot.
+
+    The numbers never give way: each of their columns is as wide as its widest cell; only a
+    name is cut (with …) when the terminal is narrower still. Columns are two spaces apart so
+    64 players with 20-character names fit 80 columns."""
+    rows: list[Mapping[str, Any]] = t["standings"]
+    chain = [n for n in chain_of(t) if wide or n != "lot"]
+    labels = ["#", "player", "P"]
+    if wide:
+        labels += ["W–L", "byes", "forfeits", "points for–against"]
+    labels += [chain_label(n) for n in chain] + ["by"]
+    cells: list[list[str]] = []
+    for row in rows:
+        name = str(row["name"])
+        player = name + (" (wd)" if row.get("withdrawn") else "") if wide else _cut(row)
+        extra = [f"{row['won']}–{row['lost']}", str(row["byes"]), str(row["forfeits"]), _points(row)] if wide else []
+        values = [row["tiebreaks"].get(n) for n in chain]
+        numbers = [NONE if v is None else str(v) for v in values]
+        cells.append([str(row["rank"]), player, str(row["played"]), *extra, *numbers, _decided_short(row)])
+    out = Table(
+        title="Standings",
+        title_justify="left",
+        title_style="bold",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),
+        show_edge=False,
+    )
+    for index, label in enumerate(labels):
+        width = max([len(label), *(len(row[index]) for row in cells)])
+        if label == "player":
+            out.add_column(
+                label, no_wrap=True, overflow="ellipsis", min_width=6, max_width=None if wide else NAME_WIDTH
+            )
+        else:
+            out.add_column(label, justify="left" if label == "by" else "right", no_wrap=True, min_width=width)
+    for row_cells in cells:
+        out.add_row(*(Text(c) for c in row_cells))
+    return out
+
+
+def _cut(row: Mapping[str, Any]) -> str:
+    return cut_name(str(row["name"]), NAME_WIDTH, " (wd)" if row.get("withdrawn") else "")
+
+
+def _points(row: Mapping[str, Any]) -> str:
+    return f"{row['points_for']}–{row['points_against']}"
+
+
+def _decided_short(row: Mapping[str, Any]) -> str:
+    name = row.get("decided_by")
+    if not name:
+        return NONE
+    value = (row.get("tiebreaks") or {}).get(name)
+    return chain_label(str(name)) + ("" if value is None else f" {value}")
+
+
+def chain_legend(t: Mapping[str, Any]) -> Text:
+    """The chain table's key: every short column name in words, in the chain's order."""
+    parts = ["P played"]
+    parts += [f"{chain_label(n)} {CHAIN_WORDS[n][1]}" for n in chain_of(t) if n in CHAIN_WORDS and n != "lot"]
+    parts.append("by: the tie-break that puts the row above the next")
+    if any(r.get("withdrawn") for r in t["standings"]):
+        parts.append("(wd) withdrawn")
+    return Text(" · ".join(parts), style="dim")
+
+
 def fits(console: Console, table: Table) -> bool:
     return console.measure(table).maximum <= console.width
 
 
 def print_show(out: Console, t: Mapping[str, Any], header: Sequence[str], *, wide: bool = False) -> None:
-    """The tournament: ``header`` lines, the standings (compact or full), each round's results."""
+    """The tournament: ``header`` lines, the standings (compact or full; a Swiss's or a tables
+    tournament's by its chain), each round's results."""
     for line in header:
         out.print(Text(line))
+    rule = tournament_rule(t)
+    if format_of(t) != "round_robin":
+        out.print(standings_chain(t, wide=wide))
+        out.print(chain_legend(t))
+        for round_ in t["rounds"]:
+            print_round(out, round_, t, rule, compact=not wide)
+        return
     full = standings_full(t)
     use_full = wide or (out.width > COMPACT_UP_TO and fits(out, full))
     if use_full:
@@ -190,7 +348,5 @@ def print_show(out: Console, t: Mapping[str, Any], header: Sequence[str], *, wid
     else:
         out.print(standings_compact(t))
         out.print(legend(t))
-    names = {p["id"]: p["name"] for p in t["players"]}
-    rule = tournament_rule(t)
     for round_ in t["rounds"]:
-        out.print(round_table(round_, names, rule, compact=not use_full))
+        print_round(out, round_, t, rule, compact=not use_full)

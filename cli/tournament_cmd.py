@@ -14,7 +14,9 @@ import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Any, NoReturn, ParamSpec
 from urllib.parse import quote
 
@@ -26,6 +28,7 @@ from rich.text import Text
 
 from cli.dispute_list import dispute_list, ruling_words
 from engine.rulesets import RULESETS
+from tui_client.tournament_model import format_words, local_time_words
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 TIMEOUT_SECONDS = 30.0
@@ -34,7 +37,8 @@ NONE = "—"
 P = ParamSpec("P")
 
 tournament_app = typer.Typer(
-    help="Round-robin tournaments on a running server: create, start, follow, withdrawals, disputes.",
+    help="Tournaments on a running server (round robin, Swiss, classic at tables): create, start, follow, "
+    "withdrawals, disputes, the FIDE TRF export.",
     no_args_is_help=True,
 )
 
@@ -45,6 +49,12 @@ Token = Annotated[
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="print the server's JSON instead of tables")]
 TournamentArg = Annotated[str, typer.Argument(help="a tournament id (t_…)", show_default=False)]
+
+
+class Format(StrEnum):
+    ROUND_ROBIN = "round_robin"
+    SWISS = "swiss"
+    TABLES = "tables"
 
 
 class Decision(StrEnum):
@@ -87,10 +97,10 @@ def refusal(response: httpx.Response) -> str:
     return f"error ({response.status_code}): {text}"
 
 
-def call(
+def answer_to(
     server: Server, method: str, path: str, body: dict[str, Any] | None = None, params: dict[str, str] | None = None
-) -> Any:
-    """One request; its JSON answer, or a one-line error and exit 1 (never a traceback)."""
+) -> httpx.Response:
+    """One request's answer (2xx), or a one-line error and exit 1 (never a traceback)."""
     headers = {"Authorization": f"Bearer {server.token}"} if server.token else {}
     url = server.url.rstrip("/")
     try:
@@ -102,6 +112,15 @@ def call(
         fail(f"cannot reach the server at {url}: {str(exc) or type(exc).__name__}")
     if response.is_error:
         fail(refusal(response))
+    return response
+
+
+def call(
+    server: Server, method: str, path: str, body: dict[str, Any] | None = None, params: dict[str, str] | None = None
+) -> Any:
+    """One request; its JSON answer, or a one-line error and exit 1 (never a traceback)."""
+    url = server.url.rstrip("/")
+    response = answer_to(server, method, path, body, params)
     try:
         return response.json()
     except ValueError:
@@ -184,7 +203,7 @@ def names_of(t: dict[str, Any]) -> dict[str, str]:
 
 
 def header(t: dict[str, Any]) -> list[str]:
-    kind = "double round-robin" if t["double"] else "round-robin"
+    kind = format_words(t)
     lines = [
         f"{t['name']} ({t['id']}) · {t['status']} · {ruleset_text(t)} · commitment {t['commitment']}",
         f"{kind} · {len(t['players'])} players · move clock {t['move_seconds']} s · join within "
@@ -249,8 +268,10 @@ def round_table(round_: dict[str, Any], names: dict[str, str]) -> Table:
         (p["board"], p["white"]["name"], p["black"]["name"], p["status"], result_text(p, names), p["match"])
         for p in round_["pairings"]
     ]
+    from cli.standings_table import round_title
+
     out = table(
-        f"Round {round_['number']} · {round_['status']}",
+        round_title(round_),
         ["board", "white", "black", "status", "result (white–black)", "match"],
         rows,
     )
@@ -290,11 +311,51 @@ def parse_rules(entries: list[str]) -> dict[str, Any]:
     return rules
 
 
+def round_starts(entries: list[str]) -> list[str]:
+    """``--round-start`` entries as ISO 8601 with an offset: one with an offset (or ``Z``) as
+    given; a local time (``2026-12-08 19:30``) with this machine's offset at that date."""
+    out = []
+    for entry in entries:
+        try:
+            at = datetime.fromisoformat(entry.strip())
+        except ValueError:
+            fail(
+                f"--round-start takes a date and time, e.g. 2026-12-08T19:30+01:00 or 2026-12-08 19:30, not {entry!r}",
+                2,
+            )
+        out.append((at if at.tzinfo is not None else at.astimezone()).isoformat())
+    return out
+
+
+def parse_points(text: str) -> list[int]:
+    """``--placement-points 3,2,1,0``: the points for 1st, 2nd, … at a table."""
+    try:
+        points = [int(part) for part in text.split(",")]
+    except ValueError:
+        fail(f"--placement-points takes whole numbers for 1st, 2nd, … separated by commas (3,2,1,0), not {text!r}", 2)
+    return points
+
+
+def opening_words(t: dict[str, Any]) -> str:
+    """What the start opened: ``round 1 is open``, or ``round 1 opens Tue 8 Dec 19:30``."""
+    first = t["rounds"][0] if t["rounds"] else {}
+    starts = local_time_words(first.get("starts_at"))
+    if first.get("status") == "pending" and starts:
+        return f"round 1 opens {starts}"
+    return "round 1 is open"
+
+
 def start_and_report(server: Server, tournament_id: str) -> None:
+    from cli.standings_table import print_round, tournament_rule
+
     t = call_object(server, "POST", f"/api/tournaments/{tournament_id}/start")
-    typer.echo(f"started tournament {t['id']} ({t['name']}): {len(t['rounds'])} rounds; round 1 is open")
-    if t["rounds"]:
-        console().print(round_table(t["rounds"][0], names_of(t)))
+    planned = t.get("rounds_planned") or len(t["rounds"])
+    what = t["name"] if t.get("format", "round_robin") == "round_robin" else f"{t['name']}, {format_words(t)}"
+    typer.echo(f"started tournament {t['id']} ({what}): {planned} rounds; {opening_words(t)}")
+    if t["rounds"] and t.get("format", "round_robin") == "round_robin":
+        console().print(round_table(t["rounds"][0], names_of(t)))  # as before issue 22
+    elif t["rounds"]:
+        print_round(console(), t["rounds"][0], t, tournament_rule(t), compact=True)
 
 
 @tournament_app.command("create")
@@ -322,6 +383,33 @@ def create(
         int | None,
         typer.Option("--join-seconds", min=1, help="time to join a match once its round opens (default 300)"),
     ] = None,
+    format_: Annotated[
+        Format,
+        typer.Option(
+            "--format", help="round_robin (everyone meets everyone), swiss (two seats) or tables (classic at tables)"
+        ),
+    ] = Format.ROUND_ROBIN,
+    rounds: Annotated[int | None, typer.Option("--rounds", min=1, help="swiss and tables: how many rounds")] = None,
+    table_size: Annotated[
+        int | None, typer.Option("--table-size", min=3, max=10, help="tables: the preferred size of a table (3-10)")
+    ] = None,
+    placement_points: Annotated[
+        str | None,
+        typer.Option(
+            "--placement-points",
+            help="tables: the points for 1st, 2nd, … at a table, e.g. 3,2,1,0 (default: k-1 down to 0 for tables of k)",
+            show_default=False,
+        ),
+    ] = None,
+    round_start: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--round-start",
+            help="a round's start time, repeat in round order (round 1 first): ISO 8601 with an offset "
+            "(2026-12-08T19:30+01:00), or a local time (2026-12-08 19:30) that gets this machine's offset",
+            show_default=False,
+        ),
+    ] = None,
     start: Annotated[bool, typer.Option("--start", help="start it at once (open round 1)")] = False,
     open_: Annotated[
         bool, typer.Option("--open", help="players enter (and leave) it themselves until the start; --player optional")
@@ -329,10 +417,21 @@ def create(
     url: Url = DEFAULT_URL,
     token: Token = None,
 ) -> None:
-    """Create a round-robin; the order of --player fixes the pairing numbers (entries follow them)."""
+    """Create a tournament (a round robin unless --format says otherwise); the order of --player
+    fixes the pairing numbers (entries follow them). The server's refusal is printed as it says it."""
     server = director(url, token)
     players = player or []
     body: dict[str, Any] = {"name": name, "players": players, "ruleset": ruleset, "rules": parse_rules(rule or [])}
+    if format_ is not Format.ROUND_ROBIN:
+        body["format"] = format_.value
+    if rounds is not None:
+        body["rounds"] = rounds
+    if table_size is not None:
+        body["table_size"] = table_size
+    if placement_points is not None:
+        body["placement_points"] = parse_points(placement_points)
+    if round_start:
+        body["round_starts"] = round_starts(round_start)
     if open_:
         body["open"] = True
     if double:
@@ -342,7 +441,8 @@ def create(
     if join_seconds is not None:
         body["join_seconds"] = join_seconds
     t = call_object(server, "POST", "/api/tournaments", body)
-    typer.echo(f"created tournament {t['id']} ({t['name']}, {ruleset_text(t)})")
+    formats = "" if t.get("format", "round_robin") == "round_robin" else f", {format_words(t)}"
+    typer.echo(f"created tournament {t['id']} ({t['name']}, {ruleset_text(t)}{formats})")
     if t["players"]:
         console().print(entrants_table(t))
     if t.get("open") and not start:
@@ -391,9 +491,34 @@ def list_(as_json: AsJson = False, url: Url = DEFAULT_URL, token: Token = None) 
         typer.echo("no tournaments")
     else:
         columns = ["id", "name", "status", "players", "rounds", "opened"]
-        rows = [[*(t[c] for c in columns), "yes" if t.get("open") else "no"] for t in tournaments]
-        columns = [*columns, "open"]
+        rows = [
+            [*(t[c] for c in columns), "yes" if t.get("open") else "no", str(t.get("format") or "round_robin")]
+            for t in tournaments
+        ]
+        columns = [*columns, "open", "format"]
         console().print(table("Tournaments", columns, rows))
+
+
+@tournament_app.command("trf")
+@shaped
+def trf(
+    tournament: TournamentArg,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="write it to this file (default: standard output)")
+    ] = None,
+    url: Url = DEFAULT_URL,
+    token: Token = None,
+) -> None:
+    """The tournament as a FIDE TRF-16 report (round robin or Swiss; a tables tournament has none)."""
+    text = answer_to(Server(url, token), "GET", f"/api/tournaments/{tournament}/trf").text
+    if output is None:
+        typer.echo(text, nl=not text.endswith("\n"))
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror or exc}")
+    typer.echo(f"wrote the TRF of {tournament} to {output} ({len(text.splitlines())} lines)", err=True)
 
 
 def player_id(server: Server, tournament_id: str, player: str) -> str:

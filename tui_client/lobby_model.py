@@ -144,8 +144,25 @@ def is_member(tournament: Mapping[str, Any], player_id: str) -> bool:
     return any(isinstance(p, Mapping) and p.get("id") == player_id for p in tournament.get("players") or [])
 
 
-def next_lines(me: Mapping[str, Any], tournaments: Sequence[Mapping[str, Any]] = ()) -> list[str]:
-    """The player's next pairing in each running tournament (``next``), in words."""
+def start_words(value: object, now: datetime | None = None) -> str:
+    """A round's start time if it is still to come, in the local zone: ``starts 19:30`` today,
+    ``starts Tue 8 Dec 19:30`` another day; "" for none or a time past."""
+    at = parse_time(value)
+    now = now or datetime.now(UTC)
+    if at is None or at <= now:
+        return ""
+    local = at.astimezone()
+    if local.date() == now.astimezone().date():
+        return f"starts {local:%H:%M}"
+    return f"starts {local:%a} {local.day} {local:%b %H:%M}"
+
+
+def next_lines(
+    me: Mapping[str, Any], tournaments: Sequence[Mapping[str, Any]] = (), now: datetime | None = None
+) -> list[str]:
+    """The player's next pairing in each running tournament (``next``), in words: two seats
+    ``Cup round 2: vs bob (white: you draft first)``, a table ``Cup round 2 at a table of 4
+    with bob, cyd, dan``; either with ``· starts 19:30`` while its round's start is to come."""
     names: dict[str, str] = {}
     titles: dict[str, str] = {}
     for t in tournaments:
@@ -158,9 +175,20 @@ def next_lines(me: Mapping[str, Any], tournaments: Sequence[Mapping[str, Any]] =
         if not isinstance(n, Mapping):
             continue
         tournament = str(n.get("tournament"))
-        opponent = names.get(str(n.get("opponent")), str(n.get("opponent")))
-        colour = "white: you draft first" if n.get("white") else "black: they draft first"
-        lines.append(f"{titles.get(tournament, tournament)} round {n.get('round')}: vs {opponent} ({colour})")
+        title = f"{titles.get(tournament, tournament)} round {n.get('round')}"
+        others = [str(o) for o in n.get("opponents") or []]
+        if len(others) > 1:  # a table: every other seat
+            who = [names.get(o, o) for o in others]
+            said = str(n.get("opponent_name") or "")
+            if any(o not in names for o in others) and said.count(", ") == len(others) - 1:
+                who = said.split(", ")  # the tournament is not loaded: the server's names
+            line = f"{title} at a table of {len(others) + 1} with {listed(who)}"
+        else:
+            opponent = names.get(str(n.get("opponent")), str(n.get("opponent_name") or n.get("opponent")))
+            colour = "white: you draft first" if n.get("white") else "black: they draft first"
+            line = f"{title}: vs {opponent} ({colour})"
+        starts = start_words(n.get("starts_at"), now)
+        lines.append(f"{line} · {starts}" if starts else line)
     return lines
 
 
@@ -177,6 +205,7 @@ class Pairing:
     deadline: datetime | None  # the join deadline (the server's clock)
     name: str = ""  # the tournament's name, when the message says it
     opponent: str = ""  # the opponent's name, when the message says it
+    seats: int = 2  # the match's seats (a table: 3-10), when the message says it
 
 
 def parse_time(value: object) -> datetime | None:
@@ -206,6 +235,7 @@ def pairing_of(message: Mapping[str, Any]) -> Pairing | None:
         parse_time(message.get("join_deadline")),
         str(name) if isinstance(name, str) else "",
         str(opponent) if isinstance(opponent, str) else "",
+        seats if isinstance(seats := message.get("seats"), int) and seats >= 2 else 2,
     )
 
 
@@ -225,8 +255,12 @@ def pairing_words(
     pairing: Pairing, opponent: str | None, tournament_name: str, state: str, now: datetime | None = None
 ) -> str:
     """``Cup round 2 vs bob — join within 4:32 · taking your seat…`` (``state``: what the
-    client is doing about it, or "" when it waits for the player)."""
-    vs = f" vs {opponent}" if opponent else ""
+    client is doing about it, or "" when it waits for the player); a table's ``Cup round 2 at a
+    table of 4 with bob, cyd, dan — join within 4:32``."""
+    if pairing.seats > 2:
+        vs = f" at a table of {pairing.seats}" + (f" with {opponent}" if opponent else "")
+    else:
+        vs = f" vs {opponent}" if opponent else ""
     out = f"{tournament_name} round {pairing.round}{vs}"
     left = seconds_until(pairing.deadline, now)
     if state != "joined":
@@ -243,9 +277,11 @@ def pairing_words(
     return out
 
 
-def waiting_lines(me: Mapping[str, Any], tournaments: Sequence[Mapping[str, Any]] = ()) -> list[str]:
-    """``waiting for Cup round 3: vs bea (white: you draft first)`` per running tournament."""
-    return [f"waiting for {line}" for line in next_lines(me, tournaments)]
+def waiting_lines(
+    me: Mapping[str, Any], tournaments: Sequence[Mapping[str, Any]] = (), now: datetime | None = None
+) -> list[str]:
+    """``waiting for Cup round 3: vs bea (white: you draft first) · starts 19:30`` per running tournament."""
+    return [f"waiting for {line}" for line in next_lines(me, tournaments, now)]
 
 
 # ---------------------------------------------------------------- open tournaments

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from engine.rulesets import RULESETS
@@ -37,6 +38,11 @@ DECIDED_BY_WORDS: dict[str, str] = {
     "points_conceded": "points conceded",
     "lot": "lot",
     "withdrawal": "withdrawal",
+    "score": "score",
+    "buchholz": "Buchholz",
+    "placement_points": "placement points",
+    "match_points": "match points",
+    "firsts": "firsts",
 }
 # (key, label) of every standings column, in the order shown.
 STANDING_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -79,6 +85,13 @@ SCHEDULE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("black", "black"),
     ("status", "status"),
     ("result", "result"),
+)
+# A tables tournament's schedule: a table's seats (seat order, the first dealer first; by place
+# with each total once decided) in one wrapped cell.
+TABLE_SCHEDULE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("slot", "slot"),
+    ("table", "table (seat order; by place when decided)"),
+    ("status", "status"),
 )
 DISPUTE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("id", "dispute"),
@@ -182,8 +195,9 @@ class ScheduleRow:
     cells: tuple[str, ...]  # in SCHEDULE_COLUMNS order
     match: str | None = None  # the pairing's match (the latest one)
     status: str = ""  # the pairing's: pending, live, decided, cancelled
-    names: tuple[str, str] = ("", "")
-    seats: tuple[str, str] = ("", "")  # the players' ids, white first
+    names: tuple[str, ...] = ("", "")  # one per seat (a table: 3-10)
+    seats: tuple[str, ...] = ("", "")  # the players' ids, white (the first dealer) first
+    parts: tuple[str, ...] = ()  # a table's seats in words (by place once decided), to wrap
     match_status: str = ""  # the match's own: waiting, live, finished, annulled ("" unknown)
 
     @property
@@ -240,18 +254,66 @@ def _live_words(summary: Mapping[str, Any] | None) -> str:
     return ""
 
 
+def round_heading_words(tournament: Mapping[str, Any], rnd: Mapping[str, Any]) -> tuple[str, str]:
+    """What a round's heading says besides its number and status: its start in the local zone
+    (``Tue 8 Dec 19:30``, "" for none), and for a Swiss round not paired yet ``not paired yet``."""
+    unpaired = not rnd.get("pairings") and format_of(tournament) == "swiss"
+    return local_time_words(rnd.get("starts_at")), "not paired yet" if unpaired else ""
+
+
+def schedule_columns(tournament: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The schedule's columns: :data:`SCHEDULE_COLUMNS`, or a tables tournament's."""
+    return TABLE_SCHEDULE_COLUMNS if is_table_tournament(tournament) else SCHEDULE_COLUMNS
+
+
+def _table_row(number: int, p: Mapping[str, Any], summary: Mapping[str, Any] | None) -> ScheduleRow:
+    """A table of a tables round: its slot, its seats (by place once decided), its status."""
+    seats = seat_players(p)
+    match = p.get("match")
+    status = str(p.get("status") or "")
+    parts = list(table_parts(p))
+    result = p.get("result")
+    if isinstance(result, Mapping) and result.get("forfeit"):
+        parts.append(f"forfeit ({str(result.get('reason') or 'forfeit').replace('_', ' ')})")
+    waiting = not isinstance(result, Mapping) and summary is not None and summary.get("status") == "waiting"
+    return ScheduleRow(
+        "pairing",
+        number,
+        (str(p.get("slot")), ", ".join(parts), "waiting for seats" if waiting else status),
+        match=str(match) if match else None,
+        status=status,
+        names=tuple(_name(x) for x in seats),
+        seats=tuple(_id(x) for x in seats),
+        match_status=str(summary.get("status")) if summary else "",
+        parts=tuple(parts),
+    )
+
+
 def schedule_rows(tournament: Mapping[str, Any]) -> list[ScheduleRow]:
-    """The schedule by round: a heading per round, its pairings (status, result), its bye."""
+    """The schedule by round: a heading per round (its start time), its pairings (status,
+    result) or a tables round's tables (seats, places), its bye. Cells in
+    :func:`schedule_columns` order."""
     names = {_id(p): _name(p) for p in tournament.get("players") or []}
+    tables = is_table_tournament(tournament)
     rows: list[ScheduleRow] = []
     for rnd in tournament.get("rounds") or []:
         if not isinstance(rnd, Mapping):
             continue
         number = int(rnd.get("number") or 0)
         pairings = [p for p in rnd.get("pairings") or [] if isinstance(p, Mapping)]
-        rows.append(ScheduleRow("round", number, (f"round {number}", "", "", str(rnd.get("status") or ""), "")))
+        start, unpaired = round_heading_words(tournament, rnd)
+        status = str(rnd.get("status") or "")
+        if tables:
+            heading: tuple[str, ...] = (f"round {number}", f"starts {start}" if start else "", status)
+        else:
+            heading = (f"round {number}", start, "", status, unpaired)
+        rows.append(ScheduleRow("round", number, heading))
         summaries = {str(m.get("id")): m for m in rnd.get("matches") or [] if isinstance(m, Mapping)}
         for p in pairings:
+            if tables:
+                match = p.get("match")
+                rows.append(_table_row(number, p, summaries.get(str(match)) if match else None))
+                continue
             match = p.get("match")
             summary = summaries.get(str(match)) if match else None
             status = str(p.get("status") or "")
@@ -271,7 +333,9 @@ def schedule_rows(tournament: Mapping[str, Any]) -> list[ScheduleRow]:
             )
         bye = rnd.get("bye")
         if bye:
-            rows.append(ScheduleRow("bye", number, (f"{number} bye", names.get(str(bye), str(bye)), "", "bye", "")))
+            who = names.get(str(bye), str(bye))
+            cells = (f"{number} bye", who, "bye") if tables else (f"{number} bye", who, "", "bye", "")
+            rows.append(ScheduleRow("bye", number, cells))
     return rows
 
 
@@ -315,7 +379,8 @@ def dispute_rows(
 
 
 def title_words(tournament: Mapping[str, Any]) -> str:
-    """``Cup · running · round 2/5 · uno-duo to 30 · 5 players · 1 open dispute``."""
+    """``Cup · running · round 2/5 · uno-duo to 30 · 5 players · 1 open dispute``; a Swiss's
+    ``… · round 2/5 · Swiss · …``, a tables tournament's ``… · tables of 4 · points 3/2/1/0 · …``."""
     rounds = [r for r in tournament.get("rounds") or [] if isinstance(r, Mapping)]
     opened = sum(1 for r in rounds if r.get("status") in ("running", "finished"))
     rules = tournament.get("rules") or {}
@@ -323,13 +388,21 @@ def title_words(tournament: Mapping[str, Any]) -> str:
     ruleset = str(tournament.get("ruleset") or "")
     if target:
         ruleset += f" to {target}"
+    fmt = format_of(tournament)
     parts = [
         str(tournament.get("name") or tournament.get("id")),
         str(tournament.get("status") or ""),
-        f"round {opened}/{len(rounds)}",
-        ruleset,
-        f"{len(tournament.get('players') or [])} players",
+        f"round {opened}/{rounds_planned(tournament)}",
     ]
+    if fmt == "swiss":
+        parts.append("Swiss")
+    elif fmt == "tables":
+        size = tournament.get("table_size")
+        points = list(tournament.get("placement_points") or [])
+        parts.append(f"tables of {size}" if size else "tables")
+        if points:
+            parts.append(f"points {points_words(points)}")
+    parts += [ruleset, f"{len(tournament.get('players') or [])} players"]
     if tournament.get("double"):
         parts.append("double round-robin")
     disputes = tournament.get("open_disputes")
@@ -374,3 +447,239 @@ def tournament_lines(listed: Sequence[Mapping[str, Any]], mine: Iterable[str] = 
         )
         lines.append(TournamentLine(tid, text))
     return lines
+
+
+# ---------------------------------------------------------------- formats (issue 22): words shared with the CLI
+
+FORMATS = ("round_robin", "swiss", "tables")
+# Each format's chain (the server's ``tiebreaks`` keys, in order) → (short column label, words).
+CHAIN_WORDS: dict[str, tuple[str, str]] = {
+    "score": ("Score", "score (wins + byes)"),
+    "buchholz": ("Bch", "Buchholz"),
+    "sonneborn_berger": ("SB", "Sonneborn–Berger"),
+    "match_wins": ("W", "match wins"),
+    "points_difference": ("PD", "points difference"),
+    "points_conceded": ("PC", "points conceded"),
+    "placement_points": ("Pts", "placement points"),
+    "match_points": ("MP", "match points"),
+    "firsts": ("1st", "firsts (tables won)"),
+    "head_to_head": ("H2H", "head to head"),
+    "lot": ("lot", "the drawn lot"),
+}
+CHAINS: dict[str, tuple[str, ...]] = {
+    "round_robin": (
+        "match_wins",
+        "head_to_head",
+        "sonneborn_berger",
+        "points_difference",
+        "points_conceded",
+        "lot",
+    ),
+    "swiss": ("score", "buchholz", "sonneborn_berger", "match_wins", "points_difference", "points_conceded", "lot"),
+    "tables": ("placement_points", "match_points", "firsts", "lot"),
+}
+NAME_WIDTH = 20  # a standings name is cut to this many characters (with …)
+
+
+def format_of(tournament: Mapping[str, Any]) -> str:
+    """The tournament's format (``round_robin`` when the server does not say: an older server)."""
+    value = str(tournament.get("format") or "round_robin")
+    return value if value in FORMATS else "round_robin"
+
+
+def rounds_planned(tournament: Mapping[str, Any]) -> int:
+    """How many rounds it has: ``rounds_planned``, else the rounds listed."""
+    planned = tournament.get("rounds_planned")
+    listed = len([r for r in tournament.get("rounds") or [] if isinstance(r, Mapping)])
+    return max(planned, listed) if isinstance(planned, int) else listed
+
+
+def points_words(points: Sequence[object]) -> str:
+    """``3/2/1/0``: the placement points for 1st, 2nd, …"""
+    return "/".join(str(p) for p in points)
+
+
+def format_words(tournament: Mapping[str, Any]) -> str:
+    """``round-robin``, ``Swiss · 5 rounds``, ``tables of 4 · 5 rounds · points 3/2/1/0``."""
+    fmt = format_of(tournament)
+    rounds = rounds_planned(tournament)
+    plural = f"{rounds} round{'' if rounds == 1 else 's'}"
+    if fmt == "swiss":
+        return f"Swiss · {plural}"
+    if fmt == "tables":
+        size = tournament.get("table_size")
+        points = list(tournament.get("placement_points") or [])
+        words = [f"tables of {size}" if size else "tables", plural]
+        if points:
+            words.append(f"points {points_words(points)}")
+        return " · ".join(words)
+    return "double round-robin" if tournament.get("double") else "round-robin"
+
+
+def chain_of(tournament: Mapping[str, Any]) -> tuple[str, ...]:
+    """The tie-break chain the server sent (the keys of its first row), else the format's."""
+    for row in tournament.get("standings") or []:
+        if isinstance(row, Mapping) and isinstance(row.get("tiebreaks"), Mapping) and row["tiebreaks"]:
+            return tuple(str(k) for k in row["tiebreaks"])
+    return CHAINS[format_of(tournament)]
+
+
+def chain_label(name: str) -> str:
+    return CHAIN_WORDS.get(name, (name.replace("_", " "), ""))[0]
+
+
+def cut_name(name: str, width: int = NAME_WIDTH, suffix: str = "") -> str:
+    """``name`` + ``suffix`` in at most ``width`` characters: the name cut with … when needed."""
+    room = width - len(suffix)
+    if len(name) > room:
+        name = name[: max(1, room - 1)] + "…"
+    return name + suffix
+
+
+def parse_iso(value: object) -> datetime | None:
+    """An ISO-8601 time from the server (``…Z`` or with an offset), or None."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        at = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+def local_time_words(value: object) -> str:
+    """A server time in the local zone: ``Tue 8 Dec 19:30`` ("" for none)."""
+    at = parse_iso(value)
+    if at is None:
+        return ""
+    local = at.astimezone()
+    return f"{local:%a} {local.day} {local:%b %H:%M}"
+
+
+def starts_words(value: object, now: datetime | None = None) -> str:
+    """When a round starts, in the local zone: ``19:30`` today, else ``Tue 8 Dec 19:30``."""
+    at = parse_iso(value)
+    if at is None:
+        return ""
+    local = at.astimezone()
+    today = (now or datetime.now(UTC)).astimezone().date()
+    return f"{local:%H:%M}" if local.date() == today else local_time_words(value)
+
+
+def ordinal(place: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th`` … ``10th``."""
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}"
+
+
+def seat_players(pairing: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A pairing's seats in order: ``seats``, else white and black (an older server)."""
+    seats = [p for p in pairing.get("seats") or [] if isinstance(p, Mapping)]
+    if seats:
+        return seats
+    return [p for p in (pairing.get("white"), pairing.get("black")) if isinstance(p, Mapping)]
+
+
+def table_parts(pairing: Mapping[str, Any]) -> list[str]:
+    """A table's seats as words: decided, by place (``ann 1st 512``, seat order among equals);
+    otherwise in seat order (the first dealer first)."""
+    seats = seat_players(pairing)
+    names = [str(p.get("name") or p.get("id")) for p in seats]
+    result = pairing.get("result")
+    if not isinstance(result, Mapping):
+        return names
+    places = list(result.get("places") or [])
+    scores = list(result.get("scores") or [])
+    if len(places) != len(names):
+        winner = result.get("winner")
+        return [f"{n} 1st" if p.get("id") == winner else n for n, p in zip(names, seats, strict=True)]
+    order = sorted(range(len(names)), key=lambda i: (places[i], i))
+    parts = []
+    for i in order:
+        score = f" {scores[i]}" if i < len(scores) and not result.get("forfeit") else ""
+        parts.append(f"{names[i]} {ordinal(int(places[i]))}{score}")
+    return parts
+
+
+def is_table_tournament(tournament: Mapping[str, Any]) -> bool:
+    return format_of(tournament) == "tables"
+
+
+# ---------------------------------------------------------------- a Swiss's and a tables tournament's standings
+
+CHAIN_LEGEND_WORDS: dict[str, str] = {  # short, for the border at 80 columns
+    "score": "wins+byes",
+    "buchholz": "Buchholz",
+    "sonneborn_berger": "Sonneborn–Berger",
+    "match_wins": "wins",
+    "points_difference": "pts diff",
+    "points_conceded": "conceded",
+    "placement_points": "placement points",
+    "match_points": "match points",
+    "firsts": "tables won",
+}
+# A Swiss's or a tables tournament's full counts: won, lost and points against left out (a
+# Swiss's W is its wins and PC its points against; a table's places are in Pts and 1st), so
+# every column fits 120 with 20-character names.
+FULL_COUNT_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    column for column in STANDING_COLUMNS[2:9] if column[0] not in ("won", "lost", "points_against")
+)
+
+
+def standings_columns(tournament: Mapping[str, Any], full: bool) -> tuple[tuple[str, str], ...]:
+    """The standings' columns for the tournament's format: a round robin's as before
+    (:data:`STANDING_COLUMNS`, :data:`COMPACT_STANDING_COLUMNS`); a Swiss's or a tables
+    tournament's rank, player, played, the chain's columns (Score Bch SB W PD PC; Pts MP 1st;
+    the lot only in full) and the tie-break that decided the row, abbreviated with its value
+    (``Bch 8``) in both (so the full table fits 120 columns); ``full`` adds the counts."""
+    if format_of(tournament) == "round_robin":
+        return STANDING_COLUMNS if full else COMPACT_STANDING_COLUMNS
+    chain = [n for n in chain_of(tournament) if full or n != "lot"]
+    counts = FULL_COUNT_COLUMNS if full else (("played", "P"),)
+    return (
+        ("rank", "#"),
+        ("player", "player"),
+        *counts,
+        *((f"tb:{n}", chain_label(n)) for n in chain),
+        ("decided_by", "by"),
+    )
+
+
+def standings_cells(tournament: Mapping[str, Any], full: bool) -> list[tuple[str, ...]]:
+    """The rows for :func:`standings_columns` (a round robin's: :func:`standing_rows` or
+    :func:`compact_standing_rows`); a compact name is cut at 20 characters with …"""
+    if format_of(tournament) == "round_robin":
+        return standing_rows(tournament) if full else compact_standing_rows(tournament)
+    columns = standings_columns(tournament, full)
+    rows: list[tuple[str, ...]] = []
+    for s in tournament.get("standings") or []:
+        if not isinstance(s, Mapping):
+            continue
+        tiebreaks = s.get("tiebreaks") or {}
+        name = str(s.get("name") or s.get("player"))
+        suffix = " (wd)" if s.get("withdrawn") else ""
+        decided = s.get("decided_by")
+        cells = []
+        for key, _label in columns:
+            if key == "player":
+                cells.append(name + suffix if full else cut_name(name, NAME_WIDTH, suffix))
+            elif key == "decided_by":
+                value = tiebreaks.get(decided) if decided else None
+                short = f"{chain_label(str(decided))} {value}" if decided and isinstance(value, int) else ""
+                cells.append(short or (chain_label(str(decided)) if decided else ""))
+            elif key.startswith("tb:"):
+                cells.append(_int(tiebreaks.get(key.removeprefix("tb:"))))
+            else:
+                cells.append(_int(s.get(key)))
+        rows.append(tuple(cells))
+    return rows
+
+
+def standings_legend(tournament: Mapping[str, Any]) -> str:
+    """The compact standings' key (for the border): a round robin's :func:`compact_legend`; a
+    Swiss's ``Bch Buchholz · SB Sonneborn–Berger · W wins · PD pts diff · PC conceded`` (Score,
+    wins + byes, left out: the border has room for 76 characters at 80 columns)."""
+    if format_of(tournament) == "round_robin":
+        return compact_legend(tournament)
+    chain = [n for n in chain_of(tournament) if n in CHAIN_LEGEND_WORDS and n not in ("lot", "score")]
+    return " · ".join(f"{chain_label(n)} {CHAIN_LEGEND_WORDS[n]}" for n in chain)

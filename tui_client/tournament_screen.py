@@ -38,20 +38,20 @@ from tui_client.replay_app import ScrubberScreen, failure_lines
 from tui_client.replay_model import ReplayModel
 from tui_client.too_small import MinimumSize
 from tui_client.tournament_model import (
-    COMPACT_STANDING_COLUMNS,
     COMPACT_UP_TO,
     DISPUTE_COLUMNS,
-    SCHEDULE_COLUMNS,
-    STANDING_COLUMNS,
     DisputeRow,
     ScheduleRow,
-    compact_legend,
-    compact_standing_rows,
     dispute_rows,
+    format_of,
+    is_table_tournament,
+    schedule_columns,
     schedule_rows,
     seat_in,
     standing_keys,
-    standing_rows,
+    standings_cells,
+    standings_columns,
+    standings_legend,
     title_words,
     tournament_rule,
 )
@@ -228,6 +228,21 @@ def row_key_at(table: DataTable[Any], row: int) -> str | None:
     return None if key is None else str(key)
 
 
+def seat_lines(parts: tuple[str, ...], room: int) -> list[str]:
+    """A table's seats joined by ", " in lines of at most ``room`` characters, broken between
+    seats (a seat wider than the room alone keeps its line)."""
+    lines: list[str] = []
+    line = ""
+    for index, part in enumerate(parts):
+        piece = part + ("," if index < len(parts) - 1 else "")
+        if line and len(line) + 1 + len(piece) > room:
+            lines.append(line)
+            line = piece
+        else:
+            line = f"{line} {piece}" if line else piece
+    return [*lines, line] if line else lines
+
+
 def _columns(table: DataTable[Any], columns: tuple[tuple[str, str], ...]) -> None:
     for key, label in columns:
         table.add_column(label, key=key)
@@ -261,6 +276,8 @@ class TournamentScreen(MinimumSize, Screen[None]):
         self.loads = 0  # answers received (the tests wait on it)
         self.full: bool | None = None  # the standings' columns shown: every tie-break, or compact
         self.full_asked: bool | None = None  # ``f``: the user's choice, over the width's
+        self.standings_layout: tuple[bool, str] | None = None  # (full, format) the standings' columns are for
+        self.schedule_layout: tuple[tuple[str, str], ...] | None = None  # the schedule's columns
 
     @property
     def play(self) -> PlayHost:
@@ -280,7 +297,7 @@ class TournamentScreen(MinimumSize, Screen[None]):
         self._standing_columns()
         schedule = self.query_one("#schedule", DataTable)
         schedule.border_title = "schedule · Enter: watch a live match, replay a finished one"
-        _columns(schedule, SCHEDULE_COLUMNS)
+        self._schedule_columns({})
         disputes = self.query_one("#disputes", DataTable)
         disputes.border_title = "open disputes (o: open at the event)"
         _columns(disputes, DISPUTE_COLUMNS)
@@ -299,26 +316,51 @@ class TournamentScreen(MinimumSize, Screen[None]):
         return self.size.width > COMPACT_UP_TO
 
     def _standing_columns(self) -> None:
-        """(Re)build the standings' columns for the width (or ``f``), if they change."""
+        """(Re)build the standings' columns for the width (or ``f``) and the tournament's format
+        (its chain: a Swiss's Score Bch SB W PD PC, a tables tournament's Pts MP 1st), if they change."""
         full = self.wants_full()
-        if full == self.full:
+        layout = (full, format_of(self.tournament or {}))
+        if layout == self.standings_layout:
             return
-        self.full = full
+        self.full, self.standings_layout = full, layout
         standings = self.query_one("#standings", DataTable)
         standings.clear(columns=True)
-        _columns(standings, STANDING_COLUMNS if full else COMPACT_STANDING_COLUMNS)
+        _columns(standings, standings_columns(self.tournament or {}, full))
         if self.tournament is not None:
             self._fill_standings(self.tournament)
 
     def _fill_standings(self, t: dict[str, Any]) -> None:
         standings = self.query_one("#standings", DataTable)
-        cells = standing_rows(t) if self.full else compact_standing_rows(t)
+        cells = standings_cells(t, bool(self.full))
         self._fill(standings, list(zip(standing_keys(t), cells, strict=False)))
-        standings.border_title = "standings" if self.full else "standings · decided by"
-        standings.border_subtitle = "" if self.full else compact_legend(t)  # the abbreviations
+        compact_words = "standings · decided by" if format_of(t) == "round_robin" else "standings · by: decided by"
+        standings.border_title = "standings" if self.full else compact_words
+        standings.border_subtitle = "" if self.full else standings_legend(t)  # the abbreviations
+
+    def _schedule_columns(self, t: dict[str, Any]) -> None:
+        """(Re)build the schedule's columns for the format (a tables tournament's seats in one cell)."""
+        columns = schedule_columns(t)
+        if columns == self.schedule_layout:
+            return
+        self.schedule_layout = columns
+        schedule = self.query_one("#schedule", DataTable)
+        schedule.clear(columns=True)
+        _columns(schedule, columns)
+
+    def _fill_schedule(self) -> None:
+        schedule = self.query_one("#schedule", DataTable)
+        room = self.table_room()
+        self._fill(schedule, [(row.key, self._schedule_cells(row, room)) for row in self.schedule])
+
+    def table_room(self) -> int:
+        """How wide a table's seats may be in the schedule before they wrap: the width less the
+        slot and status columns, the borders and the cell padding."""
+        return max(24, self.size.width - 30)
 
     def on_resize(self, event: Resize) -> None:
         self._standing_columns()
+        if self.tournament is not None and is_table_tournament(self.tournament):
+            self._fill_schedule()  # the seats wrap to the new width
 
     def action_full_standings(self) -> None:
         self.full_asked = not self.wants_full()
@@ -401,14 +443,19 @@ class TournamentScreen(MinimumSize, Screen[None]):
         t = message.tournament
         self.tournament = t
         self.query_one("#tour-title", Static).update(Text(title_words(t), style="bold"))
+        self._standing_columns()  # the format's columns (a no-op once they are built)
         self._fill_standings(t)
         self.schedule = schedule_rows(t)
+        self._schedule_columns(t)
+        self._fill_schedule()
         schedule = self.query_one("#schedule", DataTable)
-        self._fill(schedule, [(row.key, self._schedule_cells(row)) for row in self.schedule])
-        schedule.border_title = (
-            f"schedule · results winner first ({tournament_rule(t) or 'see the ruleset'})"
-            " · Enter: watch live, replay finished"
-        )
+        if is_table_tournament(t):
+            schedule.border_title = "schedule · tables by place (totals) · Enter: watch live, replay finished"
+        else:
+            schedule.border_title = (
+                f"schedule · results winner first ({tournament_rule(t) or 'see the ruleset'})"
+                " · Enter: watch live, replay finished"
+            )
         if message.disputes is not None:
             self.disputes = dispute_rows(message.disputes, t)
             disputes = self.query_one("#disputes", DataTable)
@@ -418,25 +465,32 @@ class TournamentScreen(MinimumSize, Screen[None]):
             self.say(message.note, "bold #ff5252")
 
     @staticmethod
-    def _schedule_cells(row: ScheduleRow) -> tuple[str | Text, ...]:
+    def _schedule_cells(row: ScheduleRow, room: int = 80) -> tuple[str | Text, ...]:
+        """A schedule row's cells, styled; a table's seats wrapped (between seats) to ``room``."""
         if row.kind == "round":
             return tuple(Text(c, style="bold") for c in row.cells)
         if row.kind == "bye":
             return tuple(Text(c, style="dim italic") for c in row.cells)
         style = {"live": "bold #4caf50", "pending": "dim", "cancelled": "dim strike"}.get(row.status, "")
         cells: list[str | Text] = list(row.cells)
-        cells[3] = Text(row.status, style=style)
+        if row.parts:  # a table: its seats, then its status
+            cells[1] = Text("\n".join(seat_lines(row.parts, room)))
+            cells[2] = Text(row.cells[2], style=style)
+        else:
+            cells[3] = Text(row.status, style=style)
         return tuple(cells)
 
     @staticmethod
     def _fill(table: DataTable[Any], rows: list[tuple[str, tuple[Any, ...]]]) -> None:
         """Replace the rows, keeping the cursor on the same item (its key), wherever it moved;
-        on the same line only if that item is gone."""
+        on the same line only if that item is gone. A cell of several lines (a table's seats)
+        makes its row that tall."""
         cursor = table.cursor_row
         key = row_key_at(table, cursor)
         table.clear()
         for row_key, cells in rows:
-            table.add_row(*cells, key=row_key)
+            height = max([1, *(len(c.plain.split("\n")) for c in cells if isinstance(c, Text))])
+            table.add_row(*cells, key=row_key, height=height)
         if not rows:
             return
         keys = [row_key for row_key, _cells in rows]
