@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.server.helpers import ok
-from tests.server.test_tournaments import DIRECTOR, QUICK, create, finished, show, start, wait_for
+from tests.server.helpers import ok, register
+from tests.server.test_tournaments import DIRECTOR, QUICK, create, finished, row, show, start, wait_for
 
 
 def two_seat_games(t: dict[str, Any]) -> list[tuple[str, str, str | None]]:
@@ -164,3 +164,115 @@ def test_a_round_robin_reads_as_before(client: TestClient) -> None:
     t = start(client, t["id"])
     assert t["rounds_planned"] == 3 and all(len(p["seats"]) == 2 for r in t["rounds"] for p in r["pairings"])
     assert all(r["score"] == r["won"] for r in show(client, t["id"])["standings"])
+
+
+# ---------------------------------------------------------------- forfeits, withdrawals, rulings in every format
+
+TABLES_QUICK = {"format": "tables", "ruleset": "classic", "rules": {"target": 500, "round_limit": 1}}
+
+
+def seat_of_player(pairing: dict[str, Any], player: str) -> int:
+    return [s["id"] for s in pairing["seats"]].index(player)
+
+
+def table_of(t: dict[str, Any], player: str, number: int) -> dict[str, Any]:
+    return next(p for p in t["rounds"][number - 1]["pairings"] if player in [s["id"] for s in p["seats"]])
+
+
+def test_a_seat_that_never_joins_its_table_leaves_it_and_finishes_last(client: TestClient) -> None:
+    ada, _ = register(client, "ada")
+    t = create(client, [ada, "bot:greedy", "bot:random"], **TABLES_QUICK, rounds=1, table_size=3, join_seconds=1)
+    start(client, t["id"])
+    t = wait_for(client, t["id"], finished)
+    table = table_of(t, ada, 1)
+    places = table["result"]["places"]
+    assert places[seat_of_player(table, ada)] == 3 and sorted(places) == [1, 2, 3]
+    assert table["result"]["reason"] == "played"  # the other two played it out
+    assert row(t, ada)["score"] == 0 and row(t, ada)["rank"] == 3
+
+
+def test_a_player_who_withdraws_from_a_tables_tournament_is_seated_no_more(client: TestClient) -> None:
+    ada, _ = register(client, "ada")
+    t = create(
+        client, [ada, *(["bot:greedy", "bot:random"] * 4)], **TABLES_QUICK, rounds=3, table_size=3, join_seconds=3600
+    )
+    start(client, t["id"])
+    t = ok(client.post(f"/api/tournaments/{t['id']}/withdraw", headers=DIRECTOR, json={"player": ada, "note": "ill"}))
+    assert t["withdrawals"] == [{"player": ada, "annulled": True}]  # nothing played yet: every result annulled
+    t = wait_for(client, t["id"], finished)
+    for number in (1, 2, 3):
+        table = table_of(t, ada, number)
+        assert len(table["seats"]) == 3 and table["status"] == "decided"
+        if number > 1:  # the later tables played without her
+            summary = next(m for m in t["rounds"][number - 1]["matches"] if m["id"] == table["match"])
+            assert ada not in [s["id"] for s in summary["seats"]] and len(summary["seats"]) == 2
+    mine = row(t, ada)
+    assert mine["withdrawn"] and mine["rank"] == 9 and mine["played"] == 0
+    assert all(r["played"] == 3 for r in t["standings"] if r["player"] != ada)
+
+
+def test_a_dispute_at_a_table_replays_it_and_an_award_puts_a_seat_first(client: TestClient) -> None:
+    ada, headers = register(client, "ada")
+    t = create(client, [ada, "bot:greedy", "bot:random"], **TABLES_QUICK, rounds=2, table_size=3, join_seconds=3600)
+    start(client, t["id"])
+    t = wait_for(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
+    table = table_of(t, ada, 1)
+    match_id = table["match"]
+    ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": "dice"}))
+    dispute = ok(client.post(f"/api/matches/{match_id}/disputes", headers=headers, json={"seq": 1, "note": "odd"}), 201)
+    assert (
+        client.post(
+            f"/api/disputes/{dispute['id']}/ruling",
+            headers=DIRECTOR,
+            json={"decision": "award", "seat": 3, "note": "x"},
+        ).status_code
+        == 400
+    )
+    ruled = ok(
+        client.post(
+            f"/api/disputes/{dispute['id']}/ruling",
+            headers=DIRECTOR,
+            json={"decision": "replay", "note": "again", "rule": "D18"},
+        )
+    )
+    assert ruled["decision"] == "replay" and ruled["rule"] == "D18"
+    t = show(client, t["id"])
+    table = table_of(t, ada, 1)
+    assert table["annulled"] == [match_id] and table["match"] != match_id
+    new = table["match"]
+    ok(client.post(f"/api/matches/{new}/join", headers=headers, json={"entropy": "dice again"}))
+    second = ok(client.post(f"/api/matches/{new}/disputes", headers=headers, json={"seq": 1, "note": "still odd"}), 201)
+    me = seat_of_player(table, ada)
+    ok(
+        client.post(
+            f"/api/disputes/{second['id']}/ruling",
+            headers=DIRECTOR,
+            json={"decision": "award", "seat": me, "note": "to ada"},
+        )
+    )
+    t = wait_for(client, t["id"], lambda t: table_of(t, ada, 1)["status"] == "decided")
+    result = table_of(t, ada, 1)["result"]
+    assert result["winner"] == ada and result["reason"] == "ruling" and result["places"][me] == 1
+    assert sorted(result["places"]) == [1, 3, 3]
+
+
+def test_a_swiss_pairs_a_withdrawn_player_no_more(client: TestClient) -> None:
+    ada, _ = register(client, "ada")
+    t = create(client, [ada, *(["bot:greedy", "bot:random"] * 3)], format="swiss", rounds=3, join_seconds=3600)
+    start(client, t["id"])
+    t = ok(client.post(f"/api/tournaments/{t['id']}/withdraw", headers=DIRECTOR, json={"player": ada, "note": "gone"}))
+    t = wait_for(client, t["id"], finished)
+    for r in t["rounds"][1:]:
+        assert ada not in [s["id"] for p in r["pairings"] for s in p["seats"]] and r["bye"] != ada
+        assert len(r["pairings"]) == 3 and r["bye"] is None  # six left: three boards, no bye
+    assert row(t, ada)["withdrawn"] and row(t, ada)["rank"] == 7
+
+
+def test_a_player_sees_when_their_next_round_starts(client: TestClient) -> None:
+    ada, headers = register(client, "ada")
+    later = datetime.now(UTC) + timedelta(days=7)
+    t = create(client, [ada, "bot:greedy"], round_starts=[later.isoformat()])
+    start(client, t["id"])
+    nxt = ok(client.get("/api/me", headers=headers))["next"]
+    assert len(nxt) == 1 and nxt[0]["match"] is None and nxt[0]["opponents"]
+    assert datetime.fromisoformat(nxt[0]["starts_at"]) == later
