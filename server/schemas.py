@@ -232,6 +232,11 @@ class TournamentPublic(BaseModel):
     placement_points: list[int] = Field(
         default_factory=list, description="tables: the points for 1st, 2nd, … at a table (past the end: 0)"
     )
+    repeat_meetings: int | None = Field(
+        default=None,
+        description="tables, once started: how many times two players meet again in the seating (each pair's "
+        "meetings past the first, summed; 0 when everyone meets everyone at most once)",
+    )
     double: bool
     move_seconds: int
     join_seconds: int

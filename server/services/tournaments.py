@@ -101,6 +101,7 @@ from server.tournaments.model import (
 )
 from server.tournaments.standings import StandingRow
 from server.tournaments.swiss import SwissError
+from server.tournaments.tables import repeat_meetings
 from server.tournaments.trf import trf_text
 
 log = logging.getLogger(__name__)
@@ -951,6 +952,13 @@ def _at_or_none(at: datetime | None) -> str | None:
     return format_at(at) if at is not None else None
 
 
+def _repeats(t: Tournament) -> int | None:
+    """A started tables tournament's repeat meetings (docs/TOURNAMENTS.md "Tables"); None otherwise."""
+    if t.format is not Format.TABLES or not t.rounds:
+        return None
+    return repeat_meetings([[p.seats for p in r.pairings] for r in t.rounds])
+
+
 def _score_of(row: StandingRow) -> int:
     """What ranks first in the row's format: a Swiss's score, a tables tournament's placement
     points, a round robin's match wins."""
@@ -1076,6 +1084,7 @@ class TournamentViews:
             rounds_planned=t.planned,
             table_size=t.table_size,
             placement_points=list(t.placement_points),
+            repeat_meetings=_repeats(t),
             double=t.double,
             move_seconds=t.move_seconds,
             join_seconds=t.join_seconds,

@@ -94,6 +94,7 @@ def test_a_tables_tournament_seats_16_players_in_5_rounds_so_that_everyone_meets
     assert len(tables) == 5 * 4 and all(len(p["seats"]) == 4 for p in tables)
     met = Counter(frozenset(pair) for p in tables for pair in combinations([s["id"] for s in p["seats"]], 2))
     assert len(met) == 16 * 15 // 2 and set(met.values()) == {1}  # the affine plane of order 4
+    assert t["repeat_meetings"] == 0
     dealers = Counter(p["seats"][0]["id"] for p in tables)
     assert max(dealers.values()) - min(dealers.get(x["id"], 0) for x in t["players"]) <= 1  # dealing rotates
 
