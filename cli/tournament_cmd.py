@@ -397,6 +397,7 @@ def create(
         str | None,
         typer.Option(
             "--placement-points",
+            metavar="P1,P2,…",
             help="tables: the points for 1st, 2nd, … at a table, e.g. 3,2,1,0 (default: k-1 down to 0 for tables of k)",
             show_default=False,
         ),
@@ -405,6 +406,7 @@ def create(
         list[str] | None,
         typer.Option(
             "--round-start",
+            metavar="TIME",
             help="a round's start time, repeat in round order (round 1 first): ISO 8601 with an offset "
             "(2026-12-08T19:30+01:00), or a local time (2026-12-08 19:30) that gets this machine's offset",
             show_default=False,

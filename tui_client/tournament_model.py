@@ -503,13 +503,13 @@ def format_words(tournament: Mapping[str, Any]) -> str:
     """``round-robin``, ``Swiss · 5 rounds``, ``tables of 4 · 5 rounds · points 3/2/1/0``."""
     fmt = format_of(tournament)
     rounds = rounds_planned(tournament)
-    plural = f"{rounds} round{'' if rounds == 1 else 's'}"
+    plural = f"{rounds} round{'' if rounds == 1 else 's'}" if rounds else ""  # 0: not known yet
     if fmt == "swiss":
-        return f"Swiss · {plural}"
+        return f"Swiss · {plural}" if plural else "Swiss"
     if fmt == "tables":
         size = tournament.get("table_size")
         points = list(tournament.get("placement_points") or [])
-        words = [f"tables of {size}" if size else "tables", plural]
+        words = [f"tables of {size}" if size else "tables", *([plural] if plural else [])]
         if points:
             words.append(f"points {points_words(points)}")
         return " · ".join(words)

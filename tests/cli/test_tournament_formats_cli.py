@@ -119,6 +119,7 @@ def test_the_header_says_the_format() -> None:
     assert format_words(tables()) == "tables of 4 · 5 rounds · points 3/2/1/0"
     assert format_words({"format": "round_robin", "double": False}) == "round-robin"
     assert format_words({}) == "round-robin"  # an older server: no format key
+    assert format_words({**tables(), "rounds_planned": 0, "rounds": []}) == "tables of 4 · points 3/2/1/0"
     assert header(swiss())[1].startswith("Swiss · 5 rounds · 20 players · ")
     assert header(tables(points=[5, 3, 1, 0]))[1].startswith("tables of 4 · 5 rounds · points 5/3/1/0 · 16 players")
 
