@@ -441,8 +441,9 @@ def tournament_lines(listed: Sequence[Mapping[str, Any]], mine: Iterable[str] = 
     for t in ranked:
         tid = str(t.get("id"))
         you = " · you play" if tid in own else ""
+        kind = {"swiss": " · Swiss", "tables": " · tables"}.get(str(t.get("format")), "")  # a round robin: as before
         text = (
-            f"tour   {t.get('name') or tid} · {t.get('status')} · {t.get('opened', 0)}/{t.get('rounds', 0)} rounds"
+            f"tour   {t.get('name') or tid}{kind} · {t.get('status')} · {t.get('opened', 0)}/{t.get('rounds', 0)} rounds"
             f" · {t.get('players', 0)} players{you}"
         )
         lines.append(TournamentLine(tid, text))

@@ -340,3 +340,10 @@ def test_start_says_when_round_one_opens(stub: str) -> None:
 
 def test_the_tz_fixture_is_in_force() -> None:
     assert os.environ["TZ"] == "UTC"
+
+
+def test_wide_adds_the_counts_and_the_lot() -> None:
+    lines = shown_at(swiss(), width=160, wide=True)
+    head = next(line for line in lines if re.search(r"#\s+player", line))
+    assert re.search(r"P\s+W–L\s+byes\s+forfeits\s+points for–against\s+Score\s+Bch.*PC\s+lot\s+by$", head), head
+    assert any(LONG_NAME in line for line in lines[:40])  # whole names when wide

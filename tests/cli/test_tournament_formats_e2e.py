@@ -16,6 +16,7 @@ from typer.testing import CliRunner, Result
 from cli.main import app
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.cli.test_tournament_cmd import finished
+from tui_client.tournament_model import schedule_rows, standings_cells, standings_columns, title_words
 
 TOKEN = "director-token-for-the-format-e2e"
 
@@ -99,5 +100,11 @@ def test_a_tables_tournament_created_run_and_shown(base: str) -> None:
             assert f"table {pairing['board']}: " in said
             for seat, place in zip(pairing["seats"], pairing["result"]["places"], strict=True):
                 assert re.search(rf"{re.escape(seat['name'])} {place}(st|nd|rd|th)\b", said), seat["name"]
+    # the terminal client's rows from the same answer
+    assert " · tables of 4 · points 5/3/1/0 · " in title_words(t)
+    assert [label for _k, label in standings_columns(t, full=False)] == ["#", "player", "P", "Pts", "MP", "1st", "by"]
+    assert len(standings_cells(t, full=False)) == 8
+    tables_seen = [r for r in schedule_rows(t) if r.kind == "pairing"]
+    assert tables_seen and all(r.finished and len(r.parts) == len(r.seats) >= 3 for r in tables_seen)
     refused = unoduo("trf", tournament_id, url=base)
     assert refused.exit_code == 1 and refused.stderr.startswith("error (409 "), refused.output

@@ -28,6 +28,7 @@ from tui_client.tournament_model import (
     standings_columns,
     standings_legend,
     title_words,
+    tournament_lines,
 )
 from tui_client.tournament_screen import TournamentScreen, seat_lines
 
@@ -231,3 +232,16 @@ async def test_at_120_columns_the_full_standings_fit(tmp_path: Path) -> None:
         screen = await loaded(pilot)
         standings = screen.query_one("#standings", DataTable)
         assert "Bch" in labels(standings) and "played" in labels(standings) and fits(standings)
+
+
+def test_the_lobby_list_says_a_swiss_or_tables() -> None:
+    listed = [
+        {"id": "t_a", "name": "A", "status": "running", "players": 20, "rounds": 5, "opened": 2, "format": "swiss"},
+        {"id": "t_b", "name": "B", "status": "running", "players": 16, "rounds": 5, "opened": 1, "format": "tables"},
+        {"id": "t_c", "name": "C", "status": "running", "players": 4, "rounds": 3, "opened": 1},
+    ]
+    assert [line.text for line in tournament_lines(listed, ["t_b"])] == [
+        "tour   B · tables · running · 1/5 rounds · 16 players · you play",
+        "tour   A · Swiss · running · 2/5 rounds · 20 players",
+        "tour   C · running · 1/3 rounds · 4 players",
+    ]
