@@ -169,9 +169,9 @@ class Tournament:
     @property
     def planned(self) -> int:
         """How many rounds the tournament has: the fixed schedule's, or a Swiss's ``rounds``."""
-        if self.format is Format.SWISS:
+        if self.format is not Format.ROUND_ROBIN:
             return self.rounds_planned or 0
-        if self.format is Format.ROUND_ROBIN and not self.rounds and len(self.players) >= 2:
+        if not self.rounds and len(self.players) >= 2:
             return rounds_per_cycle(len(self.players)) * (2 if self.double else 1)  # before the start
         return len(self.rounds)
 
