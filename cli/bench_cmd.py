@@ -210,7 +210,9 @@ def server(
 
 @bench_app.command("tournament")
 def tournament(
-    players: int = typer.Option(16, "--players", min=2, max=64, help="bot entries of the round-robin"),
+    players: int | None = typer.Option(
+        None, "--players", min=2, max=64, help="bot entries (default: round_robin 16, swiss 20, tables 16)"
+    ),
     bots: str = typer.Option(
         "random,greedy", "--bots", help="comma-separated house bots, entered in turn (random, greedy, random, …)"
     ),
@@ -228,9 +230,27 @@ def tournament(
         "--stall",
         help="fail if no pairing is decided for this many seconds (stuck; default 180); no limit on the whole run",
     ),
-    write_docs: bool = typer.Option(False, "--write-docs", help="update its section of docs/BENCHMARKS.md"),
+    tournament_format: str = typer.Option(
+        "round_robin", "--format", help="round_robin (the Berger table), swiss (FIDE Dutch) or tables (classic)"
+    ),
+    rounds: int | None = typer.Option(None, "--rounds", min=1, max=30, help="swiss and tables: rounds (default 5)"),
+    table_size: int | None = typer.Option(
+        None, "--table-size", min=3, max=10, help="tables: the preferred table size (default 4)"
+    ),
+    round_limit: int | None = typer.Option(
+        None,
+        "--round-limit",
+        min=0,
+        max=100,
+        help="tables: rules.round_limit, rounds a match at most (default 3; 0: none)",
+    ),
+    write_docs: bool = typer.Option(False, "--write-docs", help="update its format's section of docs/BENCHMARKS.md"),
 ) -> None:
-    """A whole round-robin of house bots through a real server: wall time (target < 60 s for 16 bots to 200), against the engine alone."""
+    """A whole tournament of house bots through a real server: wall time (target < 60 s for a 16-bot round-robin to 200), against the engine alone."""
+    bad = _tournament_format_options(tournament_format, rounds, table_size, round_limit)
+    if bad:
+        typer.echo(f"unoduo bench tournament: {bad}", err=True)
+        raise typer.Exit(2)
     if db not in ("sqlite", "postgres"):
         typer.echo("unoduo bench tournament: --db must be sqlite or postgres", err=True)
         raise typer.Exit(2)
@@ -248,14 +268,33 @@ def tournament(
         raise typer.Exit(2) from None
     need_harness("tournament")
     from bench.launch import BenchError
+    from bench.tournament import STANDARD_FIELD, STANDARD_TABLE_SIZE
     from bench.tournament import Options as TournamentOptions
     from bench.tournament import run_and_report as run_tournament
 
-    options = TournamentOptions(players=players, bots=names, target=target, db=db, postgres_url=postgres_url)
+    field = players if players is not None else STANDARD_FIELD[tournament_format]
+    options = TournamentOptions(
+        players=field,
+        bots=names,
+        target=target,
+        db=db,
+        postgres_url=postgres_url,
+        format=tournament_format,
+        rounds=rounds,
+        table_size=table_size if table_size is not None else STANDARD_TABLE_SIZE,
+        round_limit=round_limit,
+    )
     if stall is not None:
         options.stall = stall
+    shape = (
+        ""
+        if tournament_format == "round_robin"
+        else f" --format {tournament_format} --rounds {options.resolved_rounds}"
+    )
+    if tournament_format == "tables":
+        shape += f" --table-size {options.table_size} --round-limit {options.resolved_round_limit}"
     command = _command_line(
-        f"unoduo bench tournament --players {players} --bots {','.join(names)}"
+        f"unoduo bench tournament{shape} --players {field} --bots {','.join(names)}"
         + (f" --target {target}" if target is not None else "")
         + f" --db {db} --write-docs"
     )
@@ -267,6 +306,23 @@ def tournament(
     if not report.ok:
         typer.echo(f"unoduo bench tournament: the result is WRONG ({len(report.problems)} problems)", err=True)
         raise typer.Exit(1)
+
+
+TOURNAMENT_FORMATS = ("round_robin", "swiss", "tables")
+
+
+def _tournament_format_options(
+    tournament_format: str, rounds: int | None, table_size: int | None, round_limit: int | None
+) -> str | None:
+    """Why ``bench tournament``'s format options do not fit together (None: they do): a round robin's
+    rounds follow from its field, and only a tables tournament has a table size or a round limit."""
+    if tournament_format not in TOURNAMENT_FORMATS:
+        return f"--format must be one of {', '.join(TOURNAMENT_FORMATS)}, not {tournament_format!r}"
+    if tournament_format == "round_robin" and rounds is not None:
+        return "--rounds is for swiss and tables (a round robin has n - 1 rounds)"
+    if tournament_format != "tables" and (table_size is not None or round_limit is not None):
+        return "--table-size and --round-limit are for --format tables"
+    return None
 
 
 def _require_replay(command: str, file: Path) -> None:
