@@ -42,7 +42,7 @@ import networkx as nx
 WHITE = "w"
 BLACK = "b"
 _BYE = "\x00bye"  # the virtual vertex of the pairing-allocated bye: no player id starts with NUL
-_DIGIT_BITS = 9  # one criterion's digit: sums over a round (at most 32 pairs) stay within +-255
+_DIGIT_BITS = 9  # one criterion's digit: its sum over a round (at most 32 pairs) stays within +-255
 _MAX_PASSES = 3
 
 
@@ -272,7 +272,12 @@ class _Weights:
             keys.extend(("keep", k, i) for i in range(half))
             keys.extend(("raise", k, i) for i in range(half, size))
             keys.extend(("s1", k, i) for i in range(size))
-        self.shift = {key: _DIGIT_BITS * (len(keys) - 1 - position) for position, key in enumerate(keys)}
+        self.shift: dict[tuple[object, ...], int] = {}
+        shift = 0
+        for key in reversed(keys):
+            self.shift[key] = shift
+            # a sum of BSNs over a round's pairs can reach 32 * 63: that digit gets three widths
+            shift += _DIGIT_BITS * (3 if key[0] == "exchange_bsn" else 1)
         # bracket sequence numbers (BSN, from 0) and the size of S1 of each remainder
         self.bsn = {(k, pid): i for k, members in brackets.remainder.items() for i, pid in enumerate(members)}
         self.half = brackets.s1_size
