@@ -24,7 +24,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["SWISS_TIEBREAKS", "TIEBREAKS", "Result", "StandingRow", "standings"]
+__all__ = [
+    "SWISS_TIEBREAKS",
+    "TIEBREAKS",
+    "Result",
+    "StandingRow",
+    "chain_sort_key",
+    "check_players",
+    "first_difference",
+    "lot_index",
+    "standings",
+]
 
 TIEBREAKS: tuple[str, ...] = (
     "match_wins",
@@ -111,8 +121,8 @@ def standings(
     not play it, a played result without a winner or with a negative total, and ``lots`` that are not
     a permutation of ``players``.
     """
-    _check_players(players)
-    lot_index = _lot_index(players, lots)
+    check_players(players)
+    lots_at = lot_index(players, lots)
     bye_count = _bye_count(players, byes)
     known = frozenset(players)
     played = tuple(results)
@@ -126,7 +136,7 @@ def standings(
         raise ValueError(f"unknown tie-break chain {chain!r}")
     scores = {player: tally.won + bye_count[player] for player, tally in tallies.items()}
     columns = {
-        player: _tiebreaks(tally, scores if swiss else wins, h2h[player], lot_index[player], lower_total_wins, chain)
+        player: _tiebreaks(tally, scores if swiss else wins, h2h[player], lots_at[player], lower_total_wins, chain)
         for player, tally in tallies.items()
     }
     if swiss:
@@ -134,7 +144,7 @@ def standings(
             columns[player]["score"] = scores[player]
             columns[player]["buchholz"] = sum(scores[opponent] for opponent in tally.met)
             columns[player] = {name: columns[player][name] for name in chain}  # in the chain's order
-    order = sorted(players, key=lambda player: _sort_key(columns[player], chain))
+    order = sorted(players, key=lambda player: chain_sort_key(columns[player], chain))
     return [
         _row(
             rank,
@@ -149,7 +159,7 @@ def standings(
     ]
 
 
-def _check_players(players: Sequence[str]) -> None:
+def check_players(players: Sequence[str]) -> None:
     """Every player once."""
     seen: set[str] = set()
     for player in players:
@@ -158,7 +168,7 @@ def _check_players(players: Sequence[str]) -> None:
         seen.add(player)
 
 
-def _lot_index(players: Sequence[str], lots: Sequence[str]) -> dict[str, int]:
+def lot_index(players: Sequence[str], lots: Sequence[str]) -> dict[str, int]:
     """Each player's position in ``lots``, which must hold every player exactly once and nobody else."""
     index = {player: i for i, player in enumerate(lots)}
     missing = [player for player in players if player not in index]
@@ -250,7 +260,7 @@ def _points_columns(tally: _Tally, lower_total_wins: bool) -> tuple[int, int]:
     return tally.points_for - tally.points_against, tally.points_against
 
 
-def _sort_key(columns: Mapping[str, int], chain: Sequence[str]) -> tuple[int, ...]:
+def chain_sort_key(columns: Mapping[str, int], chain: Sequence[str]) -> tuple[int, ...]:
     """Ascending sort key: the chain in order, negated where more ranks higher."""
     return tuple(columns[name] if name in _FEWER_RANKS_HIGHER else -columns[name] for name in chain)
 
@@ -260,7 +270,7 @@ def _next_columns(order: Sequence[str], rank: int, columns: Mapping[str, dict[st
     return columns[order[rank]] if rank < len(order) else None
 
 
-def _decided_by(upper: Mapping[str, int], lower: Mapping[str, int] | None, chain: Sequence[str]) -> str | None:
+def first_difference(upper: Mapping[str, int], lower: Mapping[str, int] | None, chain: Sequence[str]) -> str | None:
     """The first tie-break on which two adjacent rows differ (None when there is no row below)."""
     if lower is None:
         return None
@@ -288,5 +298,5 @@ def _row(
         points_for=tally.points_for,
         points_against=tally.points_against,
         tiebreaks=dict(columns),
-        decided_by=_decided_by(columns, below, chain),
+        decided_by=first_difference(columns, below, chain),
     )

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from server.tournaments.standings import StandingRow
+from server.tournaments.standings import StandingRow, chain_sort_key, check_players, first_difference, lot_index
 
 __all__ = [
     "TABLE_TIEBREAKS",
@@ -38,9 +38,6 @@ __all__ = [
 ]
 
 TABLE_TIEBREAKS: tuple[str, ...] = ("placement_points", "match_points", "firsts", "lot")
-
-# The tie-breaks where the smaller value ranks higher; for all others the larger one does.
-_FEWER_RANKS_HIGHER = frozenset({"lot"})
 
 
 @dataclass(frozen=True)
@@ -90,36 +87,20 @@ def table_standings(
     ``players``, a table naming someone not in ``players`` or someone twice, a table whose
     places, scores or forfeit flags do not match its seats one for one, and a place below 1.
     """
-    _check_players(players)
-    lot_index = _lot_index(players, lots)
+    check_players(players)
+    lots_at = lot_index(players, lots)
     known = frozenset(players)
     tallies = {player: _Tally() for player in players}
     for result in results:
         _check_table(result, known)
         _add_table(tallies, result, points)
-    columns = {player: _columns(tally, lot_index[player]) for player, tally in tallies.items()}
-    order = sorted(players, key=lambda player: _sort_key(columns[player]))
+    columns = {player: _columns(tally, lots_at[player]) for player, tally in tallies.items()}
+    order = sorted(players, key=lambda player: chain_sort_key(columns[player], TABLE_TIEBREAKS))
     rows: list[StandingRow] = []
     for rank, player in enumerate(order, start=1):
         below = columns[order[rank]] if rank < len(order) else None
         rows.append(_row(rank, player, tallies[player], columns[player], below))
     return rows
-
-
-def _check_players(players: Sequence[str]) -> None:
-    seen: set[str] = set()
-    for player in players:
-        if player in seen:
-            raise ValueError(f"player {player!r} is listed twice")
-        seen.add(player)
-
-
-def _lot_index(players: Sequence[str], lots: Sequence[str]) -> dict[str, int]:
-    """Each player's position in ``lots``, which must hold every player exactly once and nobody else."""
-    index = {player: i for i, player in enumerate(lots)}
-    if len(index) != len(lots) or set(index) != set(players):
-        raise ValueError("lots must be a permutation of the players (each once, nobody else)")
-    return index
 
 
 def _check_table(result: TableResult, known: frozenset[str]) -> None:
@@ -160,20 +141,6 @@ def _columns(tally: _Tally, lot: int) -> dict[str, int]:
     }
 
 
-def _sort_key(columns: Mapping[str, int]) -> tuple[int, ...]:
-    """Ascending sort key: the chain in order, negated where more ranks higher."""
-    return tuple(columns[name] if name in _FEWER_RANKS_HIGHER else -columns[name] for name in TABLE_TIEBREAKS)
-
-
-def _decided_by(upper: Mapping[str, int], lower: Mapping[str, int] | None) -> str | None:
-    """The first tie-break on which two adjacent rows differ (None when there is no row below).
-
-    The same rule as ``standings._decided_by`` over this chain (that one is private there)."""
-    if lower is None:
-        return None
-    return next((name for name in TABLE_TIEBREAKS if upper[name] != lower[name]), None)
-
-
 def _row(rank: int, player: str, tally: _Tally, columns: dict[str, int], below: dict[str, int] | None) -> StandingRow:
     return StandingRow(
         rank=rank,
@@ -186,5 +153,5 @@ def _row(rank: int, player: str, tally: _Tally, columns: dict[str, int], below: 
         points_for=tally.points_for,
         points_against=tally.points_against,
         tiebreaks=dict(columns),
-        decided_by=_decided_by(columns, below),
+        decided_by=first_difference(columns, below, TABLE_TIEBREAKS),
     )

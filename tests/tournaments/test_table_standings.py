@@ -179,8 +179,8 @@ def test_an_engine_table_ended_by_its_round_limit() -> None:
     ("players", "results", "lots", "message"),
     [
         (["a", "a"], [], ["a", "a"], "listed twice"),
-        (["a", "b"], [], ["a"], "permutation"),
-        (["a", "b"], [], ["a", "c"], "permutation"),
+        (["a", "b"], [], ["a"], "lots lack players"),
+        (["a", "b"], [], ["a", "c"], "lots lack players"),
         (["a", "b"], [], ["a", "b", "b"], "permutation"),
         (["a", "b"], [TableResult(("a", "z"), (1, 2), (5, 0))], ["a", "b"], "not among the players"),
         (["a", "b"], [TableResult(("a", "a"), (1, 2), (5, 0))], ["a", "b"], "twice"),
