@@ -227,13 +227,28 @@ def run(plan: Plan, binary: Path, fixtures: Path | None) -> Figures:
     return figures
 
 
+def random_plans(count: int, seed: int) -> list[Plan]:
+    """A wider sweep: `count` tournaments of 6 to 64 players, 3 to 11 rounds, up to 2 withdrawals."""
+    rng = random.Random(seed)
+    plans = []
+    for index in range(count):
+        players = rng.randint(6, 64)
+        rounds = rng.randint(3, min(11, players - 1))
+        withdrawals = tuple((rng.randint(2, rounds), rng.randint(1, players)) for _ in range(rng.choice([0, 0, 1, 2])))
+        plans.append(Plan(f"s{index}n{players}r{rounds}", players, rounds, rng.randint(1, 10**6), withdrawals))
+    return plans
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bbp", type=Path, required=True, help="the bbpPairings binary")
     parser.add_argument("--fixtures", type=Path, help="write each tournament's JSON and TRF here")
+    parser.add_argument("--random", type=int, metavar="N", help="pair N random tournaments instead of the fixed ones")
+    parser.add_argument("--seed", type=int, default=2, help="the seed of --random (default 2)")
     arguments = parser.parse_args()
     total = Figures()
-    for plan in PLANS:
+    plans = random_plans(arguments.random, arguments.seed) if arguments.random else list(PLANS)
+    for plan in plans:
         figures = run(plan, arguments.bbp, arguments.fixtures)
         print(f"{plan.name}: {figures.line()}")
         total.merge(figures)
