@@ -73,6 +73,7 @@ PLANS = (
     Plan("t15r10", 15, 10, 97994),
     Plan("t8r6", 8, 6, 252566, ((3, 2), (6, 2))),
     Plan("t32r11", 32, 11, 379466, ((11, 23),)),
+    Plan("t23r8", 23, 8, 845423),  # round 8 needs C.21 (the score difference of a repeated upfloat)
 )
 
 

@@ -17,10 +17,10 @@ players is odd. Each edge's weight is one big integer whose digits are, most sig
 2. per bracket, from the top: its downfloaters (C.5, as few as possible), its pairing score
    differences (C.6: the downfloaters' scores first, then the pairs' differences, largest first),
    the same two for the next bracket (C.7), then the colour criteria of the pairs made in the
-   bracket (C.10 to C.13), its repeated floats (C.14 to C.17), and last the Dutch order of
-   candidates: the moved-down players take the highest residents they can (B.3/D), then the
-   remainder pairs S1 against S2 with the fewest and smallest exchanges (D.2) and the first
-   transposition (D.1).
+   bracket (C.10 to C.13), its repeated floats (C.14 to C.17) and their score differences (C.18
+   to C.21), and last the Dutch order of candidates: the moved-down players take the highest
+   residents they can (B.3/D), then the remainder pairs S1 against S2 with the fewest and
+   smallest exchanges (D.2) and the first transposition (D.1).
 
 bbpPairings (github.com/BieremaBoyzProgramming/bbpPairings, src/swisssystems/dutch.cpp:
 computeEdgeWeight, insertColorBits) builds the same kind of weight but matches one bracket at a
@@ -44,6 +44,8 @@ BLACK = "b"
 _BYE = "\x00bye"  # the virtual vertex of the pairing-allocated bye: no player id starts with NUL
 _DIGIT_BITS = 9  # one criterion's digit: its sum over a round (at most 32 pairs) stays within +-255
 _MAX_PASSES = 3
+# digits whose round sums can pass 255: a sum of BSNs (up to 32 * 63), sums of score differences
+_WIDTHS = {"exchange_bsn": 3, "f18": 2, "f19": 2, "f20": 2, "f21": 2}
 
 
 class SwissError(ValueError):
@@ -265,6 +267,7 @@ class _Weights:
                 keys.extend(("next_psd", k + 1, d) for d in differences)
             keys.extend([("c10", k), ("c11", k), ("c12", k), ("c13", k)])
             keys.extend([("f14", k), ("f15", k), ("f16", k), ("f17", k)])
+            keys.extend([("f18", k), ("f19", k), ("f20", k), ("f21", k)])
             above = sum(1 for p in players.values() if p.score > scores[k])
             keys.extend(("mdp", k, i) for i in range(above))
             keys.extend([("exchange", k), ("exchange_bsn", k)])
@@ -276,8 +279,7 @@ class _Weights:
         shift = 0
         for key in reversed(keys):
             self.shift[key] = shift
-            # a sum of BSNs over a round's pairs can reach 32 * 63: that digit gets three widths
-            shift += _DIGIT_BITS * (3 if key[0] == "exchange_bsn" else 1)
+            shift += _DIGIT_BITS * _WIDTHS.get(str(key[0]), 1)
         # bracket sequence numbers (BSN, from 0) and the size of S1 of each remainder
         self.bsn = {(k, pid): i for k, members in brackets.remainder.items() for i, pid in enumerate(members)}
         self.half = brackets.s1_size
@@ -318,9 +320,14 @@ class _Weights:
         if difference:
             digits.extend([(("psd", k, difference), -1), (("next_psd", k, difference), -1)])
             if self._float_of(low, 1) == "up":
-                digits.append((("f15", k), -1))
+                digits.extend([(("f15", k), -1), (("f19", k), -difference)])
             if self._float_of(low, 2) == "up":
-                digits.append((("f17", k), -1))
+                digits.extend([(("f17", k), -1), (("f21", k), -difference)])
+            # C.18, C.20: the score differences of repeated downfloaters, as small as possible
+            if self._float_of(high, 1) == "down":
+                digits.append((("f18", k), -difference))
+            if self._float_of(high, 2) == "down":
+                digits.append((("f20", k), -difference))
         digits.extend(((name, k), -1) for name in _colour_faults(high, low))
         if difference:
             # B/D for a heterogeneous bracket: the MDPs (S1), from the highest, take the
