@@ -481,7 +481,8 @@ class TournamentService:
         paired: list[TournamentEvent] = []
         if t.needs_pairing(number):
             try:
-                scheduled = pair_next(t, number)
+                # A thread: a Swiss round of 64 takes about 0.6 s of matching (docs/TOURNAMENTS.md).
+                scheduled = await asyncio.to_thread(pair_next, t, number)
             except SwissError as exc:
                 # Nobody left to pair without a repeat (withdrawals thinned the field): the
                 # tournament ends with the rounds played; said in the log and in the standings.
@@ -601,15 +602,18 @@ class TournamentService:
             return _forfeit_result(slot, winner, reason, match_id)
         return ResultRecorded(slot.key, match_id, winner, (state.scores[0], state.scores[1]), False, "played")
 
+    def _public_summary(self, match_id: str) -> MatchSummaryPublic:
+        """``match_id``'s summary with its seats as players (blocking: a read)."""
+        return self.matches.summary_public(self.matches.summary(match_id))
+
     def _seated_at(self, match_id: str) -> list[str | None]:
         """The player id in each seat of ``match_id`` (blocking: a read)."""
-        public = self.matches.summary_public(self.matches.summary(match_id))
-        return [p.id if p is not None else None for p in public.seats]
+        return [p.id if p is not None else None for p in self._public_summary(match_id).seats]
 
     async def _table_result(self, slot: Slot, match_id: str, places: list[int] | None) -> ResultRecorded | None:
         """A table's result in the slot's seat order: each player's total and place (D23); a
         player who withdrew before the table sat (no seat at the match) shares the last place."""
-        public = await asyncio.to_thread(lambda: self.matches.summary_public(self.matches.summary(match_id)))
+        public = await asyncio.to_thread(self._public_summary, match_id)
         places = public.places or places
         if places is None:
             return None
