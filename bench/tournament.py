@@ -351,11 +351,10 @@ def _row_problems(player: str, row: dict[str, Any], expect: dict[str, int], prob
         problems.append(f"standings of {player}: {shown}")
 
 
-def check(t: dict[str, Any], players: int) -> list[str]:
-    """What is wrong with a finished round-robin of ``players`` as ``GET /api/tournaments/{id}`` shows it
-    (an empty list: nothing)."""
-    problems: list[str] = []
-    ids = _field(t, players, players - 1 + players % 2, problems)
+def _two_seat_rounds(t: dict[str, Any], players: int, ids: list[str], problems: list[str]) -> _TwoSeatTally:
+    """The rounds of a two-seat tournament (a round robin's or a Swiss's) read into a tally: every
+    round finished, a bye exactly when the field is odd, ``players // 2`` pairings, each pairing's
+    match read (:meth:`_TwoSeatTally.pairing`), and every player paired once or given the bye."""
     odd = players % 2 == 1
     tally = _TwoSeatTally.of(t)
     for r in t.get("rounds", []):
@@ -375,7 +374,17 @@ def check(t: dict[str, Any], players: int) -> list[str]:
         for p in pairings:
             seated += tally.pairing(p, summaries, problems)
         if sorted(x for x in seated if x is not None) != sorted(ids):
-            problems.append(f"round {number} does not seat every player exactly once")
+            problems.append(f"round {number} does not pair every player exactly once (or give the bye)")
+    return tally
+
+
+def check(t: dict[str, Any], players: int) -> list[str]:
+    """What is wrong with a finished round-robin of ``players`` as ``GET /api/tournaments/{id}`` shows it
+    (an empty list: nothing)."""
+    problems: list[str] = []
+    ids = _field(t, players, players - 1 + players % 2, problems)
+    odd = players % 2 == 1
+    tally = _two_seat_rounds(t, players, ids, problems)
     pairs = players * (players - 1) // 2
     twice = [sorted(pair) for pair, count in tally.met.items() if count != 1]
     if len(tally.met) != pairs or twice:
@@ -420,26 +429,7 @@ def check_swiss(t: dict[str, Any], players: int, rounds: int) -> list[str]:
     byes and points as their results say, and score = won + byes, never higher below."""
     problems: list[str] = []
     ids = _field(t, players, rounds, problems)
-    odd = players % 2 == 1
-    tally = _TwoSeatTally.of(t)
-    for r in t.get("rounds", []):
-        number = r.get("number")
-        if r.get("status") != "finished":
-            problems.append(f"round {number} is {r.get('status')!r}, not finished")
-        bye = r.get("bye")
-        if (bye is not None) != odd:
-            problems.append(f"round {number}: bye {bye!r} in a field of {players}")
-        if bye is not None:
-            tally.byes[bye] += 1
-        pairings = r.get("pairings", [])
-        if len(pairings) != players // 2:
-            problems.append(f"round {number}: {len(pairings)} pairings, not {players // 2}")
-        seated = [bye] if bye is not None else []
-        summaries = {m["id"]: m for m in r.get("matches", [])}
-        for p in pairings:
-            seated += tally.pairing(p, summaries, problems)
-        if sorted(x for x in seated if x is not None) != sorted(ids):
-            problems.append(f"round {number} does not pair every player exactly once (or give the bye)")
+    tally = _two_seat_rounds(t, players, ids, problems)
     twice = [sorted(pair) for pair, count in tally.met.items() if count > 1]
     if twice:
         problems.append(f"{len(twice)} pairs met more than once: {twice[:3]}")

@@ -90,9 +90,10 @@ def stop(process: subprocess.Popen[str]) -> str:
 
 
 @contextlib.contextmanager
-def running(db: Path, **settings: str) -> Iterator[str]:
+def running(db: Path, *, clean: bool = False, **settings: str) -> Iterator[str]:
     """``unoduo serve`` on the SQLite file ``db`` with ``settings`` (``UNODUO_…`` names, over
-    :func:`serve_env`'s), up: its base URL; stopped afterwards, also when it never came up."""
+    :func:`serve_env`'s), up: its base URL; stopped afterwards, also when it never came up.
+    ``clean``: the server's output must hold no traceback."""
     port = free_port()
     process = serve("--port", str(port), "--db", f"sqlite:///{db}", env=serve_env(**settings))
     base = f"http://127.0.0.1:{port}"
@@ -100,4 +101,5 @@ def running(db: Path, **settings: str) -> Iterator[str]:
         wait_until_up(base, process)
         yield base
     finally:
-        stop(process)
+        output = stop(process)
+    assert not clean or "Traceback" not in output, output

@@ -17,7 +17,7 @@ from typer.testing import CliRunner, Result
 from bench.progress import Stall
 from cli.main import app
 from cli.tournament_cmd import parse_rules
-from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
+from tests.cli.serving import free_port, running
 from tests.server.helpers import ok, register
 
 TOKEN = "director-token-for-the-cli-tests"
@@ -53,16 +53,10 @@ runner = CliRunner(
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    db = tmp_path_factory.mktemp("tournament_cmd") / "x.sqlite3"
-    process = serve("--port", str(port), "--db", f"sqlite:///{db}", env=serve_env(UNODUO_DIRECTOR_TOKEN=TOKEN))
-    try:
-        wait_until_up(url, process)
+    with running(
+        tmp_path_factory.mktemp("tournament_cmd") / "x.sqlite3", clean=True, UNODUO_DIRECTOR_TOKEN=TOKEN
+    ) as url:
         yield url
-    finally:
-        output = stop(process)
-    assert "Traceback" not in output, output
 
 
 def unoduo(*args: str, url: str, token: str | None = TOKEN) -> Result:

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from cli.main import app
-from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
+from tests.cli.serving import running
 from tests.cli.test_tournament_cmd import finished
 from tui_client.tournament_model import schedule_rows, standings_cells, standings_columns, title_words
 
@@ -23,16 +23,8 @@ TOKEN = "director-token-for-the-format-e2e"
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    db = tmp_path_factory.mktemp("formats_e2e") / "x.sqlite3"
-    process = serve("--port", str(port), "--db", f"sqlite:///{db}", env=serve_env(UNODUO_DIRECTOR_TOKEN=TOKEN))
-    try:
-        wait_until_up(url, process)
+    with running(tmp_path_factory.mktemp("formats_e2e") / "x.sqlite3", clean=True, UNODUO_DIRECTOR_TOKEN=TOKEN) as url:
         yield url
-    finally:
-        output = stop(process)
-    assert "Traceback" not in output, output
 
 
 def unoduo(*args: str, url: str, columns: int | None = 80) -> Result:
