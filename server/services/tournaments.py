@@ -19,7 +19,7 @@ import functools
 import logging
 import re
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final, cast
@@ -468,8 +468,8 @@ class TournamentService:
             return True
         ready = t.round_ready()
         start = t.starts_at(ready) if ready is not None else None
-        if start is not None:  # done with the round before, waiting for this one's start time
-            self._arm_round_start(t.id, ready or 0, start.timestamp())
+        if ready is not None and start is not None:  # the round before is done; this one waits for its start
+            self._arm_round_start(t.id, ready, start.timestamp())
         if t.finish_due():
             seed = await asyncio.to_thread(self.seed, t.id)
             await self._append(t, [TournamentFinished(seed.hex())], "finish")
@@ -596,33 +596,32 @@ class TournamentService:
 
         reason = await asyncio.to_thread(forfeit_reason)
         if len(slot.seats) > 2:
-            return await self._table_result(slot, match_id, live.places)
+            return await self._table_result(slot, match_id, state.scores, live.places)
         winner = slot.white if state.winner == 0 else slot.black
         if reason is not None:
             return _forfeit_result(slot, winner, reason, match_id)
         return ResultRecorded(slot.key, match_id, winner, (state.scores[0], state.scores[1]), False, "played")
 
-    def _public_summary(self, match_id: str) -> MatchSummaryPublic:
-        """``match_id``'s summary with its seats as players (blocking: a read)."""
-        return self.matches.summary_public(self.matches.summary(match_id))
-
     def _seated_at(self, match_id: str) -> list[str | None]:
         """The player id in each seat of ``match_id`` (blocking: a read)."""
-        return [p.id if p is not None else None for p in self._public_summary(match_id).seats]
+        public = self.matches.summary_public(self.matches.summary(match_id))
+        return [p.id if p is not None else None for p in public.seats]
 
-    async def _table_result(self, slot: Slot, match_id: str, places: list[int] | None) -> ResultRecorded | None:
-        """A table's result in the slot's seat order: each player's total and place (D23); a
-        player who withdrew before the table sat (no seat at the match) shares the last place."""
-        public = await asyncio.to_thread(self._public_summary, match_id)
-        places = public.places or places
+    async def _table_result(
+        self, slot: Slot, match_id: str, scores: Sequence[int], places: Sequence[int] | None
+    ) -> ResultRecorded | None:
+        """A table's result in the slot's seat order from the match's final ``scores`` and
+        ``places`` (D23, the match's seat order); a player who withdrew before the table sat (no
+        seat at the match) shares the last place."""
         if places is None:
             return None
-        seat_of = {p.id: i for i, p in enumerate(public.seats) if p is not None}
+        seated = await asyncio.to_thread(self._seated_at, match_id)
+        seat_of = {p: i for i, p in enumerate(seated) if p is not None}
         last = len(slot.seats)
-        scores = tuple(public.scores[seat_of[p]] if p in seat_of else 0 for p in slot.seats)
+        totals = tuple(scores[seat_of[p]] if p in seat_of else 0 for p in slot.seats)
         ranked = tuple(places[seat_of[p]] if p in seat_of else last for p in slot.seats)
         winner = next((p for p, place in zip(slot.seats, ranked, strict=True) if place == 1), None)
-        return ResultRecorded(slot.key, match_id, winner, scores, False, "played", ranked)
+        return ResultRecorded(slot.key, match_id, winner, totals, False, "played", ranked)
 
     # ------------------------------------------------------------ join deadlines
 

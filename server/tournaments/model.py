@@ -307,15 +307,22 @@ class Tournament:
         return out
 
     def table_results(self) -> list[TableResult]:
-        """A tables tournament's decided tables (every seat, withdrawn players' too: their places
-        stand for the others; the standings leave out the rows of those whose results were annulled)."""
+        """A tables tournament's decided tables as the standings count them: the seats of players
+        whose results a withdrawal annulled are left out, the others keep the places they finished in."""
         out: list[TableResult] = []
         for slot in self.slots.values():
             r = slot.result
             if r is None or r.places is None or self.cancelled(slot):
                 continue
-            forfeits = tuple(r.forfeit and (p != r.winner or p in self.withdrawn) for p in slot.seats)
-            out.append(TableResult(slot.seats, r.places, r.scores, forfeits))
+            keep = [i for i, p in enumerate(slot.seats) if not self.withdrawn.get(p, False)]
+            out.append(
+                TableResult(
+                    tuple(slot.seats[i] for i in keep),
+                    tuple(r.places[i] for i in keep),
+                    tuple(r.scores[i] for i in keep),
+                    tuple(r.forfeit and slot.seats[i] != r.winner for i in keep),
+                )
+            )
         return out
 
     def lower_total_wins(self) -> bool:
@@ -329,9 +336,7 @@ class Tournament:
         drawn = lots(seed, self.players)
         if self.format is Format.TABLES:
             points = self.placement_points
-            rows = table_standings(
-                staying, _without(self.table_results(), set(out)), [p for p in drawn if p in staying], points
-            )
+            rows = table_standings(staying, self.table_results(), [p for p in drawn if p in staying], points)
             tail = table_standings(out, [], [p for p in drawn if p in out], points)
         else:
             byes = self.byes()
@@ -351,23 +356,6 @@ class Tournament:
         if rows and tail:
             rows[-1] = replace(rows[-1], decided_by="withdrawal")
         return rows + [replace(r, rank=len(rows) + r.rank) for r in tail]
-
-
-def _without(results: list[TableResult], gone: set[str]) -> list[TableResult]:
-    """Tables as the standings count them: the seats of players whose results were annulled
-    left out (the others keep the places they finished in)."""
-    out = []
-    for r in results:
-        keep = [i for i, p in enumerate(r.seats) if p not in gone]
-        out.append(
-            TableResult(
-                tuple(r.seats[i] for i in keep),
-                tuple(r.places[i] for i in keep),
-                tuple(r.scores[i] for i in keep),
-                tuple(r.forfeit[i] for i in keep) if r.forfeit else (),
-            )
-        )
-    return [r for r in out if r.seats]
 
 
 # ---------------------------------------------------------------- lots
