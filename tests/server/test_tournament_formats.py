@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from server.services.tournaments import TournamentService
 from tests.server.helpers import ok, register
 from tests.server.test_tournaments import DIRECTOR, QUICK, create, finished, row, show, start, wait_for
 
@@ -277,3 +278,18 @@ def test_a_player_sees_when_their_next_round_starts(client: TestClient) -> None:
     nxt = ok(client.get("/api/me", headers=headers))["next"]
     assert len(nxt) == 1 and nxt[0]["match"] is None and nxt[0]["opponents"]
     assert datetime.fromisoformat(nxt[0]["starts_at"]) == later
+
+
+def test_a_round_waiting_for_its_start_holds_one_timer_however_often_it_is_looked_at(client: TestClient) -> None:
+    """The bound on what a start time adds: one timer per tournament, keyed by its round, however
+    many reads, advances and tournaments' rounds look at it (measured: the service's timers)."""
+    service: TournamentService = client.app.state.tournaments  # type: ignore[attr-defined]
+    later = datetime.now(UTC) + timedelta(hours=3)
+    t = create(client, ["bot:random", "bot:greedy"], round_starts=[later.isoformat()])
+    before = len(service._deadlines)
+    start(client, t["id"])
+    for _ in range(50):
+        show(client, t["id"])
+        client.portal.call(service.advance, t["id"])  # type: ignore[union-attr]
+    timers = [key for key in service._deadlines if key[0] == t["id"]]
+    assert timers == [(t["id"], -1)] and len(service._deadlines) == before + 1
