@@ -152,6 +152,7 @@ class Lobby:
         self._tasks: set[asyncio.Task[None]] = set()
         self._start: asyncio.Task[None] | None = None
         self.stopping = False
+        tournaments.started.subscribe(self._started_here)
 
     # ------------------------------------------------------------ sockets
 
@@ -305,12 +306,21 @@ class Lobby:
             if summary.tournament is None:  # a tournament's annulments are told from its own stream
                 self._send(summary.seats, _match(annulled.match, ANNULLED, None, None))
 
+    def _started_here(self, tournament_id: str) -> None:
+        """This process started ``tournament_id``: followed now, so its start reaches its players'
+        lobbies at once (another process's start is found with its first match, as before)."""
+        if not self.stopping and self._start is not None and tournament_id not in self.followed:
+            self._follow_from_start(tournament_id)
+
     async def _discover(self, tournament_id: str) -> None:
         """A tournament this process has not followed (made since it started): followed from its start.
 
         Its first match is made as its round 1 opens, so what it holds then is its creation, its
         entries and its start: the start is told now, the rest tells nobody anything.
         """
+        self._follow_from_start(tournament_id)
+
+    def _follow_from_start(self, tournament_id: str) -> None:
         t = Tournament(tournament_id)
         self.followed[tournament_id] = t
         self._spawn(self._each(tournament_stream(tournament_id), 0, lambda e: self._tournament_event(t, e)))

@@ -199,6 +199,9 @@ class TournamentService:
         self.clock = matches.clock  # the join deadlines run on the matches' clock
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stopping = False
+        # Told the id of each tournament this process starts (the lobby follows it from then on,
+        # not only once its first match exists: a round 1 with a start time has none yet).
+        self.started: Subscribers[str] = Subscribers()
         if match_over is not None:
             match_over.subscribe(self.match_over)
 
@@ -350,6 +353,7 @@ class TournamentService:
             return False
 
         await self._decide(tournament_id, step)
+        self.started(tournament_id)
         await self.advance(tournament_id)
         return await self.get(tournament_id)
 

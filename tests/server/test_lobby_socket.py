@@ -13,7 +13,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -432,3 +432,16 @@ def test_a_join_that_loses_a_race_to_the_other_seats_join_on_another_server_is_t
     ok(there.post(f"/api/matches/{match}/join", headers=bob_h, json={"entropy": "bob"}))
     joined = ok(here.post(f"/api/matches/{match}/join", headers=ada_h, json={"entropy": "ada"}))
     assert joined["match"]["status"] == "live"
+
+
+def test_a_start_whose_round_1_waits_for_its_start_time_is_told_at_once(client: TestClient) -> None:
+    """No match exists until round 1's start time, yet the players' lobbies hear of the start
+    when it happens (the lobby used to find a tournament only by its first match)."""
+    ada, ada_h = register(client, "ada")
+    later = datetime.now(UTC) + timedelta(hours=2)
+    t = create(client, [ada, "bot:greedy"], round_starts=[later.isoformat()])
+    with lobby(client, ada_h) as ws:
+        assert receive(ws)["type"] == "state"
+        start(client, t["id"])
+        told, before = until(ws, lambda m: m["type"] == "tournament")
+        assert (told["tournament"], told["status"]) == (t["id"], "running") and not before
