@@ -523,6 +523,19 @@ def trf(
     typer.echo(f"wrote the TRF of {tournament} to {output} ({len(text.splitlines())} lines)", err=True)
 
 
+@tournament_app.command("fairplay")
+@shaped
+def fairplay(tournament: TournamentArg, as_json: AsJson = False, url: Url = DEFAULT_URL, token: Token = None) -> None:
+    """Each player's move times (mean, spread, 90th percentile) and timeouts: data, not a verdict."""
+    from cli.fairplay_table import print_fairplay
+
+    report = call_object(director(url, token), "GET", f"/api/tournaments/{tournament}/fairplay")
+    if as_json:
+        print_json(report)
+    else:
+        print_fairplay(console(), report)
+
+
 def player_id(server: Server, tournament_id: str, player: str) -> str:
     """``player`` as an id: an entrant's id, or the id of the one entrant with that name."""
     t = call_object(server, "GET", f"/api/tournaments/{tournament_id}")

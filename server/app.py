@@ -18,6 +18,7 @@ from fastapi import FastAPI
 
 from engine import ENGINE_VERSION
 from server.api import routes_live, routes_lobby, routes_matches, routes_meta, routes_players, routes_tournaments
+from server.api.routes_fairplay import router as fairplay_router
 from server.errors import install_error_handlers
 from server.limits import BodySizeLimit
 from server.services.clock import Clock, SystemClock
@@ -86,6 +87,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.include_router(routes_live.router)
     app.include_router(routes_lobby.router)
     app.include_router(routes_tournaments.router)
+    app.include_router(fairplay_router)
     return app
 
 

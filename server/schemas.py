@@ -280,3 +280,31 @@ class NextMatch(BaseModel):
         description="ISO time by which the seat must join (its round is open); null before the round opens, "
         "or when no deadline applies (a replayed match after its round's deadline)",
     )
+
+
+class FairPlayRow(BaseModel):
+    """One player's fair-play signals (docs/TOURNAMENTS.md "Fair-play signals"): data, not a verdict."""
+
+    player: PlayerPublic = Field(description="the player, with its kind (human, bot, bot_account)")
+    matches: int = Field(description="the tournament's matches this player held a seat in (replayed ones too)")
+    moves: int = Field(description="decisions the player answered itself (timeouts and uno calls not counted)")
+    mean_seconds: float | None = Field(description="mean move time; null without a move")
+    stdev_seconds: float | None = Field(description="population standard deviation of the move times")
+    median_seconds: float | None = Field(description="median move time (the mean of the two middle ones)")
+    p90_seconds: float | None = Field(description="90th percentile of the move times, by nearest rank")
+    fastest_seconds: float | None
+    slowest_seconds: float | None
+    timeouts: int = Field(description="decisions whose move clock ran out (timed_out events of this seat)")
+    timeout_forfeits: int = Field(description="matches forfeited by three timeouts in a row")
+
+
+class FairPlayReport(BaseModel):
+    """``GET /api/tournaments/{id}/fairplay``: every entrant's move times and timeouts, in pairing order.
+    Move times are differences of the events' public ``at`` stamps."""
+
+    tournament: str
+    name: str
+    status: Literal["created", "running", "finished"]
+    move_seconds: int = Field(description="the move clock of the tournament's matches")
+    matches: int = Field(description="matches read (finished, live and annulled ones)")
+    players: list[FairPlayRow]

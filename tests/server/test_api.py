@@ -17,6 +17,7 @@ from server.api.routes_players import SignInCode
 from server.errors import ErrorBody
 from server.schemas import (
     DisputePublic,
+    FairPlayReport,
     MatchDetail,
     MatchOutcome,
     Me,
@@ -345,6 +346,7 @@ OPERATIONS = {
     ("POST", "/api/tournaments/{tournament_id}/start"): (200, TournamentPublic, {"400", "401", "404", "409", "503"}),
     ("GET", "/api/tournaments/{tournament_id}"): (200, TournamentPublic, {"400", "401", "404", "503"}),
     ("GET", "/api/tournaments/{tournament_id}/trf"): (200, None, {"400", "401", "404", "409", "503"}),
+    ("GET", "/api/tournaments/{tournament_id}/fairplay"): (200, FairPlayReport, {"400", "401", "404", "503"}),
     ("POST", "/api/tournaments/{tournament_id}/withdraw"): (
         200,
         TournamentPublic,
@@ -513,6 +515,7 @@ def test_openapi_documents_every_answer_and_the_answers_fit_it(client: TestClien
     answer("GET", f"/api/tournaments/{tournament}", 200)
     answer("GET", "/api/tournaments/t_nope", 404)
     answer("GET", "/api/tournaments/bad%20id!", 400)
+    answer("GET", f"/api/tournaments/{tournament}/fairplay", 200, headers=DIRECTOR)
     answer("POST", f"/api/tournaments/{tournament}/withdraw", 409, headers=DIRECTOR, json={"player": ada})
     answer("POST", f"/api/tournaments/{tournament}/start", 200, headers=DIRECTOR)
     answer("POST", f"/api/tournaments/{tournament}/start", 409, headers=DIRECTOR)

@@ -1,0 +1,120 @@
+"""Fair-play signals of a tournament (docs/TOURNAMENTS.md "Fair-play signals"), read from the store.
+
+The figures are :mod:`server.tournaments.fairplay`'s; this module finds the tournament's matches
+(every pairing's match, and the matches a replay ruling annulled), reads each match's events in
+chunks of :data:`CHUNK` and hands their public envelopes (``type``, ``data``, ``at``: never an
+opening) to it. A match whose log ends with ``seed_revealed`` is over and its events never
+change, so its seats and per-seat times are kept (the last :data:`KEPT` such matches): asking
+again reads only the matches still being played. The work is bounded by the tournament's
+matches (64 entrants at most).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from typing import Any, Final, cast
+
+from engine.events import EventType
+from server.schemas import FairPlayReport, FairPlayRow
+from server.services.errors import MatchNotFound
+from server.services.tournaments import TournamentService
+from server.store.models import PlayerPublic
+from server.store.streams import match_stream
+from server.tournaments.fairplay import MatchTimes, PlayerSignals, match_times, signals
+from server.tournaments.model import Tournament
+
+CHUNK: Final = 500  # events read at a time
+KEPT: Final = 8192  # finished matches whose times are kept (a double round robin of 64 has 4032)
+PRECISION: Final = 6  # seconds, to the microsecond of the stamps
+
+Seated = tuple[tuple[str | None, ...], MatchTimes]
+"""One match: the player in each seat (seat order) and its per-seat times."""
+
+
+class FairPlay:
+    """Builds a tournament's :class:`FairPlayReport`; one per app (it keeps finished matches' times)."""
+
+    def __init__(self, tournaments: TournamentService) -> None:
+        self.tournaments = tournaments
+        self._kept: OrderedDict[str, Seated] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def kept(self) -> int:
+        """How many finished matches are kept."""
+        with self._lock:
+            return len(self._kept)
+
+    async def report(self, tournament_id: str) -> FairPlayReport:
+        """The report (:class:`TournamentNotFound` for an unknown id); the reading runs in a thread."""
+        return await asyncio.to_thread(self.read, tournament_id)
+
+    def read(self, tournament_id: str) -> FairPlayReport:
+        t = self.tournaments.load(tournament_id)
+        matches = [found for match_id in _match_ids(t) if (found := self.match(match_id)) is not None]
+        rows = signals(t.players, matches)
+        return FairPlayReport(
+            tournament=t.id,
+            name=t.name,
+            status=cast(Any, t.status),
+            move_seconds=t.move_seconds,
+            matches=len(matches),
+            players=[self._row(r) for r in rows],
+        )
+
+    def match(self, match_id: str) -> Seated | None:
+        """The player in each seat of one match and its per-seat times (None: no such match); kept
+        once the match is over, else read again each time."""
+        with self._lock:
+            kept = self._kept.get(match_id)
+            if kept is not None:
+                self._kept.move_to_end(match_id)
+                return kept
+        try:
+            seats = tuple(self.tournaments.matches.summary(match_id).seats)
+        except MatchNotFound:
+            return None
+        last: list[str] = []
+
+        def envelopes() -> Iterator[dict[str, Any]]:
+            for stored in self.tournaments.store.iter_stream(match_stream(match_id), chunk=CHUNK):
+                last[:] = [stored.type]
+                yield {"type": stored.type, "data": stored.data, "at": stored.at}
+
+        found: Seated = (seats, match_times(envelopes()))
+        if last == [EventType.SEED_REVEALED]:  # over: its seats and events never change again
+            with self._lock:
+                self._kept[match_id] = found
+                while len(self._kept) > KEPT:
+                    self._kept.popitem(last=False)
+        return found
+
+    def _row(self, r: PlayerSignals) -> FairPlayRow:
+        player = self.tournaments.player(r.player) or PlayerPublic(id=r.player, name=r.player, kind="human")
+        return FairPlayRow(
+            player=player,
+            matches=r.matches,
+            moves=r.moves,
+            mean_seconds=_rounded(r.mean),
+            stdev_seconds=_rounded(r.stdev),
+            median_seconds=_rounded(r.median),
+            p90_seconds=_rounded(r.p90),
+            fastest_seconds=_rounded(r.fastest),
+            slowest_seconds=_rounded(r.slowest),
+            timeouts=r.timeouts,
+            timeout_forfeits=r.timeout_forfeits,
+        )
+
+
+def _match_ids(t: Tournament) -> Iterator[str]:
+    """Every match of ``t``, round and board order: each pairing's annulled matches, then its match."""
+    for slot in sorted(t.slots.values(), key=lambda s: (s.round, s.board)):
+        yield from slot.annulled
+        if slot.match is not None:
+            yield slot.match
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, PRECISION)
