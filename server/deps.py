@@ -11,6 +11,7 @@ from starlette.requests import HTTPConnection
 
 from server.services.errors import Unauthorized
 from server.services.matches import MatchService
+from server.services.player_pages import PlayerPages
 from server.services.players import Caller, Callers
 from server.services.rate_limits import RateLimit
 from server.services.tournaments import TournamentService
@@ -139,3 +140,11 @@ def get_tournament_service(request: Request) -> TournamentService:
 
 
 TournamentServiceDep = Annotated[TournamentService, Depends(get_tournament_service)]
+
+
+def get_player_pages(request: Request) -> PlayerPages:
+    pages: PlayerPages = request.app.state.player_pages
+    return pages
+
+
+PlayerPagesDep = Annotated[PlayerPages, Depends(get_player_pages)]

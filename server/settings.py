@@ -111,6 +111,11 @@ class Settings(BaseSettings):
     ws_send_timeout_seconds: float = Field(
         default=20.0, gt=0, le=3600, description="a socket whose client takes no message for this long is closed (1013)"
     )
+    rate_casual: bool = Field(
+        default=False,
+        description="rate casual matches too (docs/RATINGS.md); off: only tournament matches are rated, "
+        "as lichess leaves casual games unrated",
+    )
     director_token: str | None = Field(
         default=None,
         min_length=16,

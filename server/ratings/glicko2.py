@@ -20,11 +20,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["GLICKMAN", "LICHESS", "SCALE", "Glicko2", "Opponent", "Rating", "rate", "rate_match"]
+__all__ = [
+    "GLICKMAN",
+    "LICHESS",
+    "PROVISIONAL_DEVIATION",
+    "RATING_PERIODS_PER_DAY",
+    "SCALE",
+    "Glicko2",
+    "Opponent",
+    "Rating",
+    "periods_between",
+    "rate",
+    "rate_match",
+]
 
 SCALE: Final = 173.7178  # Glicko-2's scale factor, 400 / ln(10)
 BASE: Final = 1500.0
 CONVERGENCE: Final = 0.000001  # step 5's epsilon
+# lila's ``ratingPeriodsPerDay``: the deviation of a player who stops playing grows back
+# towards a newcomer's over about a year; of one who plays often it barely grows between matches.
+RATING_PERIODS_PER_DAY: Final = 0.21436
+PROVISIONAL_DEVIATION: Final = 110.0  # lichess marks a rating provisional at this deviation or more
 
 
 @dataclass(frozen=True)
@@ -74,13 +90,15 @@ def _expected(mu: float, mu_j: float, phi_j: float) -> float:
     return 1.0 / (1.0 + math.exp(-_g(phi_j) * (mu - mu_j)))
 
 
-def rate(player: Rating, games: Sequence[Opponent], system: Glicko2 = GLICKMAN) -> Rating:
-    """The player's rating after a rating period with ``games`` (none: only the deviation grows)."""
+def rate(player: Rating, games: Sequence[Opponent], system: Glicko2 = GLICKMAN, periods: float = 1.0) -> Rating:
+    """The player's rating after a rating period with ``games`` (none: only the deviation grows).
+    ``periods``: how many rating periods have passed since the player's last one (the paper's
+    step 6 assumes 1; lichess counts a fraction of a period per day since the last game)."""
     mu = (player.rating - BASE) / SCALE
     phi = player.deviation / SCALE
     sigma = player.volatility
     if not games:  # step 6 alone: the deviation grows with the volatility
-        return _bounded(Rating(player.rating, SCALE * math.sqrt(phi * phi + sigma * sigma), sigma), system)
+        return _bounded(Rating(player.rating, SCALE * math.sqrt(phi * phi + periods * sigma * sigma), sigma), system)
     # Step 3: the estimated variance v; step 4: the estimated improvement delta.
     weights = []
     for game in games:
@@ -91,7 +109,7 @@ def rate(player: Rating, games: Sequence[Opponent], system: Glicko2 = GLICKMAN) 
     delta = v * improvement
     sigma_new = _volatility(delta, phi, v, sigma, system.tau)
     # Steps 6 and 7: the pre-period deviation, then the new deviation and rating.
-    phi_star = math.sqrt(phi * phi + sigma_new * sigma_new)
+    phi_star = math.sqrt(phi * phi + periods * sigma_new * sigma_new)
     phi_new = 1.0 / math.sqrt(1.0 / (phi_star * phi_star) + 1.0 / v)
     mu_new = mu + phi_new * phi_new * improvement
     return _bounded(Rating(SCALE * mu_new + BASE, SCALE * phi_new, sigma_new), system)
@@ -132,10 +150,22 @@ def _bounded(r: Rating, system: Glicko2) -> Rating:
     return Rating(r.rating, deviation, r.volatility)
 
 
-def rate_match(white: Rating, black: Rating, white_won: bool, system: Glicko2 = LICHESS) -> tuple[Rating, Rating]:
+def rate_match(
+    white: Rating,
+    black: Rating,
+    white_won: bool,
+    system: Glicko2 = LICHESS,
+    periods: tuple[float, float] = (1.0, 1.0),
+) -> tuple[Rating, Rating]:
     """One match as a rating period of its own (lichess's way): both players rated from the
-    ratings they had before it."""
+    ratings they had before it; ``periods``: each one's rating periods since their last match."""
     score = 1.0 if white_won else 0.0
-    new_white = rate(white, [Opponent(black.rating, black.deviation, score)], system)
-    new_black = rate(black, [Opponent(white.rating, white.deviation, 1.0 - score)], system)
+    new_white = rate(white, [Opponent(black.rating, black.deviation, score)], system, periods[0])
+    new_black = rate(black, [Opponent(white.rating, white.deviation, 1.0 - score)], system, periods[1])
     return new_white, new_black
+
+
+def periods_between(days: float) -> float:
+    """lichess's clock for the deviation: :data:`RATING_PERIODS_PER_DAY` of a period per day since
+    the player's last rated match."""
+    return max(0.0, days) * RATING_PERIODS_PER_DAY

@@ -4,9 +4,10 @@ Plackett–Luce model (Weng and Lin, "A Bayesian Approximation Method for Online
 
 A table's result is its places (D23: equal totals share a place; seats that left come last), so
 it goes to the model as ranks, each seat a team of one. Ratings are ``(mu, sigma)`` on the
-model's own scale (a newcomer 25 / 25/3); :func:`display` turns one into a single number to show
-and to seed by, ``mu − 3·sigma`` scaled ×60 (a newcomer shows 0 and climbs as the model grows
-sure of them), the conservative estimate TrueSkill popularised.
+model's own scale (a newcomer 25 / 25/3); :func:`shown` puts one on the scale a Glicko-2 rating
+is shown on, ``1500 + 60·(mu − 25)`` with the deviation ``60·sigma``: a newcomer shows 1500 / 500
+as lichess's newcomer does, so one "provisional" threshold and one chart serve both families.
+:func:`conservative` is TrueSkill's ``mu − 3·sigma`` on that scale (a newcomer 0), to seed by.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from typing import Final
 
 from openskill.models import PlackettLuce
 
-__all__ = ["MODEL", "TableRating", "display", "newcomer", "rate_table"]
+__all__ = ["MODEL", "TableRating", "conservative", "newcomer", "rate_table", "shown"]
 
 MODEL: Final = PlackettLuce()
-DISPLAY_SCALE: Final = 60.0
+SHOWN_SCALE: Final = 60.0  # display points per unit of mu: a newcomer's sigma 25/3 shows as 500
+SHOWN_BASE: Final = 1500.0
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,11 @@ def rate_table(seats: Sequence[TableRating], places: Sequence[int]) -> list[Tabl
     return [TableRating(team[0].mu, team[0].sigma) for team in rated]
 
 
-def display(r: TableRating) -> float:
-    """One number to show and seed by: the conservative estimate ``mu − 3·sigma``, ×60."""
-    return DISPLAY_SCALE * (r.mu - 3.0 * r.sigma)
+def shown(r: TableRating) -> tuple[float, float]:
+    """The rating and deviation to show: ``1500 + 60·(mu − 25)`` and ``60·sigma``."""
+    return SHOWN_BASE + SHOWN_SCALE * (r.mu - MODEL.mu), SHOWN_SCALE * r.sigma
+
+
+def conservative(r: TableRating) -> float:
+    """The conservative estimate ``mu − 3·sigma`` on the shown scale (a newcomer 0)."""
+    return SHOWN_SCALE * (r.mu - 3.0 * r.sigma)

@@ -30,6 +30,9 @@ Tables the API never shows (``processed_commands``, ``snapshots``, ``match_secre
   and rebuildable at any time (``unoduo db rebuild``). ``match_seats`` holds every seat of a
   match (a table has 2 to 10), indexed by player, so a player's matches are found whatever
   their seat; ``match_summaries`` keeps seats 0 and 1 in its own columns as before.
+- ``ratings``, ``rating_changes``, ``rated_matches``, ``ratings_state``: the ratings read model
+  (``server.services.ratings``), folded from the finished matches and rebuildable at any time
+  (``unoduo ratings rebuild``).
 - ``match_secrets``: each match's secret ``server_seed`` (hex) until the match reveals it;
   never in an event before ``seed_revealed``.
 - ``server_secrets``: server-wide secrets kept hashed (the director token's SHA-256).
@@ -42,7 +45,19 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel
-from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, Integer, String, Table, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    UniqueConstraint,
+)
 from sqlmodel import Field, SQLModel
 
 STREAM_LEN = 200
@@ -58,7 +73,7 @@ MAX_SEQ = 2**31 - 1  # ``seq`` is a 32-bit INTEGER column: no stream goes furthe
 # An INTEGER PRIMARY KEY is SQLite's auto-incrementing rowid; elsewhere a 64-bit identity.
 PositionType = BigInteger().with_variant(Integer(), "sqlite")
 
-PlayerKind = Literal["human", "bot"]
+PlayerKind = Literal["human", "bot", "bot_account"]  # bot_account: a program someone registered (issue 23)
 MatchStatus = Literal["waiting", "live", "finished", "annulled"]
 
 
@@ -241,6 +256,64 @@ class StandingPublic(StandingBase):
     pass
 
 
+# ---------------------------------------------------------------- ratings
+
+
+class RatingRow(SQLModel, table=True):
+    """One identity's rating in one family (``server.ratings.book.PlayerRating``), a read model
+    folded from the finished matches (``unoduo ratings rebuild``)."""
+
+    __tablename__ = "ratings"
+
+    identity: str = Field(sa_column=Column(String(ID_LEN), primary_key=True))
+    family: str = Field(sa_column=Column(String(16), primary_key=True))
+    rating: float = Field(sa_column=Column(Float, nullable=False))
+    deviation: float = Field(sa_column=Column(Float, nullable=False))
+    volatility: float = Field(sa_column=Column(Float, nullable=False))
+    mu: float | None = Field(default=None, sa_column=Column(Float, nullable=True))
+    sigma: float | None = Field(default=None, sa_column=Column(Float, nullable=True))
+    games: int = Field(sa_column=Column(Integer, nullable=False))
+    last_at: str | None = Field(default=None, sa_column=Column(String(AT_LEN), nullable=True))
+
+
+class RatingChangeRow(SQLModel, table=True):
+    """What one rated match did to one identity's rating; ``position`` orders the fold (the
+    global position of the match's ``match_ended``)."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (Index("ix_rating_changes_identity", "identity", "family", "position"),)
+
+    match_id: str = Field(sa_column=Column(String(ID_LEN), primary_key=True))
+    identity: str = Field(sa_column=Column(String(ID_LEN), primary_key=True))
+    family: str = Field(sa_column=Column(String(16), nullable=False))
+    position: int = Field(sa_column=Column(BigInteger, nullable=False))
+    at: str = Field(sa_column=Column(String(AT_LEN), nullable=False))
+    before: float = Field(sa_column=Column(Float, nullable=False))
+    after: float = Field(sa_column=Column(Float, nullable=False))
+    deviation: float = Field(sa_column=Column(Float, nullable=False))
+
+
+class RatedMatchRow(SQLModel, table=True):
+    """Every finished match the ratings have read, rated or not (``unrated``: why not)."""
+
+    __tablename__ = "rated_matches"
+
+    match_id: str = Field(sa_column=Column(String(ID_LEN), primary_key=True))
+    position: int = Field(sa_column=Column(BigInteger, nullable=False, index=True))
+    unrated: str | None = Field(default=None, sa_column=Column(String(32), nullable=True))
+
+
+class RatingsStateRow(SQLModel, table=True):
+    """The one row (``id`` 1) saying how the ratings were folded: ``settings`` (what a rebuild
+    depends on besides the events) and ``stale`` (a ruling changed a result: fold again)."""
+
+    __tablename__ = "ratings_state"
+
+    id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    settings: str = Field(sa_column=Column(String(64), nullable=False))
+    stale: bool = Field(sa_column=Column(Boolean, nullable=False))
+
+
 # ---------------------------------------------------------------- server-only tables
 
 
@@ -307,5 +380,9 @@ match_seats_table = table_of(MatchSeatRow)
 standings_table = table_of(StandingRow)
 match_secrets_table = table_of(MatchSecret)
 server_secrets_table = table_of(ServerSecret)
+ratings_table = table_of(RatingRow)
+rating_changes_table = table_of(RatingChangeRow)
+rated_matches_table = table_of(RatedMatchRow)
+ratings_state_table = table_of(RatingsStateRow)
 
 READ_MODEL_TABLES = (match_summaries_table, match_seats_table, standings_table)

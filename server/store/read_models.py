@@ -568,3 +568,88 @@ def live_match_ids(engine: Engine) -> list[str]:
     )
     with sqlmodel.Session(engine) as session:
         return list(session.exec(query))
+
+
+# ---------------------------------------------------------------- a player's page (issue 23)
+
+
+@dataclass(frozen=True)
+class Meeting:
+    """One other seat of a finished match ``player`` sat at: who, and both seats' places."""
+
+    match_id: str
+    tournament: str | None
+    seat: int
+    other: str
+    other_seat: int
+    place: int | None
+    other_place: int | None
+    winner_seat: int | None
+
+
+def recent_matches_of(engine: Engine, player_id: str, limit: int) -> list[tuple[MatchSummary, str]]:
+    """The last ``limit`` matches ``player_id`` has a seat in, newest first, each with the time
+    it was made (its stream's first event)."""
+    s, e = match_seats_table.c, events_table.c
+    query = (
+        select(s.match_id, e.at)
+        .select_from(
+            match_seats_table.join(events_table, and_(e.stream == literal(MATCH_PREFIX) + s.match_id, e.seq == 1))
+        )
+        .where(s.player_id == player_id)
+        .order_by(e.position.desc())
+        .limit(limit)
+    )
+    with sqlmodel.Session(engine) as session:
+        found = session.connection().execute(query).all()
+        ids = [row.match_id for row in found]
+        rows = {
+            row.id: row.model_dump()
+            for row in session.exec(sqlmodel.select(MatchSummaryRow).where(sqlmodel.col(MatchSummaryRow.id).in_(ids)))
+        }
+        seats = _seat_rows(session.connection(), ids)
+        return [(MatchSummary.from_row(rows[r.match_id], seats[r.match_id]), r.at) for r in found if r.match_id in rows]
+
+
+def meetings_of(engine: Engine, player_id: str) -> list[Meeting]:
+    """Every other seat of every finished match ``player_id`` sat at, in match order."""
+    mine = match_seats_table.alias("mine")
+    other = match_seats_table.alias("other")
+    m = match_summaries_table.c
+    query = (
+        select(
+            mine.c.match_id,
+            m.tournament,
+            mine.c.seat,
+            other.c.player_id,
+            other.c.seat.label("other_seat"),
+            mine.c.place,
+            other.c.place.label("other_place"),
+            m.winner_seat,
+        )
+        .select_from(
+            mine.join(other, and_(other.c.match_id == mine.c.match_id, other.c.seat != mine.c.seat)).join(
+                match_summaries_table, m.id == mine.c.match_id
+            )
+        )
+        .where(mine.c.player_id == player_id, m.status == FINISHED, other.c.player_id.is_not(None))
+        .order_by(mine.c.match_id, other.c.seat)
+    )
+    with engine.connect() as conn:
+        return [
+            Meeting(r.match_id, r.tournament, r.seat, r.player_id, r.other_seat, r.place, r.other_place, r.winner_seat)
+            for r in conn.execute(query)
+        ]
+
+
+def tournaments_played_by(engine: Engine, player_id: str) -> list[str]:
+    """The tournaments ``player_id`` has had a match in."""
+    s, m = match_seats_table.c, match_summaries_table.c
+    query = (
+        select(m.tournament)
+        .select_from(match_seats_table.join(match_summaries_table, m.id == s.match_id))
+        .where(s.player_id == player_id, m.tournament.is_not(None))
+        .distinct()
+    )
+    with engine.connect() as conn:
+        return sorted(str(t) for t in conn.execute(query).scalars())

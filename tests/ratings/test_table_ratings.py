@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.ratings.tables import TableRating, display, newcomer, rate_table
+from server.ratings.tables import TableRating, conservative, newcomer, rate_table, shown
 
 
 def test_a_first_table_of_four_newcomers_orders_them_by_place() -> None:
@@ -23,8 +23,9 @@ def test_a_shared_place_rates_the_sharers_alike() -> None:
 
 
 def test_a_newcomer_shows_zero_and_a_winner_climbs() -> None:
-    assert display(newcomer()) == pytest.approx(0.0, abs=1e-9)
-    assert display(rate_table([newcomer(), newcomer(), newcomer()], [1, 2, 3])[0]) > 0
+    assert conservative(newcomer()) == pytest.approx(0.0, abs=1e-9)
+    assert conservative(rate_table([newcomer(), newcomer(), newcomer()], [1, 2, 3])[0]) > 0
+    assert shown(newcomer()) == pytest.approx((1500.0, 500.0))
 
 
 @pytest.mark.parametrize(
