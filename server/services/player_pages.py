@@ -36,6 +36,7 @@ DEFAULT_HISTORY: Final = 50
 CHART_POINTS: Final = 100
 MAX_OPPONENTS: Final = 20
 MAX_TOURNAMENTS: Final = 50
+MAX_MEETINGS: Final = 20_000  # seats met that the head-to-head counts (a house bot meets thousands)
 
 
 @dataclass
@@ -118,7 +119,7 @@ class PlayerPages:
     def _records(self, player_id: str) -> dict[str, _Record]:
         """The record against each opponent, by their rating identity (every ``greedy-N`` is one)."""
         records: dict[str, _Record] = {}
-        for m in meetings_of(self.store.engine, player_id):
+        for m in meetings_of(self.store.engine, player_id, MAX_MEETINGS):
             key = identity_of(m.other)
             if key == identity_of(player_id):
                 continue
@@ -193,25 +194,22 @@ class PlayerPages:
             return tournament_id
 
     def _tournaments(self, player_id: str) -> list[TournamentPlayed]:
-        out: list[tuple[str, TournamentPlayed]] = []
-        for tid in tournaments_played_by(self.store.engine, player_id):
+        """The player's last tournaments, the latest first, each with the player's rank."""
+        out: list[TournamentPlayed] = []
+        for tid in tournaments_played_by(self.store.engine, player_id, MAX_TOURNAMENTS):
             try:
                 t = self.tournaments.load(tid)
             except NotFound:
                 continue
             rank = next((row.rank for row in t.standings(self.tournaments.seed(tid)) if row.player == player_id), None)
             out.append(
-                (
-                    t.created_at,
-                    TournamentPlayed(
-                        id=t.id,
-                        name=t.name,
-                        format=t.format.value,
-                        status=cast(Any, t.status),
-                        rank=rank,
-                        players=len(t.players),
-                    ),
+                TournamentPlayed(
+                    id=t.id,
+                    name=t.name,
+                    format=t.format.value,
+                    status=cast(Any, t.status),
+                    rank=rank,
+                    players=len(t.players),
                 )
             )
-        out.sort(key=lambda pair: (pair[0], pair[1].id))
-        return [played for _, played in out[-MAX_TOURNAMENTS:]]
+        return out

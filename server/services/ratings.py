@@ -166,7 +166,8 @@ class Ratings:
         award = self._award(reading, m)
         if award is None or not 0 <= award < len(places):
             return places
-        return tuple(1 if seat == award else place + 1 for seat, place in enumerate(places))
+        behind = sorted({place for seat, place in enumerate(places) if seat != award})
+        return tuple(1 if seat == award else 2 + behind.index(place) for seat, place in enumerate(places))
 
     def _award(self, reading: _Reading, m: rows.EndedMatch) -> int | None:
         if m.tournament is None:

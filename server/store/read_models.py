@@ -611,8 +611,8 @@ def recent_matches_of(engine: Engine, player_id: str, limit: int) -> list[tuple[
         return [(MatchSummary.from_row(rows[r.match_id], seats[r.match_id]), r.at) for r in found if r.match_id in rows]
 
 
-def meetings_of(engine: Engine, player_id: str) -> list[Meeting]:
-    """Every other seat of every finished match ``player_id`` sat at, in match order."""
+def meetings_of(engine: Engine, player_id: str, limit: int) -> list[Meeting]:
+    """The other seats of the finished matches ``player_id`` sat at (at most ``limit`` rows)."""
     mine = match_seats_table.alias("mine")
     other = match_seats_table.alias("other")
     m = match_summaries_table.c
@@ -634,6 +634,7 @@ def meetings_of(engine: Engine, player_id: str) -> list[Meeting]:
         )
         .where(mine.c.player_id == player_id, m.status == FINISHED, other.c.player_id.is_not(None))
         .order_by(mine.c.match_id, other.c.seat)
+        .limit(limit)
     )
     with engine.connect() as conn:
         return [
@@ -642,14 +643,22 @@ def meetings_of(engine: Engine, player_id: str) -> list[Meeting]:
         ]
 
 
-def tournaments_played_by(engine: Engine, player_id: str) -> list[str]:
-    """The tournaments ``player_id`` has had a match in."""
-    s, m = match_seats_table.c, match_summaries_table.c
+def tournaments_played_by(engine: Engine, player_id: str, limit: int) -> list[str]:
+    """The last ``limit`` tournaments ``player_id`` has had a match in, the latest first (by
+    when their last match of it was made)."""
+    s, m, e = match_seats_table.c, match_summaries_table.c, events_table.c
+    latest = func.max(e.position)
     query = (
-        select(m.tournament)
-        .select_from(match_seats_table.join(match_summaries_table, m.id == s.match_id))
+        select(m.tournament, latest)
+        .select_from(
+            match_seats_table.join(match_summaries_table, m.id == s.match_id).join(
+                events_table, and_(e.stream == literal(MATCH_PREFIX) + m.id, e.seq == 1)
+            )
+        )
         .where(s.player_id == player_id, m.tournament.is_not(None))
-        .distinct()
+        .group_by(m.tournament)
+        .order_by(latest.desc())
+        .limit(limit)
     )
     with engine.connect() as conn:
-        return sorted(str(t) for t in conn.execute(query).scalars())
+        return [str(row[0]) for row in conn.execute(query)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -245,3 +246,55 @@ def test_a_page_for_nobody_is_404_and_a_bad_limit_is_400(url: str) -> None:
         page = ok(client.get(f"/api/players/{ada}"))
         assert page["ratings"]["uno-duo"] == {"rating": 1500.0, "deviation": 500.0, "provisional": True, "games": 0}
         assert page["history"] == [] and page["head_to_head"] == []
+
+
+def test_an_award_on_a_finished_match_rates_it_as_awarded(url: str) -> None:
+    with rated_client(url) as client:
+        ada, headers = register(client, "ada")
+        t = create(client, [ada, "bot:random"], join_seconds=3600, double=True)
+        start(client, t["id"])
+        t = wait_for(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
+        ((match_id, seat),) = my_open_matches(t, ada, set())
+        ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={}))
+        play_to_end(client, match_id, headers, seat, random.Random(11))
+        played = next(h for h in ok(client.get(f"/api/players/{ada}"))["history"] if h["match"] == match_id)
+        dispute = ok(client.post(f"/api/matches/{match_id}/disputes", headers=headers, json={"seq": 1, "note": "?"}), 201)
+        other = 1 - seat if played["result"] == "won" else seat  # award it to whoever lost it
+        ok(
+            client.post(
+                f"/api/disputes/{dispute['id']}/ruling",
+                headers=DIRECTOR,
+                json={"decision": "award", "seat": other, "note": "the other way"},
+            )
+        )
+        again = next(h for h in ok(client.get(f"/api/players/{ada}"))["history"] if h["match"] == match_id)
+        assert again["rating_change"] is not None
+        assert (again["rating_change"] > 0) == (played["rating_change"] < 0)  # the change turned round
+        live_rows = rating_rows.all_rows(ratings_of(client).store.engine)
+        ratings_of(client).catch_up(rebuild=True)
+        assert rating_rows.all_rows(ratings_of(client).store.engine) == live_rows
+
+
+def test_two_processes_folding_at_once_agree_with_a_rebuild(url: str) -> None:
+    """Two Ratings over one database (as two server processes are) catch up at the same time."""
+    with rated_client(url) as client:
+        t = create(client, ["bot:greedy", "bot:random"], double=True)
+        start(client, t["id"])
+        wait_for(client, t["id"], finished)
+        first = ratings_of(client)
+        second = Ratings(first.store, first.rate_casual, first.tournament_of)
+        barrier = threading.Barrier(2)
+
+        def fold(r: Ratings) -> None:
+            barrier.wait()
+            r.catch_up()
+
+        threads = [threading.Thread(target=fold, args=(r,)) for r in (first, second)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        rows = rating_rows.all_rows(first.store.engine)
+        assert len(rows["rated_matches"]) == 2 and len(rows["rating_changes"]) == 4
+        first.catch_up(rebuild=True)
+        assert rating_rows.all_rows(first.store.engine) == rows
