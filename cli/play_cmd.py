@@ -1,5 +1,5 @@
 """``unoduo play [--server URL] [--name NAME] [--password] [--code CODE] [--sign-out]
-[--tournament ID [--director-token T]]``: play on a server from the terminal (docs/TUI.md).
+[--tournament ID [--director-token T]] [--player NAME]``: play on a server from the terminal (docs/TUI.md).
 
 The first run on a server signs in and keeps the token in the user's config directory (one file
 per server, mode 0600); later runs use it. A name the server does not have is registered; a name
@@ -56,6 +56,9 @@ def play_command(
     sign_out: bool = typer.Option(
         False, "--sign-out", help="sign the saved token out on the server, forget it, and stop"
     ),
+    player: str | None = typer.Option(
+        None, "--player", help="open this player's page (ratings, rating chart, match history) instead of the lobby"
+    ),
     no_auto_join: bool = typer.Option(
         False,
         "--no-auto-join",
@@ -73,6 +76,9 @@ def play_command(
         raise typer.Exit(2)
     if tournament is not None and not tournament.strip():
         typer.echo("unoduo play: --tournament must not be empty", err=True)
+        raise typer.Exit(2)
+    if player is not None and not player.strip():
+        typer.echo("unoduo play: --player must not be empty", err=True)
         raise typer.Exit(2)
     if sign_out:
         raise typer.Exit(sign_out_saved(server, config_dir))
@@ -96,6 +102,7 @@ def play_command(
         password=password,
         code=code.strip() if code else None,
         auto_join=not no_auto_join,
+        player=player.strip() if player else None,
     ).run()
 
 

@@ -20,14 +20,17 @@ from cli.tournament_cmd import (
     Server,
     Token,
     Url,
+    call,
     call_list,
     call_object,
     console,
     director,
+    fail,
     print_json,
     shaped,
     table,
 )
+from tui_client.player_model import page_lines, versus_lines
 
 player_app = typer.Typer(
     help="Players on a running server: find them by name, show one, a one-time sign-in code (the director).",
@@ -62,15 +65,44 @@ def find(
         console().print(players_table(found))
 
 
+SHOW_WIDTH = 80  # the text fits 80 columns
+
+
 @player_app.command("show")
 @shaped
-def show(player: PlayerArg, as_json: AsJson = False, url: Url = DEFAULT_URL) -> None:
-    """One player: name, id and kind."""
-    found = call_object(Server(url), "GET", player_path(player))
+def show(
+    player: PlayerArg,
+    as_json: AsJson = False,
+    url: Url = DEFAULT_URL,
+    matches: Annotated[
+        int, typer.Option("--matches", min=1, max=200, help="how many of the last matches to list")
+    ] = 10,
+    versus: Annotated[
+        str | None,
+        typer.Option(
+            "--versus", help="another player (name or id): their games against each other", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """One player's page: name, id and kind, the rating in each family (``1500?``: provisional)
+    with a sparkline of it over the rated matches, the last matches, head-to-head and
+    tournaments (docs/TUI.md "The player screen" shows the same). ``--versus OTHER``: the
+    record against OTHER and those matches. ``--json``: the server's page as it is."""
+    server = Server(url)
+    if versus is not None:
+        found = call_object(server, "GET", player_path(player, f"/versus/{quote(versus.strip(), safe='')}"))
+        if as_json:
+            print_json(found)
+        else:
+            typer.echo("\n".join(versus_lines(found, SHOW_WIDTH)))
+        return
+    found = call(server, "GET", player_path(player), params={"limit": str(max(matches, 50))})
+    if not isinstance(found, dict):
+        fail(f"the server answered GET {player_path(player)} with something other than a JSON object")
     if as_json:
         print_json(found)
     else:
-        typer.echo(f"{found['name']}  ({found['id']}, {found['kind']})")
+        typer.echo("\n".join(page_lines(found, SHOW_WIDTH, matches)))
 
 
 @player_app.command("code")

@@ -32,7 +32,11 @@ def is_loopback(host: str) -> bool:
 
 
 def play_command_line(
-    server: str, name: str | None = None, config_dir: Path | None = None, tournament: str | None = None
+    server: str,
+    name: str | None = None,
+    config_dir: Path | None = None,
+    tournament: str | None = None,
+    player: str | None = None,
 ) -> str:
     """The shell command textual-serve runs per browser session: ``unoduo play`` with these options."""
     argv = [sys.executable, "-m", "cli.main", "play", "--server", server]
@@ -42,6 +46,8 @@ def play_command_line(
         argv += ["--config-dir", str(config_dir)]
     if tournament:
         argv += ["--tournament", tournament]
+    if player:
+        argv += ["--player", player]
     return shlex.join(argv)
 
 
@@ -52,6 +58,7 @@ def web_command(
     name: str | None = typer.Option(None, "--name", help="your name there (as for unoduo play)"),
     config_dir: Path | None = typer.Option(None, "--config-dir", help="where the token and receipts are kept"),
     tournament: str | None = typer.Option(None, "--tournament", help="open this tournament's screen"),
+    player: str | None = typer.Option(None, "--player", help="open this player's page (ratings, history)"),
     public_url: str | None = typer.Option(
         None, "--public-url", help="the address browsers reach the page at (behind a proxy)"
     ),
@@ -71,7 +78,7 @@ def web_command(
         )
     from textual_serve.server import Server  # imported only here: the other commands start without it
 
-    command = play_command_line(server.strip(), name, config_dir, tournament)
+    command = play_command_line(server.strip(), name, config_dir, tournament, player.strip() if player else None)
     Server(command, host=host, port=port, title="unoduo play", public_url=public_url).serve()
 
 

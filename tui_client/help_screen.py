@@ -45,10 +45,16 @@ has a button too. Only what the server lists as legal is offered.
   Enter open · e enter/leave an open tournament · t tournament
   a auto-join on/off · g greedy bot · n random bot · r refresh · q quit
   c a classic table of 2-10: name who sits with you (bob, 2 greedy)
+  i your own page: ratings, the rating chart, match history
 
 [b]A tournament[/b]
   Enter watch a live pairing / replay a finished one
   o open a dispute (director) · Tab next table · r refresh · q back
+  p the page of the player highlighted in the standings
+
+[b]A player's page[/b]
+  f the chart's family (UNO Duo, classic) · t head-to-head / tournaments
+  Enter watch / replay a match · open an opponent's page · q back
 
 (↑ ↓ PgUp PgDn scroll · any other key closes)"""
 

@@ -57,6 +57,7 @@ from tui_client.lobby_model import (
 )
 from tui_client.play_host import PlayHost, host_of
 from tui_client.play_widgets import ActionButton
+from tui_client.player_screen import PlayerScreen
 from tui_client.signin_screen import EXISTING, NEW, SignedInAs, SignInScreen, accounts_of
 from tui_client.table_screen import PlayScreen
 from tui_client.table_setup import TableSetupScreen
@@ -164,6 +165,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
         Binding("r", "refresh", "refresh", show=False),
         Binding("question_mark", "help", "help", key_display="?"),
         Binding("q", "app.quit", "quit"),
+        Binding("i", "me", "my page"),
     ]
 
     def __init__(self) -> None:
@@ -765,3 +767,10 @@ class LobbyScreen(MinimumSize, Screen[None]):
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
+
+    def action_me(self) -> None:
+        """``i``: the player's own page (ratings, the rating chart, match history, head-to-head)."""
+        if not self.player_id:
+            self.say("register first", "bold #f9c80e")
+            return
+        self.app.push_screen(PlayerScreen(self.player_id))

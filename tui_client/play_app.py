@@ -20,6 +20,7 @@ from tui_client.config import ConfigStore, Credentials
 from tui_client.help_screen import HELP_CSS
 from tui_client.lobby_screen import LOBBY_CSS, LobbyScreen
 from tui_client.play_model import PlayModel
+from tui_client.player_screen import PlayerScreen
 from tui_client.signin_screen import SIGNIN_CSS
 from tui_client.table_screen import TABLE_CSS, PlayScreen
 from tui_client.tournament_screen import TOURNAMENT_CSS, TournamentScreen
@@ -47,8 +48,10 @@ class PlayApp(App[None]):
         password: str | None = None,
         code: str | None = None,
         auto_join: bool = True,
+        player: str | None = None,
     ) -> None:
         super().__init__()
+        self.player = player  # open this player's page (``--player``) instead of the lobby
         self.auto_join = auto_join  # the lobby takes a pairing's seat by itself (``a`` toggles it there)
         self.store = ConfigStore(server, config_dir)
         self.server = self.store.server
@@ -63,6 +66,13 @@ class PlayApp(App[None]):
         self.director_token = director_token or None
 
     def on_mount(self) -> None:
+        if self.player is not None:  # a page anyone may read: a saved token is used if there is one
+            saved = self.store.load_credentials()
+            if saved is not None:
+                self.api.token = saved.token
+                self.credentials = saved
+            self.push_screen(PlayerScreen(self.player))
+            return
         if self.tournament is not None:
             # Straight to the tournament: no sign-in needed to watch; a saved token is used if
             # there is one (so the player's own pairing opens at their seat).
@@ -147,6 +157,7 @@ def make_play_app(
     password: str | None = None,
     code: str | None = None,
     auto_join: bool = True,
+    player: str | None = None,
 ) -> PlayApp:
     """The client for ``server_url``: signs in as ``name`` the first time (the token is kept in
     ``config_dir``, by default the user's config directory); ``move_seconds`` is the clock of the
@@ -155,7 +166,8 @@ def make_play_app(
     connection to use instead of a new ``Api(server_url)`` (tests hand in one on a fake transport).
     ``password`` (registering, or signing in when ``name`` is taken) and ``code`` (a director's
     one-time code) sign in as an existing player without the sign-in screen. ``auto_join``
-    False: the lobby shows a pairing and its countdown but waits for Enter to take the seat."""
+    False: the lobby shows a pairing and its countdown but waits for Enter to take the seat.
+    ``player`` (an id or a name): it opens on that player's page."""
     return PlayApp(
         server_url,
         name,
@@ -167,4 +179,5 @@ def make_play_app(
         password=password,
         code=code,
         auto_join=auto_join,
+        player=player,
     )

@@ -54,6 +54,7 @@ from tui_client.tournament_model import (
     standings_legend,
     title_words,
     tournament_rule,
+    with_labels,
 )
 from tui_client.widgets import TableAudit
 
@@ -264,6 +265,7 @@ class TournamentScreen(MinimumSize, Screen[None]):
         Binding("tab", "app.focus_next", "next table", show=False),
         Binding("r", "refresh", "refresh"),
         Binding("q", "back", "back"),
+        Binding("p", "player", "player's page", show=False),
     ]
 
     def __init__(self, tournament: str, director_token: str | None = None) -> None:
@@ -378,7 +380,7 @@ class TournamentScreen(MinimumSize, Screen[None]):
     @work(exclusive=True, group="tournament")
     async def load(self) -> None:
         try:
-            tournament = await self.play.api.tournament(self.tournament_id)
+            tournament = with_labels(await self.play.api.tournament(self.tournament_id))  # "[bot]" on bot accounts
         except ApiError as error:
             self.post_message(TournamentFailed(f"cannot load tournament {self.tournament_id}: {error.words()}"))
             return
@@ -563,6 +565,17 @@ class TournamentScreen(MinimumSize, Screen[None]):
 
     def action_refresh(self) -> None:
         self.load()
+
+    def action_player(self) -> None:
+        """``p``: the page of the player highlighted in the standings (ratings, history)."""
+        from tui_client.player_screen import PlayerScreen  # here: the player screen imports this module
+
+        standings = self.query_one("#standings", DataTable)
+        player = row_key_at(standings, standings.cursor_row)
+        if player is None:
+            self.say("no standings yet: nobody to show", "italic")
+            return
+        self.app.push_screen(PlayerScreen(player))
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 2:
