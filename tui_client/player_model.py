@@ -451,7 +451,7 @@ def history_row(
         opponent_words(item, widths[0]),
         result_words(item),
         score_words(item),
-        change_words(item.get("rating_change")),
+        change_words(item.get("rating_change")) or ("–" if item.get("unrated") else ""),
         cut(event_words(item), widths[1]),
     )
     return HistoryRow(str(item.get("match")), str(item.get("status") or ""), _seat(item), names, cells)

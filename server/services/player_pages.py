@@ -119,10 +119,13 @@ class PlayerPages:
     def _records(self, player_id: str) -> dict[str, _Record]:
         """The record against each opponent, by their rating identity (every ``greedy-N`` is one)."""
         records: dict[str, _Record] = {}
+        me = identity_of(player_id)
+        counted: set[tuple[str, str]] = set()  # (match, opponent): once, if the bot held two seats
         for m in meetings_of(self.store.engine, player_id, MAX_MEETINGS):
             key = identity_of(m.other)
-            if key == identity_of(player_id):
+            if key == me or (m.match_id, m.other) in counted:
                 continue
+            counted.add((m.match_id, m.other))
             if key not in records:
                 records[key] = _Record(
                     self.matches.player(m.other) or PlayerPublic(id=m.other, name=m.other, kind="human")
@@ -155,7 +158,8 @@ class PlayerPages:
         names: dict[str, str],
     ) -> HistoryItem:
         shown = self.matches.summary_public(s)
-        seat = s.seats.index(player_id)
+        me = identity_of(player_id)
+        seat = next(i for i, p in enumerate(s.seats) if p is not None and identity_of(p) == me)
         result: Literal["won", "lost", "drawn"] | None = None
         place = None
         if s.status == "finished":
@@ -201,7 +205,10 @@ class PlayerPages:
                 t = self.tournaments.load(tid)
             except NotFound:
                 continue
-            rank = next((row.rank for row in t.standings(self.tournaments.seed(tid)) if row.player == player_id), None)
+            me = identity_of(player_id)
+            rank = next(
+                (row.rank for row in t.standings(self.tournaments.seed(tid)) if identity_of(row.player) == me), None
+            )
             out.append(
                 TournamentPlayed(
                     id=t.id,

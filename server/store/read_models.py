@@ -26,6 +26,7 @@ import sqlmodel
 from sqlalchemy import Connection, Engine, and_, case, delete, func, insert, literal, or_, select, text, update
 
 from engine.events import EventType
+from engine.house_bots import house_bot_of_id
 from engine.rulesets import MAX_SEATS, MIN_SEATS
 from server.store.errors import InvalidAppendError
 from server.store.models import (
@@ -580,6 +581,7 @@ class Meeting:
     match_id: str
     tournament: str | None
     seat: int
+    player: str
     other: str
     other_seat: int
     place: int | None
@@ -587,16 +589,27 @@ class Meeting:
     winner_seat: int | None
 
 
+def seated_as(column: Any, player_id: str) -> Any:
+    """A condition on a seat's player column: ``player_id``'s seat, or for a house bot the seat of
+    any player its engine plays for (``bot-greedy-1`` and every tournament's ``greedy-N``: one
+    bot, one rating, one page)."""
+    bot = house_bot_of_id(player_id)
+    if bot is None:
+        return column == player_id
+    return column.like("bot-" + bot.replace("_", "\\_") + "-%", escape="\\")
+
+
 def recent_matches_of(engine: Engine, player_id: str, limit: int) -> list[tuple[MatchSummary, str]]:
-    """The last ``limit`` matches ``player_id`` has a seat in, newest first, each with the time
-    it was made (its stream's first event)."""
+    """The last ``limit`` matches ``player_id`` has a seat in (:func:`seated_as`), newest first,
+    each with the time it was made (its stream's first event)."""
     s, e = match_seats_table.c, events_table.c
     query = (
-        select(s.match_id, e.at)
+        select(s.match_id, e.at, e.position)
         .select_from(
             match_seats_table.join(events_table, and_(e.stream == literal(MATCH_PREFIX) + s.match_id, e.seq == 1))
         )
-        .where(s.player_id == player_id)
+        .where(seated_as(s.player_id, player_id))
+        .distinct()
         .order_by(e.position.desc())
         .limit(limit)
     )
@@ -612,7 +625,8 @@ def recent_matches_of(engine: Engine, player_id: str, limit: int) -> list[tuple[
 
 
 def meetings_of(engine: Engine, player_id: str, limit: int) -> list[Meeting]:
-    """The other seats of the finished matches ``player_id`` sat at (at most ``limit`` rows)."""
+    """The other seats of the finished matches ``player_id`` sat at (:func:`seated_as`; at most
+    ``limit`` rows)."""
     mine = match_seats_table.alias("mine")
     other = match_seats_table.alias("other")
     m = match_summaries_table.c
@@ -621,6 +635,7 @@ def meetings_of(engine: Engine, player_id: str, limit: int) -> list[Meeting]:
             mine.c.match_id,
             m.tournament,
             mine.c.seat,
+            mine.c.player_id.label("player"),
             other.c.player_id,
             other.c.seat.label("other_seat"),
             mine.c.place,
@@ -632,13 +647,23 @@ def meetings_of(engine: Engine, player_id: str, limit: int) -> list[Meeting]:
                 match_summaries_table, m.id == mine.c.match_id
             )
         )
-        .where(mine.c.player_id == player_id, m.status == FINISHED, other.c.player_id.is_not(None))
+        .where(seated_as(mine.c.player_id, player_id), m.status == FINISHED, other.c.player_id.is_not(None))
         .order_by(mine.c.match_id, other.c.seat)
         .limit(limit)
     )
     with engine.connect() as conn:
         return [
-            Meeting(r.match_id, r.tournament, r.seat, r.player_id, r.other_seat, r.place, r.other_place, r.winner_seat)
+            Meeting(
+                r.match_id,
+                r.tournament,
+                r.seat,
+                r.player,
+                r.player_id,
+                r.other_seat,
+                r.place,
+                r.other_place,
+                r.winner_seat,
+            )
             for r in conn.execute(query)
         ]
 
@@ -655,7 +680,7 @@ def tournaments_played_by(engine: Engine, player_id: str, limit: int) -> list[st
                 events_table, and_(e.stream == literal(MATCH_PREFIX) + m.id, e.seq == 1)
             )
         )
-        .where(s.player_id == player_id, m.tournament.is_not(None))
+        .where(seated_as(s.player_id, player_id), m.tournament.is_not(None))
         .group_by(m.tournament)
         .order_by(latest.desc())
         .limit(limit)

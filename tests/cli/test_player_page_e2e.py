@@ -131,8 +131,10 @@ async def test_the_player_screen_on_a_real_server(served: dict[str, Any], tmp_pa
         assert "┤" in plain(chart) and str(chart.border_title).startswith("rating · UNO Duo")
         history = screen.query_one("#history", DataTable)
         opponents = {str(history.get_row_at(r)[1]) for r in range(history.row_count)}
-        # Its two tournament matches, against the two greedy bots (its own name is no opponent).
-        assert history.row_count == 2 and all(o.startswith("greedy-") and o.endswith(" [bot]") for o in opponents)
+        # One bot, one page: its two tournament matches against the two greedy bots and the casual
+        # random-1's match against ann (its own name is no opponent).
+        assert history.row_count == 3 and "ann" in opponents
+        assert all(o.startswith("greedy-") and o.endswith(" [bot]") for o in opponents - {"ann"})
         assert {str(history.get_row_at(r)[5]) for r in range(2)} <= {"Bot night r1", "Bot night r2", "Bot night r3"}
 
 
