@@ -21,18 +21,22 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
+from engine.seat_names import player_label
+
 Tournament = Mapping[str, Any]
 
 
 def names_of(t: Tournament) -> dict[str, str]:
     """Every player id of the tournament → its name (entrants and every pairing's seats)."""
-    names = {str(p["id"]): str(p["name"]) for p in t.get("players") or ()}
+    names = {str(p["id"]): player_label(str(p["name"]), p.get("kind")) for p in t.get("players") or ()}
     for r in t.get("rounds") or ():
         for pairing in r.get("pairings") or ():
             for side in ("white", "black"):
                 seat = pairing.get(side) or {}
                 if "id" in seat:
-                    names.setdefault(str(seat["id"]), str(seat.get("name") or seat["id"]))
+                    names.setdefault(
+                        str(seat["id"]), player_label(str(seat.get("name") or seat["id"]), seat.get("kind"))
+                    )
     return names
 
 

@@ -28,7 +28,8 @@ from rich.text import Text
 
 from cli.dispute_list import dispute_list, ruling_words
 from engine.rulesets import RULESETS
-from tui_client.tournament_model import format_words, local_time_words
+from engine.seat_names import player_label
+from tui_client.tournament_model import format_words, local_time_words, with_labels
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 TIMEOUT_SECONDS = 30.0
@@ -199,7 +200,7 @@ def ruleset_text(t: dict[str, Any]) -> str:
 
 
 def names_of(t: dict[str, Any]) -> dict[str, str]:
-    return {p["id"]: p["name"] for p in t["players"]}
+    return {p["id"]: player_label(p["name"], p.get("kind")) for p in t["players"]}  # a bot account: "[bot]"
 
 
 def header(t: dict[str, Any]) -> list[str]:
@@ -209,6 +210,8 @@ def header(t: dict[str, Any]) -> list[str]:
         f"{kind} · {len(t['players'])} players · move clock {t['move_seconds']} s · join within "
         f"{t['join_seconds']} s · open disputes {t['open_disputes']}",
     ]
+    if t.get("bot_accounts"):
+        lines[-1] += " · bot accounts may enter"
     if t.get("server_seed"):
         lines.append(f"seed (revealed): {t['server_seed']}")
     names = names_of(t)
@@ -219,7 +222,10 @@ def header(t: dict[str, Any]) -> list[str]:
 
 
 def entrants_table(t: dict[str, Any]) -> Table:
-    rows = [(number, p["name"], p["id"], p["kind"]) for number, p in enumerate(t["players"], start=1)]
+    rows = [
+        (number, player_label(p["name"], p["kind"]), p["id"], p["kind"])
+        for number, p in enumerate(t["players"], start=1)
+    ]
     return table("Entrants (pairing numbers)", ["no.", "name", "id", "kind"], rows)
 
 
@@ -416,6 +422,9 @@ def create(
     open_: Annotated[
         bool, typer.Option("--open", help="players enter (and leave) it themselves until the start; --player optional")
     ] = False,
+    bot_accounts: Annotated[
+        bool, typer.Option("--bot-accounts", help="bot accounts (programs people registered) may enter; off by default")
+    ] = False,
     url: Url = DEFAULT_URL,
     token: Token = None,
 ) -> None:
@@ -436,6 +445,8 @@ def create(
         body["round_starts"] = round_starts(round_start)
     if open_:
         body["open"] = True
+    if bot_accounts:
+        body["bot_accounts"] = True
     if double:
         body["double"] = True
     if move_seconds is not None:
@@ -444,7 +455,8 @@ def create(
         body["join_seconds"] = join_seconds
     t = call_object(server, "POST", "/api/tournaments", body)
     formats = "" if t.get("format", "round_robin") == "round_robin" else f", {format_words(t)}"
-    typer.echo(f"created tournament {t['id']} ({t['name']}, {ruleset_text(t)}{formats})")
+    bots = ", bot accounts may enter" if t.get("bot_accounts") else ""
+    typer.echo(f"created tournament {t['id']} ({t['name']}, {ruleset_text(t)}{formats}{bots})")
     if t["players"]:
         console().print(entrants_table(t))
     if t.get("open") and not start:
@@ -479,7 +491,7 @@ def show(
     if as_json:
         print_json(t)
     else:
-        print_show(console(), t, header(t), wide=wide)
+        print_show(console(), with_labels(t), header(t), wide=wide)  # a bot account's name with "[bot]"
 
 
 @tournament_app.command("list")

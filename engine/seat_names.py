@@ -17,7 +17,18 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["names_of", "seat_count", "seat_label", "seat_names"]
+__all__ = ["BOT_ACCOUNT_LABEL", "names_of", "player_label", "seat_count", "seat_label", "seat_names"]
+
+BOT_ACCOUNT_LABEL = "[bot]"  # follows a bot account's name wherever it is shown (docs/BOTS.md)
+
+
+def player_label(name: str, kind: object) -> str:
+    """A player's name as screens, replays and exports show it: a bot account's (kind
+    ``bot_account``, someone's program) followed by ``[bot]``; any other name as it is (a house
+    bot's name, ``greedy-1``, is one no person may take)."""
+    if kind == "bot_account" and not name.endswith(BOT_ACCOUNT_LABEL):
+        return f"{name} {BOT_ACCOUNT_LABEL}"
+    return name
 
 
 def _key(name: str) -> str:

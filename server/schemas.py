@@ -224,6 +224,9 @@ class TournamentPublic(BaseModel):
     name: str
     status: Literal["created", "running", "finished"]
     open: bool = Field(default=False, description="players enter (and leave) themselves until the start")
+    bot_accounts: bool = Field(
+        default=False, description="bot accounts (kind bot_account, docs/BOTS.md) may be entered; off by default"
+    )
     ruleset: str
     rules: dict[str, Any] = Field(description="the complete ruleset in force")
     format: Literal["round_robin", "swiss", "tables"] = "round_robin"

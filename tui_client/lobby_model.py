@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from engine.seat_names import player_label
+
 MAX_FINISHED = 10
 
 
@@ -43,7 +45,10 @@ def seat_names(summary: Mapping[str, Any]) -> tuple[str, ...]:
     """One name per seat of a match summary (at least two; an empty seat says so)."""
     seats = list(summary.get("seats") or [])
     seats += [None] * (2 - len(seats))
-    return tuple(str(p.get("name") or p.get("id")) if isinstance(p, Mapping) else "(empty seat)" for p in seats)
+    return tuple(
+        player_label(str(p.get("name") or p.get("id")), p.get("kind")) if isinstance(p, Mapping) else "(empty seat)"
+        for p in seats
+    )  # a bot account's name with "[bot]"
 
 
 SHOWN_OPPONENTS = 3  # a table's line names this many of the other seats, then "+N"
@@ -169,7 +174,7 @@ def next_lines(
         titles[str(t.get("id"))] = str(t.get("name") or t.get("id"))
         for p in t.get("players") or []:
             if isinstance(p, Mapping):
-                names[str(p.get("id"))] = str(p.get("name") or p.get("id"))
+                names[str(p.get("id"))] = player_label(str(p.get("name") or p.get("id")), p.get("kind"))
     lines = []
     for n in me.get("next") or []:
         if not isinstance(n, Mapping):
@@ -226,7 +231,7 @@ def pairing_of(message: Mapping[str, Any]) -> Pairing | None:
         return None
     opponent = message.get("opponent")
     if isinstance(opponent, Mapping):
-        opponent = opponent.get("name") or opponent.get("id")
+        opponent = player_label(str(opponent.get("name") or opponent.get("id")), opponent.get("kind"))
     name = message.get("name")
     return Pairing(
         tournament,

@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.rulesets import RULESETS
 from engine.score_words import rule_words, totals_words
+from engine.seat_names import BOT_ACCOUNT_LABEL, player_label
 
 # The tie-break chain, in order (docs/TOURNAMENTS.md "The tie-break chain"), with the words the
 # table shows for each.
@@ -215,8 +216,28 @@ class ScheduleRow:
 
 def _name(player: object) -> str:
     if isinstance(player, Mapping):
-        return str(player.get("name") or player.get("id"))
+        return player_label(str(player.get("name") or player.get("id")), player.get("kind"))
     return "?"
+
+
+def with_labels(tournament: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``GET /api/tournaments/{id}`` as it is shown: each bot account's name followed by
+    ``[bot]`` (``engine.seat_names.player_label``) wherever it is, the entrants, the standings, every
+    pairing's and match's seats; ids and every other value as they were."""
+    players = tournament.get("players") or []
+    bots = {_id(p) for p in players if isinstance(p, Mapping) and p.get("kind") == "bot_account"}
+
+    def shown(value: Any) -> Any:
+        if isinstance(value, Mapping):
+            out = {key: shown(item) for key, item in value.items()}
+            whose = str(out.get("id", out.get("player")))  # a player, or a standings row
+            if isinstance(out.get("name"), str) and (whose in bots or out.get("kind") == "bot_account"):
+                out["name"] = player_label(out["name"], "bot_account")
+            return out
+        return [shown(item) for item in value] if isinstance(value, list) else value
+
+    labelled: dict[str, Any] = shown(tournament)
+    return labelled
 
 
 def _id(player: object) -> str:
@@ -531,6 +552,9 @@ def chain_label(name: str) -> str:
 
 def cut_name(name: str, width: int = NAME_WIDTH, suffix: str = "") -> str:
     """``name`` + ``suffix`` in at most ``width`` characters: the name cut with … when needed."""
+    label = f" {BOT_ACCOUNT_LABEL}"
+    if name.endswith(label):  # a bot account's label is never cut away
+        name, suffix = name[: -len(label)], label + suffix
     room = width - len(suffix)
     if len(name) > room:
         name = name[: max(1, room - 1)] + "…"

@@ -9,7 +9,7 @@ import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request, Response
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, StrictBool, field_validator, model_validator
 
 from server.api.bodies import RequestBody
 from server.api.text import readable_text
@@ -54,6 +54,12 @@ class RegisterRequest(RequestBody):
         "(POST /api/sessions); the server keeps only its argon2id hash",
     )
 
+    bot: StrictBool = Field(
+        default=False,
+        description="true: a bot account (kind bot_account), a program that plays through this API "
+        "(docs/BOTS.md), labelled as a bot wherever it is shown",
+    )
+
     @field_validator("name")
     @classmethod
     def _readable(cls, value: str) -> str:
@@ -88,12 +94,13 @@ class SignInCode(BaseModel):
 async def register_player(
     body: RegisterRequest, store: StoreDep, request: Request, registrations: RegistrationsDep
 ) -> PlayerWithToken:
-    """Register a human player; the token is returned this once (the server keeps its hash only).
+    """Register a human player, or with `bot: true` a bot account (`kind: bot_account`, docs/BOTS.md);
+    the token is returned this once (the server keeps its hash only).
 
     A name another player has (compared case-insensitively after NFKC) is 409 `name_taken`.
     """
     registrations.take(client_address(request))
-    player, token = await register(store, body.name, body.password)
+    player, token = await register(store, body.name, body.password, bot=body.bot)
     return PlayerWithToken(**player.model_dump(), token=token)
 
 

@@ -42,6 +42,11 @@ class CreateTournamentRequest(RequestBody):
         "or any number up to 64 for an open tournament",
     )
     open: StrictBool = Field(default=False, description="players may enter (and leave) themselves until the start")
+    bot_accounts: StrictBool = Field(
+        default=False,
+        description="bot accounts (kind bot_account: programs people registered, docs/BOTS.md) may be entered "
+        "or enter themselves; off by default, and a bot account named in players is then refused (409)",
+    )
     ruleset: StrictStr = Field(default="uno-duo", description="uno-duo (default) or classic-2p")
     rules: dict[str, Any] = Field(default_factory=dict, description="switches of the ruleset to override")
     double: StrictBool = Field(default=False, description="a double round-robin (colours reversed in the second)")
@@ -135,7 +140,10 @@ def _views(service: TournamentServiceDep) -> TournamentViews:
 
 
 @router.post(
-    "/tournaments", status_code=201, response_model=TournamentPublic, responses=error_responses(400, 401, 404, 413, 503)
+    "/tournaments",
+    status_code=201,
+    response_model=TournamentPublic,
+    responses=error_responses(400, 401, 404, 409, 413, 503),
 )
 async def create_tournament(
     body: CreateTournamentRequest, _director: DirectorDep, tournaments: TournamentServiceDep
@@ -156,6 +164,7 @@ async def create_tournament(
         table_size=body.table_size,
         placement_points=body.placement_points,
         round_starts=list(body.round_starts),
+        bot_accounts=body.bot_accounts,
     )
     t = await tournaments.create(request)
     return await asyncio.to_thread(_views(tournaments).public, t)
@@ -220,7 +229,8 @@ async def enter(
 ) -> TournamentPublic:
     """Enter before the start: a player enters itself in an open tournament (no body; 409 if the
     tournament is not open); the director enters anyone (``player``: name, id or ``bot:NAME``).
-    409 once started, for a player entered already, or when the tournament is full (64)."""
+    409 once started, for a player entered already, when the tournament is full (64), or for a
+    bot account when the tournament does not take bot accounts (``bot_accounts``)."""
     t = await tournaments.enter(tournament_id, caller, body.player if body is not None else None)
     return await asyncio.to_thread(_views(tournaments).public, t)
 

@@ -24,6 +24,7 @@ from engine.commands import CreateMatch
 from engine.decide import decide_step
 from engine.errors import shown
 from engine.rulesets import MAX_SEATS, RULESETS, Ruleset, get_ruleset, seats_allowed
+from engine.seat_names import player_label
 from engine.shuffle import Dealer, commitment_of
 from engine.state import INITIAL_STATE
 from server.services.errors import Malformed, PlayerNotFound
@@ -166,7 +167,7 @@ class MatchCreation:
             ruleset,
             commitment_of(seed),
             first_drafter,
-            tuple(p.name for p in seats),
+            tuple(player_label(p.name, p.kind) for p in seats),  # a bot account's with "[bot]"
             None if len(seats) == 2 else len(seats),
         )
         events, _state = decide_step(INITIAL_STATE, create, Dealer(seed))

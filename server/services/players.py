@@ -14,6 +14,7 @@ Its token is random and never shown: bots do not call the API, the server moves 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import time
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 from engine.bots import BOT_PREFIX, UnknownBotError, bot_names, normalize_bot_name
 from engine.house_bots import house_bot_of_id
+from engine.seat_names import BOT_ACCOUNT_LABEL
 from server.names import NameRefused, check_name, name_key
 from server.services.errors import AmbiguousName, Malformed, NameTaken, PlayerNotFound
 from server.services.passwords import hasher
@@ -99,15 +101,24 @@ class Callers:
 
 
 def shown_name(name: str) -> str:
-    """``name`` as it will be shown and compared (``server.names.check_name``), or ``Malformed`` (400)."""
+    """``name`` as it will be shown and compared (``server.names.check_name``), or ``Malformed`` (400).
+
+    A name ending in the bot accounts' label (``[bot]``) is refused too: nobody looks like a bot
+    account who is not one, and a bot account's name is not labelled twice."""
     try:
-        return check_name(name)
+        checked = check_name(name)
     except NameRefused as exc:
         raise Malformed(str(exc)) from None
+    if name_key(checked).endswith(name_key(BOT_ACCOUNT_LABEL)):
+        raise Malformed(f"a name may not end in {BOT_ACCOUNT_LABEL}: the server labels bot accounts so")
+    return checked
 
 
-def register_human(store: EventStore, name: str, password_hash: str | None = None) -> tuple[PlayerPublic, str]:
-    """A new human player and their token (the only time the token is seen).
+def register_human(
+    store: EventStore, name: str, password_hash: str | None = None, *, bot: bool = False
+) -> tuple[PlayerPublic, str]:
+    """A new human player (or, with ``bot``, a bot account: someone's program, kind
+    ``bot_account``, under the same name rules) and their token (the only time the token is seen).
 
     The name is checked and normalized by ``server.names.check_name``: an invisible, blank,
     piled-up, mixed-script look-alike or house-bot name is refused (``Malformed``, 400); a name
@@ -123,7 +134,12 @@ def register_human(store: EventStore, name: str, password_hash: str | None = Non
     player_id = new_player_id()
     try:
         result = register_player(
-            store, player_id=player_id, name=shown, kind="human", token=token, password_hash=password_hash
+            store,
+            player_id=player_id,
+            name=shown,
+            kind="bot_account" if bot else "human",
+            token=token,
+            password_hash=password_hash,
         )
     except InvalidAppendError:
         if holder_of(store, key) is not None:  # lost a race for the name
@@ -132,13 +148,16 @@ def register_human(store: EventStore, name: str, password_hash: str | None = Non
     return PlayerPublic.model_validate(result.result), token
 
 
-async def register(store: EventStore, name: str, password: str | None = None) -> tuple[PlayerPublic, str]:
-    """:func:`register_human` with an optional password (hashed off the event loop, a few at a time)."""
+async def register(
+    store: EventStore, name: str, password: str | None = None, *, bot: bool = False
+) -> tuple[PlayerPublic, str]:
+    """:func:`register_human` with an optional password (hashed off the event loop, a few at a time);
+    ``bot`` registers a bot account (docs/BOTS.md): never moved for by the server (:func:`house_bot_of`)."""
     shown = shown_name(name)
     if await asyncio.to_thread(holder_of, store, name_key(shown)) is not None:
         raise NameTaken(shown)  # before spending a hash on it
     password_hash = None if password is None else await hasher.hash(password)
-    return await asyncio.to_thread(register_human, store, shown, password_hash)
+    return await asyncio.to_thread(functools.partial(register_human, store, shown, password_hash, bot=bot))
 
 
 def resolve_player(store: EventStore, text: str) -> PlayerPublic:
@@ -174,7 +193,8 @@ def house_bot_id(bot: str, number: int = 1) -> str:
 
 
 def house_bot_of(player: PlayerPublic) -> str | None:
-    """The engine bot that plays for ``player`` if it is a house bot, else None."""
+    """The engine bot that plays for ``player`` if it is a house bot, else None (a bot account,
+    ``bot_account``, is someone's program: it plays through the API like a person)."""
     if player.kind != "bot":
         return None
     return house_bot_of_id(player.id)  # bot-NAME-1, or bot-NAME-<tournament>-<n> for a tournament's entry

@@ -28,6 +28,7 @@ from server.store.event_store import EventStore, format_at
 from server.store.models import PlayerPublic
 from server.store.players import (
     PLAYER_ID_RE,
+    UNIQUE_KINDS,
     Account,
     account_of,
     add_token,
@@ -64,7 +65,7 @@ def _account_named(store: EventStore, name: str) -> Account | None:
     holder = holder_of(store, name_key(entry))
     player_id = holder.id if holder is not None else entry if PLAYER_ID_RE.fullmatch(entry) else None
     account = account_of(store, player_id) if player_id is not None else None
-    return account if account is not None and account.player.kind == "human" else None
+    return account if account is not None and account.player.kind in UNIQUE_KINDS else None  # a bot account too
 
 
 async def sign_in(
@@ -97,7 +98,7 @@ async def sign_in(
 async def issue_code(store: EventStore, entry: str) -> tuple[PlayerPublic, str, datetime]:
     """A new one-time code for the human ``entry`` names (id or name), replacing any earlier one."""
     player = await asyncio.to_thread(resolve_player, store, entry)
-    if player.kind != "human":
+    if player.kind not in UNIQUE_KINDS:  # a bot account's owner may need a way back in too
         raise Malformed(f"{player.name} is a bot: sign-in codes are for human players")
     code = new_code()
     expires = store.clock() + timedelta(minutes=CODE_MINUTES)

@@ -28,6 +28,7 @@ from engine.bots import UnknownBotError, normalize_bot_name
 from engine.errors import shown
 from engine.events import Event, EventType
 from engine.rulesets import RULESETS, Ruleset, RulesetError, seats_allowed
+from engine.seat_names import player_label
 from engine.shuffle import commitment_of
 from engine.state import Phase
 from server.names import name_key
@@ -165,6 +166,7 @@ class NewTournament:
     table_size: int | None = None  # tables
     placement_points: list[int] | None = None  # tables (default: k-1 … 0 for tables of k)
     round_starts: list[datetime] = field(default_factory=list)  # each round's start time, round 1 first
+    bot_accounts: bool = False  # bot accounts may be entered (off by default, docs/BOTS.md)
 
 
 def new_tournament_id() -> str:
@@ -266,6 +268,8 @@ class TournamentService:
             raise Malformed(str(exc)) from None
         tournament_id = new_tournament_id()
         players = await asyncio.to_thread(self._entrants, tournament_id, request.players)
+        for player in players:
+            _refuse_bot_account(player, request.bot_accounts)
         seed = new_server_seed()
         created = TournamentCreated(
             name=request.name,
@@ -281,6 +285,7 @@ class TournamentService:
             table_size=request.table_size,
             placement_points=points,
             round_starts=tuple(format_at(at) for at in request.round_starts),
+            bot_accounts=request.bot_accounts,
         )
         await self.store.append_async(
             tournament_stream(tournament_id),
@@ -380,6 +385,7 @@ class TournamentService:
             player = await asyncio.to_thread(self._new_bot_entry, t, entry)
         else:
             player = await asyncio.to_thread(self._human_entrant, entry)
+        _refuse_bot_account(player, t.bot_accounts)
 
         async def step(t: Tournament) -> bool:
             _refuse_once_started(t)
@@ -950,6 +956,15 @@ def _resolve_in(t: Tournament, service: TournamentService, entry: str) -> str | 
     return None
 
 
+def _refuse_bot_account(player: PlayerPublic, allowed: bool) -> None:
+    """A bot account (someone's program) enters only a tournament made with ``bot_accounts``: 409 otherwise."""
+    if player.kind == "bot_account" and not allowed:
+        raise NotNow(
+            f"{player.name} is a bot account, and this tournament does not take bot accounts "
+            "(the director creates it with bot_accounts: true to allow them)"
+        )
+
+
 def _refuse_once_started(t: Tournament) -> None:
     if t.status != CREATED:
         raise NotNow(f"tournament {t.id!r} has started: entries are taken until the start")
@@ -1085,6 +1100,7 @@ class TournamentViews:
             name=t.name,
             status=cast(Any, t.status),
             open=t.open,
+            bot_accounts=t.bot_accounts,
             ruleset=str(t.ruleset.get("name", "")),
             rules=t.ruleset,
             format=t.format.value,
@@ -1157,7 +1173,8 @@ class TournamentViews:
         """FIDE TRF-16 of a two-seat tournament's rounds opened so far (NotNow for a tables one)."""
         if not t.two_seats:
             raise NotNow("a TRF report holds two-player games: a tables tournament has none to report")
-        names = {p: self._player(p).name for p in t.players}
+        shown = {p: self._player(p) for p in t.players}
+        names = {p: player_label(who.name, who.kind) for p, who in shown.items()}  # a bot account: "[bot]"
         start = t.created_at[:10] if t.created_at else None
         end = t.finished_at[:10] or None
         return trf_text(t.name, t.players, names, swiss_history(t, t.opened), t.planned, start=start, end=end)

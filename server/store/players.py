@@ -38,7 +38,8 @@ from server.store.server_events import PlayerRegistered
 from server.store.streams import PLAYERS_STREAM
 
 PLAYER_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
-KINDS = ("human", "bot")
+KINDS = ("human", "bot", "bot_account")
+UNIQUE_KINDS = ("human", "bot_account")  # the kinds whose names are unique (people register them)
 MAX_TOKENS = 20  # tokens a player may hold at once (devices signed in); a 21st drops the oldest
 
 
@@ -66,8 +67,9 @@ def register_player(
 ) -> AppendResult:
     """Record a new player and its first token; the result (and a retry's) is ``{id, name, kind}``.
 
-    A human takes its name's key (``unique_key``): a name another human holds breaks the unique
-    constraint, and nothing is written (the caller sees a store error and asks :func:`holder_of`).
+    A human or a bot account (someone's program, ``bot_account``) takes its name's key
+    (``unique_key``): a name another player holds breaks the unique constraint, and nothing is
+    written (the caller sees a store error and asks :func:`holder_of`). House bots share keys.
     """
     if not isinstance(player_id, str) or not PLAYER_ID_RE.fullmatch(player_id):
         raise InvalidAppendError(f"player id must be 1-64 letters, digits, _ or -, not {player_id!r}")
@@ -85,7 +87,7 @@ def register_player(
         player = {
             **info,
             "name_key": key,
-            "unique_key": key if kind == "human" else None,
+            "unique_key": key if kind in UNIQUE_KINDS else None,
             "password_hash": password_hash,
             "created_at": at,
         }
@@ -128,7 +130,7 @@ def get_player(store: EventStore, player_id: str) -> PlayerPublic | None:
 
 
 def holder_of(store: EventStore, key: str) -> PlayerPublic | None:
-    """The human who holds the name whose key is ``key`` (``server.names.name_key``), if any."""
+    """The human or bot account who holds the name whose key is ``key`` (``server.names.name_key``), if any."""
     with store.engine.connect() as conn:
         row = conn.execute(select(*PUBLIC).where(players_table.c.unique_key == key)).first()
     return None if row is None else _public(row)

@@ -134,6 +134,7 @@ class Tournament:
     name: str = ""
     players: list[str] = field(default_factory=list)
     open: bool = False  # players may enter (and leave) themselves until the start
+    bot_accounts: bool = False  # bot accounts (kind bot_account) may be entered (docs/BOTS.md)
     format: Format = Format.ROUND_ROBIN
     rounds_planned: int | None = None  # a Swiss or tables tournament's number of rounds
     table_size: int | None = None  # a tables tournament's preferred table size
@@ -392,6 +393,7 @@ class TournamentCreated:
     table_size: int | None = None  # tables: the preferred size (3-10)
     placement_points: tuple[int, ...] = ()  # tables: points for 1st, 2nd, ...
     round_starts: tuple[str, ...] = ()  # ISO times, one per round from round 1 (fewer: the rest open when ready)
+    bot_accounts: bool = False  # bot accounts may enter; recorded only when true (older events hash the same)
 
     def payload(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -413,6 +415,8 @@ class TournamentCreated:
             data["placement_points"] = list(self.placement_points)
         if self.round_starts:
             data["round_starts"] = list(self.round_starts)
+        if self.bot_accounts:
+            data["bot_accounts"] = True
         return data
 
     @classmethod
@@ -431,6 +435,7 @@ class TournamentCreated:
             table_size=data.get("table_size"),
             placement_points=tuple(data.get("placement_points", ())),
             round_starts=tuple(data.get("round_starts", ())),
+            bot_accounts=data.get("bot_accounts") is True,
         )
 
 
@@ -756,6 +761,7 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
         t.table_size = event.table_size
         t.placement_points = event.placement_points
         t.round_starts = event.round_starts
+        t.bot_accounts = event.bot_accounts
         t.created_at = at
     elif isinstance(event, PlayerEntered):
         if event.player not in t.players:

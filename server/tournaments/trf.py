@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
+from engine.seat_names import BOT_ACCOUNT_LABEL
 from server.tournaments.swiss import SwissRound
 
 _NAME_WIDTH = 33
@@ -56,8 +57,16 @@ def _round_blocks(players: Sequence[str], history: Sequence[SwissRound]) -> tupl
     return blocks, scores
 
 
+def _fitted(name: str) -> str:
+    """``name`` cut to the name field; a bot account's label (``[bot]``) stays at its end."""
+    label = f" {BOT_ACCOUNT_LABEL}"
+    if len(name) > _NAME_WIDTH and name.endswith(label):
+        return name[: _NAME_WIDTH - len(label)].rstrip() + label
+    return name[:_NAME_WIDTH]
+
+
 def _player_line(start_rank: int, name: str, points: int, rank: int, rounds: Sequence[str]) -> str:
-    name_field = name[:_NAME_WIDTH].ljust(_NAME_WIDTH)
+    name_field = _fitted(name).ljust(_NAME_WIDTH)
     head = f"001 {start_rank:4d} {'':1}{'':3} {name_field} {'':4} {'':3} {'':11} {'':10} {_points(points):>4} {rank:4d}"
     return head + "".join(f"  {entry}" for entry in rounds)
 
