@@ -238,6 +238,14 @@ def test_seeding_by_rating_orders_the_pairing_numbers(url: str) -> None:
         assert order.index(ada) < order.index(bo) if ada_rating > 1500 else order.index(ada) > order.index(bo)
         unseeded = start(client, create(client, [bo, "bot:random", ada], join_seconds=3600)["id"])
         assert next(p["id"] for p in unseeded["players"]) == bo and unseeded["seed_ratings"] == {}
+        # A Swiss's initial order: round 1 pairs the top half against the bottom half, by rating.
+        cy, _ = register(client, "cy")
+        swiss = create(client, [bo, cy, "bot:random", ada], format="swiss", rounds=1, seeding="rating", join_seconds=3600)
+        swiss = start(client, swiss["id"])
+        order = [p["id"] for p in swiss["players"]]
+        assert [swiss["seed_ratings"][p] for p in order] == sorted(swiss["seed_ratings"].values(), reverse=True)
+        pairs = {frozenset((p["white"]["id"], p["black"]["id"])) for p in swiss["rounds"][0]["pairings"]}
+        assert pairs == {frozenset((order[0], order[2])), frozenset((order[1], order[3]))}
 
 
 def test_a_page_for_nobody_is_404_and_a_bad_limit_is_400(url: str) -> None:
