@@ -18,6 +18,7 @@ from cli import (
 from cli.bench_cmd import bench_app
 from cli.db_cmd import db_app
 from cli.player_cmd import player_app
+from cli.ratings_cmd import ratings_app
 from cli.tournament_cmd import tournament_app
 
 app = typer.Typer(
@@ -47,6 +48,7 @@ app.add_typer(bench_app, name="bench")
 app.add_typer(db_app, name="db")
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(player_app, name="player")
+app.add_typer(ratings_app, name="ratings")
 
 
 def main() -> None:

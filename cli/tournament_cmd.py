@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -212,6 +213,13 @@ def header(t: dict[str, Any]) -> list[str]:
     ]
     if t.get("bot_accounts"):
         lines[-1] += " · bot accounts may enter"
+    if t.get("seeding") == "rating":
+        ratings = t.get("seed_ratings") or {}
+        lines.append("seeded by rating" + (" at the start: " if ratings else " when it starts"))
+        if ratings:
+            shown = names_of(t)
+            text = lines.pop() + ", ".join(f"{shown.get(p, p)} {r}" for p, r in ratings.items())
+            lines.extend(textwrap.wrap(text, width=80, subsequent_indent="  "))
     if t.get("server_seed"):
         lines.append(f"seed (revealed): {t['server_seed']}")
     names = names_of(t)
@@ -425,6 +433,13 @@ def create(
     bot_accounts: Annotated[
         bool, typer.Option("--bot-accounts", help="bot accounts (programs people registered) may enter; off by default")
     ] = False,
+    seeding: Annotated[
+        str,
+        typer.Option(
+            "--seeding",
+            help="pairing numbers: entry (the order of --player) or rating (by rating when it starts, docs/RATINGS.md)",
+        ),
+    ] = "entry",
     url: Url = DEFAULT_URL,
     token: Token = None,
 ) -> None:
@@ -447,6 +462,8 @@ def create(
         body["open"] = True
     if bot_accounts:
         body["bot_accounts"] = True
+    if seeding != "entry":
+        body["seeding"] = seeding
     if double:
         body["double"] = True
     if move_seconds is not None:

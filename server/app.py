@@ -24,10 +24,12 @@ from server.limits import BodySizeLimit
 from server.services.clock import Clock, SystemClock
 from server.services.lobby import Lobby
 from server.services.matches import MatchService
+from server.services.player_pages import PlayerPages
 from server.services.players import Callers, ensure_house_bots
 from server.services.rate_limits import RateLimit
+from server.services.ratings import Ratings
 from server.services.subscribers import Subscribers
-from server.services.tournaments import TournamentService
+from server.services.tournaments import TournamentService, tournament_or_none
 from server.settings import Settings
 from server.store.event_store import EventStore
 from server.store.secrets import ensure_director_token
@@ -49,6 +51,9 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     matches = MatchService(store, settings, clock=clock, on_match_over=match_over)
     tournaments = TournamentService(store, matches, match_over, settings)
     lobby = Lobby(store, matches, tournaments)
+    ratings = Ratings(store, settings.rate_casual, tournament_or_none(store))
+    tournaments.ruled.subscribe(ratings.result_changed)
+    tournaments.seeding = ratings.seeding
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -75,6 +80,8 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.state.matches = matches
     app.state.tournaments = tournaments
     app.state.lobby = lobby
+    app.state.ratings = ratings
+    app.state.player_pages = PlayerPages(matches, tournaments, ratings)
     app.state.callers = Callers(store)
     app.state.registrations = RateLimit("registrations", settings.register_per_minute)
     app.state.bad_tokens = RateLimit("wrong tokens", settings.bad_tokens_per_minute)

@@ -227,6 +227,12 @@ class TournamentPublic(BaseModel):
     bot_accounts: bool = Field(
         default=False, description="bot accounts (kind bot_account, docs/BOTS.md) may be entered; off by default"
     )
+    seeding: Literal["entry", "rating"] = Field(
+        default="entry", description="pairing numbers by the entry order, or by rating at the start"
+    )
+    seed_ratings: dict[str, int] = Field(
+        default_factory=dict, description="a rating seeding: each player's rating when it started (by player id)"
+    )
     ruleset: str
     rules: dict[str, Any] = Field(description="the complete ruleset in force")
     format: Literal["round_robin", "swiss", "tables"] = "round_robin"
@@ -283,6 +289,81 @@ class NextMatch(BaseModel):
         description="ISO time by which the seat must join (its round is open); null before the round opens, "
         "or when no deadline applies (a replayed match after its round's deadline)",
     )
+
+
+class FamilyRating(BaseModel):
+    """A player's rating in one family (docs/RATINGS.md): shown on the Glicko scale in both."""
+
+    rating: float
+    deviation: float
+    provisional: bool = Field(description="true while the deviation is 110 or more (lichess's mark)")
+    games: int = Field(description="rated matches")
+
+
+class RatingPoint(BaseModel):
+    """The rating after one rated match (the chart's points)."""
+
+    match: str
+    at: str = Field(description="when the match ended")
+    rating: float
+    deviation: float
+
+
+class HistoryItem(BaseModel):
+    """One match of the player's, as their page lists it."""
+
+    match: str
+    at: str = Field(description="when the match was made")
+    status: Literal["waiting", "live", "finished", "annulled"]
+    ruleset: str | None
+    family: str | None = Field(description="the rating family of the ruleset: uno-duo or classic")
+    tournament: str | None
+    tournament_name: str | None
+    round: int | None
+    seat: int = Field(description="the player's seat")
+    seats: list[PlayerPublic | None]
+    scores: list[int]
+    places: list[int] | None
+    result: Literal["won", "lost", "drawn"] | None = Field(description="a two-seat match's result for this player")
+    place: int | None = Field(description="the player's final place at a table")
+    rating_change: float | None = Field(description="what the match did to the player's rating; null: unrated")
+    unrated: str | None = Field(description="why a finished match was not rated (e.g. casual, not played)")
+
+
+class TournamentPlayed(BaseModel):
+    id: str
+    name: str
+    format: str
+    status: Literal["created", "running", "finished"]
+    rank: int | None = Field(description="the player's rank in the standings")
+    players: int
+
+
+class HeadToHead(BaseModel):
+    """The player's record against one opponent: at a table, ``won`` counts finishing above them."""
+
+    opponent: PlayerPublic
+    played: int
+    won: int
+    lost: int
+    drawn: int
+
+
+class PlayerPage(PlayerPublic):
+    """``GET /api/players/{id}`` (docs/API.md "Ratings and bot accounts")."""
+
+    ratings: dict[str, FamilyRating] = Field(description="by family: uno-duo, classic")
+    rating_history: dict[str, list[RatingPoint]] = Field(description="by family, oldest first, the last 100")
+    history: list[HistoryItem] = Field(description="the player's matches, newest first")
+    tournaments: list[TournamentPlayed]
+    head_to_head: list[HeadToHead] = Field(description="the most-met opponents first, at most 20")
+
+
+class Versus(HeadToHead):
+    """``GET /api/players/{id}/versus/{other}``: the record and the matches they met in."""
+
+    player: PlayerPublic
+    matches: list[HistoryItem]
 
 
 class FairPlayRow(BaseModel):

@@ -19,6 +19,7 @@ from server.deps import (
     DirectorDep,
     MatchServiceDep,
     PlayerDep,
+    PlayerPagesDep,
     RegistrationsDep,
     StoreDep,
     TournamentServiceDep,
@@ -27,8 +28,9 @@ from server.deps import (
 )
 from server.errors import error_responses
 from server.names import name_key
-from server.schemas import Me, PlayerWithToken
+from server.schemas import Me, PlayerPage, PlayerWithToken, Versus
 from server.services.lobby import me_state
+from server.services.player_pages import DEFAULT_HISTORY, MAX_HISTORY
 from server.services.players import register, resolve_player
 from server.services.sessions import CODE_MINUTES, SIGN_IN_REFUSED, issue_code, sign_in
 from server.store.event_store import format_at
@@ -157,10 +159,32 @@ async def find_players(
     return await asyncio.to_thread(players_starting, store, name_key(name), FIND_LIMIT)
 
 
-@router.get("/players/{player}", response_model=PlayerPublic, responses=error_responses(404, 409, 503))
-async def show_player(player: PlayerEntry, store: StoreDep) -> PlayerPublic:
-    """One player, by id, name or `bot:NAME`."""
-    return await asyncio.to_thread(resolve_player, store, player)
+@router.get("/players/{player}", response_model=PlayerPage, responses=error_responses(400, 404, 409, 503))
+async def show_player(
+    player: PlayerEntry,
+    store: StoreDep,
+    pages: PlayerPagesDep,
+    limit: Annotated[int, Query(ge=1, le=MAX_HISTORY, description="history rows, newest first")] = DEFAULT_HISTORY,
+) -> PlayerPage:
+    """A player's page, by id, name or `bot:NAME`: `{id, name, kind}`, ratings by family, the rating
+    chart, the match history, tournaments with places and the record against each opponent
+    (docs/RATINGS.md). Public: it shows only finished results and who sits where."""
+    found = await asyncio.to_thread(resolve_player, store, player)
+    return await pages.page(found.id, limit)
+
+
+@router.get("/players/{player}/versus/{other}", response_model=Versus, responses=error_responses(400, 404, 409, 503))
+async def show_versus(
+    player: PlayerEntry,
+    other: PlayerEntry,
+    store: StoreDep,
+    pages: PlayerPagesDep,
+    limit: Annotated[int, Query(ge=1, le=MAX_HISTORY, description="matches, newest first")] = DEFAULT_HISTORY,
+) -> Versus:
+    """Head to head: `player`'s record against `other` and the matches they met in."""
+    found = await asyncio.to_thread(resolve_player, store, player)
+    opponent = await asyncio.to_thread(resolve_player, store, other)
+    return await pages.versus(found.id, opponent.id, limit)
 
 
 @router.get("/me", response_model=Me, responses=error_responses(401, 429, 503))

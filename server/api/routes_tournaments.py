@@ -66,6 +66,11 @@ class CreateTournamentRequest(RequestBody):
         max_length=10,
         description="tables: the points for 1st, 2nd, … place at a table (default: k-1 down to 0 for tables of k)",
     )
+    seeding: Literal["entry", "rating"] = Field(
+        default="entry",
+        description="pairing numbers (the round-robin's Berger numbers, the Swiss's initial order): the order of "
+        "players (entry), or by rating in the ruleset's family when the tournament starts (rating, docs/RATINGS.md)",
+    )
     round_starts: list[AwareDatetime] = Field(
         default_factory=list,
         max_length=30,
@@ -165,6 +170,7 @@ async def create_tournament(
         placement_points=body.placement_points,
         round_starts=list(body.round_starts),
         bot_accounts=body.bot_accounts,
+        seeding=body.seeding,
     )
     t = await tournaments.create(request)
     return await asyncio.to_thread(_views(tournaments).public, t)

@@ -20,7 +20,7 @@ import logging
 import re
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Final, cast
 
@@ -32,6 +32,7 @@ from engine.seat_names import player_label
 from engine.shuffle import commitment_of
 from engine.state import Phase
 from server.names import name_key
+from server.ratings.book import family_of
 from server.schemas import (
     DisputePublic,
     PairingPublic,
@@ -167,6 +168,27 @@ class NewTournament:
     placement_points: list[int] | None = None  # tables (default: k-1 … 0 for tables of k)
     round_starts: list[datetime] = field(default_factory=list)  # each round's start time, round 1 first
     bot_accounts: bool = False  # bot accounts may be entered (off by default, docs/BOTS.md)
+    seeding: str = "entry"  # "entry" or "rating": pairing numbers by rating when it starts
+
+
+def load_tournament(store: EventStore, tournament_id: str) -> Tournament:
+    """The fold of a tournament's stream (TournamentNotFound if it has no events)."""
+    events = store.read(tournament_stream(tournament_id), 1)
+    if not events:
+        raise TournamentNotFound(tournament_id)
+    return fold(tournament_id, ((e.type, e.data, e.at) for e in events))
+
+
+def tournament_or_none(store: EventStore) -> Callable[[str], Tournament | None]:
+    """:func:`load_tournament` answering None for a tournament nobody made (the ratings' loader)."""
+
+    def load(tournament_id: str) -> Tournament | None:
+        try:
+            return load_tournament(store, tournament_id)
+        except TournamentNotFound:
+            return None
+
+    return load
 
 
 def new_tournament_id() -> str:
@@ -204,17 +226,16 @@ class TournamentService:
         # Told the id of each tournament this process starts (the lobby follows it from then on,
         # not only once its first match exists: a round 1 with a start time has none yet).
         self.started: Subscribers[str] = Subscribers()
+        self.ruled: Subscribers[str] = Subscribers()  # a ruling was recorded (the ratings read results again)
+        # The ratings to seed by: (players, family) -> rating; set by the app (server.services.ratings).
+        self.seeding: Callable[[list[str], str], dict[str, float]] | None = None
         if match_over is not None:
             match_over.subscribe(self.match_over)
 
     # ------------------------------------------------------------ reading
 
     def load(self, tournament_id: str) -> Tournament:
-        stream = tournament_stream(tournament_id)
-        events = self.store.read(stream, 1)
-        if not events:
-            raise TournamentNotFound(tournament_id)
-        return fold(tournament_id, ((e.type, e.data, e.at) for e in events))
+        return load_tournament(self.store, tournament_id)
 
     async def get(self, tournament_id: str) -> Tournament:
         return await asyncio.to_thread(self.load, tournament_id)
@@ -286,6 +307,7 @@ class TournamentService:
             placement_points=points,
             round_starts=tuple(format_at(at) for at in request.round_starts),
             bot_accounts=request.bot_accounts,
+            seeding=request.seeding,
         )
         await self.store.append_async(
             tournament_stream(tournament_id),
@@ -353,14 +375,29 @@ class TournamentService:
                 check_start(t)
             except FormatError as exc:
                 raise NotNow(str(exc)) from None
+            started = await self._seeded_start(t)
             # An entry that lands meanwhile moves the stream: the append fails, the step folds again.
-            await self._append(t, [TournamentStarted(tuple(schedule_at_start(t)))], "start")
+            await self._append(t, [started], "start")
             return False
 
         await self._decide(tournament_id, step)
         self.started(tournament_id)
         await self.advance(tournament_id)
         return await self.get(tournament_id)
+
+    async def _seeded_start(self, t: Tournament) -> TournamentStarted:
+        """The start: the schedule, from the players in pairing-number order (docs/TOURNAMENTS.md
+        "Seeding"): the entry order, or with ``seeding: rating`` by rating in the tournament's
+        family, highest first (equal ratings keep their entry order)."""
+        if t.seeding != "rating" or self.seeding is None:
+            return TournamentStarted(tuple(schedule_at_start(t)))
+        family = family_of(str(t.ruleset.get("name"))) or "uno-duo"
+        ratings = await asyncio.to_thread(self.seeding, list(t.players), family)
+        order = sorted(t.players, key=lambda p: (-ratings.get(p, 0.0), t.players.index(p)))
+        seeded = replace(t, players=order)
+        return TournamentStarted(
+            tuple(schedule_at_start(seeded)), tuple(order), {p: round(ratings.get(p, 0.0)) for p in order}
+        )
 
     # ------------------------------------------------------------ entries (before the start)
 
@@ -841,6 +878,7 @@ class TournamentService:
             return False
 
         await self._decide(tournament_id, step)
+        self.ruled(tournament_id)
         await self.advance(tournament_id)
         t = await self.get(tournament_id)
         return t, t.disputes[dispute_id]
@@ -1101,6 +1139,8 @@ class TournamentViews:
             status=cast(Any, t.status),
             open=t.open,
             bot_accounts=t.bot_accounts,
+            seeding=cast(Any, t.seeding),
+            seed_ratings=dict(t.seed_ratings),
             ruleset=str(t.ruleset.get("name", "")),
             rules=t.ruleset,
             format=t.format.value,

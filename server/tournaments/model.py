@@ -135,6 +135,8 @@ class Tournament:
     players: list[str] = field(default_factory=list)
     open: bool = False  # players may enter (and leave) themselves until the start
     bot_accounts: bool = False  # bot accounts (kind bot_account) may be entered (docs/BOTS.md)
+    seeding: str = "entry"  # pairing numbers: "entry" (the entry order) or "rating" (fixed at the start)
+    seed_ratings: dict[str, int] = field(default_factory=dict)  # a "rating" seeding's ratings at the start
     format: Format = Format.ROUND_ROBIN
     rounds_planned: int | None = None  # a Swiss or tables tournament's number of rounds
     table_size: int | None = None  # a tables tournament's preferred table size
@@ -394,6 +396,7 @@ class TournamentCreated:
     placement_points: tuple[int, ...] = ()  # tables: points for 1st, 2nd, ...
     round_starts: tuple[str, ...] = ()  # ISO times, one per round from round 1 (fewer: the rest open when ready)
     bot_accounts: bool = False  # bot accounts may enter; recorded only when true (older events hash the same)
+    seeding: str = "entry"  # "rating": pairing numbers by rating at the start; recorded only then
 
     def payload(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -417,6 +420,8 @@ class TournamentCreated:
             data["round_starts"] = list(self.round_starts)
         if self.bot_accounts:
             data["bot_accounts"] = True
+        if self.seeding != "entry":
+            data["seeding"] = self.seeding
         return data
 
     @classmethod
@@ -436,6 +441,7 @@ class TournamentCreated:
             placement_points=tuple(data.get("placement_points", ())),
             round_starts=tuple(data.get("round_starts", ())),
             bot_accounts=data.get("bot_accounts") is True,
+            seeding=str(data.get("seeding", "entry")),
         )
 
 
@@ -478,13 +484,21 @@ class TournamentStarted:
     TYPE: ClassVar[TournamentEventType] = TournamentEventType.STARTED
 
     rounds: tuple[ScheduledRound, ...]
+    # A "rating" seeding: the players in pairing-number order and the ratings that ordered them
+    # (recorded, so the fold never reads a rating); empty for the entry order.
+    order: tuple[str, ...] = ()
+    ratings: Mapping[str, int] = field(default_factory=dict)  # rounded: the order itself is recorded
 
     def payload(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "rounds": [
                 {"number": r.number, "pairings": [list(p.seats) for p in r.pairings], "bye": r.bye} for r in self.rounds
             ]
         }
+        if self.order:
+            data["order"] = list(self.order)
+            data["ratings"] = dict(self.ratings)
+        return data
 
     @classmethod
     def from_payload(cls, data: Mapping[str, Any]) -> TournamentStarted:
@@ -496,7 +510,9 @@ class TournamentStarted:
                     bye=r.get("bye"),
                 )
                 for r in data["rounds"]
-            )
+            ),
+            order=tuple(data.get("order", ())),
+            ratings={str(k): int(v) for k, v in data.get("ratings", {}).items()},
         )
 
 
@@ -762,6 +778,7 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
         t.placement_points = event.placement_points
         t.round_starts = event.round_starts
         t.bot_accounts = event.bot_accounts
+        t.seeding = event.seeding
         t.created_at = at
     elif isinstance(event, PlayerEntered):
         if event.player not in t.players:
@@ -771,6 +788,9 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
             t.players.remove(event.player)
     elif isinstance(event, TournamentStarted):
         t.status = RUNNING
+        if event.order:
+            t.players = list(event.order)
+            t.seed_ratings = dict(event.ratings)
         for scheduled in event.rounds:
             _schedule(t, scheduled)
     elif isinstance(event, RoundPaired):

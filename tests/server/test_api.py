@@ -21,10 +21,12 @@ from server.schemas import (
     MatchDetail,
     MatchOutcome,
     Me,
+    PlayerPage,
     PlayerWithToken,
     ServerInfo,
     TournamentListed,
     TournamentPublic,
+    Versus,
 )
 from server.store.models import EventPublic, MatchSummaryPublic, PlayerPublic
 from tests.server.conftest import DIRECTOR_TOKEN
@@ -330,7 +332,8 @@ OPERATIONS = {
     ("GET", "/api"): (200, ServerInfo, set()),
     ("POST", "/api/players"): (201, PlayerWithToken, {"400", "409", "413", "429", "503"}),
     ("GET", "/api/players"): (200, [PlayerPublic], {"400", "503"}),
-    ("GET", "/api/players/{player}"): (200, PlayerPublic, {"404", "409", "503"}),
+    ("GET", "/api/players/{player}"): (200, PlayerPage, {"400", "404", "409", "503"}),
+    ("GET", "/api/players/{player}/versus/{other}"): (200, Versus, {"400", "404", "409", "503"}),
     ("POST", "/api/players/{player}/codes"): (201, SignInCode, {"400", "401", "404", "409", "429", "503"}),
     ("POST", "/api/sessions"): (201, PlayerWithToken, {"400", "401", "413", "429", "503"}),
     ("DELETE", "/api/sessions/current"): (204, None, {"401", "429", "503"}),

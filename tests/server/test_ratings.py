@@ -240,7 +240,9 @@ def test_seeding_by_rating_orders_the_pairing_numbers(url: str) -> None:
         assert next(p["id"] for p in unseeded["players"]) == bo and unseeded["seed_ratings"] == {}
         # A Swiss's initial order: round 1 pairs the top half against the bottom half, by rating.
         cy, _ = register(client, "cy")
-        swiss = create(client, [bo, cy, "bot:random", ada], format="swiss", rounds=1, seeding="rating", join_seconds=3600)
+        swiss = create(
+            client, [bo, cy, "bot:random", ada], format="swiss", rounds=1, seeding="rating", join_seconds=3600
+        )
         swiss = start(client, swiss["id"])
         order = [p["id"] for p in swiss["players"]]
         assert [swiss["seed_ratings"][p] for p in order] == sorted(swiss["seed_ratings"].values(), reverse=True)
@@ -270,7 +272,9 @@ def test_an_award_on_a_finished_match_rates_it_as_awarded(url: str) -> None:
         ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={}))
         play_to_end(client, match_id, headers, seat, random.Random(11))
         played = next(h for h in ok(client.get(f"/api/players/{ada}"))["history"] if h["match"] == match_id)
-        dispute = ok(client.post(f"/api/matches/{match_id}/disputes", headers=headers, json={"seq": 1, "note": "?"}), 201)
+        dispute = ok(
+            client.post(f"/api/matches/{match_id}/disputes", headers=headers, json={"seq": 1, "note": "?"}), 201
+        )
         other = 1 - seat if played["result"] == "won" else seat  # award it to whoever lost it
         ok(
             client.post(
