@@ -89,7 +89,7 @@ class Ratings:
 
     def _fold(self, rebuild: bool) -> CatchUp:
         with self._lock, rows.writing(self.store.engine) as conn, conn.begin():
-            state = rows.lock_state(conn)
+            state = rows.state(conn, lock=True)
             again = (
                 rebuild
                 or state is None

@@ -55,7 +55,6 @@ class HistoryPoint:
     at: str
     rating: float
     deviation: float
-    before: float
 
 
 def writing(engine: Engine) -> Connection:
@@ -66,18 +65,12 @@ def writing(engine: Engine) -> Connection:
 # ------------------------------------------------------------------ state
 
 
-def lock_state(conn: Connection) -> tuple[str, bool] | None:
-    """The state row ``(settings, stale)``, locked until the transaction ends (PostgreSQL: FOR
-    UPDATE; SQLite: the transaction already holds the write lock); None before the first fold."""
+def state(conn: Connection, lock: bool = False) -> tuple[str, bool] | None:
+    """The state row ``(settings, stale)``; ``lock``: held until the transaction ends (PostgreSQL:
+    FOR UPDATE; SQLite: the transaction already holds the write lock). None before the first fold."""
     s = ratings_state_table.c
-    row = conn.execute(select(s.settings, s.stale).where(s.id == STATE_ID).with_for_update()).first()
-    return None if row is None else (row.settings, bool(row.stale))
-
-
-def state(conn: Connection) -> tuple[str, bool] | None:
-    """The state row ``(settings, stale)`` without a lock (None before the first fold)."""
-    s = ratings_state_table.c
-    row = conn.execute(select(s.settings, s.stale).where(s.id == STATE_ID)).first()
+    query = select(s.settings, s.stale).where(s.id == STATE_ID)
+    row = conn.execute(query.with_for_update() if lock else query).first()
     return None if row is None else (row.settings, bool(row.stale))
 
 
@@ -250,13 +243,13 @@ def history_of(conn: Connection, identity: str, family: str, limit: int) -> list
     """The last ``limit`` rated matches of ``identity`` in ``family``, oldest first."""
     c = rating_changes_table.c
     query = (
-        select(c.match_id, c.at, c.after, c.deviation, c.before)
+        select(c.match_id, c.at, c.after, c.deviation)
         .where(c.identity == identity, c.family == family)
         .order_by(c.position.desc())
         .limit(limit)
     )
     rows = conn.execute(query).all()
-    return [HistoryPoint(r.match_id, r.at, r.after, r.deviation, r.before) for r in reversed(rows)]
+    return [HistoryPoint(r.match_id, r.at, r.after, r.deviation) for r in reversed(rows)]
 
 
 def changes_in(conn: Connection, identity: str, match_ids: Sequence[str]) -> dict[str, float]:

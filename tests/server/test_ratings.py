@@ -150,6 +150,18 @@ def play_my_matches(
             played.add(match_id)
 
 
+def play_round_one(client: TestClient, seed: int) -> tuple[str, dict[str, str], str, int]:
+    """ada against the random bot in a double round robin: ada's round-1 match played to the end."""
+    ada, headers = register(client, "ada")
+    t = create(client, [ada, "bot:random"], join_seconds=3600, double=True)
+    start(client, t["id"])
+    t = wait_for(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
+    ((match_id, seat),) = my_open_matches(t, ada, set())
+    ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={}))
+    play_to_end(client, match_id, headers, seat, random.Random(seed))
+    return ada, headers, match_id, seat
+
+
 def test_a_tournament_is_rated_and_a_rebuild_gives_the_same_rows(url: str) -> None:
     with rated_client(url) as client:
         ada, headers = register(client, "ada")
@@ -195,13 +207,7 @@ def test_casual_matches_are_rated_only_when_the_server_says_so(url: str) -> None
 
 def test_a_replay_ruling_takes_the_match_out_of_the_ratings(url: str) -> None:
     with rated_client(url) as client:
-        ada, headers = register(client, "ada")
-        t = create(client, [ada, "bot:random"], join_seconds=3600, double=True)
-        start(client, t["id"])
-        t = wait_for(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
-        ((match_id, seat),) = my_open_matches(t, ada, set())
-        ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={}))
-        play_to_end(client, match_id, headers, seat, random.Random(3))
+        ada, headers, match_id, _seat = play_round_one(client, 3)
         before = ok(client.get(f"/api/players/{ada}"))["ratings"]["uno-duo"]
         assert before["games"] == 1
         dispute = ok(
@@ -264,13 +270,7 @@ def test_a_page_for_nobody_is_404_and_a_bad_limit_is_400(url: str) -> None:
 
 def test_an_award_on_a_finished_match_rates_it_as_awarded(url: str) -> None:
     with rated_client(url) as client:
-        ada, headers = register(client, "ada")
-        t = create(client, [ada, "bot:random"], join_seconds=3600, double=True)
-        start(client, t["id"])
-        t = wait_for(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
-        ((match_id, seat),) = my_open_matches(t, ada, set())
-        ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={}))
-        play_to_end(client, match_id, headers, seat, random.Random(11))
+        ada, headers, match_id, seat = play_round_one(client, 11)
         played = next(h for h in ok(client.get(f"/api/players/{ada}"))["history"] if h["match"] == match_id)
         dispute = ok(
             client.post(f"/api/matches/{match_id}/disputes", headers=headers, json={"seq": 1, "note": "?"}), 201
