@@ -116,6 +116,20 @@ class Settings(BaseSettings):
         description="rate casual matches too (docs/RATINGS.md); off: only tournament matches are rated, "
         "as lichess leaves casual games unrated",
     )
+    peer_url: str = Field(
+        default="",
+        max_length=200,
+        description="the base URL (http://HOST:PORT) at which the other server processes on the same PostgreSQL "
+        "database reach this one, to forward a match's commands and sockets to its owner (docs/SERVER.md "
+        '"Several servers"); unoduo serve fills it from --host/--port (or each worker\'s own port) when empty',
+    )
+    lease_seconds: float = Field(
+        default=3.0,
+        ge=0.5,
+        le=60,
+        description="how long a server's ownership of a live match lasts unless renewed (PostgreSQL only): "
+        "the owner renews every third of it, and another server takes over a match whose lease ran out",
+    )
     director_token: str | None = Field(
         default=None,
         min_length=16,
