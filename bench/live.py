@@ -63,8 +63,9 @@ async def _service_run(matches: int, commands: int, folder: Path) -> tuple[int, 
             match_ids.append(summary.id)
 
         async def watch(match_id: str, caller: Caller) -> None:
-            async for item in service.watch(match_id, caller, 0):
-                item.text(0)
+            async for run in service.watch(match_id, caller, 0):
+                for item in run:
+                    item.text(0)
 
         watchers = [asyncio.create_task(watch(m, Caller(player=p))) for m, p in zip(match_ids, players, strict=True)]
         await asyncio.sleep(0.1)  # every watcher has caught up with its match's history

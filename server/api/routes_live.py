@@ -7,7 +7,7 @@ before the handshake, uvicorn would answer a bare 403): 4000 + the HTTP status i
 had (4401 bad token, 4404 no such match, 4429 too many wrong tokens), 1008 a bad parameter,
 1013 "try again later" when the database is unavailable. Commands are validated by the HTTP
 route's own model (``server.api.commands``) and refusals mapped by ``server.errors.refusal_of``.
-Messages: see ``server.services.live``.
+Messages (one per event, or per decision with ``frames=decision``): see ``server.services.live``.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from server.deps import authenticate
 from server.errors import CLOSE_TRY_AGAIN, Refusal, describe_validation, refusal_of
 from server.limits import ID_LEN, MATCH_ID_PATTERN, MAX_SEQ
 from server.services.errors import MatchNotFound, ServerCode
+from server.services.frames import Frames
 from server.services.live import LiveFeed
 from server.services.live_match import SlowWatcher
 from server.services.matches import MatchService
@@ -65,8 +66,10 @@ async def match_socket(
     match_id: Annotated[str, Path()],
     since: Annotated[int, Query(ge=0, le=MAX_SEQ)] = 0,
     token: Annotated[str | None, Query(max_length=200)] = None,
+    frames: Annotated[Frames, Query()] = Frames.EVENT,
 ) -> None:
-    """Each message: one event envelope, the openings this viewer may see, and its view after it."""
+    """Each message: one event envelope, the openings this viewer may see, and its view after it;
+    with ``frames=decision``, the envelopes of one decision and the view after the last."""
     matches: MatchService = websocket.app.state.matches
     settings: Settings = websocket.app.state.settings
     try:
@@ -82,7 +85,7 @@ async def match_socket(
         await _refuse(websocket, refusal)
         return
     await websocket.accept()
-    sender = asyncio.create_task(_send_feed(websocket, feed, since, settings.ws_send_timeout_seconds))
+    sender = asyncio.create_task(_send_feed(websocket, feed, since, frames, settings.ws_send_timeout_seconds))
     receiver = asyncio.create_task(_receive_commands(websocket, feed, settings.max_body_bytes))
     for task in (sender, receiver):
         task.add_done_callback(functools.partial(_collect, match_id))
@@ -114,12 +117,12 @@ def _collect(match_id: str, task: asyncio.Task[None]) -> None:
         log.warning("socket on match %s ended by %r", match_id, error)
 
 
-async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int, send_timeout: float) -> None:
+async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int, frames: Frames, send_timeout: float) -> None:
     """The feed, each message sent with backpressure: a client that takes none for ``send_timeout``
     seconds is closed 1013 (it resumes with since), as is a watcher cut off for falling behind
     and a feed whose database is unavailable (then the message says so)."""
     try:
-        async for message in feed.messages(since):
+        async for message in feed.messages(since, frames):
             await asyncio.wait_for(websocket.send_text(message), send_timeout)
     except TimeoutError:
         await _close(websocket, CLOSE_TRY_AGAIN, "you took no message for too long: reconnect with since", timeout=1)

@@ -3,9 +3,11 @@
 One message per event after ``since``, in ``seq`` order: the envelope every viewer receives
 alike, ``open`` with the openings this viewer may see (docs/FAIRNESS.md "Sealed fields"), and
 the viewer's view right after that event, so a client never has to fold anything to draw the
-table. A client that reconnects with the last ``seq`` it saw misses nothing and gets nothing
-twice. The feed ends after the match's last event (``seed_revealed``); from the moment the
-match is over every viewer is an auditor, as over HTTP.
+table. With ``?frames=decision``, one message per decision instead: the events one append
+produced, each as above, and the view after the last one (``server.services.frames``). A
+client that reconnects with the last ``seq`` it saw misses nothing and gets nothing twice.
+The feed ends after the match's last event (``seed_revealed``); from the moment the match is
+over every viewer is an auditor, as over HTTP.
 
 Commands sent on the socket are validated by the POST route's own model and go through
 :meth:`MatchService.command_version`, exactly as the POST route does (same ``command_id`` and
@@ -19,6 +21,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+from server.services.frames import Frames, run_text
 from server.services.matches import MatchService
 from server.services.players import Caller
 
@@ -35,12 +38,14 @@ class LiveFeed:
         """Raise the domain error (unknown match) before the socket is accepted."""
         await self.matches.open(self.match_id)
 
-    async def messages(self, since: int) -> AsyncIterator[str]:
-        """One message (JSON text) per event after ``since``, encoded once for every viewer of the same kind."""
+    async def messages(self, since: int, frames: Frames = Frames.EVENT) -> AsyncIterator[str]:
+        """One message (JSON text) per event after ``since``, or per decision (``server.services.frames``),
+        encoded once for every viewer of the same kind."""
         live = await self.matches.open(self.match_id)
         base = self.matches.base_viewer(live.summary, self.caller)
-        async for item in self.matches.watch(self.match_id, self.caller, since):
-            yield item.text(base)
+        by_decision = frames is Frames.DECISION
+        async for run in self.matches.watch(self.match_id, self.caller, since, by_decision=by_decision):
+            yield run_text(run, base, frames)
 
     async def command(self, command_id: str, expected_version: int | None, command: dict[str, Any]) -> int:
         """Apply a seat's command (validated by the route, as over HTTP); the version after it.

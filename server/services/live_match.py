@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from engine.events import EventType
+from engine.events import HEAD_TYPES, EventType
 from engine.evolve import evolve
 from engine.jsonfmt import ndjson_line
 from engine.shuffle import Dealer
@@ -79,7 +79,18 @@ def live_view(state: MatchState, viewer: Viewer, deadline: datetime | None, move
 class FeedItem:
     """One event as every watcher receives it; each viewer's message is built once and shared."""
 
-    __slots__ = ("_lines", "_messages", "_texts", "deadline", "move_seconds", "state", "stored")
+    __slots__ = (
+        "_envelopes",
+        "_frames",
+        "_lines",
+        "_messages",
+        "_texts",
+        "_views",
+        "deadline",
+        "move_seconds",
+        "state",
+        "stored",
+    )
 
     def __init__(self, stored: StoredEvent, state: MatchState, deadline: datetime | None, move_seconds: int | None):
         self.stored = stored
@@ -89,25 +100,45 @@ class FeedItem:
         self._messages: dict[Viewer, dict[str, Any]] = {}
         self._texts: dict[Viewer, str] = {}
         self._lines: dict[Viewer, bytes] = {}
+        self._envelopes: dict[Viewer, dict[str, Any]] = {}
+        self._views: dict[Viewer, dict[str, Any]] = {}
+        self._frames: dict[Any, str] = {}  # texts of messages that end with this event (``server.services.frames``)
 
     @property
     def seq(self) -> int:
         return self.stored.seq
 
+    @property
+    def starts_decision(self) -> bool:
+        """The first event of one append (one command, bot move, timeout, join…): its head event."""
+        return self.stored.type in HEAD_TYPES
+
     def viewer(self, base: Viewer) -> Viewer:
         """Once the match is over every viewer is an auditor (docs/FAIRNESS.md)."""
         return AUDITOR if self.state.phase is Phase.MATCH_OVER else base
+
+    def envelope(self, base: Viewer) -> dict[str, Any]:
+        """The envelope and ``open``: the openings this viewer may see."""
+        viewer = self.viewer(base)
+        found = self._envelopes.get(viewer)
+        if found is None:
+            found = self._envelopes[viewer] = self.stored.for_viewer(viewer)
+        return found
+
+    def view(self, base: Viewer) -> dict[str, Any]:
+        """This viewer's view right after the event, with the clock."""
+        viewer = self.viewer(base)
+        found = self._views.get(viewer)
+        if found is None:
+            found = self._views[viewer] = live_view(self.state, viewer, self.deadline, self.move_seconds)
+        return found
 
     def message(self, base: Viewer) -> dict[str, Any]:
         """The WebSocket message: the envelope, this viewer's openings, its view after the event."""
         viewer = self.viewer(base)
         found = self._messages.get(viewer)
         if found is None:
-            found = {
-                "type": "event",
-                "event": self.stored.for_viewer(viewer),
-                "view": live_view(self.state, viewer, self.deadline, self.move_seconds),
-            }
+            found = {"type": "event", "event": self.envelope(base), "view": self.view(base)}
             self._messages[viewer] = found
         return found
 
@@ -118,6 +149,13 @@ class FeedItem:
         if found is None:
             # Speed: orjson, not json.dumps; encoding the views was the largest cost of a socket (profiled).
             found = self._texts[viewer] = orjson.dumps(self.message(base)).decode()
+        return found
+
+    def frame(self, key: Any, make: Callable[[], str]) -> str:
+        """The text of a message ending with this event, made once per ``key`` and kept with the event."""
+        found = self._frames.get(key)
+        if found is None:
+            found = self._frames[key] = make()
         return found
 
     def line(self, base: Viewer) -> bytes:
@@ -158,12 +196,19 @@ class ClosingItem(FeedItem):
         self._messages = {}
         self._texts = {}
         self._lines = {}
+        self._envelopes = {}
+        self._views = {}
+        self._frames = {}
         self.match_id = live.id
         self.replaced_by = replaced_by
 
     @property
     def seq(self) -> int:
         return self.state.version
+
+    @property
+    def starts_decision(self) -> bool:
+        return True  # a message of its own
 
     def message(self, base: Viewer) -> dict[str, Any]:
         viewer = self.viewer(base)
@@ -330,13 +375,22 @@ class LiveMatch:
 
     # ------------------------------------------------------------ watching
 
-    async def items(self, since: int, read: EventReader) -> AsyncIterator[FeedItem]:
-        """Every event after ``since``, in seq order, once each, then each new one until the match is over.
+    async def runs(self, since: int, read: EventReader, *, by_decision: bool) -> AsyncIterator[list[FeedItem]]:
+        """Every event after ``since``, in seq order, once each, then each new one until the match is
+        over: in runs of one event, or (``by_decision``) of the events of one decision each.
 
         What the store already holds (a watcher that reconnects, or joins late) is read with
         ``read`` and folded a page at a time (:func:`history`), so a socket that does not read
         holds one page, not the whole match. Raises :class:`SlowWatcher` if the watcher falls
         too far behind.
+
+        A decision is the events one append produced (one command, one bot move, one timeout,
+        one join…): a head event (``engine.events.HEAD_TYPES``) and what follows it up to the
+        next head. A run is handed over once its decision is complete: the next head arrived, or
+        nothing more is queued (an append is published whole, so that is its end; the events of
+        another process's append may come in more than one run when its follower reads them in
+        parts). Only one decision is held out of the queue, so ``MAX_QUEUED`` still bounds a
+        watcher that falls behind.
         """
         queue: asyncio.Queue[FeedItem | SlowWatcher | None] = asyncio.Queue()
         upto, closed = self.feed_version, self.closed
@@ -345,22 +399,54 @@ class LiveMatch:
         try:
             last = since
             if since < upto:
-                async for item in history(read, since, upto, self.move_seconds):
-                    yield item
-                    last = item.seq
+                async for page in history(read, since, upto, self.move_seconds):
+                    for part in split_runs(page, by_decision):
+                        yield part
+                    last = page[-1].seq
             if closed:
                 return
+            run: list[FeedItem] = []
             while True:
-                got = await queue.get()
-                if got is None:
-                    return
-                if isinstance(got, SlowWatcher):
+                if run:
+                    try:
+                        got = queue.get_nowait()
+                    except asyncio.QueueEmpty:  # the decision is complete: nothing more was published with it
+                        yield run
+                        run = []
+                        continue
+                else:
+                    got = await queue.get()
+                if got is None or isinstance(got, SlowWatcher):
+                    if run:
+                        yield run
+                    if got is None:
+                        return
                     raise got
-                if got.seq > last:
-                    yield got
-                    last = got.seq
+                if got.seq <= last:
+                    continue
+                if run and got.starts_decision:  # the decision held is complete
+                    yield run
+                    run = []
+                run.append(got)
+                last = got.seq
+                if not by_decision:
+                    yield run
+                    run = []
         finally:
             self._watchers.discard(queue)
+
+
+def split_runs(items: list[FeedItem], by_decision: bool) -> list[list[FeedItem]]:
+    """``items`` (in seq order) one event a run, or (``by_decision``) cut before each head event."""
+    if not by_decision:
+        return [[item] for item in items]
+    runs: list[list[FeedItem]] = []
+    for item in items:
+        if item.starts_decision or not runs:
+            runs.append([item])
+        else:
+            runs[-1].append(item)
+    return runs
 
 
 def store_reader(store: EventStore, stream: str) -> EventReader:
@@ -372,20 +458,26 @@ def store_reader(store: EventStore, stream: str) -> EventReader:
     return read
 
 
-async def history(read: EventReader, after: int, upto: int, move_seconds: int | None) -> AsyncIterator[FeedItem]:
-    """The items of seq ``after`` + 1 to ``upto``, read and folded ``HISTORY_PAGE`` events at a time.
+async def history(read: EventReader, after: int, upto: int, move_seconds: int | None) -> AsyncIterator[list[FeedItem]]:
+    """The items of seq ``after`` + 1 to ``upto`` in pages, read and folded ``HISTORY_PAGE`` events at a time.
 
     The fold starts at the first event (a view needs the state); the events up to ``after``
-    are folded without making items. Each page is read and folded in a thread.
+    are folded without making items. Each page is read and folded in a thread. A page ends
+    where a decision ends (before a head event): the events of a decision a page cut in two
+    wait for the next page; the last page ends at ``upto``.
     """
     state, awaiting_at, first = INITIAL_STATE, None, 1
+    held: list[FeedItem] = []
     while first <= upto:
         last = min(first + HISTORY_PAGE - 1, upto)
         items, state, awaiting_at = await asyncio.to_thread(
             _page, read, first, last, after, state, awaiting_at, move_seconds
         )
-        for item in items:
-            yield item
+        page = held + items
+        cut = len(page) if last == upto else max((i for i, item in enumerate(page) if item.starts_decision), default=0)
+        held = page[cut:]
+        if cut:
+            yield page[:cut]
         first = last + 1
 
 

@@ -185,17 +185,20 @@ class MatchReads:
 
         return await asyncio.to_thread(read)
 
-    async def watch(self, match_id: str, caller: Caller, since: int) -> AsyncIterator[FeedItem]:
-        """The match's events after ``since``, live, once each and in order, until its last event.
+    async def watch(
+        self, match_id: str, caller: Caller, since: int, *, by_decision: bool = False
+    ) -> AsyncIterator[list[FeedItem]]:
+        """The match's events after ``since``, live, once each and in order, until its last event:
+        one event a run, or (``by_decision``) one decision a run (``LiveMatch.runs``).
 
         Raises ``SlowWatcher`` if the watcher cannot keep up (it may resume with ``since``).
         """
         live = await self.registry.open(match_id, hold=True)
         with self.registry.watched(live):
-            async for item in live.items(since, store_reader(self.store, live.stream)):
-                yield item
+            async for run in live.runs(since, store_reader(self.store, live.stream), by_decision=by_decision):
+                yield run
         if live.annulled:  # the last message says so, and where the pairing is played now
-            yield ClosingItem(live, await asyncio.to_thread(self.registry.replacement, live))
+            yield [ClosingItem(live, await asyncio.to_thread(self.registry.replacement, live))]
 
     async def follow(self, match_id: str, caller: Caller, since: int) -> AsyncIterator[bytes]:
         """NDJSON lines of the events after ``since``, live, until the match's last event.
@@ -206,9 +209,10 @@ class MatchReads:
         live = await self.registry.open(match_id)
         base = self.registry.base_viewer(live.summary, caller)
         try:
-            async for item in self.watch(match_id, caller, since):
-                if not isinstance(item, ClosingItem):
-                    yield item.line(base)
+            async for run in self.watch(match_id, caller, since):
+                for item in run:
+                    if not isinstance(item, ClosingItem):
+                        yield item.line(base)
         except asyncio.CancelledError:  # the server is stopping or the client went away: end the stream
             return
 

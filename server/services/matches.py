@@ -270,8 +270,10 @@ class MatchService:
     async def events_since(self, match_id: str, caller: Caller, since: int) -> list[Envelope]:
         return await self.reads.events_since(match_id, caller, since)
 
-    def watch(self, match_id: str, caller: Caller, since: int) -> AsyncIterator[FeedItem]:
-        return self.reads.watch(match_id, caller, since)
+    def watch(
+        self, match_id: str, caller: Caller, since: int, *, by_decision: bool = False
+    ) -> AsyncIterator[list[FeedItem]]:
+        return self.reads.watch(match_id, caller, since, by_decision=by_decision)
 
     def follow(self, match_id: str, caller: Caller, since: int) -> AsyncIterator[bytes]:
         return self.reads.follow(match_id, caller, since)
