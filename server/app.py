@@ -18,12 +18,15 @@ from fastapi import FastAPI
 
 from engine import ENGINE_VERSION
 from server.api import routes_live, routes_lobby, routes_matches, routes_meta, routes_players, routes_tournaments
+from server.api.forwarding import Peers
 from server.api.routes_fairplay import router as fairplay_router
+from server.db import is_postgres
 from server.errors import install_error_handlers
 from server.limits import BodySizeLimit
 from server.services.clock import Clock, SystemClock
 from server.services.lobby import Lobby
 from server.services.matches import MatchService
+from server.services.ownership import LeasedOwnership, Ownership, SoleOwnership
 from server.services.player_pages import PlayerPages
 from server.services.players import Callers, ensure_house_bots
 from server.services.rate_limits import RateLimit
@@ -33,6 +36,13 @@ from server.services.tournaments import TournamentService, tournament_or_none
 from server.settings import Settings
 from server.store.event_store import EventStore
 from server.store.secrets import ensure_director_token
+
+
+def ownership_of(store: EventStore, settings: Settings, clock: Clock) -> Ownership:
+    """Leases on PostgreSQL (several servers may share it); one owner of everything on SQLite."""
+    if is_postgres(store.engine):
+        return LeasedOwnership(store, clock, settings.peer_url, settings.lease_seconds)
+    return SoleOwnership()
 
 
 def make_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
@@ -48,12 +58,16 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
         raise
 
     match_over: Subscribers[str] = Subscribers()
-    matches = MatchService(store, settings, clock=clock, on_match_over=match_over)
+    matches = MatchService(
+        store, settings, clock=clock, on_match_over=match_over, ownership=ownership_of(store, settings, clock)
+    )
     tournaments = TournamentService(store, matches, match_over, settings)
     lobby = Lobby(store, matches, tournaments)
     ratings = Ratings(store, settings.rate_casual, tournament_or_none(store))
     tournaments.ruled.subscribe(ratings.result_changed)
     tournaments.seeding = ratings.seeding
+
+    peers = Peers()  # forwarding to the owners of matches (server.api.forwarding)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -65,6 +79,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
             yield
         finally:
             await lobby.stop()
+            await peers.aclose()
             await tournaments.stop()
             await matches.stop()
             await store.aclose()
@@ -76,6 +91,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.peers = peers
     app.state.store = store
     app.state.matches = matches
     app.state.tournaments = tournaments

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from engine.errors import ErrorCode
 from server.api.commands import CommandMessage
+from server.api.forwarding import forward_socket, owner_elsewhere
 from server.deps import authenticate
 from server.errors import CLOSE_TRY_AGAIN, Refusal, describe_validation, refusal_of
 from server.limits import ID_LEN, MATCH_ID_PATTERN, MAX_SEQ
@@ -76,6 +77,9 @@ async def match_socket(
         if len(match_id) > ID_LEN or MATCH_ID.fullmatch(match_id) is None:  # the HTTP routes' rule for match ids
             raise MatchNotFound(match_id[:40])
         caller = await authenticate(websocket, token)
+        owner = await owner_elsewhere(websocket, match_id)
+        if owner and await forward_socket(websocket, owner, settings.ws_send_timeout_seconds):
+            return  # played on the server that owns the match (server.api.forwarding)
         feed = LiveFeed(matches, match_id, caller)
         await feed.check()
     except Exception as error:

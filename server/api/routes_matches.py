@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BeforeValidator, Discriminator, Field, StrictInt, StrictStr, Tag
 
@@ -12,7 +12,8 @@ from engine.jsonfmt import ndjson_line
 from engine.rulesets import MAX_SEATS
 from server.api.bodies import RequestBody
 from server.api.commands import CommandRequest
-from server.deps import CallerDep, MatchServiceDep, PlayerDep
+from server.api.forwarding import forward_request, forward_stream, owner_elsewhere
+from server.deps import CallerDep, MatchServiceDep, PlayerDep, TournamentServiceDep
 from server.errors import error_responses
 from server.limits import ID_LEN, MATCH_ID_PATTERN, MAX_SEQ
 from server.schemas import MatchDetail, MatchOutcome
@@ -132,12 +133,14 @@ async def create_match(body: CreateMatchRequest, player: PlayerDep, matches: Mat
     "/{match_id}/join", response_model=MatchOutcome, responses=error_responses(400, 401, 403, 404, 409, 413, 422, 503)
 )
 async def join_match(
-    match_id: MatchId, caller: CallerDep, matches: MatchServiceDep, body: JoinRequest | None = None
-) -> MatchOutcome:
+    request: Request, match_id: MatchId, caller: CallerDep, matches: MatchServiceDep, body: JoinRequest | None = None
+) -> MatchOutcome | Response:
     """Take your seat; the match starts when every seat has joined (house bots join at once).
 
     Joining again with the same entropy is a retry (the first answer); with other entropy, 409 ``not_now``.
     """
+    if (owner := await owner_elsewhere(request, match_id)) and (forwarded := await forward_request(request, owner)):
+        return forwarded
     return await matches.join(match_id, caller, (body or JoinRequest()).entropy)
 
 
@@ -163,9 +166,11 @@ async def get_match(
     responses=error_responses(400, 401, 403, 404, 409, 413, 422, 503),
 )
 async def send_command(
-    match_id: MatchId, body: CommandRequest, caller: CallerDep, matches: MatchServiceDep
-) -> MatchOutcome:
+    request: Request, match_id: MatchId, body: CommandRequest, caller: CallerDep, matches: MatchServiceDep
+) -> MatchOutcome | Response:
     """Apply a seat's command; returns the new view and the events as the caller may see them."""
+    if (owner := await owner_elsewhere(request, match_id)) and (forwarded := await forward_request(request, owner)):
+        return forwarded
     return await matches.command(match_id, caller, body.command_id, body.expected_version, body.command)
 
 
@@ -176,6 +181,7 @@ async def send_command(
     openapi_extra=BEARER_OPTIONAL,
 )
 async def match_events(
+    request: Request,
     match_id: MatchId,
     caller: CallerDep,
     matches: MatchServiceDep,
@@ -184,6 +190,8 @@ async def match_events(
 ) -> Response:
     """The events after ``since`` the caller may see, one JSON envelope per line."""
     if follow:
+        if (owner := await owner_elsewhere(request, match_id)) and (streamed := await forward_stream(request, owner)):
+            return streamed
         await matches.open(match_id)  # an unknown match is a 404 before the stream starts
         return StreamingResponse(matches.follow(match_id, caller, since), media_type=NDJSON)
     envelopes = await matches.events_since(match_id, caller, since)
@@ -196,10 +204,11 @@ async def match_events(
     responses={200: REPLAY_BODY, **error_responses(400, 401, 404, 409, 503)},
     openapi_extra=BEARER_OPTIONAL,
 )
-def match_replay(match_id: MatchId, _caller: CallerDep, matches: MatchServiceDep) -> Response:
-    """The replay file of a finished match (docs/FAIRNESS.md); 409 while it is live."""
+def match_replay(match_id: MatchId, _caller: CallerDep, tournaments: TournamentServiceDep) -> Response:
+    """The replay file of a finished match (docs/FAIRNESS.md); 409 while it is live, and while a
+    duplicate round's other matches may still be playing its cards (docs/TOURNAMENTS.md)."""
     return Response(
-        matches.replay(match_id).encode(),
+        tournaments.replay(match_id).encode(),
         media_type=NDJSON,
         headers={"Content-Disposition": f'attachment; filename="{match_id}.jsonl"'},
     )

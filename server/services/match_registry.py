@@ -12,9 +12,14 @@ store each time it is opened (a bounded number are kept); the join that starts i
 invitations cost nothing while nobody touches them.
 
 Finished matches need no live copy; the newest ``finished_kept`` of them are kept for quick
-reads. Every :data:`HOLD_SECONDS` the process looks for live matches it does not hold (made by
-another server, e.g. a tournament round it opened) and holds them too, so their clocks and
-bots go on here if that server dies.
+reads.
+
+With several servers on one PostgreSQL database (``server.services.ownership``) a match being
+played is held only by its owner: the server that started it claims it, and another server
+keeps at most an idle copy for reads (or a held one while a watcher of its own reads it; the
+routes forward sockets to the owner, so that is rare) and never arms its clock or bots. Orphans
+(a dead owner's matches) are claimed and held by the survivors. With one process (SQLite)
+every :data:`HOLD_SECONDS` the process looks for live matches it does not hold and holds them.
 
 The registry also answers the plain look-ups every other part needs: a match's summary (the
 read model), a player (cached: players never change), and who a caller is at a table.
@@ -31,13 +36,14 @@ from collections.abc import Callable, Coroutine, Iterator
 from datetime import datetime
 from typing import Any
 
+from engine.duplicate import dealer_of_secret
 from engine.events import EventType
-from engine.shuffle import Dealer
 from engine.state import MatchState, Phase
 from engine.views import AUDITOR, SPECTATOR, Viewer
 from server.services.clock import Clock, sleep
 from server.services.errors import MatchNotFound, NotASeat, NotNow
 from server.services.live_match import LiveMatch, parse_at
+from server.services.ownership import Ownership, SoleOwnership
 from server.services.players import Caller, house_bot_of
 from server.store.errors import UNAVAILABLE
 from server.store.event_store import EventStore
@@ -98,9 +104,17 @@ class MatchRegistry:
     """
 
     def __init__(
-        self, store: EventStore, snapshots: Snapshots, clock: Clock, *, finished_kept: int, changed: Changed
+        self,
+        store: EventStore,
+        snapshots: Snapshots,
+        clock: Clock,
+        *,
+        finished_kept: int,
+        changed: Changed,
+        ownership: Ownership | None = None,
     ) -> None:
         self.store = store
+        self.ownership: Ownership = ownership or SoleOwnership()
         self.snapshots = snapshots
         self.clock = clock
         self.finished_kept = finished_kept
@@ -110,6 +124,7 @@ class MatchRegistry:
         self._idle: OrderedDict[str, LiveMatch] = OrderedDict()  # not held: loaded on demand
         self._watchers: dict[str, int] = {}  # match id -> watchers reading it now
         self._loading: dict[str, asyncio.Future[LiveMatch]] = {}
+        self._claiming: dict[str, asyncio.Task[None]] = {}  # match id -> its claim after a join here
         self.tasks: set[asyncio.Task[Any]] = set()  # clocks, bot moves and sweeps in flight
         self.stopping = False  # the server is stopping: no stream, clock or bot move starts any more
 
@@ -192,9 +207,16 @@ class MatchRegistry:
         return SPECTATOR if seat is None else seat
 
     def viewer_for(self, summary: MatchSummary, caller: Caller, state: MatchState) -> Viewer:
-        if state.phase is Phase.MATCH_OVER:
+        if state.phase is Phase.MATCH_OVER and not self.withheld(summary):
             return AUDITOR
         return self.base_viewer(summary, caller)
+
+    # Set by the app (``TournamentService.withheld``): a finished duplicate round's match shows
+    # every hidden card only once its round's deal is revealed (docs/FAIRNESS.md "Duplicate rounds").
+    is_withheld: Callable[[MatchSummary], bool] | None = None
+
+    def withheld(self, summary: MatchSummary) -> bool:
+        return summary.tournament is not None and self.is_withheld is not None and self.is_withheld(summary)
 
     # ------------------------------------------------------------ live copies
 
@@ -220,10 +242,14 @@ class MatchRegistry:
             live = await self._load_shared(match_id)
         if match_id in self.live:  # held meanwhile (another request took it live)
             return self.live[match_id]
-        if hold or live.closed or needs_holding(live):  # a finished one joins the finished kept for reads
+        if hold or live.closed:  # a finished one joins the finished kept for reads
+            self._hold(live, arm=arm)
+        elif needs_holding(live) and await self.ownership.claim(match_id):
+            if match_id in self.live:  # held while the claim was on its way
+                return self.live[match_id]
             self._hold(live, arm=arm)
         elif match_id not in self._idle:
-            self._keep_idle(live)
+            self._keep_idle(live)  # not started, annulled, or played on another server
         return live
 
     async def _load_shared(self, match_id: str) -> LiveMatch:
@@ -284,7 +310,35 @@ class MatchRegistry:
             self._idle.pop(live.id, None)
             self.spawn(self.catch_up(held))
             return
-        self._hold(live, arm=False)
+        if self.ownership.owns(live.id):
+            self._hold(live, arm=False)
+        elif live.id not in self._claiming:  # the join that started it was made here: claim it
+            task = asyncio.create_task(self._claim_and_hold(live))
+            self._claiming[live.id] = task
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def _claim_and_hold(self, live: LiveMatch) -> None:
+        try:
+            if await self.ownership.claim(live.id) and live.id not in self.live and not self.stopping:
+                self._hold(live, arm=True)
+        finally:
+            self._claiming.pop(live.id, None)
+
+    async def settled(self, match_id: str) -> None:
+        """Wait until a claim of ``match_id`` started by :meth:`settle` is over (the join that
+        started the match answers once this server holds it, or knows another one does)."""
+        claiming = self._claiming.get(match_id)
+        if claiming is not None:
+            await asyncio.shield(claiming)
+
+    def let_go(self, match_id: str) -> LiveMatch | None:
+        """Another server owns ``match_id`` now: the copy here stops being held (unless a watcher of
+        this server reads it) and is returned, so the caller stops its clock and bots."""
+        live = self.live.get(match_id)
+        if live is not None and not live.closed and match_id not in self._watchers:
+            self._release(live)
+        return live
 
     @contextlib.contextmanager
     def watched(self, live: LiveMatch) -> Iterator[None]:
@@ -299,7 +353,8 @@ class MatchRegistry:
                 self._watchers[live.id] = left
             else:
                 del self._watchers[live.id]
-                if self.live.get(live.id) is live and not live.closed and not needs_holding(live):
+                unneeded = not needs_holding(live) or not self.ownership.owns(live.id)
+                if self.live.get(live.id) is live and not live.closed and unneeded:
                     self._release(live)
 
     def _release(self, live: LiveMatch) -> None:
@@ -319,7 +374,8 @@ class MatchRegistry:
         stream = match_stream(match_id)
         state = self.snapshots.load(stream)
         bots = {seat: bot for seat, p in enumerate(summary.seats) if (bot := self.bot_of_player_id(p))}
-        return LiveMatch(summary, None if seed is None else Dealer(seed), state, self.awaiting_at(stream, state), bots)
+        dealer = None if seed is None else dealer_of_secret(seed, match_id, state.commitment)  # a duplicate's: its deal
+        return LiveMatch(summary, dealer, state, self.awaiting_at(stream, state), bots)
 
     def awaiting_at(self, stream: str, state: MatchState) -> datetime | None:
         """When the pending decision began: the ``at`` of the last ``awaiting`` event (None: no decision)."""
@@ -352,9 +408,8 @@ class MatchRegistry:
         return [await self.open(match_id, arm=False) for match_id in ids]
 
     def hold_live_matches(self) -> None:
-        """From now on, every :data:`HOLD_SECONDS`: hold every live match this process does not hold
-        yet, so matches another server made (a tournament round it opened) get their clock and bots
-        here too, and go on if that server dies. (At start-up ``recover`` holds those live then.)"""
+        """One process (:class:`SoleOwnership`), from now on, every :data:`HOLD_SECONDS`: hold every
+        live match this process does not hold yet. (At start-up ``recover`` holds those live then.)"""
 
         async def hold() -> None:
             while not self.stopping:

@@ -36,6 +36,7 @@ from server.services.match_creation import MatchCreation, new_match_id
 from server.services.match_reads import MatchReads
 from server.services.match_registry import HOLD_SECONDS, MatchRegistry
 from server.services.move_clocks import MoveClocks
+from server.services.ownership import Ownership, SoleOwnership
 from server.services.players import Caller
 from server.settings import Settings
 from server.store.event_store import EventStore
@@ -64,8 +65,10 @@ class MatchService:
         move_seconds: int | None = None,
         bot_think_seconds: float | None = None,
         finished_kept: int | None = None,
+        ownership: Ownership | None = None,
     ) -> None:
         settings = settings or Settings()
+        self.ownership: Ownership = ownership or SoleOwnership()
         self.store = store
         self.clock = clock or SystemClock()
         self.on_match_over = on_match_over
@@ -78,6 +81,7 @@ class MatchService:
             self.clock,
             finished_kept=settings.finished_matches_kept if finished_kept is None else finished_kept,
             changed=self._after_change,
+            ownership=self.ownership,
         )
         self.commands = MatchCommands(
             self.registry, bots_inline=self.bot_think_seconds <= 0, changed=self._after_change
@@ -104,17 +108,35 @@ class MatchService:
 
     def _after_change(self, live: LiveMatch) -> None:
         """The match moved: hold it live if it just started, report a tournament match that ended,
-        arm its clock, give a bot its move."""
+        and, if this server owns it, arm its clock and give a bot its move (a finished match's
+        lease goes)."""
         self.registry.settle(live)
         if live.state.phase is Phase.MATCH_OVER and live.summary.tournament and not live.reported:
             live.reported = True
             if self.on_match_over is not None:
                 self.on_match_over(live.id)
-        if self.registry.stopping or live.closed:
+        if live.closed or live.annulled:
+            self.ownership.release(live.id)
+        if self.registry.stopping or live.closed or not self.ownership.owns(live.id):
             self.clocks.cancel(live)
             return
         self.clocks.arm(live)
         self.bots.arm(live)
+
+    def _lost(self, match_id: str) -> None:
+        """Another server took ``match_id`` over: its clock and bot move here stop."""
+        live = self.registry.let_go(match_id)
+        if live is not None:
+            self.clocks.cancel(live)
+            if live.bot_move is not None:
+                live.bot_move.cancel()
+                live.bot_move = None
+
+    async def _adopt(self, match_id: str) -> None:
+        """This server claimed an orphan (its owner died): hold it, apply what ran out, arm it."""
+        live = await self.registry.open(match_id, arm=False)
+        await self.clocks.apply_expired([live])
+        self._after_change(live)
 
     @property
     def _live(self) -> dict[str, LiveMatch]:
@@ -125,8 +147,14 @@ class MatchService:
 
     async def recover(self) -> int:
         """At start-up: hold every unfinished match live and apply, in deadline order, the clocks
-        that ran out while no server was running. Returns how many timeouts were applied."""
-        lives = await self.registry.open_all_live()  # no clock fires before all are in
+        that ran out while no server was running. Returns how many timeouts were applied.
+
+        With leases (several servers) only the orphans are: the live matches no running server
+        owns (all of them when this is the only server); the others stay their owners'."""
+        if isinstance(self.ownership, SoleOwnership):
+            lives = await self.registry.open_all_live()  # no clock fires before all are in
+        else:
+            lives = [await self.registry.open(m, arm=False) for m in await self.ownership.claim_orphans()]
         applied = await self.clocks.apply_expired(lives)
         for live in lives:
             self._after_change(live)
@@ -134,11 +162,17 @@ class MatchService:
         return applied
 
     def hold_live_matches(self) -> None:
-        self.registry.hold_live_matches()
+        """From now on, hold the live matches this server owns: with leases, renew them and take
+        over orphans every beat; with one process, every live match."""
+        if isinstance(self.ownership, SoleOwnership):
+            self.registry.hold_live_matches()
+        else:
+            self.ownership.start(self._lost, self._adopt)
 
     async def stop(self) -> None:
         self.invitations.stop()
         await self.registry.stop()
+        await self.ownership.stop()  # after the clocks: the leases go, the others take over at once
 
     def stop_watchers(self) -> None:
         self.registry.stop_watchers()
@@ -215,6 +249,7 @@ class MatchService:
     async def join(self, match_id: str, caller: Caller, entropy: str) -> MatchOutcome:
         await self._refuse_if_annulled(match_id, caller)
         live, appended, command_id = await self.commands.join(match_id, caller, entropy)
+        await self.registry.settled(match_id)
         return await self._answer(live, caller, appended, command_id)
 
     async def forfeit(self, match_id: str, seat: int, reason: str) -> bool:

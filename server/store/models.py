@@ -36,12 +36,15 @@ Tables the API never shows (``processed_commands``, ``snapshots``, ``match_secre
 - ``match_secrets``: each match's secret ``server_seed`` (hex) until the match reveals it;
   never in an event before ``seed_revealed``.
 - ``server_secrets``: server-wide secrets kept hashed (the director token's SHA-256).
+- ``servers`` and ``match_leases``: the server processes sharing a PostgreSQL database and which
+  of them owns each live match (``server.store.leases``); nothing else reads them.
 
 Times are stored as the exact ISO 8601 UTC strings that were hashed (``2026-11-29T19:55:34.123456Z``).
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -50,6 +53,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    DateTime,
     Float,
     ForeignKey,
     Index,
@@ -67,6 +71,8 @@ HASH_LEN = 64
 AT_LEN = 32
 ID_LEN = 64
 NAME_KEY_LEN = 300  # server.names.MAX_KEY_LENGTH
+SERVER_ID_LEN = 32
+URL_LEN = 200
 SECRET_HASH_LEN = 255  # an argon2id hash string is about 100 characters
 MAX_SEQ = 2**31 - 1  # ``seq`` is a 32-bit INTEGER column: no stream goes further
 
@@ -359,6 +365,27 @@ class ServerSecret(SQLModel, table=True):
     created_at: str = Field(sa_column=Column(String(AT_LEN), nullable=False))
 
 
+class ServerRow(SQLModel, table=True):
+    """A server process sharing the PostgreSQL database (issue 24), alive until ``expires_at``
+    (database time), renewed with its leases; ``peer_url``: where the others forward to it."""
+
+    __tablename__ = "servers"
+
+    id: str = Field(sa_column=Column(String(SERVER_ID_LEN), primary_key=True))
+    peer_url: str = Field(sa_column=Column(String(URL_LEN), nullable=False))
+    expires_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+
+
+class MatchLease(SQLModel, table=True):
+    """Which server owns a live match (runs its clocks and bots, holds it) until ``expires_at``."""
+
+    __tablename__ = "match_leases"
+
+    match_id: str = Field(sa_column=Column(String(ID_LEN), primary_key=True))
+    owner: str = Field(sa_column=Column(String(SERVER_ID_LEN), nullable=False, index=True))
+    expires_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+
+
 # ---------------------------------------------------------------- Core access
 
 
@@ -384,5 +411,7 @@ ratings_table = table_of(RatingRow)
 rating_changes_table = table_of(RatingChangeRow)
 rated_matches_table = table_of(RatedMatchRow)
 ratings_state_table = table_of(RatingsStateRow)
+servers_table = table_of(ServerRow)
+match_leases_table = table_of(MatchLease)
 
 READ_MODEL_TABLES = (match_summaries_table, match_seats_table, standings_table)

@@ -16,6 +16,8 @@ from server.store.migrate import current_revision, downgrade, drift, head_revisi
 
 TABLES = {
     "events",
+    "servers",
+    "match_leases",
     "processed_commands",
     "snapshots",
     "players",
@@ -44,7 +46,7 @@ def tables(url: str) -> set[str]:
 def test_upgrade_from_empty_then_down_to_base_and_up_again(db_url: str) -> None:
     assert tables(db_url) == set() and current_revision(db_url) is None
     upgrade(db_url)
-    assert current_revision(db_url) == head_revision() == "0008"
+    assert current_revision(db_url) == head_revision() == "0009"
     assert tables(db_url) == TABLES | {"alembic_version"}
     assert drift(db_url) == []
     upgrade(db_url)  # a second upgrade is a no-op
@@ -87,13 +89,13 @@ def test_servers_starting_together_migrate_once(db_url: str) -> None:
         t.start()
     for t in threads:
         t.join()
-    assert errors == [] and current_revision(db_url) == "0008"
+    assert errors == [] and current_revision(db_url) == "0009"
 
 
 def test_event_store_open_migrates(db_url: str) -> None:
     store = EventStore.open(db_url)
     try:
-        assert current_revision(db_url) == "0008"
+        assert current_revision(db_url) == "0009"
         store.append("players", [Event("x", {})], expected_seq=None)
     finally:
         store.close()
@@ -102,15 +104,15 @@ def test_event_store_open_migrates(db_url: str) -> None:
 def test_cli_upgrade(db_url: str) -> None:
     result = CliRunner().invoke(app, ["db", "upgrade", "--db", db_url])
     assert result.exit_code == 0, result.output
-    assert "database at revision 0008" in result.output
-    assert current_revision(db_url) == "0008"
+    assert "database at revision 0009" in result.output
+    assert current_revision(db_url) == "0009"
 
 
 def test_cli_upgrade_uses_the_environment(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("UNODUO_DATABASE_URL", db_url)
     result = CliRunner().invoke(app, ["db", "upgrade"])
     assert result.exit_code == 0, result.output
-    assert current_revision(db_url) == "0008"
+    assert current_revision(db_url) == "0009"
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,143 @@
+"""Match ownership on PostgreSQL (issue 24): one owner per live match, the others hold nothing.
+
+Two apps on one database, in one process (no peer URL, so nothing is forwarded here: the
+forwarding itself is tested with real servers in tests/cli/test_match_ownership_e2e.py). The
+server whose join started a match owns it: it holds it, arms its clock and moves its bots; the
+other holds no copy and arms nothing, yet a command sent to it is still applied (once: the
+store fences appends). When the owner stops, the other takes the match over: it claims the
+lease, and its clock runs from the decision's start.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+
+from server.app import make_app
+from server.services.matches import MatchService
+from server.services.ownership import LeasedOwnership
+from server.settings import Settings
+from server.store.models import match_leases_table
+from tests.server.helpers import ok, register
+from tests.server.test_lobby_socket import DIRECTOR_TOKEN, ON_POSTGRES
+
+STALL_SECONDS = 120.0  # a cap whose expiry is a clear failure, not a budget
+
+
+def settings(url: str, **more: Any) -> Settings:
+    return Settings(
+        database_url=url,
+        director_token=DIRECTOR_TOKEN,
+        bot_think_seconds=0,
+        follow_poll_seconds=60,
+        lease_seconds=1.0,
+        **more,
+    )
+
+
+@pytest.fixture
+def two_apps(url: str, db_kind: str) -> Iterator[tuple[TestClient, TestClient]]:
+    assert db_kind == "postgres"
+    with TestClient(make_app(settings(url)), raise_server_exceptions=False) as one:
+        with TestClient(make_app(settings(url)), raise_server_exceptions=False) as two:
+            yield one, two
+
+
+def service(client: TestClient) -> MatchService:
+    matches: MatchService = client.app.state.matches  # type: ignore[attr-defined]
+    return matches
+
+
+def owner_id(client: TestClient, match_id: str) -> str | None:
+    with service(client).store.engine.connect() as conn:
+        row = conn.execute(select(match_leases_table.c.owner).where(match_leases_table.c.match_id == match_id)).first()
+    return None if row is None else str(row.owner)
+
+
+def wait_until(check: Any, what: str) -> None:
+    deadline = time.monotonic() + STALL_SECONDS
+    while not check():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+def started_match(
+    here: TestClient, there: TestClient, move_seconds: int = 60
+) -> tuple[str, dict[str, str], dict[str, str]]:
+    """A match of ada and bob made and started (both joins) on ``here``."""
+    _ada, ada = register(here, "ada")
+    bob, bob_h = register(there, "bob")
+    body = {"opponent": bob, "move_seconds": move_seconds}
+    match_id = ok(here.post("/api/matches", headers=ada, json=body), 201)["id"]
+    ok(here.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
+    ok(here.post(f"/api/matches/{match_id}/join", headers=bob_h, json={"entropy": "b"}))
+    return match_id, ada, bob_h
+
+
+@ON_POSTGRES
+def test_the_server_that_starts_a_match_owns_it_and_the_other_holds_nothing(
+    two_apps: tuple[TestClient, TestClient],
+) -> None:
+    here, there = two_apps
+    match_id, _ada, bob = started_match(here, there)
+    mine, other = service(here), service(there)
+    assert isinstance(mine.ownership, LeasedOwnership) and isinstance(other.ownership, LeasedOwnership)
+    assert owner_id(here, match_id) == mine.ownership.server_id
+    assert match_id in mine.registry.live and mine.clocks.armed() == 1
+    assert mine.ownership.owns(match_id) and not other.ownership.owns(match_id)
+
+    # The other server reads and even applies a command (no peer URL here: nothing to forward to),
+    # but holds no copy and arms no clock: the owner's follower takes the move and arms its clock.
+    view = ok(there.get(f"/api/matches/{match_id}", headers=bob))["view"]
+    assert match_id not in other.registry.live and other.clocks.armed() == 0
+    if view["legal"]:
+        command = dict(view["legal"][0])
+        if command.get("card") in ("W", "W+4") or command["type"] == "color":
+            command["color"] = "red"
+        body = {"command_id": "b1", "expected_version": view["version"], "command": command}
+        moved = ok(there.post(f"/api/matches/{match_id}/commands", headers=bob, json=body))["view"]["version"]
+        wait_until(lambda: mine.registry.live[match_id].state.version >= moved, "the owner never read the move")
+    assert match_id not in other.registry.live and other.clocks.armed() == 0
+    assert mine.clocks.armed() == 1
+
+
+@ON_POSTGRES
+def test_a_stopped_owners_matches_are_taken_over_with_their_clocks(url: str, db_kind: str) -> None:
+    assert db_kind == "postgres"
+    with TestClient(make_app(settings(url)), raise_server_exceptions=False) as there:
+        first = TestClient(make_app(settings(url)), raise_server_exceptions=False)
+        first.__enter__()
+        try:
+            match_id, _ada, _bob = started_match(first, there, move_seconds=2)
+            version = service(first).registry.live[match_id].state.version
+        finally:
+            first.__exit__(None, None, None)  # its leases go with it
+        other = service(there)
+        wait_until(lambda: match_id in other.registry.live, "the match was never taken over")
+        assert owner_id(there, match_id) == other.ownership.server_id
+        assert match_id in other.registry.live and other.clocks.armed() == 1
+
+        def timed_out() -> bool:
+            events = there.get(f"/api/matches/{match_id}/events", params={"since": version}).text
+            return '"timed_out"' in events
+
+        wait_until(timed_out, "the new owner's clock never fired")
+
+
+@ON_POSTGRES
+def test_a_finished_match_gives_its_lease_up(two_apps: tuple[TestClient, TestClient]) -> None:
+    here, _there = two_apps
+    _ada, ada = register(here, "ada")
+    body = {"opponent": "bot:random", "move_seconds": 1}
+    match_id = ok(here.post("/api/matches", headers=ada, json=body), 201)["id"]
+    ok(here.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
+    assert owner_id(here, match_id) == service(here).ownership.server_id
+    # Ada never moves: her third timeout forfeits the match, and its lease goes.
+    wait_until(lambda: owner_id(here, match_id) is None, "the finished match kept its lease")
+    assert ok(here.get(f"/api/matches/{match_id}"))["match"]["status"] == "finished"
+    assert not service(here).ownership.owns(match_id)
