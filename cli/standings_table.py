@@ -8,6 +8,9 @@ Two standings tables from the same rows:
   of up to about 20 characters; a longer name folds, the numbers never do.
 - **full** (``--wide``, or a terminal wide enough for all of it): every tie-break column.
 
+A tournament of duplicate rounds adds ``SD`` to either, before "decided by": the same-deal
+percentage (docs/TOURNAMENTS.md "Duplicate rounds"; ``—`` with nothing to compare).
+
 "decided by" (the tie-break that put a player above the next) is never cut: its column does not wrap, the others give way first. Each round's
 results are said winner first, with the rule of the tournament's ruleset once in the round's
 caption (``bob wins 31–229`` · ``lowest total wins``).
@@ -61,6 +64,16 @@ ABBREVIATIONS: dict[str, tuple[str, str]] = {  # tie-break → (short, words for
 FULL_COUNTS = ("played", "won", "lost", "byes", "forfeits", "points_for", "points_against")
 
 
+def duplicate(t: Mapping[str, Any]) -> bool:
+    return bool(t.get("duplicate"))
+
+
+def same_deal_text(row: Mapping[str, Any]) -> str:
+    """The same-deal percentage, one decimal (``57.5``), or ``—`` with no comparison."""
+    value = row.get("same_deal")
+    return NONE if value is None else f"{float(value):.1f}"
+
+
 def _short(name: str) -> str:
     return ABBREVIATIONS.get(name, (name.replace("_", " "), ""))[0]
 
@@ -97,6 +110,8 @@ def standings_compact(t: Mapping[str, Any]) -> Table:
     out.add_column("P", justify="right", no_wrap=True)
     out.add_column("W–L", justify="right", no_wrap=True)
     out.add_column("points for–against", justify="right", no_wrap=True)
+    if duplicate(t):
+        out.add_column("SD", justify="right", no_wrap=True)
     out.add_column("decided by", no_wrap=True)
     for row in rows:
         byes = f" +{row['byes']}b" if row.get("byes") else ""
@@ -106,6 +121,7 @@ def standings_compact(t: Mapping[str, Any]) -> Table:
             str(row["played"]),
             f"{row['won']}–{row['lost']}{byes}",
             f"{row['points_for']}–{row['points_against']}",
+            *([same_deal_text(row)] if duplicate(t) else []),
             decided_text(row),
         )
     return out
@@ -117,6 +133,8 @@ def legend(t: Mapping[str, Any]) -> Text:
     used = [n for n in tiebreak_names(rows) if n in ABBREVIATIONS and any(r.get("decided_by") == n for r in rows)]
     parts = ["P played", "W–L won–lost" + (" (+Nb: N byes)" if any(r.get("byes") for r in rows) else "")]
     parts += [f"{ABBREVIATIONS[n][0]} {ABBREVIATIONS[n][1]}" for n in used]
+    if duplicate(t):
+        parts.append("SD same-deal % (50: the field's average on the same cards)")
     return Text(" · ".join(parts) + " · --wide: every tie-break column", style="dim")
 
 
@@ -130,6 +148,8 @@ def standings_full(t: Mapping[str, Any]) -> Table:
         out.add_column(label, justify="right", overflow="fold")
     for name in tiebreaks:
         out.add_column(name.replace("_", " "), justify="right", overflow="fold")
+    if duplicate(t):
+        out.add_column("same deal", justify="right", no_wrap=True)
     out.add_column("decided by", no_wrap=True)
     for row in rows:
         out.add_row(
@@ -137,6 +157,7 @@ def standings_full(t: Mapping[str, Any]) -> Table:
             Text(_player(row)),
             *(str(row[key]) for key in FULL_COUNTS),
             *(NONE if row["tiebreaks"].get(n) is None else str(row["tiebreaks"][n]) for n in tiebreaks),
+            *([same_deal_text(row)] if duplicate(t) else []),
             (str(row.get("decided_by") or "").replace("_", " ")) or NONE,
         )
     return out
@@ -268,7 +289,7 @@ def standings_chain(t: Mapping[str, Any], *, wide: bool = False) -> Table:
     labels = ["#", "player", "P"]
     if wide:
         labels += ["W–L", "byes", "forfeits", "points for–against"]
-    labels += [chain_label(n) for n in chain] + ["by"]
+    labels += [chain_label(n) for n in chain] + (["SD"] if duplicate(t) else []) + ["by"]
     cells: list[list[str]] = []
     for row in rows:
         name = str(row["name"])
@@ -276,7 +297,8 @@ def standings_chain(t: Mapping[str, Any], *, wide: bool = False) -> Table:
         extra = [f"{row['won']}–{row['lost']}", str(row["byes"]), str(row["forfeits"]), _points(row)] if wide else []
         values = [row["tiebreaks"].get(n) for n in chain]
         numbers = [NONE if v is None else str(v) for v in values]
-        cells.append([str(row["rank"]), player, str(row["played"]), *extra, *numbers, _decided_short(row)])
+        same = [same_deal_text(row)] if duplicate(t) else []
+        cells.append([str(row["rank"]), player, str(row["played"]), *extra, *numbers, *same, _decided_short(row)])
     out = Table(
         title="Standings",
         title_justify="left",
@@ -319,6 +341,8 @@ def chain_legend(t: Mapping[str, Any]) -> Text:
     """The chain table's key: every short column name in words, in the chain's order."""
     parts = ["P played"]
     parts += [f"{chain_label(n)} {CHAIN_WORDS[n][1]}" for n in chain_of(t) if n in CHAIN_WORDS and n != "lot"]
+    if duplicate(t):
+        parts.append("SD same-deal %")
     parts.append("by: the tie-break that puts the row above the next")
     if any(r.get("withdrawn") for r in t["standings"]):
         parts.append("(wd) withdrawn")

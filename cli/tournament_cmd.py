@@ -220,6 +220,17 @@ def header(t: dict[str, Any]) -> list[str]:
             shown = names_of(t)
             text = lines.pop() + ", ".join(f"{shown.get(p, p)} {r}" for p, r in ratings.items())
             lines.extend(textwrap.wrap(text, width=80, subsequent_indent="  "))
+    if t.get("duplicate"):
+        keys = t.get("deal_keys") or {}
+        lines.append(
+            "duplicate rounds: every pairing of a round on the same deal"
+            + (
+                f"; deal keys revealed for round {', '.join(keys)}"
+                if keys
+                else "; each round's deal key revealed at its end"
+            )
+        )
+        lines.extend(f"  round {n}: {key}" for n, key in keys.items())
     if t.get("server_seed"):
         lines.append(f"seed (revealed): {t['server_seed']}")
     names = names_of(t)
@@ -440,6 +451,14 @@ def create(
             help="pairing numbers: entry (the order of --player) or rating (by rating when it starts, docs/RATINGS.md)",
         ),
     ] = "entry",
+    duplicate: Annotated[
+        bool,
+        typer.Option(
+            "--duplicate",
+            help="duplicate rounds: every pairing of a round dealt the same cards; a same-deal column "
+            "(round_robin and swiss)",
+        ),
+    ] = False,
     url: Url = DEFAULT_URL,
     token: Token = None,
 ) -> None:
@@ -464,6 +483,8 @@ def create(
         body["bot_accounts"] = True
     if seeding != "entry":
         body["seeding"] = seeding
+    if duplicate:
+        body["duplicate"] = True
     if double:
         body["double"] = True
     if move_seconds is not None:
@@ -473,6 +494,7 @@ def create(
     t = call_object(server, "POST", "/api/tournaments", body)
     formats = "" if t.get("format", "round_robin") == "round_robin" else f", {format_words(t)}"
     bots = ", bot accounts may enter" if t.get("bot_accounts") else ""
+    bots += ", duplicate rounds" if t.get("duplicate") else ""
     typer.echo(f"created tournament {t['id']} ({t['name']}, {ruleset_text(t)}{formats}{bots})")
     if t["players"]:
         console().print(entrants_table(t))

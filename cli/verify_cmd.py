@@ -44,10 +44,17 @@ def verify(
     as_json: bool = typer.Option(
         False, "--json", help="the result as JSON: {file, ok, checks, failure: {line, message}}"
     ),
+    deal_key: str | None = typer.Option(
+        None,
+        "--deal-key",
+        help="a duplicate round's deal key (64 hex, the tournament's duplicate_revealed); "
+        "default: the replay header's deal_key",
+    ),
 ) -> None:
     """Check the chain, the seed against its commitment, every shuffle and decision, and receipts."""
     try:
         receipts = [Receipt.parse(r) for r in receipt]
+        key = None if deal_key is None else _deal_key(deal_key)
     except ValueError as exc:
         typer.echo(f"unoduo verify: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -55,7 +62,7 @@ def verify(
     long_file = text.count("\n") >= PROGRESS_FROM_LINES and sys.stderr.isatty() and not as_json
     try:
         with _progress(long_file) as on_stage:
-            report = verify_replay(text, receipts, on_stage)
+            report = verify_replay(text, receipts, on_stage, key)
     except ReplayUnreadable as exc:
         typer.echo(f"unoduo verify: {file}: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -72,6 +79,16 @@ def verify(
             typer.echo(f"verified: {file}")
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _deal_key(text: str) -> bytes:
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) != 32:
+        raise ValueError(f"--deal-key is 64 hex digits (32 bytes), not {text!r}")
+    return key
 
 
 def register(app: typer.Typer) -> None:

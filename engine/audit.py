@@ -52,6 +52,7 @@ def command_of(head: Event) -> Command:
             data.get("first_drafter"),
             tuple(names) if isinstance(names, list) else names,
             data.get("seats"),  # a table of 3 to 10 (classic); absent: two seats
+            data.get("duplicate"),  # a duplicate round's match; absent: any other
         )
     if head.type == EventType.SEAT_JOINED:
         return JoinSeat(data["seat"], data["entropy"])

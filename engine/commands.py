@@ -92,7 +92,8 @@ class CreateMatch:
     ``names`` are the seats' player names, by seat, recorded as public data so that a replay
     names its players on the hash chain (None: a match without names, as before they were kept).
     ``seats`` is the table's size, 2 to 10 where the ruleset allows it (None: two seats, not
-    recorded, as before tables of more than two existed).
+    recorded, as before tables of more than two existed). ``duplicate`` links a duplicate
+    round's match to its deal (``engine.duplicate.deal_link``; None: not recorded).
     """
 
     ruleset: Ruleset
@@ -100,6 +101,7 @@ class CreateMatch:
     first_drafter: int | None = None
     names: tuple[str, ...] | None = None
     seats: int | None = None
+    duplicate: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -213,6 +213,8 @@ def _create(batch: _Batch, command: CreateMatch) -> None:
                 ErrorCode.MALFORMED, f"names must be {_count_words(seats)} names of 1 to {MAX_NAME_LENGTH} characters"
             )
         record["names"] = list(names)
+    if command.duplicate is not None:  # a duplicate round's match (engine.duplicate): where its deal comes from
+        record["duplicate"] = dict(command.duplicate)
     batch.emit(EventType.MATCH_CREATED, record)
 
 

@@ -74,6 +74,7 @@ class MatchCreated(TypedDict):
     first_drafter: NotRequired[int]  # fixed by a tournament's schedule: no cut
     names: NotRequired[list[str]]  # the seats' player names, by seat (a server's match; not in older logs)
     seats: NotRequired[int]  # the table's size, 2-10 (classic); absent: two seats
+    duplicate: NotRequired[dict[str, Any]]  # a duplicate round's match: {tournament, round, deal} (engine.duplicate)
 
 
 class SeatJoined(TypedDict):

@@ -76,8 +76,19 @@ def replay_line(envelope: Mapping[str, Any], openings: Mapping[str, Opening]) ->
     return compact({**envelope, "open": {name: o["value"] for name, o in openings.items()}})
 
 
-def header_line(match_id: str, ruleset: str, players: Sequence[str], engine_version: str | None = None) -> str:
-    return compact(replay_header(match_id, ruleset, players, engine_version or ENGINE_VERSION))
+def header_line(
+    match_id: str,
+    ruleset: str,
+    players: Sequence[str],
+    engine_version: str | None = None,
+    deal_key: bytes | None = None,
+) -> str:
+    """The header; ``deal_key`` (a duplicate round's, once revealed) goes in as hex: not hashed,
+    it is checked against the chain (``engine.duplicate.link_problem``)."""
+    header = replay_header(match_id, ruleset, players, engine_version or ENGINE_VERSION)
+    if deal_key is not None:
+        header["deal_key"] = deal_key.hex()
+    return compact(header)
 
 
 def replay_lines(

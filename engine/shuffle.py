@@ -134,13 +134,24 @@ class Dealer:
     ``stacked`` (round number -> full deck order) and ``first_drafter`` exist for
     ``unoduo scenario``: a stacked deck replaces that round's seeded shuffle, and a fixed first
     drafter skips the cut. A real match never sets them.
+
+    ``deal_key`` is a duplicate round's key (``engine.duplicate``): it keys every shuffle in
+    place of the seed and the seats' entropies, and salts the seals (:attr:`seal_seed`).
     """
 
     server_seed: bytes
     stacked: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
     first_drafter: int | None = None
+    deal_key: bytes | None = None
+
+    @property
+    def seal_seed(self) -> bytes:
+        """What salts the match's sealed fields: the seed, or a duplicate round's deal key."""
+        return self.server_seed if self.deal_key is None else self.deal_key
 
     def key(self, entropies: Sequence[str]) -> bytes:
+        if self.deal_key is not None:
+            return self.deal_key
         return shuffle_key(self.server_seed, *entropies)
 
     def cut(self, entropies: Sequence[str], k: int, deck_size: int) -> tuple[int, ...]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.audit import rerun
 from engine.chain import describe_break, first_broken_seq
+from engine.duplicate import DEAL_FIELD, link_problem
 from engine.errors import ReplayUnreadable
 from engine.events import Event, EventType
 from engine.replay import parse_replay
@@ -98,18 +99,25 @@ def _seal_problem(line: dict[str, Any], seed: bytes) -> str | None:
     return None
 
 
-def verify_replay(text: str, receipts: Sequence[Receipt] = (), on_stage: Callable[[str], None] | None = None) -> Report:
+def verify_replay(
+    text: str,
+    receipts: Sequence[Receipt] = (),
+    on_stage: Callable[[str], None] | None = None,
+    deal_key: bytes | None = None,
+) -> Report:
     """Run every check; raises ReplayUnreadable if the text is not a replay file of this version.
 
     ``on_stage(name)`` is told as each check begins (``read``, ``chain``, ``seed``, ``seals``,
-    ``re-run``, ``receipts``): a progress display for long files."""
+    ``re-run``, ``receipts``): a progress display for long files. A duplicate round's match
+    (docs/FAIRNESS.md "Duplicate rounds") is checked with its round's deal key: ``deal_key``,
+    else the header's ``deal_key`` (hex), which the server adds once the round is revealed."""
 
     def stage(name: str) -> None:
         if on_stage is not None:
             on_stage(name)
 
     stage("read")
-    _header, lines = parse_replay(text)
+    header, lines = parse_replay(text)
     report = Report()
     if not lines:
         return report.fail(2, "the replay holds no events")
@@ -140,11 +148,25 @@ def verify_replay(text: str, receipts: Sequence[Receipt] = (), on_stage: Callabl
             f"is {str(first['data'].get('commitment'))[:16]}…: the seed or the commitment was changed",
         )
     report.checks.append("seed: sha256(server_seed) equals the commitment made at creation")
+    dealer = Dealer(seed)
+    if DEAL_FIELD in first["data"]:
+        key = deal_key if deal_key is not None else _header_key(header)
+        if key is None:
+            return report.fail(
+                2,
+                "a duplicate round's match: its cards and seals are checked with the round's deal key, which the "
+                "tournament reveals once the round is over (re-export the replay then, or give --deal-key)",
+            )
+        problem = link_problem(first["data"], str(first["stream"]).removeprefix("match-"), key, seed)
+        if problem:
+            return report.fail(2, f"the deal key does not belong to this match: {problem}")
+        dealer = Dealer(seed, deal_key=key)
+        report.checks.append("deal: sha256(deal key) equals match_created's deal, and the seed derives from it")
 
     stage("seals")
     sealed_count = 0
     for index, line in enumerate(lines):
-        problem = _seal_problem(line, seed)
+        problem = _seal_problem(line, dealer.seal_seed)
         if problem:
             return report.fail(index + 2, problem)
         sealed_count += len(line["sealed"])
@@ -158,7 +180,7 @@ def verify_replay(text: str, receipts: Sequence[Receipt] = (), on_stage: Callabl
                 index + 2, f"{event.type}: the public and sealed fields are not split as its schema says"
             )
     stage("re-run")
-    mismatch = rerun(events, Dealer(seed))
+    mismatch = rerun(events, dealer)
     if mismatch is not None:
         return report.fail(mismatch.index + 2, mismatch.reason)
     report.checks.append("re-run: every cut, shuffle, decision, verdict and score follows from the rules")
@@ -173,6 +195,13 @@ def verify_replay(text: str, receipts: Sequence[Receipt] = (), on_stage: Callabl
             )
         report.checks.append(f"receipt {receipt.seq}: present")
     return report
+
+
+def _header_key(header: dict[str, Any]) -> bytes | None:
+    try:
+        return bytes.fromhex(str(header["deal_key"]))
+    except (KeyError, ValueError):
+        return None
 
 
 def verify_live_log(envelopes: Sequence[dict[str, Any]]) -> Report:

@@ -191,6 +191,11 @@ class StandingPublic(BaseModel):
         "points_difference, points_conceded, lot; tables placement_points, match_points, firsts, lot"
     )
     decided_by: str | None = Field(description="the tie-break that puts this row above the next; null for the last")
+    same_deal: float | None = Field(
+        default=None,
+        description="duplicate rounds: matchpoints on the same deals as a percentage (50: the field's average); "
+        "null without a comparison or when the tournament is not duplicate (docs/TOURNAMENTS.md)",
+    )
 
 
 class DisputePublic(BaseModel):
@@ -232,6 +237,11 @@ class TournamentPublic(BaseModel):
     )
     seed_ratings: dict[str, int] = Field(
         default_factory=dict, description="a rating seeding: each player's rating when it started (by player id)"
+    )
+    duplicate: bool = Field(default=False, description="duplicate rounds: a round's pairings share one deal")
+    deal_keys: dict[str, str] = Field(
+        default_factory=dict,
+        description="duplicate rounds: each finished round's deal key (hex), by round number (docs/FAIRNESS.md)",
     )
     ruleset: str
     rules: dict[str, Any] = Field(description="the complete ruleset in force")

@@ -178,6 +178,21 @@ def check_seed(events: list[dict]) -> bytes:
     return seed
 
 
+def check_deal(header: dict, events: list[dict], seed: bytes, given: str | None) -> bytes | None:
+    """A duplicate round's deal key K (FAIRNESS.md), which keys its shuffles and seals; None for others."""
+    link, match = events[0]["data"].get("duplicate"), events[0]["stream"].removeprefix("match-")
+    if link is None:
+        return None
+    try:
+        key = bytes.fromhex(given if given is not None else header["deal_key"])
+        same(2, "sha256(deal key) against duplicate.deal", link["deal"], hashlib.sha256(key).hexdigest())
+    except (KeyError, TypeError, ValueError):
+        raise Failed(2, "a duplicate round's match: its deal key (header deal_key or --deal-key) is needed") from None
+    derived = hmac.new(key, f"duplicate:match:{match}".encode(), hashlib.sha256).hexdigest()
+    same(len(events) + 1, "server_seed against HMAC(deal key, 'duplicate:match:<match>')", derived, seed.hex())
+    return key
+
+
 def check_sealed(events: list[dict], seed: bytes) -> str:
     for n, e in enumerate(events, start=2):
         same(n, "the opened fields against the sealed ones", sorted(e["sealed"]), sorted(e["open"]))
@@ -195,12 +210,12 @@ def seat_count(events: list[dict]) -> int:
     return seats
 
 
-def check_shuffles(events: list[dict], seed: bytes) -> str:
+def check_shuffles(events: list[dict], seed: bytes, deal: bytes | None = None) -> str:
     revealed, ruleset, seats = events[-1]["data"].get("entropies"), events[0]["data"]["ruleset"], seat_count(events)
     size = ruleset["deck_size"]
     if not (isinstance(revealed, list) and len(revealed) == seats and all(isinstance(x, str) for x in revealed)):
         raise Failed(len(events) + 1, f"entropies is not a list of {seats} strings, one per seat")
-    key = shuffle_key(seed, *revealed)
+    key = shuffle_key(seed, *revealed) if deal is None else deal
     cuts = rnd = restart = recycles = decks = shuffled = 0
     for n, e in enumerate(events, start=2):
         d, o = e["data"], e["open"]
@@ -249,27 +264,29 @@ def check_faces(events: list[dict]) -> str:
     return f"faces: {count} card codes are the faces of the card ids beside them"
 
 
-def check(text: str, ok: list[str]) -> None:
+def check(text: str, ok: list[str], deal_key: str | None = None) -> None:
     """Append an `ok` line per check that holds; raise Failed at the first that does not."""
     header, events = read(text)
     ok.append(check_lines(header, events))
     ok.append(check_chain(events))
     seed = check_seed(events)
     ok.append("seed: sha256(server_seed) on the last line is the commitment on line 2")
-    ok.append(check_sealed(events, seed))
-    ok.append(check_shuffles(events, seed))
+    deal = check_deal(header, events, seed, deal_key)  # None unless a duplicate round's match
+    ok.append(check_sealed(events, seed if deal is None else deal))
+    ok.append(check_shuffles(events, seed, deal))
     ok.append(check_faces(events))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Check an unoduo replay's chain, seed, seals and shuffles.")
     parser.add_argument("file", help="a replay file (.jsonl) of a finished match")
+    parser.add_argument("--deal-key", help="a duplicate round's deal key (hex); default: the header's deal_key")
     args = parser.parse_args(argv)
     ok: list[str] = []
     failure: Failed | None = None
     try:
         with open(args.file, encoding="utf-8") as f:
-            check(f.read(), ok)
+            check(f.read(), ok, args.deal_key)
     except (OSError, UnicodeDecodeError, Unreadable) as exc:
         print(f"replay_check: {args.file}: {exc}", file=sys.stderr)
         return 2

@@ -71,6 +71,11 @@ class CreateTournamentRequest(RequestBody):
         description="pairing numbers (the round-robin's Berger numbers, the Swiss's initial order): the order of "
         "players (entry), or by rating in the ruleset's family when the tournament starts (rating, docs/RATINGS.md)",
     )
+    duplicate: StrictBool = Field(
+        default=False,
+        description="duplicate rounds: every pairing of a round is dealt the same committed deck order, and the "
+        'standings gain a same-deal column (round_robin and swiss; docs/TOURNAMENTS.md "Duplicate rounds")',
+    )
     round_starts: list[AwareDatetime] = Field(
         default_factory=list,
         max_length=30,
@@ -90,6 +95,11 @@ class EntryRequest(RequestBody):
         min_length=1,
         max_length=100,
         description="the director: the player to enter (a name, an id or bot:NAME); a player leaves it out",
+    )
+    entropy: StrictStr = Field(
+        default="",
+        max_length=256,
+        description="a player entering itself: its entropy for the deals of duplicate rounds (docs/FAIRNESS.md)",
     )
 
 
@@ -171,6 +181,7 @@ async def create_tournament(
         round_starts=list(body.round_starts),
         bot_accounts=body.bot_accounts,
         seeding=body.seeding,
+        duplicate=body.duplicate,
     )
     t = await tournaments.create(request)
     return await asyncio.to_thread(_views(tournaments).public, t)
@@ -237,7 +248,8 @@ async def enter(
     tournament is not open); the director enters anyone (``player``: name, id or ``bot:NAME``).
     409 once started, for a player entered already, when the tournament is full (64), or for a
     bot account when the tournament does not take bot accounts (``bot_accounts``)."""
-    t = await tournaments.enter(tournament_id, caller, body.player if body is not None else None)
+    entropy = body.entropy if body is not None else ""
+    t = await tournaments.enter(tournament_id, caller, body.player if body is not None else None, entropy)
     return await asyncio.to_thread(_views(tournaments).public, t)
 
 

@@ -85,7 +85,7 @@ class MatchCommands:
         assert dealer is not None
         state = live.state
         events, after = decide_step(state, command, dealer)
-        steps = [ChainedAppend(events, state.version, command_id, OK, dealer.server_seed)]
+        steps = [ChainedAppend(events, state.version, command_id, OK, dealer.seal_seed)]
         states = [after]
         while bots_answer and len(steps) <= max_moves:
             move = bot_move(live, states[-1])
@@ -98,7 +98,7 @@ class MatchCommands:
             except CommandRefused as refusal:
                 bot_refused(live, seat, choice, refusal)
                 break
-            steps.append(ChainedAppend(events, before.version, f"bot-{before.version}", OK, dealer.server_seed))
+            steps.append(ChainedAppend(events, before.version, f"bot-{before.version}", OK, dealer.seal_seed))
             states.append(after)
         live.appending_to = states[-1].version
         try:

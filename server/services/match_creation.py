@@ -22,6 +22,7 @@ import secrets
 from engine.bots import BOT_PREFIX, UnknownBotError, normalize_bot_name
 from engine.commands import CreateMatch
 from engine.decide import decide_step
+from engine.duplicate import deal_link, duplicate_dealer
 from engine.errors import shown
 from engine.rulesets import MAX_SEATS, RULESETS, Ruleset, get_ruleset, seats_allowed
 from engine.seat_names import player_label
@@ -141,8 +142,12 @@ class MatchCreation:
         tournament: str | None = None,
         round_number: int | None = None,
         creator: str | None = None,
+        deal: bytes | None = None,
     ) -> LiveMatch:
-        """Register and create ``match_id`` (idempotent on the id); its house bots take their seats."""
+        """Register and create ``match_id`` (idempotent on the id); its house bots take their seats.
+
+        ``deal``: a duplicate round's deal key (``engine.duplicate``): the match's seed derives
+        from it, its shuffles and seals are under it, and it is the secret stored for the match."""
         registered = MatchRegistered(
             match=match_id,
             seats=tuple(p.id for p in seats),
@@ -159,18 +164,23 @@ class MatchCreation:
             command_id=f"register-{match_id}",
             result=OK,
         )
-        seed = new_server_seed()
+        dealer = Dealer(new_server_seed()) if deal is None else duplicate_dealer(deal, match_id)
+        link = None
+        if deal is not None and tournament is not None and round_number is not None:
+            link = deal_link(tournament, round_number, deal)
         first_drafter = None if tournament is None else 0
         # The seats' names go on the chain: a replay names its players (docs/REPLAYS.md).
         # A table of more than two says how many seats it has; a two-seat match's events are as they were.
         create = CreateMatch(
             ruleset,
-            commitment_of(seed),
+            commitment_of(dealer.server_seed),
             first_drafter,
             tuple(player_label(p.name, p.kind) for p in seats),  # a bot account's with "[bot]"
             None if len(seats) == 2 else len(seats),
+            link,
         )
-        events, _state = decide_step(INITIAL_STATE, create, Dealer(seed))
+        events, _state = decide_step(INITIAL_STATE, create, dealer)
+        secret = dealer.server_seed if deal is None else deal  # the registry's dealer_of_secret tells them apart
         with contextlib.suppress(ConcurrencyError):  # made before: a retry of the same match id
             await self.store.append_async(
                 match_stream(match_id),
@@ -178,8 +188,8 @@ class MatchCreation:
                 expected_seq=0,
                 command_id="create",
                 result=OK,
-                extra_rows=lambda at: match_seed_rows(match_id, seed, at),
-                seal_seed=seed,
+                extra_rows=lambda at: match_seed_rows(match_id, secret, at),
+                seal_seed=dealer.seal_seed,
             )
         live = await self.registry.open(match_id)
         await self.commands.join_bots(live)

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import copy
 import functools
+import json
 import logging
 import re
 import secrets
@@ -25,8 +26,10 @@ from datetime import datetime
 from typing import Any, Final, cast
 
 from engine.bots import UnknownBotError, normalize_bot_name
+from engine.duplicate import DEAL_FIELD, round_deal_key
 from engine.errors import shown
 from engine.events import Event, EventType
+from engine.replay import header_line
 from engine.rulesets import RULESETS, Ruleset, RulesetError, seats_allowed
 from engine.seat_names import player_label
 from engine.shuffle import commitment_of
@@ -62,6 +65,7 @@ from server.store.errors import UNAVAILABLE, ConcurrencyError
 from server.store.event_store import EventStore
 from server.store.models import MatchSummaryPublic, PlayerPublic
 from server.store.players import get_player, new_token, register_player
+from server.store.read_models import MatchSummary
 from server.store.secrets import match_seed, match_seed_rows, new_server_seed
 from server.store.streams import match_stream
 from server.store.values import format_at
@@ -83,6 +87,7 @@ from server.tournaments.model import (
     Dispute,
     DisputeOpened,
     DisputeRuled,
+    DuplicateRevealed,
     Format,
     MatchReplayed,
     PlayerEntered,
@@ -169,6 +174,7 @@ class NewTournament:
     round_starts: list[datetime] = field(default_factory=list)  # each round's start time, round 1 first
     bot_accounts: bool = False  # bot accounts may be entered (off by default, docs/BOTS.md)
     seeding: str = "entry"  # "entry" or "rating": pairing numbers by rating when it starts
+    duplicate: bool = False  # duplicate rounds: every match of a round dealt the same (round_robin, swiss)
 
 
 def load_tournament(store: EventStore, tournament_id: str) -> Tournament:
@@ -223,6 +229,7 @@ class TournamentService:
         self.clock = matches.clock  # the join deadlines run on the matches' clock
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stopping = False
+        self._shown_rounds: set[tuple[str, int]] = set()  # (tournament, round) whose finished matches show all
         # Told the id of each tournament this process starts (the lobby follows it from then on,
         # not only once its first match exists: a round 1 with a start time has none yet).
         self.started: Subscribers[str] = Subscribers()
@@ -231,6 +238,7 @@ class TournamentService:
         self.seeding: Callable[[list[str], str], dict[str, float]] | None = None
         if match_over is not None:
             match_over.subscribe(self.match_over)
+        matches.registry.is_withheld = self.withheld  # a duplicate round's finished matches (docs/FAIRNESS.md)
 
     # ------------------------------------------------------------ reading
 
@@ -282,6 +290,7 @@ class TournamentService:
             double=request.double,
             round_starts=request.round_starts,
             open=request.open,
+            duplicate=request.duplicate,
         )
         try:
             points = check_request(format_request)
@@ -308,6 +317,7 @@ class TournamentService:
             round_starts=tuple(format_at(at) for at in request.round_starts),
             bot_accounts=request.bot_accounts,
             seeding=request.seeding,
+            duplicate=request.duplicate,
         )
         await self.store.append_async(
             tournament_stream(tournament_id),
@@ -401,10 +411,15 @@ class TournamentService:
 
     # ------------------------------------------------------------ entries (before the start)
 
-    async def enter(self, tournament_id: str, caller: Caller, entry: str | None) -> Tournament:
+    async def enter(self, tournament_id: str, caller: Caller, entry: str | None, entropy: str = "") -> Tournament:
         """Enter a player: a player enters itself (an open tournament only); the director anyone
-        (``entry``: an id, a name or ``bot:NAME``). Refused once started, twice, or when full."""
+        (``entry``: an id, a name or ``bot:NAME``). Refused once started, twice, or when full.
+
+        ``entropy``: a player entering itself may add its own to the deals of duplicate rounds
+        (docs/FAIRNESS.md "Duplicate rounds"); the director gives none for anybody."""
         t = await self.get(tournament_id)
+        if entropy and caller.director:
+            raise Malformed("entropy is a player's own: the director enters players without it")
         if caller.director:
             if entry is None:
                 raise Malformed('the director names the player to enter: {"player": NAME, id or bot:NAME}')
@@ -430,7 +445,7 @@ class TournamentService:
                 raise NotNow(f"{player.name} is entered in this tournament already")
             if len(t.players) >= MAX_PLAYERS:
                 raise NotNow(f"tournament {tournament_id!r} is full: {MAX_PLAYERS} players at most")
-            await self._append(t, [PlayerEntered(player.id, by)], f"enter-{player.id}-{t.version}")
+            await self._append(t, [PlayerEntered(player.id, by, entropy)], f"enter-{player.id}-{t.version}")
             return False
 
         await self._decide(tournament_id, step)
@@ -508,6 +523,10 @@ class TournamentService:
         await self._decide(tournament_id, self._advance_once)
 
     async def _advance_once(self, t: Tournament) -> bool:
+        revealed = await self._duplicate_reveals(t)
+        if revealed:
+            await self._append(t, list(revealed), f"duplicate-{revealed[0].round}")
+            return True
         now = self.clock.now()
         due = t.round_due(now)
         if due is not None:
@@ -522,6 +541,66 @@ class TournamentService:
             await self._append(t, [TournamentFinished(seed.hex())], "finish")
             return False
         return False
+
+    async def _duplicate_reveals(self, t: Tournament) -> list[DuplicateRevealed]:
+        """Duplicate rounds: the deal keys of opened rounds whose pairings are all decided and
+        whose key is not revealed yet (docs/FAIRNESS.md "Duplicate rounds")."""
+        due = [n for n in range(1, t.opened + 1) if t.duplicate and n not in t.deal_keys and t.round_done(n)]
+        if not due:
+            return []
+        seed = await asyncio.to_thread(self.seed, t.id)
+        return [DuplicateRevealed(n, self._deal_key(t, seed, n).hex()) for n in due]
+
+    @staticmethod
+    def _deal_key(t: Tournament, seed: bytes, number: int) -> bytes:
+        return round_deal_key(seed, number, t.deal_entropies())
+
+    def withheld(self, summary: MatchSummary) -> bool:
+        """Is this finished match's hidden information still kept back? A duplicate round's match,
+        until its round's deal key is revealed: until then it would show the cards of the
+        matches of its round still being played (blocking: it may read the tournament)."""
+        if summary.tournament is None or summary.round is None:
+            return False
+        key = (summary.tournament, summary.round)
+        if key in self._shown_rounds:
+            return False
+        try:
+            t = self.load(summary.tournament)
+        except TournamentNotFound:
+            return False
+        if not t.duplicate or summary.round in t.deal_keys:
+            self._shown_rounds.add(key)
+            return False
+        return True
+
+    def deal_key_of(self, summary: MatchSummary) -> bytes | None:
+        """A duplicate match's deal key once its round revealed it (the replay's header carries it)."""
+        if summary.tournament is None or summary.round is None:
+            return None
+        with contextlib.suppress(TournamentNotFound):
+            found = self.load(summary.tournament).deal_keys.get(summary.round)
+            return None if found is None else bytes.fromhex(found)
+        return None
+
+    def replay(self, match_id: str) -> str:
+        """A finished match's replay file (MatchLive while it is played). A duplicate round's is
+        refused (409) until its round's deal key is revealed; then its header carries the key,
+        which ``unoduo verify`` checks against the chain (docs/FAIRNESS.md "Duplicate rounds")."""
+        summary = self.matches.summary(match_id)
+        text = self.matches.replay(match_id)
+        if self.withheld(summary):
+            raise NotNow(
+                f"{match_id} was dealt round {summary.round}'s cards, which matches of its round may still be "
+                "playing: its replay is given once every pairing of the round is decided"
+            )
+        first, _, rest = text.partition("\n")
+        created = json.loads(rest.partition("\n")[0]) if rest else {}
+        key = self.deal_key_of(summary) if DEAL_FIELD in created.get("data", {}) else None
+        if key is None:
+            return text
+        header = json.loads(first)
+        line = header_line(match_id, header["ruleset"], header["players"], header["engine"], deal_key=key)
+        return line + "\n" + rest
 
     async def _open_round(self, t: Tournament, number: int) -> None:
         ruleset = Ruleset.from_dict(t.ruleset)
@@ -541,12 +620,18 @@ class TournamentService:
         forfeits = t.forfeits_due(number)
         skipped = {slot.key for slot, _ in forfeits}
         matches: dict[str, str] = {}
+        deal = None
+        if t.duplicate:  # every match of the round dealt from the round's key (engine.duplicate)
+            deal = self._deal_key(t, await asyncio.to_thread(self.seed, t.id), number)
         for slot in t.round_slots(number):
             if slot.key in skipped or t.cancelled(slot):
                 continue
             match_id = scheduled_match_id(t.id, slot)
             seats = [self._known(p) for p in t.seated(slot)]
-            await self.matches.create_scheduled(match_id, seats, ruleset, t.move_seconds, t.id, number)
+            if deal is None:
+                await self.matches.create_scheduled(match_id, seats, ruleset, t.move_seconds, t.id, number)
+            else:
+                await self.matches.creation.make(match_id, seats, ruleset, t.move_seconds, t.id, number, deal=deal)
             matches[slot.key] = match_id
         events: list[TournamentEvent] = [*paired, RoundOpened(number, matches)]
         for slot, winner in forfeits:
@@ -1141,6 +1226,8 @@ class TournamentViews:
             bot_accounts=t.bot_accounts,
             seeding=cast(Any, t.seeding),
             seed_ratings=dict(t.seed_ratings),
+            duplicate=t.duplicate,
+            deal_keys={str(n): key for n, key in sorted(t.deal_keys.items())},
             ruleset=str(t.ruleset.get("name", "")),
             rules=t.ruleset,
             format=t.format.value,
@@ -1172,6 +1259,7 @@ class TournamentViews:
                     score=_score_of(r),
                     tiebreaks=dict(r.tiebreaks),
                     decided_by=r.decided_by,
+                    same_deal=r.same_deal,
                 )
                 for r in rows
             ],

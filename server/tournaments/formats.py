@@ -44,6 +44,7 @@ class FormatRequest:
     double: bool
     round_starts: Sequence[datetime]
     open: bool
+    duplicate: bool = False
 
 
 def check_request(r: FormatRequest) -> tuple[int, ...]:
@@ -68,6 +69,11 @@ def check_request(r: FormatRequest) -> tuple[int, ...]:
                 f"{r.players} players can meet each other at most {r.players - 1} times: "
                 f"a Swiss of {r.rounds} rounds would pair someone twice"
             )
+    if r.duplicate and r.format is Format.TABLES:
+        raise FormatError(
+            "duplicate rounds are for round_robin and swiss: a table's seats differ in number from table to "
+            "table, so its players would not all hold the same cards"
+        )
     points: tuple[int, ...] = ()
     if r.format is Format.TABLES:
         if r.seats < MIN_TABLE:

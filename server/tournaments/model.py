@@ -20,6 +20,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, Final
 
 from engine.shuffle import shuffle_ids
+from server.tournaments.duplicate import same_deal
 from server.tournaments.schedule import Pairing, ScheduledRound, rounds_per_cycle
 from server.tournaments.standings import SWISS_TIEBREAKS, TIEBREAKS, Result, StandingRow, standings
 from server.tournaments.table_standings import TableResult, table_standings
@@ -45,6 +46,7 @@ class TournamentEventType(StrEnum):
     ENTERED = "player_entered"
     LEFT = "player_left"
     ROUND_PAIRED = "round_paired"
+    DUPLICATE_REVEALED = "duplicate_revealed"
 
 
 class Format(StrEnum):
@@ -137,6 +139,9 @@ class Tournament:
     bot_accounts: bool = False  # bot accounts (kind bot_account) may be entered (docs/BOTS.md)
     seeding: str = "entry"  # pairing numbers: "entry" (the entry order) or "rating" (fixed at the start)
     seed_ratings: dict[str, int] = field(default_factory=dict)  # a "rating" seeding's ratings at the start
+    duplicate: bool = False  # duplicate rounds: every match of a round dealt the same (engine.duplicate)
+    entropies: dict[str, str] = field(default_factory=dict)  # player -> the entropy given on entering
+    deal_keys: dict[int, str] = field(default_factory=dict)  # duplicate: round -> its deal key (hex), once revealed
     format: Format = Format.ROUND_ROBIN
     rounds_planned: int | None = None  # a Swiss or tables tournament's number of rounds
     table_size: int | None = None  # a tables tournament's preferred table size
@@ -328,6 +333,15 @@ class Tournament:
             )
         return out
 
+    def deal_entropies(self) -> list[str]:
+        """Duplicate rounds: every entrant's entropy (given on entering, "" if none) in pairing order."""
+        return [self.entropies.get(p, "") for p in self.players]
+
+    def dealt_together(self, slot: Slot) -> bool:
+        """A duplicate round's pairing played on its round's deal: its first match, not a replay
+        ruling's (a replayed match is dealt on its own, docs/TOURNAMENTS.md "Duplicate rounds")."""
+        return self.duplicate and not slot.annulled and len(slot.seats) == 2
+
     def lower_total_wins(self) -> bool:
         return bool(self.ruleset.get("scoring", "loser_scores") != "winner_scores")
 
@@ -358,7 +372,11 @@ class Tournament:
             )
         if rows and tail:
             rows[-1] = replace(rows[-1], decided_by="withdrawal")
-        return rows + [replace(r, rank=len(rows) + r.rank) for r in tail]
+        rows = rows + [replace(r, rank=len(rows) + r.rank) for r in tail]
+        if self.duplicate:
+            column = same_deal(self)
+            rows = [replace(r, same_deal=column.get(r.player)) for r in rows]
+        return rows
 
 
 # ---------------------------------------------------------------- lots
@@ -397,6 +415,7 @@ class TournamentCreated:
     round_starts: tuple[str, ...] = ()  # ISO times, one per round from round 1 (fewer: the rest open when ready)
     bot_accounts: bool = False  # bot accounts may enter; recorded only when true (older events hash the same)
     seeding: str = "entry"  # "rating": pairing numbers by rating at the start; recorded only then
+    duplicate: bool = False  # duplicate rounds; recorded only when true (older events hash the same)
 
     def payload(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -422,6 +441,8 @@ class TournamentCreated:
             data["bot_accounts"] = True
         if self.seeding != "entry":
             data["seeding"] = self.seeding
+        if self.duplicate:
+            data["duplicate"] = True
         return data
 
     @classmethod
@@ -442,6 +463,7 @@ class TournamentCreated:
             round_starts=tuple(data.get("round_starts", ())),
             bot_accounts=data.get("bot_accounts") is True,
             seeding=str(data.get("seeding", "entry")),
+            duplicate=data.get("duplicate") is True,
         )
 
 
@@ -453,13 +475,17 @@ class PlayerEntered:
 
     player: str
     by: str  # "player" (an open tournament's self-entry) or "director"
+    entropy: str = ""  # the player's own, for duplicate rounds' deals; recorded only when given
 
     def payload(self) -> dict[str, Any]:
-        return {"player": self.player, "by": self.by}
+        data = {"player": self.player, "by": self.by}
+        if self.entropy:
+            data["entropy"] = self.entropy
+        return data
 
     @classmethod
     def from_payload(cls, data: Mapping[str, Any]) -> PlayerEntered:
-        return cls(player=data["player"], by=str(data.get("by", "director")))
+        return cls(player=data["player"], by=str(data.get("by", "director")), entropy=str(data.get("entropy", "")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -719,6 +745,24 @@ class TournamentFinished:
         return cls(server_seed=data["server_seed"])
 
 
+@dataclass(frozen=True, slots=True)
+class DuplicateRevealed:
+    """Duplicate rounds: round ``round``'s deal key, revealed once every pairing of it is decided
+    (docs/FAIRNESS.md "Duplicate rounds"): ``sha256(key)`` is the ``deal`` of each of its matches."""
+
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.DUPLICATE_REVEALED
+
+    round: int
+    key: str  # hex
+
+    def payload(self) -> dict[str, Any]:
+        return {"round": self.round, "key": self.key}
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> DuplicateRevealed:
+        return cls(round=int(data["round"]), key=str(data["key"]))
+
+
 TournamentEvent = (
     TournamentCreated
     | TournamentStarted
@@ -732,6 +776,7 @@ TournamentEvent = (
     | PlayerEntered
     | PlayerLeft
     | RoundPaired
+    | DuplicateRevealed
 )
 EVENT_CLASSES: Final[dict[str, type[TournamentEvent]]] = {
     cls.TYPE.value: cls
@@ -748,6 +793,7 @@ EVENT_CLASSES: Final[dict[str, type[TournamentEvent]]] = {
         PlayerEntered,
         PlayerLeft,
         RoundPaired,
+        DuplicateRevealed,
     )
 }
 
@@ -779,13 +825,17 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
         t.round_starts = event.round_starts
         t.bot_accounts = event.bot_accounts
         t.seeding = event.seeding
+        t.duplicate = event.duplicate
         t.created_at = at
     elif isinstance(event, PlayerEntered):
         if event.player not in t.players:
             t.players.append(event.player)
+            if event.entropy:
+                t.entropies[event.player] = event.entropy
     elif isinstance(event, PlayerLeft):
         if event.player in t.players:
             t.players.remove(event.player)
+            t.entropies.pop(event.player, None)
     elif isinstance(event, TournamentStarted):
         t.status = RUNNING
         if event.order:
@@ -834,6 +884,8 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
         slot.annulled.append(event.old)
         slot.match = event.new
         slot.result = None
+    elif isinstance(event, DuplicateRevealed):
+        t.deal_keys[event.round] = event.key
     elif isinstance(event, TournamentFinished):
         t.status = FINISHED
         t.server_seed = event.server_seed

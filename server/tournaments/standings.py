@@ -89,6 +89,7 @@ class StandingRow:
     points_against: int  # the opponents' totals in those matches
     tiebreaks: dict[str, int]  # every column of TIEBREAKS, by name
     decided_by: str | None  # the tie-break that put this row above the next row; None for the last row
+    same_deal: float | None = None  # duplicate rounds: the matchpoint percentage (server.tournaments.duplicate)
 
 
 @dataclass
