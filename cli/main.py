@@ -8,6 +8,7 @@ from cli import (
     audit_cmd,
     export_cmd,
     play_cmd,
+    proof_cmd,
     replay_cmd,
     scenario_cmd,
     serve_cmd,
@@ -38,6 +39,7 @@ def _root() -> None:
 scenario_cmd.register(app)
 verify_cmd.register(app)
 audit_cmd.register(app)
+proof_cmd.register(app)
 replay_cmd.register(app)
 web_cmd.register(app)
 play_cmd.register(app)

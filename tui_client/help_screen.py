@@ -33,6 +33,7 @@ HELP = """[b]The table[/b]
   Esc      choose another card instead of naming a colour
   ↑ ↓      pick an event in the log (for a dispute)
   !        dispute the picked event (else the latest) with a note
+  e        write the proof of your last challenge or caught UNO to a file
   Enter    once the match is over: back to the lobby (or the next table)
   s        once it is over: stay at this table
   ?        this help

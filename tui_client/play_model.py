@@ -225,6 +225,7 @@ class PlayModel:
     picked: int | None = None  # the event (seq) picked in the log to dispute; None: the latest
     _count: int = 0
     check: ChainCheck = field(init=False)
+    received: list[dict[str, Any]] = field(default_factory=list)  # every event with its open: for proofs
 
     def __post_init__(self) -> None:
         self.check = ChainCheck(self.match, self.earlier)
@@ -285,6 +286,7 @@ class PlayModel:
 
     def apply_event(self, event: Mapping[str, Any], view: Mapping[str, Any]) -> list[str]:
         problems = self.check.check(event)
+        self.received.append(dict(event))
         before = self.view
         self.view = dict(view)
         if self.outstanding is not None and self.answered_at and self.version >= self.answered_at:

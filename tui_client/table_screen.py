@@ -7,8 +7,9 @@ worker that reconnects from the last ``seq`` whenever it drops, and the receipt 
 config directory.
 
 ``!`` disputes an event (the one picked in the log with ↑/↓, else the latest) with a note
-(:class:`~tui_client.dispute_note.DisputeNoteScreen`). A table the lobby opened to play
-(``back_when_over``) goes back to the lobby :data:`RETURN_SECONDS` after the match is over (the
+(:class:`~tui_client.dispute_note.DisputeNoteScreen`); ``e`` writes the proof of the last
+challenge or caught UNO the seat took part in (``tui_client.proof_key``). A table the lobby
+opened to play (``back_when_over``) goes back to the lobby :data:`RETURN_SECONDS` after the match is over (the
 result stays on screen until then; Enter goes at once, ``s`` stays). When the director's ruling
 annuls the match the lobby calls :meth:`PlayScreen.annul`: the table says so and offers no more
 moves.
@@ -50,6 +51,7 @@ from tui_client.play_widgets import (
     table_text,
     title_text,
 )
+from tui_client.proof_key import PROOFS_DIR, write_last_proof
 from tui_client.too_small import MinimumSize
 
 RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0)  # then every 2 s
@@ -169,6 +171,7 @@ class PlayScreen(MinimumSize, Screen[None]):
         Binding("up", "pick(-1)", "event", key_display="↑", show=False),
         Binding("down", "pick(1)", "event", key_display="↓", show=False),
         Binding("exclamation_mark", "dispute", "dispute", key_display="!"),
+        Binding("e", "proof", "proof", show=False),
         Binding("s", "stay", "stay", show=False),
         Binding("question_mark", "help", "help", key_display="?"),
         Binding("q", "leave", "leave"),
@@ -528,6 +531,13 @@ class PlayScreen(MinimumSize, Screen[None]):
             self.redraw()
 
         self.app.push_screen(DisputeNoteScreen(seq, target.text), sent)
+
+    def action_proof(self) -> None:
+        """``e``: the proof of the last challenge or caught UNO this seat took part in, to a file."""
+        m = self.model
+        done = write_last_proof(m.received, m.seat, m.match, self.store.dir / PROOFS_DIR)
+        m.note(done.words, "note" if done.path is not None else "refusal")
+        self.redraw()
 
     @work(group="dispute")
     async def send_dispute(self, seq: int, note: str) -> None:
