@@ -2,9 +2,11 @@
 
 A player on one server watches over the WebSocket while the opponent plays through the other:
 every move arrives through LISTEN/NOTIFY (the servers' fallback poll is set to a minute, so a
-move that arrives within seconds came by notification). Then nobody moves: both servers hold
-the match and both run its clock, yet each decision times out once, never early, until a seat
-forfeits; the replay verifies.
+move that arrives within seconds came by notification). Neither server has a peer URL here, so
+nothing is forwarded: server two applies Bob's commands itself, fenced by the store, while the
+owner (server one, whose join started the match) holds it and runs its clock. Then nobody moves:
+each decision times out once, never early, until a seat forfeits; the replay verifies.
+(Forwarding and a killed owner: tests/cli/test_match_ownership_e2e.py.)
 """
 
 from __future__ import annotations
@@ -123,7 +125,7 @@ def test_two_servers_share_a_match_live_and_its_clock_fires_once(two_servers: tu
             moves += 1
         assert moves == 2, "Bob never got two decisions to make"
 
-        # Nobody moves now: both servers' clocks run; each decision times out once, never early.
+        # Nobody moves now: the owner's clock runs; each decision times out once, never early.
         over = wait_for(lambda: ok(first.get(f"/api/matches/{match_id}"))["view"]["phase"] == "match_over", seconds=60)
         assert over, "the clocks did not end the match"
         events = [json.loads(line) for line in first.get(f"/api/matches/{match_id}/events").text.splitlines()]
