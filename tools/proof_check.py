@@ -23,7 +23,8 @@ D14/D22). In order, stopping at the first failure:
    undeclared, its window still open. The proof's `verdict` must say just that.
 6. anchors, when given: --match (the proof is of that match), --receipt (an event's hash as
    another viewer received it: a re-hashed, edited chain fails here), --replay (the finished
-   match's replay holds the same envelopes, and its seed gives the opened salts).
+   match's replay holds the same envelopes, and its seed, or a duplicate round's deal key,
+   gives the opened salts).
 
 The chain alone proves the events link to the commitment, not that they are the server's: whoever
 edits an event can hash the chain again. Compare the disputed event's hash (printed) with another
@@ -84,6 +85,10 @@ def seal_salt(seed: bytes, stream: str, seq: int, name: str) -> bytes:
 
 def commitment(salt: bytes, value: object) -> str:
     return hashlib.sha256(salt + canonical(value)).hexdigest()
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def faces(deck_size: int) -> list[str]:
@@ -376,9 +381,11 @@ def check_replay(proof: dict, envelopes: list[dict], path: str) -> str:
     for e in envelopes:
         same(f"#{e['seq']}: its hash against the replay's", lines[e["seq"] - 1].get("hash"), e["hash"])
     seed = bytes.fromhex(lines[-1]["data"]["server_seed"])
-    same("the replay's seed against the commitment", proof["commitment"], hashlib.sha256(seed).hexdigest())
-    if "duplicate" in envelopes[0]["data"]:  # a duplicate round's seals are salted with its deal key
+    same("the replay's seed against the commitment", proof["commitment"], sha(seed))
+    link = envelopes[0]["data"].get("duplicate")
+    if isinstance(link, dict):  # a duplicate round's seals are salted with its deal key (docs/FAIRNESS.md)
         seed = bytes.fromhex(rows[0].get("deal_key") or "")
+        same("sha256(the replay's deal_key) against match_created's duplicate.deal", link.get("deal"), sha(seed))
     last = envelopes[-1]
     for name, opening in proof["open"].items():
         same(

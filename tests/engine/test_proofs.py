@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import random
 import re
 import subprocess
 import sys
@@ -29,18 +30,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import CLASSIC_2P, UNO_DUO
+from engine import CLASSIC_2P, UNO_DUO, Phase
 from engine.chain import ZERO_HASH, chain_envelope
+from engine.commands import CreateMatch, JoinSeat
+from engine.duplicate import deal_link, duplicate_dealer
 from engine.errors import CommandRefused
 from engine.evolve import evolve
 from engine.match import LocalMatch
 from engine.proofs import ProofRefused, proof_from_events, proof_from_replay, proof_text, provable_seqs
-from engine.replay import replay_text, sealed_log, stream_of
+from engine.replay import header_line, replay_line, replay_text, sealed_log, stream_of
 from engine.rulesets import Ruleset
 from engine.scenario import _ruleset, build_dealer, parse_spec
 from engine.sealing import AUDITOR, SPECTATOR, SealedEvent, Viewer, commitment, openings_for
+from engine.shuffle import commitment_of
 from engine.state import INITIAL_STATE
-from tests.engine.playing import play_match, short
+from tests.engine.playing import next_actor, play_match, random_command, short
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "proof_check.py"
@@ -605,3 +609,37 @@ def test_the_docs_example_is_the_checkers_output() -> None:
     sample = ROOT / "replays" / "wd4-illegal-challenge-uno-duo.jsonl"
     words = check(proof_from_replay(sample.read_text(encoding="utf-8"), 371))
     assert words in (ROOT / "docs" / "REPLAYS.md").read_text(encoding="utf-8")
+
+
+def test_a_duplicate_rounds_match_is_proved_from_its_replay_with_the_deal_key(tmp_path: Path) -> None:
+    """A duplicate round's match seals under the round's deal key K (docs/FAIRNESS.md): during
+    play the server sends those salts; from the replay, the proof takes them from its deal_key."""
+    key = bytes(range(32))
+    for attempt in range(40):
+        dealer = duplicate_dealer(key, f"d{attempt}")
+        match = LocalMatch(dealer=dealer)
+        ruleset = short(UNO_DUO, 40)
+        match.apply(CreateMatch(ruleset, commitment_of(dealer.server_seed), duplicate=deal_link("t1", 1, key)))
+        match.apply(JoinSeat(0, ""))
+        match.apply(JoinSeat(1, ""))
+        rng = random.Random(attempt)
+        while match.state.phase is not Phase.MATCH_OVER:
+            seat = next_actor(match.state, rng)
+            match.act(seat, random_command(match.state, seat, rng, 0.7))
+        if any(e.type == "challenge_resolved" for e in match.events):
+            break
+    log = sealed_log(match.events, stream_of(f"d{attempt}"), key)
+    rows = [header_line(f"d{attempt}", ruleset.name, ["a", "b"], deal_key=key)]
+    text = "\n".join(rows + [replay_line(s.envelope, s.openings) for s in log]) + "\n"
+    replay = tmp_path / "duplicate.jsonl"
+    replay.write_text(text, encoding="utf-8")
+    seqs = provable_seqs([s.envelope for s in log])
+    assert seqs
+    for seq in seqs:
+        proof = proof_from_replay(text, seq)
+        live = proof_from_events(seen_by(log, log[seq - 1].envelope["data"]["by"]), seq)
+        assert proof == live
+        assert check(proof, replay=str(replay)).endswith("anchored by the replay")
+    wrong = text.replace(key.hex(), "ab" * 32)
+    replay.write_text(wrong, encoding="utf-8")
+    assert "sha256(the replay's deal_key) against match_created's duplicate.deal" in failure(proof, replay=str(replay))
