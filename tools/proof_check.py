@@ -58,6 +58,7 @@ TURN_OPENING = {"play", "draw", "accept", "challenge", "dump"}  # a seat begins 
 RUN = ["0"] + [n for n in "123456789" for _ in "ab"] + ["S", "S", "R", "R", "+2", "+2"]
 COLOURS = {"R": "red", "Y": "yellow", "G": "green", "B": "blue"}
 RULES = ("no_playable", "no_colour_match", "no_match")
+MISSING = object()
 
 
 class Unreadable(Exception):
@@ -128,8 +129,14 @@ def short(value: object) -> str:
 
 
 def same(what: str, expected: object, found: object) -> None:
-    if expected != found:
-        raise Failed(f"{what}: expected {short(expected)}, found {short(found)}")
+    """Fail unless found is expected; for two objects, name the first key that differs."""
+    if expected == found:
+        return
+    if isinstance(expected, dict) and isinstance(found, dict):
+        key = next(k for k in [*expected, *found] if expected.get(k, MISSING) != found.get(k, MISSING))
+        what, expected, found = f"{what}, its {key}", expected.get(key, "(none)"), found.get(key, "(none)")
+        same(what, expected, found)
+    raise Failed(f"{what}: expected {short(expected)}, found {short(found)}")
 
 
 def read(text: str) -> dict:
