@@ -66,6 +66,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     ratings = Ratings(store, settings.rate_casual, tournament_or_none(store))
     tournaments.ruled.subscribe(ratings.result_changed)
     tournaments.seeding = ratings.seeding
+    matches.registry.is_withheld = tournaments.withheld  # duplicate rounds' finished matches (docs/FAIRNESS.md)
 
     peers = Peers()  # forwarding to the owners of matches (server.api.forwarding)
 

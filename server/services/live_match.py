@@ -87,6 +87,7 @@ class FeedItem:
         "_texts",
         "_views",
         "deadline",
+        "keep_back",
         "move_seconds",
         "state",
         "stored",
@@ -97,6 +98,7 @@ class FeedItem:
         self.state = state  # the match right after this event
         self.deadline = deadline
         self.move_seconds = move_seconds
+        self.keep_back = False  # a duplicate round's match: no audit at its end (LiveMatch.keeps_back)
         self._messages: dict[Viewer, dict[str, Any]] = {}
         self._texts: dict[Viewer, str] = {}
         self._lines: dict[Viewer, bytes] = {}
@@ -114,8 +116,9 @@ class FeedItem:
         return self.stored.type in HEAD_TYPES
 
     def viewer(self, base: Viewer) -> Viewer:
-        """Once the match is over every viewer is an auditor (docs/FAIRNESS.md)."""
-        return AUDITOR if self.state.phase is Phase.MATCH_OVER else base
+        """Once the match is over every viewer is an auditor (docs/FAIRNESS.md), but at a duplicate
+        round's match, whose cards other matches of the round may still be playing."""
+        return AUDITOR if self.state.phase is Phase.MATCH_OVER and not self.keep_back else base
 
     def envelope(self, base: Viewer) -> dict[str, Any]:
         """The envelope and ``open``: the openings this viewer may see."""
@@ -193,6 +196,7 @@ class ClosingItem(FeedItem):
         self.state = live.state
         self.deadline = None
         self.move_seconds = live.move_seconds
+        self.keep_back = live.keeps_back
         self._messages = {}
         self._texts = {}
         self._lines = {}
@@ -284,6 +288,12 @@ class LiveMatch:
         return self.summary.move_seconds
 
     @property
+    def keeps_back(self) -> bool:
+        """A duplicate round's match (its dealer has the round's deal key): its feed never turns to
+        the audit view at the end; once the round is revealed the match's reads do (docs/FAIRNESS.md)."""
+        return self.dealer is not None and self.dealer.deal_key is not None
+
+    @property
     def deadline(self) -> datetime | None:
         return deadline_of(self.state, self.awaiting_at, self.move_seconds)
 
@@ -310,6 +320,8 @@ class LiveMatch:
         items, self.feed_state, self.feed_awaiting_at = feed_items(
             fresh, self.feed_state, self.feed_awaiting_at, self.move_seconds
         )
+        for item in items:
+            item.keep_back = self.keeps_back
         self.feed_version = items[-1].seq
         if self.feed_version > self.state.version:  # another process moved the match: take its state
             self.state, self.awaiting_at = self.feed_state, self.feed_awaiting_at
@@ -400,6 +412,8 @@ class LiveMatch:
             last = since
             if since < upto:
                 async for page in history(read, since, upto, self.move_seconds):
+                    for item in page:
+                        item.keep_back = self.keeps_back
                     for part in split_runs(page, by_decision):
                         yield part
                     last = page[-1].seq

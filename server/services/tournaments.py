@@ -238,7 +238,6 @@ class TournamentService:
         self.seeding: Callable[[list[str], str], dict[str, float]] | None = None
         if match_over is not None:
             match_over.subscribe(self.match_over)
-        matches.registry.is_withheld = self.withheld  # a duplicate round's finished matches (docs/FAIRNESS.md)
 
     # ------------------------------------------------------------ reading
 

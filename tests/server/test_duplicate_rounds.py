@@ -16,6 +16,7 @@ from engine.duplicate import round_deal_key
 from engine.verify import verify_replay
 from tests.server.helpers import ok, register
 from tests.server.test_tournaments import DIRECTOR, create, finished, pairing_of, play_my_match, show, start, wait_for
+from tests.server.test_ws import receive_until
 
 
 def replay_lines(client: TestClient, match_id: str) -> list[dict[str, Any]]:
@@ -115,6 +116,10 @@ def test_a_finished_match_keeps_its_cards_back_until_its_round_is_over(client: T
     events = [json.loads(line) for line in reply.text.splitlines()]
     dealt = next(e for e in events if e["type"] == "round_started")
     assert dealt["open"] == {}  # no opening of the deck for anyone while the round is played
+    with client.websocket_connect(f"/api/matches/{other['match']}/ws?since=0") as ws:
+        messages = receive_until(ws, seen["version"])
+    assert messages[-1]["event"]["type"] == "seed_revealed"
+    assert messages[-1]["view"]["viewer"] == "spectator" and "draw_order" not in messages[-1]["view"]
 
     play_my_match(client, t, ada, headers, 1)
     t = wait_for(client, t["id"], lambda t: "1" in t["deal_keys"])
