@@ -21,7 +21,14 @@ import typer
 
 from cli.replay_input import read_replay
 from cli.tournament_cmd import DEFAULT_URL, Server, answer_to, fail
-from engine.proofs import PROOF_OPENINGS, ProofRefused, proof_from_events, proof_from_replay, proof_text
+from engine.proofs import (
+    PROOF_OPENINGS,
+    ProofRefused,
+    proof_from_events,
+    proof_from_replay,
+    proof_text,
+    recorded_verdict,
+)
 from tui_client.config import ConfigStore
 
 
@@ -90,8 +97,10 @@ def proof(
     except OSError as exc:
         fail(f"unoduo proof: cannot write {output}: {exc.strerror or exc}", 2)
     event, verdict = made["event"], made["verdict"]
+    recorded = recorded_verdict(made)
+    against = "" if recorded == verdict["verdict"] else f" — the log recorded {recorded}: its ruling breaks the rules"
     typer.echo(
-        f"wrote {output}: proof of #{event['seq']} {event['type']} ({verdict['ruling']}: {verdict['verdict']}), "
+        f"wrote {output}: proof of #{event['seq']} {event['type']} ({verdict['ruling']}: {verdict['verdict']}){against}, "
         f"{len(made['envelopes'])} public events, {len(made['open'])} field(s) opened; "
         f"check it with: python3 tools/proof_check.py {output}"
     )

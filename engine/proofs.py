@@ -14,7 +14,9 @@ the match is played:
   The proof opens nothing at all.
 
 A proof is the public envelopes from ``match_created`` (the seed commitment) up to and including
-the disputed event, the openings that event's ruling needs, and the claimed verdict. Envelopes are
+the disputed event, the openings that event's ruling needs, and the verdict the rules give for
+them (from the opened hand and the public log, not copied from the event): so a ruling the server
+got wrong is proved as well as one it got right, and the checker says which. Envelopes are
 what every viewer (spectators too) received; a salt is ``HMAC(seed, label)``, so the salts of the
 opened fields say nothing about any other commitment. ``tools/proof_check.py`` checks a proof with
 the standard library alone.
@@ -47,6 +49,7 @@ __all__ = [
     "proof_from_replay",
     "proof_text",
     "provable_seqs",
+    "recorded_verdict",
 ]
 
 PROOF_FORMAT: Final = "unoduo-proof"
@@ -111,47 +114,130 @@ def _ruling(kind: str, seats: int, rule: str = "no_playable") -> str:
     return "D22" if seats > 2 else "D14"
 
 
+# Commands with which a seat begins a turn and so closes every other seat's UNO window (D14, D22).
+_TURN_OPENING: Final = frozenset({"play", "draw", "accept", "challenge", "dump"})
+
+
+class _PublicTable:
+    """The public log folded (public fields only): each seat's hand size, the top card, the active
+    colour, the UNO windows, and the last Wild Draw Four (its seat, the cards it left, what it was
+    played on). ``tools/proof_check.py`` folds the same way, written again with the stdlib."""
+
+    def __init__(self, seats: int) -> None:
+        self.seats = seats
+        self.counts = [0] * seats
+        self.open = [False] * seats
+        self.top: str | None = None
+        self.colour: str | None = None
+        self.four: tuple[int, int, str | None, str | None] | None = None
+
+    def _new_round(self) -> None:
+        self.counts, self.open = [0] * self.seats, [False] * self.seats
+        self.top = self.colour = None
+        self.four = None
+
+    def fold(self, e: Mapping[str, Any]) -> None:
+        d, t = e["data"], e["type"]
+        if t == "round_started":
+            self._new_round()
+        elif t == "cards_dealt":
+            self.counts = [int(c) for c in d["counts"]]
+        elif t == "drafted":
+            self.counts[d["seat"]] += 1
+        elif t in ("command", "timed_out"):
+            action = d.get("command") if t == "command" else d.get("action")
+            if isinstance(action, Mapping) and action.get("type") in _TURN_OPENING:
+                self.open = [o and i == d["seat"] for i, o in enumerate(self.open)]
+        elif t == "starter_turned":
+            self.top, self.colour = d["code"], _colour_of(d["code"])
+        elif t == "color_chosen":
+            self.colour = d["color"]
+        elif t == "card_played":
+            seat = d["seat"]
+            self.counts[seat] -= 1
+            self.open[seat] = self.counts[seat] == 1 and not d.get("uno")
+            if d["code"] == "W+4":
+                self.four = (seat, self.counts[seat], self.top, self.colour)
+            self.top, self.colour = d["code"], d["color"]
+        elif t == "cards_drawn":
+            self.counts[d["seat"]] += d["count"]
+            self.open[d["seat"]] = False
+        elif t in ("uno_said", "uno_caught", "match_forfeited"):
+            self.open[d["seat"]] = False
+        elif t == "challenge_resolved":
+            self.four = None
+
+
+def _colour_of(code: str) -> str | None:
+    card = parse_card(code)
+    return card.color.value if card.color is not None else None
+
+
+def _folded(envelopes: Sequence[Mapping[str, Any]], seats: int) -> _PublicTable:
+    table = _PublicTable(seats)
+    for e in envelopes:
+        try:
+            table.fold(e)
+        except (KeyError, TypeError, ValueError, IndexError, CardParseError) as exc:
+            raise ProofRefused(f"event #{e['seq']} ({e['type']}): its public data cannot be read ({exc})") from None
+    return table
+
+
 def _challenge_verdict(
-    event: Mapping[str, Any], ruleset: Mapping[str, Any], hand: Sequence[str], seats: int
+    envelopes: Sequence[Mapping[str, Any]], ruleset: Mapping[str, Any], hand: Sequence[str], seats: int
 ) -> dict[str, Any]:
+    """What D13 gives for the opened hand, on the card and colour the public log says the Wild
+    Draw Four was played on (whatever the event itself recorded)."""
+    event = envelopes[-1]
     data = event["data"]
-    evidence = data.get("evidence") or {}
+    four = _folded(envelopes[:-1], seats).four
+    if four is None:
+        raise ProofRefused(f"event #{event['seq']}: no Wild Draw Four was played before it in this round")
+    _seat, _left, top_code, colour = four
     try:
         rule = WildDrawFourRule(str(ruleset.get("wd4_rule")))
-        top = parse_card(evidence.get("top"))
-        color = Color(evidence["color"]) if evidence.get("color") is not None else None
+        top = parse_card(top_code)
         cards = [parse_card(code) for code in hand]
-    except (CardParseError, ValueError, KeyError) as exc:
-        raise ProofRefused(f"event #{event['seq']}: the hand or its evidence cannot be read ({exc})") from None
-    matching = [c.code for c in cards if could_have_played(c, top, color, rule)]
-    verdict = "illegal" if matching else "legal"
-    if verdict != data.get("verdict"):
-        raise ProofRefused(f"event #{event['seq']} says {data.get('verdict')!r}, but the hand gives {verdict!r}")
+    except (CardParseError, ValueError) as exc:
+        raise ProofRefused(f"event #{event['seq']}: the hand or the top card cannot be read ({exc})") from None
+    matching = [c.code for c in cards if could_have_played(c, top, Color(colour) if colour else None, rule)]
     loser, count = (data["player"], 4) if matching else (data["by"], int(ruleset.get("failed_challenge_draw", 6)))
     return {
         "ruling": _ruling("challenge_resolved", seats, rule.value),
-        "verdict": verdict,
+        "verdict": "illegal" if matching else "legal",
         "by": data["by"],
         "player": data["player"],
         "wd4_rule": rule.value,
         "top": top.code,
-        "color": color.value if color else None,
+        "color": colour,
         "hand_size": len(cards),
         "matching": matching,
         "draws": {"seat": loser, "count": count},
     }
 
 
-def _catch_verdict(event: Mapping[str, Any], ruleset: Mapping[str, Any], seats: int) -> dict[str, Any]:
-    data = event["data"]
+def _catch_verdict(envelopes: Sequence[Mapping[str, Any]], ruleset: Mapping[str, Any], seats: int) -> dict[str, Any]:
+    """What D14 gives: caught when the seat held one card, undeclared, its window still open."""
+    data = envelopes[-1]["data"]
+    table = _folded(envelopes[:-1], seats)
+    seat = data["seat"]
+    if not (isinstance(seat, int) and 0 <= seat < seats):
+        raise ProofRefused(f"event #{envelopes[-1]['seq']}: seat {seat!r} is not a seat of the table")
+    caught = table.counts[seat] == 1 and table.open[seat]
     return {
         "ruling": _ruling("uno_caught", seats),
-        "verdict": "caught",
-        "seat": data["seat"],
+        "verdict": "caught" if caught else "not caught",
+        "seat": seat,
         "by": data["by"],
-        "hand_size": 1,
-        "draws": {"seat": data["seat"], "count": int(ruleset.get("uno_penalty", 2))},
+        "hand_size": table.counts[seat],
+        "draws": {"seat": seat, "count": int(ruleset.get("uno_penalty", 2))} if caught else None,
     }
+
+
+def recorded_verdict(proof: Mapping[str, Any]) -> str:
+    """The verdict the log recorded for the proof's event (a catch records only "caught")."""
+    event = proof["envelopes"][-1]
+    return str(event["data"].get("verdict")) if event["type"] == "challenge_resolved" else "caught"
 
 
 def build_proof(
@@ -198,11 +284,9 @@ def build_proof(
     ruleset = first["data"].get("ruleset") or {}
     seats = _seats(envelopes)
     if event["type"] == "challenge_resolved":
-        verdict = _challenge_verdict(event, ruleset, opened["hand"]["value"], seats)
-        if verdict["matching"] != opened["matching"]["value"]:
-            raise ProofRefused(f"event #{seq}: its opened matching cards are not those the hand gives")
+        verdict = _challenge_verdict(envelopes, ruleset, opened["hand"]["value"], seats)
     else:
-        verdict = _catch_verdict(event, ruleset, seats)
+        verdict = _catch_verdict(envelopes, ruleset, seats)
     stream = str(first["stream"])
     return {
         "format": PROOF_FORMAT,

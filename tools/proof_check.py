@@ -16,11 +16,12 @@ D14/D22). In order, stopping at the first failure:
    of the disputed event; a catch: none), and each opens its commitment;
 4. the public log, folded: each seat's hand size, the top card, the active colour and the UNO
    windows, from the public fields alone;
-5. the verdict: a challenge: the head is the challenger's `challenge`, the hand is as many cards
-   as the Wild Draw Four left in the player's hand (no card dropped or added), the evidence is
-   the top card and colour it was played on, and `matching` and the verdict follow from the hand
-   under wd4_rule; a catch: the head is the catcher's `uno`, the caught seat held one card,
-   undeclared, its window still open. The proof's `verdict` must say just that.
+5. the verdict: the proof's `verdict` must be what the rules give for the opened hand on the
+   public log (a challenge: the hand's cards that could have been played on the card and colour
+   the Wild Draw Four was played on, under wd4_rule; a catch: one card, UNO unsaid, the window
+   open). Then the event's own record of the ruling is held against it: the head, the hand's
+   size (the cards the Wild Draw Four left: no card dropped or added), the evidence, `matching`,
+   the verdict; for a catch, the caught hand's one card and open window.
 6. anchors, when given: --match (the proof is of that match), --receipt (an event's hash as
    another viewer received it: a re-hashed, edited chain fails here), --replay (the finished
    match's replay holds the same envelopes, and its seed, or a duplicate round's deal key,
@@ -28,8 +29,9 @@ D14/D22). In order, stopping at the first failure:
 
 The chain alone proves the events link to the commitment, not that they are the server's: whoever
 edits an event can hash the chain again. Compare the disputed event's hash (printed) with another
-viewer's receipt or the replay. Exit 0 with a one-line verdict, 1 when a check fails, 2 when the
-file cannot be read.
+viewer's receipt or the replay. Exit 0 with a one-line verdict; 1 when a check fails; 3 when the
+proof holds but the log's ruling is not what the rules give (a wrong ruling, proved: whose, the
+anchors say); 2 when the file cannot be read.
 """
 
 import argparse
@@ -67,6 +69,10 @@ class Unreadable(Exception):
 
 class Failed(Exception):
     """A check does not hold: exit 1."""
+
+
+class Contradicted(Exception):
+    """The proof holds, and shows that the log's ruling is not what the rules give: exit 3."""
 
 
 # ---------------------------------------------------------------- the algorithms of FAIRNESS.md
@@ -292,7 +298,14 @@ def head_of(envelopes: list[dict]) -> tuple[int, str]:
     raise Failed(f"#{head['seq']}: the disputed event does not follow a command (found a {head['type']})")
 
 
-def check_challenge(proof: dict, envelopes: list[dict], ruleset: dict, seats: int) -> str:
+def differs(findings: list[str], what: str, rules: object, logged: object) -> None:
+    """Note where the log's own record of the ruling is not what the rules and the public log give."""
+    if rules != logged:
+        findings.append(f"{what}: the rules give {short(rules)}, the event has {short(logged)}")
+
+
+def check_challenge(proof: dict, envelopes: list[dict], ruleset: dict, seats: int) -> tuple[str, list[str]]:
+    """The challenge's words, and where its recorded ruling contradicts the rules (empty: it holds)."""
     event = envelopes[-1]
     d, n = event["data"], event["seq"]
     table = fold_public(envelopes[:-1], seats)
@@ -307,20 +320,12 @@ def check_challenge(proof: dict, envelopes: list[dict], ruleset: dict, seats: in
     rule, evidence = ruleset["wd4_rule"], d.get("evidence")
     if not isinstance(evidence, dict):
         raise Failed(f"#{n}: no evidence")
-    same(f"#{n}: evidence.rule, the ruleset's wd4_rule", rule, evidence.get("rule"))
-    same(f"#{n}: evidence.top, the card the Wild Draw Four was played on", four["top"], evidence.get("top"))
-    same(f"#{n}: evidence.color, the active colour it was played on", four["colour"], evidence.get("color"))
     hand, matching = proof["open"]["hand"]["value"], proof["open"]["matching"]["value"]
-    same(
-        f"#{n}: the challenged hand's size, the cards the Wild Draw Four left (public counts)", four["left"], len(hand)
-    )
     could = [c for c in hand if could_have_played(c, four["top"], four["colour"], rule)]
-    same(f"#{n}: matching, the hand's cards that could have been played under {rule}", could, matching)
     verdict = "illegal" if could else "legal"
-    same(f"#{n}: the recorded verdict, by the hand", verdict, d.get("verdict"))
-    draws = (
-        {"seat": player, "count": 4} if could else {"seat": by, "count": int(ruleset.get("failed_challenge_draw", 6))}
-    )
+    draws = {"seat": player, "count": 4}
+    if not could:
+        draws = {"seat": by, "count": int(ruleset.get("failed_challenge_draw", 6))}
     expected = {
         "ruling": "D20" if seats > 2 else "D13" if rule == "no_playable" else "D13c",
         "verdict": verdict,
@@ -333,15 +338,25 @@ def check_challenge(proof: dict, envelopes: list[dict], ruleset: dict, seats: in
         "matching": could,
         "draws": draws,
     }
-    same("the proof's verdict", expected, proof["verdict"])
+    same("the proof's verdict (what the rules give for the opened hand on the public log)", expected, proof["verdict"])
+    findings: list[str] = []
+    differs(findings, f"#{n}: evidence.rule, the ruleset's wd4_rule", rule, evidence.get("rule"))
+    differs(findings, f"#{n}: evidence.top, the card it was played on", four["top"], evidence.get("top"))
+    differs(findings, f"#{n}: evidence.color, the colour it was played on", four["colour"], evidence.get("color"))
+    left = "the challenged hand's size (the cards the Wild Draw Four left, by the public counts)"
+    differs(findings, f"#{n}: {left}", four["left"], len(hand))
+    differs(findings, f"#{n}: matching, the cards that could have been played under {rule}", could, matching)
+    differs(findings, f"#{n}: the verdict", verdict, d.get("verdict"))
     held = f"held {', '.join(could)}, playable" if could else "held no card playable"
-    return (
+    words = (
         f"#{n} challenge_resolved ({expected['ruling']}): {verdict} — seat {player}'s hand of {len(hand)} {held} "
         f"on {four['top']} ({four['colour']}) under {rule}; seat {draws['seat']} draws {draws['count']}"
     )
+    return words, findings
 
 
-def check_catch(proof: dict, envelopes: list[dict], ruleset: dict, seats: int) -> str:
+def check_catch(proof: dict, envelopes: list[dict], ruleset: dict, seats: int) -> tuple[str, list[str]]:
+    """The catch's words, and where the recorded catch contradicts D14 / D22 (empty: it holds)."""
     event = envelopes[-1]
     d, n = event["data"], event["seq"]
     table = fold_public(envelopes[:-1], seats)
@@ -349,23 +364,30 @@ def check_catch(proof: dict, envelopes: list[dict], ruleset: dict, seats: int) -
     if not (isinstance(seat, int) and isinstance(by, int) and 0 <= seat < seats and 0 <= by < seats and seat != by):
         raise Failed(f"#{n}: seat and by are not two seats of the table")
     same(f"#{n - 1}: the head (the catcher's uno)", (by, "uno"), head_of(envelopes))
-    same(f"#{n}: seat {seat}'s hand size (public counts)", 1, table.counts[seat])
-    if not table.open[seat]:
-        raise Failed(f"#{n}: seat {seat}'s UNO window was not open (said, or closed by a turn begun since)")
-    draws = {"seat": seat, "count": int(ruleset.get("uno_penalty", 2))}
+    held, window = table.counts[seat], table.open[seat]
+    caught = held == 1 and window
+    draws = {"seat": seat, "count": int(ruleset.get("uno_penalty", 2))} if caught else None
     expected = {
         "ruling": "D22" if seats > 2 else "D14",
-        "verdict": "caught",
+        "verdict": "caught" if caught else "not caught",
         "seat": seat,
         "by": by,
-        "hand_size": 1,
+        "hand_size": held,
         "draws": draws,
     }
-    same("the proof's verdict", expected, proof["verdict"])
-    return (
-        f"#{n} uno_caught ({expected['ruling']}): caught — seat {seat} held one card, UNO unsaid, the window open, "
-        f"when seat {by} said UNO; seat {seat} draws {draws['count']}"
-    )
+    same("the proof's verdict (what the rules give on the public log)", expected, proof["verdict"])
+    findings: list[str] = []
+    differs(findings, f"#{n}: seat {seat}'s hand size (public counts)", 1, held)
+    if held == 1 and not window:
+        findings.append(f"#{n}: seat {seat}'s UNO window was closed (said, or a turn begun since)")
+    if caught:
+        words = (
+            f"#{n} uno_caught ({expected['ruling']}): caught — seat {seat} held one card, UNO unsaid, the window "
+            f"open, when seat {by} said UNO; seat {seat} draws {draws['count'] if draws else 0}"
+        )
+    else:
+        words = f"#{n} uno_caught ({expected['ruling']}): not caught — seat {seat} could not be caught when seat {by} said UNO"
+    return words, findings
 
 
 def check_receipt(envelopes: list[dict], text: str) -> str:
@@ -404,7 +426,8 @@ def check_replay(proof: dict, envelopes: list[dict], path: str) -> str:
 
 
 def check(text: str, match: str | None = None, receipts: tuple[str, ...] = (), replay: str | None = None) -> str:
-    """The one-line verdict of a proof that holds; Failed (or Unreadable) names what does not."""
+    """The one-line verdict of a proof that holds. Failed (or Unreadable) names what does not hold;
+    Contradicted says that the proof holds but the log's own ruling breaks the rules."""
     proof = read(text)
     envelopes = check_shape(proof)
     ruleset = check_chain(proof, envelopes)
@@ -415,9 +438,9 @@ def check(text: str, match: str | None = None, receipts: tuple[str, ...] = (), r
     check_openings(proof, event, faces(ruleset["deck_size"]))
     try:
         if event["type"] == "challenge_resolved":
-            words = check_challenge(proof, envelopes, ruleset, seats)
+            words, findings = check_challenge(proof, envelopes, ruleset, seats)
         else:
-            words = check_catch(proof, envelopes, ruleset, seats)
+            words, findings = check_catch(proof, envelopes, ruleset, seats)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise Failed(f"#{event['seq']}: malformed data ({exc!r})") from None
     if match is not None:
@@ -426,6 +449,12 @@ def check(text: str, match: str | None = None, receipts: tuple[str, ...] = (), r
     if replay is not None:
         anchors.append(check_replay(proof, envelopes, replay))
     anchored = f"; anchored by {', '.join(anchors)}" if anchors else f"; hash {event['hash']}"
+    if findings:
+        whose = "" if anchors else " (the server's, if every viewer received that hash: check with --receipt)"
+        raise Contradicted(
+            f"proof holds, RULING CONTRADICTED: match {proof['match']} {words}; but {'; '.join(findings)}"
+            f"{anchored}{whose}"
+        )
     return f"proof ok: match {proof['match']} {words}{anchored}"
 
 
@@ -451,6 +480,9 @@ def main(argv: list[str] | None = None) -> int:
     except Failed as exc:
         print(f"proof FAILED: {exc}")
         return 1
+    except Contradicted as exc:
+        print(exc)
+        return 3
     return 0
 
 

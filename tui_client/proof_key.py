@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.proofs import ProofRefused, proof_from_events, proof_text, provable_seqs
+from engine.proofs import ProofRefused, proof_from_events, proof_text, provable_seqs, recorded_verdict
 
 PROOFS_DIR = "proofs"  # under the client's config directory
 
@@ -54,7 +54,10 @@ def write_last_proof(
     except OSError as exc:
         return ProofWritten(None, f"the proof of #{seq} could not be written to {path}: {exc.strerror or exc}")
     verdict = proof["verdict"]
+    recorded = recorded_verdict(proof)
+    against = "" if recorded == verdict["verdict"] else f", not {recorded} as the server ruled"
     return ProofWritten(
         path,
-        f"proof of #{seq} ({verdict['ruling']}: {verdict['verdict']}) written to {path} · tools/proof_check.py checks it",
+        f"proof of #{seq} ({verdict['ruling']}: {verdict['verdict']}{against}) written to {path} · "
+        "tools/proof_check.py checks it",
     )

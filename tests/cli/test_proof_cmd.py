@@ -17,7 +17,15 @@ import cli.proof_cmd
 from cli.main import app
 from cli.tournament_cmd import Server
 from engine.sealing import Viewer
-from tests.engine.test_proofs import of_type, proof_check, scenario_match, sealed, seen_by
+from tests.engine.test_proofs import (
+    judged_legal,
+    of_type,
+    proof_check,
+    scenario_match,
+    sealed,
+    seen_by,
+    wrong_server_log,
+)
 from tui_client.config import ConfigStore, Credentials
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,3 +102,21 @@ def test_the_challenged_seat_cannot_make_it(tmp_path: Path, monkeypatch: pytest.
     assert result.exit_code == 1 and not out.exists()
     assert "only the challenger (seat 0) is sent the challenged hand during play (D13)" in result.output
     assert asked[0]["token"] == "token-of-bob"
+
+
+def test_a_wrong_ruling_is_written_and_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server judged legal a hand that held G5: the proof is written all the same, with the
+    rules' verdict, and the command says the log disagrees; the checker exits 3."""
+    log = wrong_server_log("d13_illegal_no_playable.json", judged_legal)
+    body = "".join(json.dumps(e) + "\n" for e in seen_by(log, 0))
+
+    def answer_to(server: Server, method: str, path: str, body_: Any = None, params: Any = None) -> httpx.Response:
+        return httpx.Response(200, text=body, request=httpx.Request(method, server.url + path))
+
+    monkeypatch.setattr(cli.proof_cmd, "answer_to", answer_to)
+    out = tmp_path / "wrong.json"
+    result = runner.invoke(app, ["proof", "m1", "--server", URL, "--token", "t", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "(D13: illegal) — the log recorded legal: its ruling breaks the rules" in result.output
+    with pytest.raises(proof_check.Contradicted, match="RULING CONTRADICTED"):
+        proof_check.check(out.read_text(encoding="utf-8"))

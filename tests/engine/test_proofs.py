@@ -35,9 +35,18 @@ from engine.chain import ZERO_HASH, chain_envelope
 from engine.commands import CreateMatch, JoinSeat
 from engine.duplicate import deal_link, duplicate_dealer
 from engine.errors import CommandRefused
+from engine.events import Event
 from engine.evolve import evolve
 from engine.match import LocalMatch
-from engine.proofs import ProofRefused, proof_from_events, proof_from_replay, proof_text, provable_seqs
+from engine.proofs import (
+    ProofRefused,
+    build_proof,
+    proof_from_events,
+    proof_from_replay,
+    proof_text,
+    provable_seqs,
+    recorded_verdict,
+)
 from engine.replay import header_line, replay_line, replay_text, sealed_log, stream_of
 from engine.rulesets import Ruleset
 from engine.scenario import _ruleset, build_dealer, parse_spec
@@ -111,10 +120,33 @@ def check(proof: dict[str, Any], **anchors: Any) -> str:
     return str(proof_check.check(proof_text(proof), **anchors))
 
 
+def outcome(proof: dict[str, Any], **anchors: Any) -> tuple[str, str]:
+    """``ok`` (exit 0), ``failed`` (exit 1: the proof does not hold) or ``contradicted`` (exit 3:
+    it holds, and the log's ruling breaks the rules), with the checker's words."""
+    try:
+        return "ok", check(proof, **anchors)
+    except proof_check.Failed as exc:
+        return "failed", str(exc)
+    except proof_check.Contradicted as exc:
+        return "contradicted", str(exc)
+
+
 def failure(proof: dict[str, Any], **anchors: Any) -> str:
-    with pytest.raises(proof_check.Failed) as caught:
-        proof_check.check(proof_text(proof), **anchors)
-    return str(caught.value)
+    kind, words = outcome(proof, **anchors)
+    assert kind == "failed", words
+    return words
+
+
+def contradiction(proof: dict[str, Any], **anchors: Any) -> str:
+    kind, words = outcome(proof, **anchors)
+    assert kind == "contradicted", words
+    return words
+
+
+def reclaimed(proof: dict[str, Any]) -> dict[str, Any]:
+    """The proof made again from its (edited) envelopes and openings: its verdict what the rules
+    give for them, as a forger who wants the proof's own claim to hold would make it."""
+    return build_proof(proof["envelopes"], proof["open"], proof["event"]["seq"])
 
 
 def rechain(proof: dict[str, Any]) -> dict[str, Any]:
@@ -290,20 +322,31 @@ def _card_opened(p: dict[str, Any]) -> dict[str, Any]:
     return p
 
 
-@pytest.mark.parametrize(
-    ("tamper", "caught"),
-    [
-        (_said_with_the_play, "seat 1's UNO window was not open"),
-        (_one_more_card, "seat 1's hand size (public counts): expected 1, found 2"),
-        (_window_closed, "the head (the catcher's uno)"),
-        (_caught_by_self, "seat and by are not two seats"),
-        (_penalty_changed, "the proof's verdict"),
-        (_card_opened, "the fields opened (a uno_caught opens these and no other)"),
-    ],
-)
-def test_a_tampered_catch_is_caught(tamper: Callable[[dict[str, Any]], dict[str, Any]], caught: str) -> None:
+CATCH_TAMPERING = [
+    # (tamper, made again by the builder, exit kind, what the checker says)
+    (_said_with_the_play, False, "failed", "the proof's verdict (what the rules give on the public log), its verdict"),
+    (_said_with_the_play, True, "contradicted", "#66: seat 1's UNO window was closed"),
+    (
+        _one_more_card,
+        True,
+        "contradicted",
+        "#66: seat 1's hand size (public counts): the rules give 1, the event has 2",
+    ),
+    (_window_closed, False, "failed", "#65: the head (the catcher's uno)"),
+    (_caught_by_self, False, "failed", "seat and by are not two seats"),
+    (_penalty_changed, False, "failed", "the proof's verdict (what the rules give on the public log), its draws"),
+    (_card_opened, False, "failed", "the fields opened (a uno_caught opens these and no other)"),
+]
+
+
+@pytest.mark.parametrize(("tamper", "remade", "kind", "caught"), CATCH_TAMPERING)
+def test_a_tampered_catch_is_caught(
+    tamper: Callable[[dict[str, Any]], dict[str, Any]], remade: bool, kind: str, caught: str
+) -> None:
     assert check(catch_proof()).startswith("proof ok")
-    assert caught in failure(tamper(catch_proof()))
+    tampered = tamper(catch_proof())
+    found, words = outcome(reclaimed(tampered) if remade else tampered)
+    assert (found, caught in words) == (kind, True), words
 
 
 # ---------------------------------------------------------------- tampering with a challenge's proof
@@ -406,37 +449,51 @@ def _the_challenger_changed(p: dict[str, Any]) -> dict[str, Any]:
 
 
 TAMPERING = [
-    (_another_hand, "#54.hand: sha256(salt + canonical(opened value))"),
-    (_another_hand_matching_too, "#54.hand: sha256(salt + canonical(opened value))"),
-    (_dropped_card, "#54.hand: sha256(salt + canonical(opened value))"),
+    # (tamper, made again by the builder, exit kind, what the checker says)
+    (_another_hand, False, "failed", "#54.hand: sha256(salt + canonical(opened value))"),
+    (_another_hand_matching_too, False, "failed", "#54.hand: sha256(salt + canonical(opened value))"),
+    (_dropped_card, False, "failed", "#54.hand: sha256(salt + canonical(opened value))"),
+    (_dropped_card_resealed, False, "failed", "the proof's verdict (what the rules give"),
+    (_dropped_card_resealed, True, "contradicted", "#54: the challenged hand's size (the cards the Wild Draw Four"),
+    (_added_card_resealed, True, "contradicted", "the challenged hand's size (the cards the Wild Draw Four left, by"),
+    (_matching_emptied, False, "contradicted", "#54: matching, the cards that could have been played under no_pl"),
+    (_evidence_top_edited, False, "contradicted", '#54: evidence.top, the card it was played on: the rules give "R5"'),
+    (_earlier_play_edited, False, "failed", "the proof's verdict (what the rules give for the opened hand"),
+    (_earlier_play_edited, True, "contradicted", '#54: evidence.top, the card it was played on: the rules give "B6"'),
+    (_recorded_verdict_flipped, False, "failed", "the proof's verdict (what the rules give for the opened hand"),
     (
-        _dropped_card_resealed,
-        "the challenged hand's size, the cards the Wild Draw Four left (public counts): expected 6",
+        _recorded_verdict_flipped,
+        True,
+        "contradicted",
+        '#54: the verdict: the rules give "illegal", the event has "legal"',
     ),
-    (_added_card_resealed, "the challenged hand's size, the cards the Wild Draw Four left (public counts): expected 6"),
-    (_matching_emptied, "#54: matching, the hand's cards that could have been played under no_playable"),
-    (_evidence_top_edited, "#54: evidence.top, the card the Wild Draw Four was played on"),
-    (_earlier_play_edited, "#54: evidence.top, the card the Wild Draw Four was played on"),
-    (_recorded_verdict_flipped, "#54: the recorded verdict, by the hand"),
-    (_claimed_verdict_wrong, "the proof's verdict"),
-    (_another_matchs_openings, "#54.hand: sha256(salt + canonical(opened value))"),
-    (_renamed_match, "#1: stream"),
-    (_an_envelope_dropped, "#31: seq"),
-    (_a_draft_step_dropped_rechained, "#53: the challenged hand's size"),
-    (_an_opened_envelope, "envelope 21's keys (an envelope only: nothing opened in it)"),
-    (_another_field_opened, "the fields opened (a challenge_resolved opens these and no other)"),
-    (_a_wrong_wd4_rule, "#1: the ruleset's wd4_rule, against the proof's"),
-    (_the_challenger_changed, "#53: the head (the challenger's challenge)"),
+    (_claimed_verdict_wrong, False, "failed", "the proof's verdict (what the rules give for the opened hand"),
+    (_another_matchs_openings, False, "failed", "#54.hand: sha256(salt + canonical(opened value))"),
+    (_renamed_match, False, "failed", "#1: stream"),
+    (_an_envelope_dropped, False, "failed", "#31: seq"),
+    (_a_draft_step_dropped_rechained, False, "contradicted", "#53: the challenged hand's size"),
+    (_an_opened_envelope, False, "failed", "envelope 21's keys (an envelope only: nothing opened in it)"),
+    (_another_field_opened, False, "failed", "the fields opened (a challenge_resolved opens these and no other)"),
+    (_a_wrong_wd4_rule, False, "failed", "#1: the ruleset's wd4_rule, against the proof's"),
+    (_the_challenger_changed, False, "failed", "#53: the head (the challenger's challenge)"),
 ]
 
 
-@pytest.mark.parametrize(("tamper", "caught"), TAMPERING, ids=[t.__name__.strip("_") for t, _ in TAMPERING])
+@pytest.mark.parametrize(
+    ("tamper", "remade", "kind", "caught"),
+    TAMPERING,
+    ids=[f"{t.__name__.strip('_')}{'-remade' if r else ''}" for t, r, _k, _c in TAMPERING],
+)
 def test_every_tampering_of_a_challenge_is_caught(
-    tamper: Callable[[dict[str, Any]], dict[str, Any]], caught: str
+    tamper: Callable[[dict[str, Any]], dict[str, Any]], remade: bool, kind: str, caught: str
 ) -> None:
+    """Each edit is refused (exit 1), or, when the forger made the proof's own claim hold, shown as
+    a log whose ruling breaks the rules (exit 3): it never passes as a proof that holds."""
     proof, _log = challenge_proof("d13_illegal_no_playable.json")
     assert check(proof).startswith("proof ok")
-    assert caught in failure(tamper(proof))
+    tampered = tamper(proof)
+    found, words = outcome(reclaimed(tampered) if remade else tampered)
+    assert (found, caught in words) == (kind, True), words
 
 
 def test_a_consistent_forgery_rehashed_is_caught_by_any_receipt_or_the_replay(tmp_path: Path) -> None:
@@ -461,6 +518,48 @@ def test_a_consistent_forgery_rehashed_is_caught_by_any_receipt_or_the_replay(tm
     earlier["envelopes"][9]["data"]["keep"] = False  # an old draft step, re-hashed
     rechain(earlier)
     assert "#40: its hash against the receipt" in failure(earlier, receipts=(f"40:{log[39].envelope['hash']}",))
+
+
+def wrong_server_log(name: str, edit: Callable[[list[Event]], None]) -> list[SealedEvent]:
+    """The scenario's match as a server that got a ruling wrong would log it: the whole events
+    edited, then sealed with the seed and chained, as the server seals every event."""
+    match, seed = scenario_match(name)
+    events = list(match.events)
+    edit(events)
+    return sealed_log(events, stream_of("m1"), seed)
+
+
+def judged_legal(events: list[Event]) -> None:
+    """A challenge judged legal whatever the hand held (the server's mistake)."""
+    i = next(i for i, e in enumerate(events) if e.type == "challenge_resolved")
+    events[i] = Event(events[i].type, {**events[i].data, "verdict": "legal", "matching": []})
+
+
+def test_a_wrong_ruling_is_proved_too(tmp_path: Path) -> None:
+    """A server that judged the challenge legal when the hand held G5: the challenger's openings
+    open its commitments and the chain is the one everybody received, so the proof holds, and
+    the checker says the ruling breaks D13 (exit 3), anchored by the other seat's receipt."""
+
+    log = wrong_server_log("d13_illegal_no_playable.json", judged_legal)
+    proof = proof_from_events(seen_by(log, 0), 54)
+    assert proof["verdict"]["verdict"] == "illegal" and recorded_verdict(proof) == "legal"
+    receipt = f"54:{log[53].envelope['hash']}"  # what seat 1 (and every viewer) received
+    words = contradiction(proof, receipts=(receipt,))
+    assert words.startswith("proof holds, RULING CONTRADICTED: match m1 #54 challenge_resolved (D13): illegal")
+    assert '#54: the verdict: the rules give "illegal", the event has "legal"' in words
+    assert words.endswith("anchored by receipt #54")
+    code, out = run_tool(tmp_path, proof_text(proof))
+    assert code == 3 and "(the server's, if every viewer received that hash: check with --receipt)" in out
+
+    def caught_after_saying_it(events: list[Event]) -> None:
+        i = max(i for i, e in enumerate(events) if e.type == "card_played" and e.data["seat"] == 1)
+        events[i] = Event(events[i].type, {**events[i].data, "uno": True})
+
+    log = wrong_server_log("d14_caught.json", caught_after_saying_it)
+    caught = of_type(seen_by(log, AUDITOR), "uno_caught")["seq"]
+    proof = proof_from_events(seen_by(log, 1), caught)
+    assert proof["verdict"]["verdict"] == "not caught" and proof["verdict"]["draws"] is None
+    assert f"#{caught}: seat 1's UNO window was closed" in contradiction(proof)
 
 
 def test_a_proof_from_another_match_is_caught() -> None:
