@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Final
 
 from engine.rulesets import RULESETS
 from engine.score_words import rule_words, totals_words
@@ -651,30 +651,56 @@ FULL_COUNT_COLUMNS: tuple[tuple[str, str], ...] = tuple(
 )
 
 
+SAME_DEAL_COLUMN: Final[tuple[str, str]] = ("same_deal", "SD")
+
+
+def is_duplicate(tournament: Mapping[str, Any]) -> bool:
+    """Duplicate rounds: every pairing of a round on the same cards, and a same-deal column."""
+    return bool(tournament.get("duplicate"))
+
+
+def same_deal_words(value: object) -> str:
+    """The same-deal percentage, one decimal (``57.5``); ``–`` with nothing to compare."""
+    return f"{float(value):.1f}" if isinstance(value, int | float) and not isinstance(value, bool) else "–"
+
+
+def _with_same_deal(columns: tuple[tuple[str, str], ...], tournament: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """A duplicate tournament's columns: SD just before the last ("decided by")."""
+    return (*columns[:-1], SAME_DEAL_COLUMN, columns[-1]) if is_duplicate(tournament) else columns
+
+
 def standings_columns(tournament: Mapping[str, Any], full: bool) -> tuple[tuple[str, str], ...]:
     """The standings' columns for the tournament's format: a round robin's as before
     (:data:`STANDING_COLUMNS`, :data:`COMPACT_STANDING_COLUMNS`); a Swiss's or a tables
     tournament's rank, player, played, the chain's columns (Score Bch SB W PD PC; Pts MP 1st;
     the lot only in full) and the tie-break that decided the row, abbreviated with its value
-    (``Bch 8``) in both (so the full table fits 120 columns); ``full`` adds the counts."""
+    (``Bch 8``) in both (so the full table fits 120 columns); ``full`` adds the counts. A
+    tournament of duplicate rounds has SD, the same-deal percentage, before the last column."""
     if format_of(tournament) == "round_robin":
-        return STANDING_COLUMNS if full else COMPACT_STANDING_COLUMNS
+        return _with_same_deal(STANDING_COLUMNS if full else COMPACT_STANDING_COLUMNS, tournament)
     chain = [n for n in chain_of(tournament) if full or n != "lot"]
     counts = FULL_COUNT_COLUMNS if full else (("played", "P"),)
-    return (
+    columns = (
         ("rank", "#"),
         ("player", "player"),
         *counts,
         *((f"tb:{n}", chain_label(n)) for n in chain),
         ("decided_by", "by"),
     )
+    return _with_same_deal(columns, tournament)
 
 
 def standings_cells(tournament: Mapping[str, Any], full: bool) -> list[tuple[str, ...]]:
     """The rows for :func:`standings_columns` (a round robin's: :func:`standing_rows` or
     :func:`compact_standing_rows`); a compact name is cut at 20 characters with …"""
     if format_of(tournament) == "round_robin":
-        return standing_rows(tournament) if full else compact_standing_rows(tournament)
+        robin = standing_rows(tournament) if full else compact_standing_rows(tournament)
+        if not is_duplicate(tournament):
+            return robin
+        same = [
+            same_deal_words(s.get("same_deal")) for s in tournament.get("standings") or [] if isinstance(s, Mapping)
+        ]
+        return [(*row[:-1], sd, row[-1]) for row, sd in zip(robin, same, strict=True)]
     columns = standings_columns(tournament, full)
     rows: list[tuple[str, ...]] = []
     for s in tournament.get("standings") or []:
@@ -694,6 +720,8 @@ def standings_cells(tournament: Mapping[str, Any], full: bool) -> list[tuple[str
                 cells.append(short or (chain_label(str(decided)) if decided else ""))
             elif key.startswith("tb:"):
                 cells.append(_int(tiebreaks.get(key.removeprefix("tb:"))))
+            elif key == "same_deal":
+                cells.append(same_deal_words(s.get("same_deal")))
             else:
                 cells.append(_int(s.get(key)))
         rows.append(tuple(cells))
@@ -704,7 +732,8 @@ def standings_legend(tournament: Mapping[str, Any]) -> str:
     """The compact standings' key (for the border): a round robin's :func:`compact_legend`; a
     Swiss's ``Bch Buchholz · SB Sonneborn–Berger · W wins · PD pts diff · PC conceded`` (Score,
     wins + byes, left out: the border has room for 76 characters at 80 columns)."""
+    same = ["SD same deal %"] if is_duplicate(tournament) else []
     if format_of(tournament) == "round_robin":
-        return compact_legend(tournament)
+        return " · ".join([part for part in [compact_legend(tournament)] if part] + same)
     chain = [n for n in chain_of(tournament) if n in CHAIN_LEGEND_WORDS and n not in ("lot", "score")]
-    return " · ".join(f"{chain_label(n)} {CHAIN_LEGEND_WORDS[n]}" for n in chain)
+    return " · ".join([f"{chain_label(n)} {CHAIN_LEGEND_WORDS[n]}" for n in chain] + same)

@@ -44,6 +44,7 @@ from tui_client.tournament_model import (
     ScheduleRow,
     dispute_rows,
     format_of,
+    is_duplicate,
     is_table_tournament,
     schedule_columns,
     schedule_rows,
@@ -278,7 +279,7 @@ class TournamentScreen(MinimumSize, Screen[None]):
         self.loads = 0  # answers received (the tests wait on it)
         self.full: bool | None = None  # the standings' columns shown: every tie-break, or compact
         self.full_asked: bool | None = None  # ``f``: the user's choice, over the width's
-        self.standings_layout: tuple[bool, str] | None = None  # (full, format) the standings' columns are for
+        self.standings_layout: tuple[bool, str, bool] | None = None  # (full, format, duplicate): the columns' layout
         self.schedule_layout: tuple[tuple[str, str], ...] | None = None  # the schedule's columns
 
     @property
@@ -321,7 +322,7 @@ class TournamentScreen(MinimumSize, Screen[None]):
         """(Re)build the standings' columns for the width (or ``f``) and the tournament's format
         (its chain: a Swiss's Score Bch SB W PD PC, a tables tournament's Pts MP 1st), if they change."""
         full = self.wants_full()
-        layout = (full, format_of(self.tournament or {}))
+        layout = (full, format_of(self.tournament or {}), is_duplicate(self.tournament or {}))
         if layout == self.standings_layout:
             return
         self.full, self.standings_layout = full, layout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -158,3 +159,17 @@ def test_old_matches_are_dealt_exactly_as_before() -> None:
     made = LocalMatch.start(SEED, UNO_DUO, ("a", "b"))
     assert "duplicate" not in made.events[0].data
     assert any(e.type == EventType.ROUND_STARTED for e in made.events)
+
+
+def test_the_code_in_fairness_md_derives_the_same_keys() -> None:
+    """docs/FAIRNESS.md's snippets, run in order as the page says, agree with engine/duplicate.py."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "FAIRNESS.md").read_text(encoding="utf-8")
+    namespace: dict[str, object] = {}
+    for block in re.findall(r"```python\n(.*?)```", text, re.S):
+        exec(block, namespace)  # the page's own code, as an auditor would run it
+    rng = random.Random(3)
+    for r in range(1, 6):
+        seed, entropies = rng.randbytes(32), [str(rng.random()) for _ in range(rng.randrange(1, 5))]
+        key = round_deal_key(seed, r, entropies)
+        assert namespace["deal_key"](seed, r, entropies) == key  # type: ignore[operator]
+        assert namespace["duplicate_match_seed"](key, f"m_{r}") == match_seed(key, f"m_{r}")  # type: ignore[operator]
