@@ -283,10 +283,13 @@ def build_proof(
         opened[name] = Opening(value=opening["value"], salt=str(opening["salt"]))
     ruleset = first["data"].get("ruleset") or {}
     seats = _seats(envelopes)
-    if event["type"] == "challenge_resolved":
-        verdict = _challenge_verdict(envelopes, ruleset, opened["hand"]["value"], seats)
-    else:
-        verdict = _catch_verdict(envelopes, ruleset, seats)
+    try:
+        if event["type"] == "challenge_resolved":
+            verdict = _challenge_verdict(envelopes, ruleset, opened["hand"]["value"], seats)
+        else:
+            verdict = _catch_verdict(envelopes, ruleset, seats)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ProofRefused(f"event #{seq}: its public data cannot be read ({exc!r})") from None
     stream = str(first["stream"])
     return {
         "format": PROOF_FORMAT,
