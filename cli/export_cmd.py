@@ -21,8 +21,9 @@ def export(
 ) -> None:
     """Write the replay file of a finished match from the database."""
     from server.db import make_engine, url_or_path
-    from server.services.errors import MatchLive, MatchNotFound
+    from server.services.errors import MatchLive, MatchNotFound, NotNow
     from server.services.matches import MatchService
+    from server.services.tournaments import TournamentService
     from server.settings import Settings
     from server.store.event_store import EventStore
 
@@ -34,13 +35,14 @@ def export(
     def run() -> str:
         store = EventStore(make_engine(url), group_commit=False)
         try:
-            return MatchService(store).replay(match)
+            # A duplicate round's match: refused until its round is revealed, then with the deal key.
+            return TournamentService(store, MatchService(store)).replay(match)
         finally:
             store.close()
 
     try:
         text = guarded("unoduo export", run)
-    except (MatchNotFound, MatchLive) as exc:
+    except (MatchNotFound, MatchLive, NotNow) as exc:
         typer.echo(f"unoduo export: {exc.message}", err=True)
         raise typer.Exit(1) from None
     if output is None:

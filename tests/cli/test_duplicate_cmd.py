@@ -51,6 +51,11 @@ def test_create_show_and_verify_a_duplicate_round_robin(tmp_path: Path) -> None:
         verified = runner(None).invoke(app, ["verify", str(replay)])
         assert verified.exit_code == 0, verified.output
         assert "deal: sha256(deal key)" in verified.stdout
+        exported = tmp_path / "exported.jsonl"
+        db = str(tmp_path / "d.sqlite3")
+        done = runner(None).invoke(app, ["export", "--match", match_id, "--db", db, "-o", str(exported)])
+        assert done.exit_code == 0, done.output
+        assert runner(None).invoke(app, ["verify", str(exported)]).exit_code == 0  # unoduo export: the key too
         stripped = tmp_path / "stripped.jsonl"
         text = replay.read_text(encoding="utf-8").replace(f',"deal_key":"{t["deal_keys"]["1"]}"', "")
         stripped.write_text(text, encoding="utf-8")
