@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
@@ -93,12 +93,19 @@ def server_env(**settings: str) -> dict[str, str]:
 
 
 class ServerProcess:
-    """``python -m cli.main serve`` on a free loopback port of its own; its output appended to ``log_path``."""
+    """``python -m cli.main serve`` on a free loopback port of its own; its output appended to ``log_path``;
+    ``args`` more options of ``serve`` (``--workers 2``)."""
 
     def __init__(
-        self, db_url: str, log_path: Path, settings: Mapping[str, str] | None = None, name: str = "the server"
+        self,
+        db_url: str,
+        log_path: Path,
+        settings: Mapping[str, str] | None = None,
+        name: str = "the server",
+        args: Sequence[str] = (),
     ) -> None:
         self.name = name
+        self.args = list(args)
         self.db_url = db_url
         self.log_path = log_path
         self.env = server_env(**dict(settings or {}))
@@ -115,7 +122,7 @@ class ServerProcess:
         A process that exits fails at once; one that neither answers nor exits for the harness's
         stall window is stuck (a start is never failed for being slow)."""
         began = time.monotonic()
-        argv = [sys.executable, "-m", "cli.main", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        argv = [sys.executable, "-m", "cli.main", "serve", "--host", "127.0.0.1", "--port", str(self.port), *self.args]
         with self.log_path.open("ab") as log:
             log.write(f"\n===== start {self.starts + 1} of {self.name} =====\n".encode())
             log.flush()

@@ -325,22 +325,26 @@ class Client:
     async def close(self) -> None:
         await self.http.aclose()
 
+    def via(self) -> httpx.AsyncClient:
+        """The client a set-up request goes through (one server here; ``bench.scale`` spreads them over several)."""
+        return self.http
+
     async def register(self, name: str) -> Player:
-        response = await self.http.post("/api/players", json={"name": name})
+        response = await self.via().post("/api/players", json={"name": name})
         if response.status_code != 201:
             raise BenchError(_summary(response, "POST /api/players"))
         body = response.json()
         return Player(body["id"], body["token"])
 
     async def new_match(self, player: Player, opponent: str = "bot:random") -> Match:
-        response = await self.http.post("/api/matches", headers=player.headers, json={"opponent": opponent})
+        response = await self.via().post("/api/matches", headers=player.headers, json={"opponent": opponent})
         if response.status_code != 201:
             raise BenchError(_summary(response, "POST /api/matches"))
         summary = response.json()
         match_id = summary["id"]
         seats = [s.get("id") if isinstance(s, dict) else s for s in summary.get("seats", [])]
         seat = seats.index(player.id) if player.id in seats else 0
-        response = await self.http.post(
+        response = await self.via().post(
             f"/api/matches/{match_id}/join", headers=player.headers, json={"entropy": secrets.token_hex(8)}
         )
         if response.status_code != 200:
@@ -484,7 +488,7 @@ async def _play_ws(
         received = time.perf_counter()
         message = json.loads(raw)
         kind = message.get("type")
-        if kind == "event":
+        if kind in ("event", "decision"):  # one event's frame, or one decision's (``frames=decision``)
             view = message.get("view") or {}
             if view.get("version", -1) > current["version"]:
                 current = view

@@ -208,6 +208,76 @@ def server(
         raise typer.Exit(1) from None
 
 
+@bench_app.command("scale")
+def scale(
+    configs: str = typer.Option(
+        "servers=1,servers=2,servers=3,workers=2",
+        "--configs",
+        help="comma-separated configurations: servers=N (N unoduo serve processes) or workers=N (one unoduo serve --workers N)",
+    ),
+    players: int = typer.Option(60, "--players", min=1, max=2000, help="concurrent players, each against bot:random"),
+    seconds: float = typer.Option(15.0, "--seconds", help="at most how long each phase runs (saturation, paced)"),
+    rate: float = typer.Option(1000.0, "--rate", help="commands/s offered in all in the paced phase"),
+    frames: str = typer.Option(
+        "decision", "--frames", help="decision (per-decision frames when the server has them) or event"
+    ),
+    kills: int = typer.Option(
+        2, "--kills", min=0, max=20, help="takeover: SIGKILLs of a match owner among 2 servers (0: no takeover run)"
+    ),
+    takeover_bots: int = typer.Option(
+        12, "--takeover-bots", min=2, max=64, help="takeover: house bots in the round robin (half as many matches)"
+    ),
+    takeover_target: int = typer.Option(100, "--takeover-target", min=1, max=100_000, help="takeover: the target"),
+    postgres_url: str = typer.Option(
+        _server_postgres_url(),
+        "--postgres-url",
+        help="PostgreSQL server (a throw-away schema per configuration; default: UNODUO_DATABASE_URL if PostgreSQL, else UNODUO_TEST_POSTGRES_URL)",
+    ),
+    write_docs: bool = typer.Option(False, "--write-docs", help="update its section of docs/BENCHMARKS.md"),
+) -> None:
+    """Several servers on one PostgreSQL database: commands/s, round trips, server CPU per command summed over the servers, takeover after kill -9."""
+    for name, value in (("--seconds", seconds), ("--rate", rate)):
+        if not value > 0 or value > 1_000_000:
+            typer.echo(f"unoduo bench scale: {name} must be more than 0 and at most 1000000", err=True)
+            raise typer.Exit(2)
+    if frames not in ("decision", "event"):
+        typer.echo("unoduo bench scale: --frames must be decision or event", err=True)
+        raise typer.Exit(2)
+    need_harness("scale")
+    from bench.launch import BenchError
+    from bench.scale import Options as ScaleOptions
+    from bench.scale import parse_configs
+    from bench.scale import run_and_report as run_scale
+
+    try:
+        chosen = parse_configs(configs)
+    except ValueError as exc:
+        typer.echo(f"unoduo bench scale: --configs: {exc}", err=True)
+        raise typer.Exit(2) from None
+    options = ScaleOptions(
+        configs=chosen,
+        players=players,
+        seconds=seconds,
+        rate=rate,
+        frames=frames,
+        kills=kills,
+        takeover_bots=takeover_bots,
+        takeover_target=takeover_target,
+        postgres_url=postgres_url,
+    )
+    command = _command_line(
+        f"unoduo bench scale --configs {','.join(c.name for c in chosen)} --players {players} --seconds {seconds:g}"
+        f" --rate {rate:g} --frames {frames} --kills {kills} --write-docs"
+    )
+    try:
+        report = run_scale(options, write_docs, command, typer.echo)
+    except BenchError as exc:
+        typer.echo(f"unoduo bench scale: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if report.problems:
+        raise typer.Exit(1)
+
+
 @bench_app.command("tournament")
 def tournament(
     players: int | None = typer.Option(
