@@ -4,12 +4,16 @@ The port is bound first, before the database is migrated or a director token is 
 server that cannot listen stops (exit 2) without using anything up. Uvicorn is then handed
 that bound socket. On Ctrl-C the open event streams are ended at once (``begin_shutdown``), so
 the server stops quickly and quietly instead of waiting for them to time out.
+
+``--workers N`` (N > 1, PostgreSQL only) runs N such servers on the one port under a small
+supervisor: :mod:`cli.serve_workers`.
 """
 
 from __future__ import annotations
 
 import errno
 import gc
+import os
 import resource
 import socket
 from typing import TYPE_CHECKING
@@ -25,6 +29,7 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
 GRACEFUL_SHUTDOWN_SECONDS = 2  # what a request still running at Ctrl-C gets to finish
+MAX_WORKERS = 64  # --workers
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -42,6 +47,15 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 def base_url(host: str, port: int) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+WILDCARD_HOSTS = ("", "0.0.0.0", "::")  # the names of "every address" of the machine
+
+
+def peer_url(host: str, port: int) -> str:
+    """The URL at which other servers reach a server listening on (``host``, ``port``): a wildcard
+    address (every address of the machine) is named by the machine's host name."""
+    return base_url(socket.gethostname() if host in WILDCARD_HOSTS else host, port)
 
 
 def _bind_or_exit(host: str, port: int) -> socket.socket:
@@ -92,8 +106,12 @@ def connection_cap(wanted: int) -> int:
     return max(1, min(wanted, soft - DESCRIPTORS_KEPT))
 
 
-def uvicorn_config(app: FastAPI, settings: Settings) -> uvicorn.Config:
-    """uvicorn's options from the settings: every limit of docs/SERVER.md "Connections and limits"."""
+def uvicorn_config(app: FastAPI, settings: Settings, peer_ports: frozenset[int] = frozenset()) -> uvicorn.Config:
+    """uvicorn's options from the settings: every limit of docs/SERVER.md "Connections and limits".
+
+    Connections to a port of ``peer_ports`` (a worker's private port, where other servers forward
+    their clients) are not counted against the per-address cap.
+    """
     import uvicorn
 
     from server.connections import guarded_protocols
@@ -101,7 +119,9 @@ def uvicorn_config(app: FastAPI, settings: Settings) -> uvicorn.Config:
     trusted = settings.trusted_proxies.strip()
     # Behind a proxy every connection comes from the proxy's address: the proxy caps its clients.
     per_address = 0 if trusted else settings.connections_per_address
-    http, ws, limits = guarded_protocols(settings.request_timeout_seconds, settings.max_head_bytes, per_address)
+    http, ws, limits = guarded_protocols(
+        settings.request_timeout_seconds, settings.max_head_bytes, per_address, peer_ports
+    )
     app.state.connection_limits = limits
     # No permessage-deflate: a view is a kilobyte or two, and compressing every frame cost
     # about a tenth of the server's time under load (profiled with py-spy).
@@ -124,7 +144,11 @@ def uvicorn_config(app: FastAPI, settings: Settings) -> uvicorn.Config:
 BACKLOG = 511  # the kernel's queue of connections not yet accepted (Linux caps it at somaxconn)
 
 
-def _server(app: FastAPI, settings: Settings) -> uvicorn.Server:
+def _server(
+    app: FastAPI, settings: Settings, *, peer_ports: frozenset[int] = frozenset(), parent: int | None = None
+) -> uvicorn.Server:
+    """The server of ``app``. ``parent``: the pid of the supervisor of ``--workers``; when it is gone
+    (the worker was orphaned: killed with it, its parent's ``kill -9``), the server stops by itself."""
     import uvicorn
 
     from server.app import begin_shutdown
@@ -134,13 +158,15 @@ def _server(app: FastAPI, settings: Settings) -> uvicorn.Server:
         async def on_tick(self, counter: int) -> bool:
             if counter and counter % (COLLECT_SECONDS * TICKS_PER_SECOND) == 0:
                 gc.collect()  # on the event loop's thread: finalizers of loop objects run where they belong
+            if parent is not None and counter % TICKS_PER_SECOND == 0 and os.getppid() != parent:
+                self.should_exit = True  # the supervisor is gone: nobody would ever stop this worker
             return await super().on_tick(counter)
 
         async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
             begin_shutdown(app)  # open follow streams end now; their connections can close
             await super().shutdown(sockets)
 
-    config = uvicorn_config(app, settings)
+    config = uvicorn_config(app, settings, peer_ports)
     redact_uvicorn_logs()  # after the config, which sets uvicorn's logging up
     return Server(config)
 
@@ -162,8 +188,20 @@ def serve(
         None,
         help="database URL, or a SQLite file path (default: UNODUO_DATABASE_URL, else sqlite:///./unoduo.sqlite3)",
     ),
+    workers: int = typer.Option(
+        1,
+        min=1,
+        max=MAX_WORKERS,
+        help="server processes sharing the port, each owning its share of the live matches (PostgreSQL only); "
+        "a worker that dies is restarted",
+    ),
 ) -> None:
-    """Serve the HTTP API: migrate the database, register the house bots, listen until Ctrl-C."""
+    """Serve the HTTP API: migrate the database, register the house bots, listen until Ctrl-C.
+
+    With --workers N (PostgreSQL), a supervisor runs N server processes on the one port, each
+    also listening on a private port of its own (on UNODUO_PEER_HOST) for what other servers
+    forward to it (docs/SERVER.md "Several workers on one host").
+    """
     from server.db import DatabaseURLError, normalize_url, url_or_path
 
     try:
@@ -178,6 +216,13 @@ def serve(
     except DatabaseURLError as exc:
         typer.echo(f"unoduo serve: {exc}{', or (with --db) a SQLite file path' if db else ''}", err=True)
         raise typer.Exit(2) from None
+    if workers > 1:
+        from cli.serve_workers import serve_workers
+
+        serve_workers(settings, host, port, workers)
+        return
+    if not settings.peer_url:
+        settings = settings.model_copy(update={"peer_url": peer_url(host, port)})
     sock = _bind_or_exit(host, port)
     try:
         app = guarded("unoduo serve", lambda: _checked_app(settings))

@@ -17,6 +17,10 @@ of one address. :func:`guarded_protocols` makes uvicorn's own HTTP and WebSocket
   waiting for a client that will never take the bytes.
 
 The client address is the TCP peer's: these limits run before any proxy header is read.
+Connections that arrive on a **peer port** (``exempt_ports``: the private port on which each
+worker of ``unoduo serve --workers N`` takes what other servers forward to it, docs/SERVER.md
+"Several workers on one host") are not counted per address: they all come from a few peer
+addresses, each carrying many clients' requests and sockets. Their other limits still apply.
 """
 
 from __future__ import annotations
@@ -50,8 +54,14 @@ class ConnectionLimits:
     request_seconds: float
     head_bytes: int
     per_address: int
+    exempt_ports: frozenset[int] = frozenset()  # local ports whose connections are not counted (peer ports)
     open: Counter[str] = field(default_factory=Counter)
     closed_slow: int = 0  # connections closed at the request deadline (docs/RELIABILITY.md figures)
+
+    def counts(self, local: tuple[str, int | None] | None) -> bool:
+        """Whether a connection accepted at the local address ``local`` counts per client address:
+        not if it came in on a peer port."""
+        return local is None or local[1] not in self.exempt_ports
 
     def take(self, address: str) -> bool:
         """Count a new connection of ``address``; False (not counted) if it is over the cap."""
@@ -83,6 +93,9 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        if not self.limits.counts(self.server):
+            self._arm()  # a peer's connection: not counted, still timed
+            return
         if not self.limits.take(_address(self.client)):
             message = f"too many connections from your address (at most {self.limits.per_address}); close some first"
             transport.write(_plain_answer(TOO_MANY, message))
@@ -157,10 +170,14 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
-        self.limits.open[_address(self.client)] += 1  # the HTTP connection's place, handed over
+        self._counted = self.limits.counts(self.server)
+        if self._counted:
+            self.limits.open[_address(self.client)] += 1  # the HTTP connection's place, handed over
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.limits.give_back(_address(self.client))
+        if self._counted:
+            self._counted = False
+            self.limits.give_back(_address(self.client))
         super().connection_lost(exc)
 
     async def run_asgi(self) -> None:
@@ -178,10 +195,11 @@ class GuardedWebSocketProtocol(WebSocketsSansIOProtocol):
 
 
 def guarded_protocols(
-    request_seconds: float, head_bytes: int, per_address: int
+    request_seconds: float, head_bytes: int, per_address: int, exempt_ports: frozenset[int] = frozenset()
 ) -> tuple[type[GuardedHttpProtocol], type[GuardedWebSocketProtocol], ConnectionLimits]:
-    """The HTTP and WebSocket protocol classes for ``uvicorn.Config(http=…, ws=…)``, sharing one count."""
-    limits = ConnectionLimits(request_seconds, head_bytes, per_address)
+    """The HTTP and WebSocket protocol classes for ``uvicorn.Config(http=…, ws=…)``, sharing one count;
+    connections to a local port in ``exempt_ports`` (a peer port) are not counted per address."""
+    limits = ConnectionLimits(request_seconds, head_bytes, per_address, exempt_ports)
     http = type("ServerHttpProtocol", (GuardedHttpProtocol,), {"limits": limits})
     ws = type("ServerWebSocketProtocol", (GuardedWebSocketProtocol,), {"limits": limits})
     return http, ws, limits

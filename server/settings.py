@@ -123,6 +123,14 @@ class Settings(BaseSettings):
         "database reach this one, to forward a match's commands and sockets to its owner (docs/SERVER.md "
         '"Several servers"); unoduo serve fills it from --host/--port (or each worker\'s own port) when empty',
     )
+    peer_host: str = Field(
+        default="127.0.0.1",
+        min_length=1,
+        max_length=100,
+        description="the address on which each worker of unoduo serve --workers N listens for the other servers "
+        "(a private port of its own, any free one) and which its peer_url names; with servers on several hosts, an "
+        "address of this host that the others reach (0.0.0.0 or ::: every address, named by the host's name)",
+    )
     lease_seconds: float = Field(
         default=3.0,
         ge=0.5,
