@@ -574,6 +574,26 @@ def trf(
     typer.echo(f"wrote the TRF of {tournament} to {output} ({len(text.splitlines())} lines)", err=True)
 
 
+@tournament_app.command("deals")
+@shaped
+def deals(tournament: TournamentArg, url: Url = DEFAULT_URL, token: Token = None) -> None:
+    """Check a tournament of duplicate rounds (docs/FAIRNESS.md): every revealed round's matches
+    verify with its deal key and opened one deck; once finished, every key follows from the seed."""
+    from cli.deal_check import check_deals
+
+    server = Server(url, token)
+    t = call_object(server, "GET", f"/api/tournaments/{tournament}")
+    if not t.get("duplicate"):
+        fail(f"tournament {tournament} does not play duplicate rounds", 2)
+    report = check_deals(t, lambda match_id: answer_to(server, "GET", f"/api/matches/{match_id}/replay").text)
+    for line in report.ok:
+        typer.echo(f"ok    {line}")
+    for line in report.failures:
+        typer.echo(f"FAIL  {line}")
+    if not report.passed:
+        raise typer.Exit(1)
+
+
 @tournament_app.command("fairplay")
 @shaped
 def fairplay(tournament: TournamentArg, as_json: AsJson = False, url: Url = DEFAULT_URL, token: Token = None) -> None:

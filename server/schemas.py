@@ -243,6 +243,11 @@ class TournamentPublic(BaseModel):
         default_factory=dict,
         description="duplicate rounds: each finished round's deal key (hex), by round number (docs/FAIRNESS.md)",
     )
+    entropies: dict[str, str] = Field(
+        default_factory=dict,
+        description="duplicate rounds, once finished: the entropy each entrant gave on entering (by player id; "
+        'none: ""), from which with the seed anyone recomputes every deal key',
+    )
     ruleset: str
     rules: dict[str, Any] = Field(description="the complete ruleset in force")
     format: Literal["round_robin", "swiss", "tables"] = "round_robin"

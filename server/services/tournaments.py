@@ -1227,6 +1227,7 @@ class TournamentViews:
             seed_ratings=dict(t.seed_ratings),
             duplicate=t.duplicate,
             deal_keys={str(n): key for n, key in sorted(t.deal_keys.items())},
+            entropies=dict(t.entropies) if t.status == FINISHED else {},
             ruleset=str(t.ruleset.get("name", "")),
             rules=t.ruleset,
             format=t.format.value,

@@ -45,6 +45,10 @@ def test_create_show_and_verify_a_duplicate_round_robin(tmp_path: Path) -> None:
         assert any(t["deal_keys"]["1"] in line for line in lines)
         assert any(" SD " in f" {line} " for line in lines) and any("SD same-deal %" in line for line in lines)
 
+        checked = runner(None).invoke(app, ["tournament", "deals", tournament_id, "--url", url])
+        assert checked.exit_code == 0, checked.output
+        assert "round 1: 2 matches verify with the revealed key and opened one deck" in checked.stdout
+
         match_id = t["rounds"][0]["pairings"][0]["match"]
         replay = tmp_path / "r.jsonl"
         replay.write_text(httpx.get(f"{url}/api/matches/{match_id}/replay").text, encoding="utf-8")

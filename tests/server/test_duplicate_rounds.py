@@ -5,6 +5,7 @@ a finished match's cards kept back while its round is played, and what is refuse
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from collections import defaultdict
@@ -12,6 +13,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from cli.deal_check import check_deals
 from engine.duplicate import round_deal_key
 from engine.verify import verify_replay
 from tests.server.helpers import ok, register
@@ -83,6 +85,18 @@ def test_a_duplicate_round_robin_deals_each_round_once_and_reveals_it(client: Te
     assert column == expected_same_deal(t)
     assert all(value is not None for value in column.values())
     assert sum(v for v in column.values() if v is not None) == 4 * 50  # every comparison hands out 1 point
+
+    def replay_of(match_id: str) -> str:
+        return client.get(f"/api/matches/{match_id}/replay").text
+
+    report = check_deals(t, replay_of)  # what `unoduo tournament deals` checks
+    assert report.passed, report.failures
+    assert any("3 deal keys follow from it" in line for line in report.ok)
+    swapped = copy.deepcopy(t)
+    swapped["deal_keys"]["2"] = t["deal_keys"]["1"]  # a server claiming round 1's deal for round 2
+    failures = check_deals(swapped, replay_of).failures
+    assert any(f.startswith("round 2, ") for f in failures)
+    assert any("round 2: the revealed key is not" in f for f in failures)
 
 
 def test_a_tournament_without_the_option_deals_and_reads_as_before(client: TestClient) -> None:
@@ -163,4 +177,5 @@ def test_an_entrants_entropy_moves_the_deal(client: TestClient) -> None:
     entropies = ["ada's dice" if p == ada else "" for p in order]
     assert order.index(bot) >= 0 and t["deal_keys"]["1"] == round_deal_key(seed, 1, entropies).hex()
     assert t["deal_keys"]["1"] != round_deal_key(seed, 1, ["", ""]).hex()
+    assert t["entropies"] == {ada: "ada's dice"}  # published at the end, for anyone to recompute the keys
     assert show(client, t["id"])["duplicate"] is True
