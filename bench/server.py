@@ -25,6 +25,9 @@ is about N / (commands/s)), not the latency a player sees at a realistic load.
   the first legal command of their view (a wild or ``color`` gets ``"red"``), with
   ``expected_version`` = the view's version, sent on the match's socket. Round trip: from the
   send to the ``result`` message answering it.
+- **WebSocket, saturation, per-decision frames**: the same with every socket opened with
+  ``frames=decision`` (one message per decision, its events and the view after the last:
+  docs/SERVER.md "The live socket") instead of one message per event.
 - **HTTP POST, saturation**: the same, each command a ``POST /api/matches/{id}/commands``.
   Round trip: the POST.
 
@@ -96,6 +99,7 @@ JITTER = 0.5  # a think time is uniform in mean × (1 ± JITTER)
 
 
 WS_SATURATED = "WebSocket, saturation"
+WS_DECISIONS = "WebSocket, saturation, per-decision frames"
 HTTP_SATURATED = "HTTP POST, saturation"
 WS_PACED = "WebSocket, paced"
 HTTP_PACED = "HTTP POST, paced"
@@ -128,6 +132,7 @@ class PhaseResult:
     name: str
     transport: str  # "ws" or "http"
     matches: int
+    frames: str = "event"  # what the WebSocket sockets asked for: one message per event, or per decision
     pace: float | None = None  # the offered commands/s of a paced phase; None: saturation (no think time)
     spectators: int = 0
     watched: int = 0
@@ -314,6 +319,7 @@ class Client:
         self.host, _, port = base[len("http://") :].rpartition(":")
         self.port = int(port)
         self.http_client = http_client
+        self.frames = "event"  # what match sockets ask for (``frames=``): event or decision
         limits = httpx.Limits(max_connections=pool, max_keepalive_connections=pool)
         self.http = httpx.AsyncClient(base_url=base, limits=limits, timeout=httpx.Timeout(60.0))
         self.shared = HttpxRequester(self.http)
@@ -353,6 +359,7 @@ class Client:
 
     async def open_socket(self, match: Match, since: int, token: str | None) -> ClientConnection:
         url = f"{self.ws_base}/api/matches/{match.id}/ws?since={since}" + (f"&token={token}" if token else "")
+        url += f"&frames={self.frames}" if self.frames != "event" else ""
         try:
             return await connect(url, ping_interval=None, max_size=2**23, open_timeout=60, close_timeout=5)
         except (OSError, TimeoutError, websockets.exceptions.WebSocketException) as exc:
@@ -578,11 +585,16 @@ async def _watch(ws: ClientConnection, match: Match, out: list[float]) -> int:
             text = raw if isinstance(raw, str) else raw.decode()
             if '"command"' not in text:  # a command event names its type in clear: the others go unparsed
                 continue
-            event = json.loads(text).get("event") or {}
-            if event.get("type") == "command" and (event.get("data") or {}).get("seat") == match.seat:
-                sent = match.sent_at.get(int(event.get("seq", -1)))
-                if sent is not None:
-                    out.append(received - sent)
+            message = json.loads(text)
+            if message.get("type") == "decision":
+                events = message.get("events") or []
+            else:
+                events = [message.get("event") or {}]
+            for event in events:
+                if event.get("type") == "command" and (event.get("data") or {}).get("seat") == match.seat:
+                    sent = match.sent_at.get(int(event.get("seq", -1)))
+                    if sent is not None:
+                        out.append(received - sent)
     return count
 
 
@@ -694,21 +706,24 @@ async def run_client(
         log(f"no-op: {n} concurrent loops of GET /api for {options.noop_seconds:g} s ({options.http_client})…")
         noop = await run_noop(client, n, options.noop_seconds, cpu)
         rate = options.rate
-        plan: list[tuple[str, str, int, float | None]] = [
-            (WS_SATURATED, "ws", 0, None),
-            (HTTP_SATURATED, "http", 0, None),
-            (WS_PACED, "ws", 0, rate),
-            (HTTP_PACED, "http", 0, rate),
+        plan: list[tuple[str, str, int, float | None, str]] = [
+            (WS_SATURATED, "ws", 0, None, "event"),
+            (WS_DECISIONS, "ws", 0, None, "decision"),
+            (HTTP_SATURATED, "http", 0, None, "event"),
+            (WS_PACED, "ws", 0, rate, "event"),
+            (HTTP_PACED, "http", 0, rate, "event"),
         ]
         if options.spectators:
-            plan.append((crowded_name(options.spectators), "ws", options.spectators, rate))
+            plan.append((crowded_name(options.spectators), "ws", options.spectators, rate, "event"))
         phases = []
-        for name, transport, spectators, pace in plan:
+        for name, transport, spectators, pace, frames in plan:
             how = "at saturation" if pace is None else f"paced at {pace:g} commands/s offered"
             log(f"{name}: {n} matches against bot:random, {how}, at most {options.seconds:g} s…")
+            client.frames = frames
             phase = await run_phase(
                 client, players, name, transport, options.seconds, options.watched, spectators, cpu, pace
             )
+            phase.frames = frames
             log(f"{name}: {phase.commands} commands in {phase.seconds:.1f} s, {phase.finished} matches finished")
             phases.append(phase)
         return noop, phases
@@ -968,6 +983,14 @@ def reading(report: Report) -> list[str]:
             + "; ".join(p.name for p in busy)
             + "."
         )
+    per_event, per_decision = report.phase(WS_SATURATED), report.phase(WS_DECISIONS)
+    if per_event is not None and per_decision is not None and per_event.rate and per_decision.commands:
+        lines.append(
+            f"Frames: with one message per decision (`frames=decision`) the WebSocket players carried"
+            f" {per_decision.rate:,.0f} commands/s against {per_event.rate:,.0f} with one message per event"
+            f" ({per_decision.rate / per_event.rate:.2f}×); server CPU per command"
+            f" {_per(per_event.server_cpu, per_event.commands)} → {_per(per_decision.server_cpu, per_decision.commands)} ms."
+        )
     most = capacity(report)
     behind = [p for p in report.phases if p.kept_up is False]
     if behind:
@@ -1087,7 +1110,9 @@ def measured_text(options: Options) -> list[str]:
         " `data.seat` the player's seat, `seq` = `expected_version` + 1). With spectators, the paced"
         " WebSocket phase runs again with K more spectator sockets following match 0, the same delivery"
         " taken on each of them; match 0's player's p99 round trip (and all players') is compared with the"
-        " paced WebSocket phase without them. Sockets use the `websockets` client's defaults"
+        " paced WebSocket phase without them. The per-decision phase opens every socket with"
+        " `frames=decision` (one message per decision: its events and the view after the last) where the"
+        " other WebSocket phases get one message per event. Sockets use the `websockets` client's defaults"
         " (permessage-deflate offered), no pings. *Cores*: CPU seconds each process used during the phase"
         " over its duration (client from `getrusage`, server from `/proc/PID/stat`): a client near 1 core"
         " is the limit, not the server."

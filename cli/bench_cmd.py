@@ -141,7 +141,7 @@ def server(
     seconds: float = typer.Option(
         60.0,
         "--seconds",
-        help="at most how long each play phase runs (WS and HTTP at saturation, WS and HTTP paced, paced WS + spectators)",
+        help="at most how long each play phase runs (WS per event, WS per decision and HTTP at saturation, WS and HTTP paced, paced WS + spectators)",
     ),
     rate: float = typer.Option(
         1000.0,

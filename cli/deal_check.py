@@ -66,8 +66,9 @@ def _check_match(
     return _first_deck(lines[1:])
 
 
-def check_deals(t: Mapping[str, Any], replay_of: Callable[[str], str]) -> DealReport:
-    """Every check above on tournament ``t``; ``replay_of(match_id)`` fetches a replay's text."""
+def check_deals(t: Mapping[str, Any], replay_of: Callable[[str], str | None]) -> DealReport:
+    """Every check above on tournament ``t``; ``replay_of(match_id)`` fetches a replay's text
+    (None: the server gave none). A cancelled pairing (a withdrawal) is left out: nobody played it."""
     report = DealReport()
     keys: dict[str, str] = t.get("deal_keys") or {}
     for rnd in t.get("rounds") or []:
@@ -80,9 +81,14 @@ def check_deals(t: Mapping[str, Any], replay_of: Callable[[str], str]) -> DealRe
         key = bytes.fromhex(key_hex)
         decks: dict[str, list[int] | None] = {}
         for pairing in rnd.get("pairings") or []:
+            if pairing.get("status") == "cancelled":
+                continue
             for match_id in [*(pairing.get("annulled") or []), pairing.get("match")]:
-                if match_id:
-                    decks[match_id] = _check_match(t, number, key, match_id, replay_of(match_id), report)
+                text = replay_of(match_id) if match_id else None
+                if match_id and text is None:
+                    report.failures.append(f"round {number}, {match_id}: the server gives no replay of it")
+                elif match_id and text is not None:
+                    decks[match_id] = _check_match(t, number, key, match_id, text, report)
         dealt = {m: d for m, d in decks.items() if d is not None}
         if len({json.dumps(d) for d in dealt.values()}) > 1:
             report.failures.append(f"round {number}: its matches did not all open the same deck")

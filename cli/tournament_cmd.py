@@ -585,7 +585,15 @@ def deals(tournament: TournamentArg, url: Url = DEFAULT_URL, token: Token = None
     t = call_object(server, "GET", f"/api/tournaments/{tournament}")
     if not t.get("duplicate"):
         fail(f"tournament {tournament} does not play duplicate rounds", 2)
-    report = check_deals(t, lambda match_id: answer_to(server, "GET", f"/api/matches/{match_id}/replay").text)
+
+    def replay_of(match_id: str) -> str | None:
+        try:
+            reply = httpx.get(f"{server.url.rstrip('/')}/api/matches/{match_id}/replay", timeout=TIMEOUT_SECONDS)
+        except httpx.HTTPError as exc:
+            fail(f"cannot reach the server at {server.url}: {str(exc) or type(exc).__name__}")
+        return reply.text if reply.status_code == 200 else None
+
+    report = check_deals(t, replay_of)
     for line in report.ok:
         typer.echo(f"ok    {line}")
     for line in report.failures:
@@ -686,12 +694,22 @@ def enter(
             show_default=False,
         ),
     ] = None,
+    entropy: Annotated[
+        str | None,
+        typer.Option(
+            "--entropy",
+            help="a player entering itself: its entropy for the deals of duplicate rounds (docs/FAIRNESS.md)",
+            show_default=False,
+        ),
+    ] = None,
     url: Url = DEFAULT_URL,
     token: Token = None,
 ) -> None:
     """Enter a player before the start: the director anyone; a player's token (--token) itself, in an open one."""
     server = director(url, token)
-    body = {"player": player} if player is not None else None
+    body: dict[str, Any] | None = {"player": player} if player is not None else None
+    if entropy:
+        body = {**(body or {}), "entropy": entropy}
     t = call_object(server, "POST", f"/api/tournaments/{tournament}/entries", body)
     entered = t["players"][-1]["name"] if t["players"] else player
     typer.echo(f"entered {entered} in {t['id']} ({t['name']}): {entries_text(t)}")

@@ -61,8 +61,10 @@ def ws_url(server: str, path: str) -> str:
 
 
 def socket_url(server: str, match_id: str, since: int) -> str:
-    """``ws://…/api/matches/{id}/ws?since=SEQ`` (``wss://`` for an https server)."""
-    return ws_url(server, f"/api/matches/{quote(match_id, safe='')}/ws?{urlencode({'since': since})}")
+    """``ws://…/api/matches/{id}/ws?since=SEQ&frames=decision`` (``wss://`` for an https server):
+    one message per decision, its events and the view after them (docs/PROTOCOL.md)."""
+    query = urlencode({"since": since, "frames": "decision"})
+    return ws_url(server, f"/api/matches/{quote(match_id, safe='')}/ws?{query}")
 
 
 class Api:

@@ -117,6 +117,21 @@ def describe_event(
     )
 
 
+def table_after(table: Mapping[str, Any] | None, event: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The table the next event of the same decision is told against (``describe_event``'s
+    ``before``), when only the view after the decision's last event is sent (``?frames=decision``):
+    ``table`` with what ``event`` changed of what the words read of it, a new round's dealer and
+    direction, a Reverse's direction. Nothing else the words read changes inside one decision."""
+    if table is None:
+        return None
+    d = event_data(event)
+    if event.get("type") == "round_started" and "player1" in d:
+        return {**table, "dealer": d["player1"], "direction": 1}
+    if d.get("direction") in (1, -1):
+        return {**table, "direction": d["direction"]}
+    return table
+
+
 def rules_of_view(view: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """What a table view says of its rules (its ruleset's name and target) as a ruleset dict
     with the scoring of that named ruleset: enough to say how the match is won."""

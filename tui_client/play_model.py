@@ -1,7 +1,9 @@
 """The play client's headless core: one table as the socket describes it. No Textual, no I/O.
 
-The server sends, per event, the envelope, the openings this viewer may see, and the viewer's
-view right after it (docs/SERVER.md "The live socket"). :class:`PlayModel` keeps the newest
+The server sends, per decision (one command, bot move, timeout or join: ``?frames=decision``),
+its events' envelopes with the openings this viewer may see, and the viewer's view right after
+the last (docs/SERVER.md "The live socket"); one message per event from a server asked for
+nothing else. :class:`PlayModel` keeps the newest
 view, checks every envelope as it comes (``tui_client.receipts``), writes the event log in
 plain words from this seat's side (``tui_client.narration``), and turns a key into a command
 that the view's ``legal`` list allows (:func:`offered_actions`, :meth:`PlayModel.decide`).
@@ -23,7 +25,7 @@ from engine.errors import CardParseError
 from engine.score_words import result_words
 from tui_client.api import refusal_words
 from tui_client.config import Receipt
-from tui_client.narration import Voice, awaiting_suffix, describe_event, table_result
+from tui_client.narration import Voice, awaiting_suffix, describe_event, table_after, table_result
 from tui_client.receipts import ChainCheck
 from tui_client.seating import seat_count
 
@@ -33,12 +35,29 @@ __all__ = [
     "LogLine",
     "Offer",
     "PlayModel",
+    "message_events",
     "offered_actions",
     "prompt_words",
 ]
 
 COLOUR_KEYS = {color.letter.lower(): color.value for color in COLOR_ORDER}  # r y g b
 MAX_LOG = 400
+
+# ---------------------------------------------------------------- the socket's messages
+
+
+def message_events(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The envelopes one socket message carries, in seq order: an ``event`` message's one, a
+    ``decision`` message's every one (docs/PROTOCOL.md); none for another message or a malformed one."""
+    kind = message.get("type")
+    if kind == "event":
+        found: list[Any] = [message.get("event")]
+    elif kind == "decision" and isinstance(message.get("events"), list):
+        found = list(message["events"])
+    else:
+        return []
+    return found if found and all(isinstance(e, Mapping) for e in found) else []
+
 
 # ---------------------------------------------------------------- what may be done now
 
@@ -272,28 +291,42 @@ class PlayModel:
         self._add(0, words, "note")
 
     def apply(self, message: Mapping[str, Any]) -> list[str]:
-        """Take one socket message (``event`` or ``result``); the check problems it raised, if any."""
+        """Take one socket message (``event``, ``decision`` or ``result``); the check problems it raised, if any.
+
+        A ``decision`` message's events are taken one by one, in order, exactly as ``event``
+        messages are; its view is the one after its last event."""
         kind = message.get("type")
-        if kind == "event":
-            event = message.get("event")
+        if kind in ("event", "decision"):
+            events = message_events(message)
             view = message.get("view")
-            if not isinstance(event, Mapping) or not isinstance(view, Mapping):
-                return [self.check._fail("an event message without its event or view")]
-            return self.apply_event(event, view)
+            if not events or not isinstance(view, Mapping):
+                return [self.check._fail(f"an {kind} message without its events or view")]
+            problems: list[str] = []
+            table: Mapping[str, Any] | None = self.view
+            for event in events[:-1]:
+                problems += self.apply_event(event, None, table)
+                table = table_after(table, event)
+            return problems + self.apply_event(events[-1], view, table)
         if kind == "result":
             self.apply_result(message)
         return []
 
-    def apply_event(self, event: Mapping[str, Any], view: Mapping[str, Any]) -> list[str]:
+    def apply_event(
+        self, event: Mapping[str, Any], view: Mapping[str, Any] | None, table: Mapping[str, Any] | None = None
+    ) -> list[str]:
+        """Check and narrate one envelope; ``view`` is the view right after it (None for an event
+        of a decision before its last: the table shown stays the one before the decision), and
+        ``table`` the table just before it when that is not the view shown (inside a decision)."""
         problems = self.check.check(event)
         self.received.append(dict(event))
-        before = self.view
-        self.view = dict(view)
-        if self.outstanding is not None and self.answered_at and self.version >= self.answered_at:
-            self.outstanding = None  # the answer is complete: its events are in
+        before = self.view if table is None else table
+        if view is not None:
+            self.view = dict(view)
+            if self.outstanding is not None and self.answered_at and self.version >= self.answered_at:
+                self.outstanding = None  # the answer is complete: its events are in
+            if self.seat is None and isinstance(view.get("viewer"), int):
+                self.seat = int(view["viewer"])
         self.last_type = str(event.get("type"))
-        if self.seat is None and isinstance(view.get("viewer"), int):
-            self.seat = int(view["viewer"])
         awaiting = event.get("data") if event.get("type") == "awaiting" else None
         suffix = awaiting_suffix(awaiting, Voice(self.seat, self.names))
         last = self.log[-1] if self.log else None

@@ -38,7 +38,7 @@ from tui_client.api import CLOSE_MATCH_OVER, FINAL_CLOSE_CODES, Api, ApiError
 from tui_client.config import ConfigStore
 from tui_client.dispute_note import DisputeNoteScreen
 from tui_client.help_screen import HelpScreen
-from tui_client.play_model import PlayModel
+from tui_client.play_model import PlayModel, message_events
 from tui_client.play_widgets import (
     ActionButton,
     HandView,
@@ -242,10 +242,10 @@ class PlayScreen(MinimumSize, Screen[None]):
                         continue
                     if not isinstance(data, dict):
                         continue
-                    if data.get("type") == "event" and isinstance(data.get("event"), dict):
-                        seq = data["event"].get("seq")
-                        if isinstance(seq, int):
-                            self.received_seq = seq
+                    events = message_events(data)  # an event's, or a decision's (the last is the latest)
+                    seq = events[-1].get("seq") if events else None
+                    if isinstance(seq, int):
+                        self.received_seq = seq
                     self.post_message(SocketMessage(data))
             except ConnectionClosed:
                 pass
@@ -286,10 +286,9 @@ class PlayScreen(MinimumSize, Screen[None]):
 
     def on_socket_message(self, message: SocketMessage) -> None:
         problems = self.model.apply(message.data)
-        event = message.data.get("event") or {}
         if problems:
             self.save_receipt()
-        elif event.get("type") in SAVE_AFTER:
+        elif any(event.get("type") in SAVE_AFTER for event in message_events(message.data)):
             self.receipt_due = True  # written by the next tick: one write for a burst of events
         self.redraw()
 

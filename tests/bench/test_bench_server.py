@@ -14,6 +14,7 @@ from bench.server import (
     PhaseResult,
     markdown,
     percentile,
+    reading,
     rows,
     run_bench,
     sections,
@@ -31,6 +32,7 @@ def test_a_tiny_run_measures_capacity_then_latency_at_a_paced_load(tmp_path: Pat
     assert report.noop.requests > 0 and report.noop.rate > 0 and not report.noop.errors
     assert [p.name for p in report.phases] == [
         "WebSocket, saturation",
+        "WebSocket, saturation, per-decision frames",
         "HTTP POST, saturation",
         "WebSocket, paced",
         "HTTP POST, paced",
@@ -42,12 +44,13 @@ def test_a_tiny_run_measures_capacity_then_latency_at_a_paced_load(tmp_path: Pat
         assert len(phase.round_trips) == phase.commands
         assert phase.match0_round_trips and phase.deliveries  # match 0 is the watched one
         assert all(t > 0 for t in phase.round_trips + phase.deliveries)
-    saturated, paced = report.phases[0], report.phases[2]
+    saturated, decisions, paced = report.phases[0], report.phases[1], report.phases[3]
+    assert (saturated.frames, decisions.frames, decisions.pace) == ("event", "decision", None)
     assert saturated.pace is None and paced.pace == 20 and paced.think == 0.1
     # the think time holds the paced players back: at most 2 players / 0.05 s = 40 commands/s, however fast
     # the machine (no bound on saturation's rate: a loaded machine makes it slower, and that is no failure)
     assert paced.rate <= 2 / 0.05 * 1.05
-    crowded = report.phases[4]
+    crowded = report.phases[5]
     assert crowded.spectators == 2 and crowded.pace == 20 and crowded.crowd_deliveries and crowded.crowd_messages > 0
 
     parts = [title for title, _ in sections(report)]
@@ -58,6 +61,8 @@ def test_a_tiny_run_measures_capacity_then_latency_at_a_paced_load(tmp_path: Pat
     assert any("achieved of offered" in m for m in measures)
     assert any("match 0's player round trip p99, without → with 2 spectators" in m for m in measures)
     assert any("all players' round trip p99, without → with 2 spectators" in m for m in measures)
+    assert any("per-decision frames: commands/s" in m for m in measures)
+    assert any(note.startswith("Frames: with one message per decision") for note in reading(report))
     doc = tmp_path / "BENCHMARKS.md"
     write_docs_section(doc, SECTION, markdown(report, "unoduo bench server --matches 2"))
     text = doc.read_text()

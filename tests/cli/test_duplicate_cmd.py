@@ -68,6 +68,25 @@ def test_create_show_and_verify_a_duplicate_round_robin(tmp_path: Path) -> None:
         assert again.exit_code == 0, again.output
         wrong = runner(None).invoke(app, ["verify", str(stripped), "--deal-key", t["deal_keys"]["2"]])
         assert wrong.exit_code == 1 and "does not belong" in wrong.stdout
+
+        # An open duplicate tournament: a player enters with its own entropy (tournament enter --entropy).
+        args = ["tournament", "create", "Open dup", "--open", "--duplicate", "--rule", "target=30"]
+        opened = runner(None).invoke(app, [*args, "--url", url, "--token", TOKEN])
+        assert opened.exit_code == 0, opened.output
+        open_id = opened.stdout.split()[2]
+        me = httpx.post(f"{url}/api/players", json={"name": "Ada"}).json()
+        entered = runner(None).invoke(
+            app, ["tournament", "enter", open_id, "--entropy", "ada's dice", "--url", url, "--token", me["token"]]
+        )
+        assert entered.exit_code == 0, entered.output
+        director = ["--url", url, "--token", TOKEN]
+        assert runner(None).invoke(app, ["tournament", "enter", open_id, "-p", "bot:greedy", *director]).exit_code == 0
+        assert runner(None).invoke(app, ["tournament", "start", open_id, *director]).exit_code == 0
+        withdrawn = runner(None).invoke(app, ["tournament", "withdraw", open_id, "Ada", *director])
+        assert withdrawn.exit_code == 0, withdrawn.output
+        assert finished(url, open_id)["entropies"] == {me["id"]: "ada's dice"}
+        checked = runner(None).invoke(app, ["tournament", "deals", open_id, "--url", url])
+        assert checked.exit_code == 0 and "all 1 deal keys follow" in checked.stdout, checked.output
     finally:
         output = stop(process)
     assert "Traceback" not in output, output

@@ -179,3 +179,19 @@ def test_an_entrants_entropy_moves_the_deal(client: TestClient) -> None:
     assert t["deal_keys"]["1"] != round_deal_key(seed, 1, ["", ""]).hex()
     assert t["entropies"] == {ada: "ada's dice"}  # published at the end, for anyone to recompute the keys
     assert show(client, t["id"])["duplicate"] is True
+
+
+def test_a_duplicate_swiss_deals_each_round_as_it_is_paired(client: TestClient) -> None:
+    t = create(client, ["bot:random", "bot:greedy"] * 3, format="swiss", rounds=3, duplicate=True)
+    assert t["duplicate"] and t["format"] == "swiss"
+    start(client, t["id"])
+    t = wait_for(client, t["id"], finished)
+    assert sorted(t["deal_keys"]) == ["1", "2", "3"]
+
+    def replay_of(match_id: str) -> str:
+        return client.get(f"/api/matches/{match_id}/replay").text
+
+    report = check_deals(t, replay_of)
+    assert report.passed, report.failures
+    assert all(any(line.startswith(f"round {n}: 3 matches verify") for line in report.ok) for n in (1, 2, 3))
+    assert {row["player"]: row["same_deal"] for row in t["standings"]} == expected_same_deal(t)

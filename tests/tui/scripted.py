@@ -186,7 +186,7 @@ class ScriptedOpponent:
             async with socket:
                 async for text in socket:
                     data = json.loads(text)
-                    if data.get("type") != "event":
+                    if data.get("type") not in ("event", "decision"):  # a decision: its view is after its events
                         continue
                     view = data["view"]
                     if int(view.get("version", 0)) <= self.version:

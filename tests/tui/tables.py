@@ -213,12 +213,13 @@ def real_match(seats: int, target: int = 60, steps: int | None = None, seed: str
     return match
 
 
-def real_messages(match: LocalMatch, viewer: int) -> list[str]:
+def real_messages(match: LocalMatch, viewer: int, seed: bytes = SEED) -> list[str]:
     """The socket messages ``viewer`` is sent for ``match`` so far: each envelope with the
-    openings it may see, and its view right after it (the clock at 42 s), as the server sends them."""
+    openings it may see, and its view right after it (the clock at 42 s), as the server sends them;
+    sealed with ``seed`` (the match's own, ``match.dealer.server_seed``, for salts the revealed seed gives)."""
     messages = []
     state = INITIAL_STATE
-    for event, sealed in zip(match.events, sealed_log(match.events, stream_of(MATCH), SEED), strict=True):
+    for event, sealed in zip(match.events, sealed_log(match.events, stream_of(MATCH), seed), strict=True):
         state = evolve(state, event)
         seen = view(state, viewer)
         seen["deadline"] = DEADLINE if state.pending.seat is not None else None

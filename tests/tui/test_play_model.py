@@ -480,8 +480,8 @@ def test_credentials_and_receipts_are_private_files(tmp_path: Path) -> None:
 
 
 def test_socket_urls() -> None:
-    assert socket_url("http://h:1", "m_1", 7) == "ws://h:1/api/matches/m_1/ws?since=7"
-    assert socket_url("https://h/", "m_1", 0) == "wss://h/api/matches/m_1/ws?since=0"
+    assert socket_url("http://h:1", "m_1", 7) == "ws://h:1/api/matches/m_1/ws?since=7&frames=decision"
+    assert socket_url("https://h/", "m_1", 0) == "wss://h/api/matches/m_1/ws?since=0&frames=decision"
 
 
 def test_a_receipt_beyond_the_end_of_a_finished_log() -> None:
