@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 
 FORWARDED = "x-unoduo-forwarded"  # a request one server sent on to another: never forwarded again
 PASSED_ON = ("authorization", "content-type")  # the request headers the owner needs
-CONNECT_SECONDS = 5.0
+CONNECT_SECONDS = 3.0  # an owner that does not accept by then is taken as gone: the request is answered here
 ANSWER_SECONDS = 30.0  # a command's answer (a join waits for the match's claim, a few queries)
 UPSTREAM_MESSAGE_BYTES = 16 * 1024 * 1024  # the largest message taken from an owner (a page of history)
 CLOSE_RECONNECT = 1012  # the owner went away: reconnect with since
@@ -83,6 +83,12 @@ class Peers:
             self._client = None
 
 
+def _unreachable(connection: HTTPConnection, peer_url: str, what: str, exc: BaseException) -> None:
+    log.warning("forwarding %s to %s failed (%r): answering here", what, peer_url, exc)
+    matches: MatchService = connection.app.state.matches
+    matches.ownership.unreachable(peer_url)
+
+
 def _peers(connection: HTTPConnection) -> Peers:
     peers: Peers = connection.app.state.peers
     return peers
@@ -99,7 +105,7 @@ async def forward_request(request: Request, peer_url: str) -> Response | None:
             headers=_headers(request),
         )
     except httpx.TransportError as exc:
-        log.warning("forwarding %s to %s failed (%r): answering here", request.url.path, peer_url, exc)
+        _unreachable(request, peer_url, request.url.path, exc)
         return None
     return Response(upstream.content, upstream.status_code, media_type=upstream.headers.get("content-type"))
 
@@ -117,7 +123,7 @@ async def forward_stream(request: Request, peer_url: str) -> Response | None:
     try:
         upstream = await client.send(outgoing, stream=True)
     except httpx.TransportError as exc:
-        log.warning("forwarding %s to %s failed (%r): answering here", request.url.path, peer_url, exc)
+        _unreachable(request, peer_url, request.url.path, exc)
         return None
 
     async def chunks() -> AsyncIterator[bytes]:
@@ -153,7 +159,7 @@ async def forward_socket(websocket: WebSocket, peer_url: str, send_timeout: floa
             compression=None,
         )
     except (OSError, TimeoutError, websockets.InvalidHandshake) as exc:
-        log.warning("forwarding a socket to %s failed (%r): answering here", peer_url, exc)
+        _unreachable(websocket, peer_url, "a socket", exc)
         return False
     await websocket.accept()
     down = asyncio.create_task(_downstream(upstream, websocket, send_timeout))

@@ -302,16 +302,18 @@ class MatchRegistry:
         """``live`` moved: an idle copy that now needs this process (its match started) is held live.
 
         If another copy of the match is held already (two requests raced), that one reads what this
-        one appended."""
-        if self.live.get(live.id) is live or not needs_holding(live):
+        one appended. With leases, a match started here is claimed first (and armed once it is
+        this server's), also when a watcher already holds it."""
+        if not needs_holding(live):
             return
         held = self.live.get(live.id)
-        if held is not None:
+        if held is not None and held is not live:
             self._idle.pop(live.id, None)
             self.spawn(self.catch_up(held))
             return
         if self.ownership.owns(live.id):
-            self._hold(live, arm=False)
+            if held is None:
+                self._hold(live, arm=False)
         elif live.id not in self._claiming:  # the join that started it was made here: claim it
             task = asyncio.create_task(self._claim_and_hold(live))
             self._claiming[live.id] = task
@@ -320,8 +322,13 @@ class MatchRegistry:
 
     async def _claim_and_hold(self, live: LiveMatch) -> None:
         try:
-            if await self.ownership.claim(live.id) and live.id not in self.live and not self.stopping:
+            if not await self.ownership.claim(live.id) or self.stopping:
+                return
+            held = self.live.get(live.id)
+            if held is None:
                 self._hold(live, arm=True)
+            elif not held.closed:
+                self._changed(held)  # held for a watcher until now: arm it
         finally:
             self._claiming.pop(live.id, None)
 

@@ -35,7 +35,7 @@ from server.store.event_store import EventStore
 log = logging.getLogger(__name__)
 
 BEATS_PER_LEASE = 3  # renewals (and looks for orphans) per lease length
-MISSES_KEPT = 4096  # matches remembered as owned elsewhere (a claim is not tried again for a beat)
+MISSES_KEPT = 4096  # matches remembered as owned elsewhere (no claim tried, no owner looked up, for a beat)
 
 Lost = Callable[[str], None]
 """Told the id of a match this server no longer owns (its lease was taken over)."""
@@ -60,6 +60,9 @@ class SoleOwnership:
     def release(self, match_id: str) -> None:
         return None
 
+    def unreachable(self, peer_url: str) -> None:
+        return None
+
     async def claim_orphans(self) -> list[str]:
         return []
 
@@ -82,6 +85,7 @@ class LeasedOwnership:
         self.server_id = secrets.token_hex(8)
         self._owned: set[str] = set()
         self._misses: OrderedDict[str, float] = OrderedDict()  # match id -> monotonic time of a failed claim
+        self._owners: OrderedDict[str, tuple[float, str]] = OrderedDict()  # match id -> (when looked up, peer URL)
         self._renewed_at = time.monotonic()
         self._task: asyncio.Task[None] | None = None
         self._registered = False
@@ -133,10 +137,22 @@ class LeasedOwnership:
         it, if that is another one (None: this server owns it, or nobody does)."""
         if match_id in self._owned:
             return None
+        known = self._owners.get(match_id)
+        if known is not None and time.monotonic() - known[0] < self.beat:
+            return known[1]
         owner = await asyncio.to_thread(leases.owner_of, self.store.engine, match_id)
-        if owner is None or owner.server_id == self.server_id or not owner.peer_url:
-            return None
-        return owner.peer_url
+        url = None if owner is None or owner.server_id == self.server_id or not owner.peer_url else owner.peer_url
+        if url is not None:  # remembered for a beat: a busy match's commands cost no query each
+            self._owners[match_id] = (time.monotonic(), url)
+            self._owners.move_to_end(match_id)
+            while len(self._owners) > MISSES_KEPT:
+                self._owners.popitem(last=False)
+        return url
+
+    def unreachable(self, peer_url: str) -> None:
+        """Forwarding to ``peer_url`` failed: look its matches' owners up again next time."""
+        for match_id in [m for m, (_, url) in self._owners.items() if url == peer_url]:
+            del self._owners[match_id]
 
     def release(self, match_id: str) -> None:
         """The match is over: its lease goes (in the background), so nothing renews it."""
