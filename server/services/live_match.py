@@ -44,6 +44,11 @@ HISTORY_PAGE = 100  # events read and folded at a time for a watcher that starts
 _CLOCKED = (Phase.DRAFT, Phase.PLAY, Phase.ROUND_OVER)  # ROUND_OVER: a last Wild Draw Four to answer
 
 
+FrameKey = tuple[int, Viewer, Viewer]
+"""A message that ends with an event, as ``server.services.frames`` keys it: its first seq, and the
+viewer its first and its last event are opened to."""
+
+
 class SlowWatcher(Exception):
     """A watcher fell more than ``MAX_QUEUED`` events behind; it was cut off and may resume with ``since``."""
 
@@ -104,7 +109,7 @@ class FeedItem:
         self._lines: dict[Viewer, bytes] = {}
         self._envelopes: dict[Viewer, dict[str, Any]] = {}
         self._views: dict[Viewer, dict[str, Any]] = {}
-        self._frames: dict[Any, str] = {}  # texts of messages that end with this event (``server.services.frames``)
+        self._frames: dict[FrameKey, str] = {}  # texts of messages ending with this event (server.services.frames)
 
     @property
     def seq(self) -> int:
@@ -154,7 +159,7 @@ class FeedItem:
             found = self._texts[viewer] = orjson.dumps(self.message(base)).decode()
         return found
 
-    def frame(self, key: Any, make: Callable[[], str]) -> str:
+    def frame(self, key: FrameKey, make: Callable[[], str]) -> str:
         """The text of a message ending with this event, made once per ``key`` and kept with the event."""
         found = self._frames.get(key)
         if found is None:
