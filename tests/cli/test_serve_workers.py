@@ -4,13 +4,16 @@ Which worker took a connection is read from ``/proc``: the server's end of the c
 socket (an inode in ``/proc/net/tcp``) that one worker holds among its descriptors. Both workers
 of ``--workers 2`` take connections on the one port; each also answers on its private peer port,
 where the per-address cap does not apply. Ctrl-C stops them all (no process left behind); a
-worker killed with ``kill -9`` is replaced and the port keeps answering. SQLite is refused.
+worker killed with ``kill -9`` is replaced and the port keeps answering. A match played with a
+new connection per request reaches both workers, and what reaches the one that does not own it
+is forwarded to the owner's peer port. SQLite is refused.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import random
 import re
 import signal
 import socket
@@ -26,7 +29,9 @@ from typer.testing import CliRunner
 
 from bench.progress import STALL_SECONDS
 from cli.main import app
+from engine.verify import verify_replay
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
+from tests.server.helpers import ok, play_to_end, register
 
 STARTED = re.compile(r"^worker (\d+) started: pid (\d+)$", re.MULTILINE)
 PEER = re.compile(r"^worker (\d+) \(pid (\d+)\): other servers reach it at (http://\S+)$", re.MULTILINE)
@@ -42,6 +47,13 @@ class Served:
 
     def output(self) -> str:
         return self.log.read_text()
+
+    def stop(self) -> None:
+        """Ctrl-C; it must exit 0 (within the harness's wait), its output shown if it does not."""
+        try:
+            stop(self.process)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\nthe server's output:\n{self.output()}") from None
 
     def started(self) -> dict[int, int]:
         """Each worker's number → the pid of its latest process, as the supervisor printed them."""
@@ -71,12 +83,15 @@ def workers(url: str, tmp_path: Path, count: int = 2, **settings: str) -> Iterat
     process = serve("--port", str(port), "--workers", str(count), env=env, log=log)
     served = Served(f"http://127.0.0.1:{port}", port, process, log)
     try:
-        wait_until_up(served.base, process)
-        wait_for(lambda: len(served.peers()) == count, "every worker started serving")
+        try:
+            wait_until_up(served.base, process)
+            wait_for(lambda: len(served.peers()) == count, "every worker started serving")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\nthe server's output:\n{served.output()}") from None
         yield served
     finally:
         if process.poll() is None:
-            stop(process)
+            served.stop()
 
 
 def alive(pid: int) -> bool:
@@ -149,7 +164,7 @@ def test_two_workers_serve_one_port_and_ctrl_c_stops_them_all(url: str, tmp_path
             assert httpx.get(f"{peer}/api", timeout=STALL_SECONDS).json()["name"] == "unoduo"
             assert answered_by(int(peer.rsplit(":", 1)[1]), pids) == pid
 
-        stop(served.process)  # Ctrl-C: exit 0 once both have stopped
+        served.stop()  # Ctrl-C: exit 0 once both have stopped
         output = served.output()
         for pid in pids:
             assert f"Finished server process [{pid}]" in output  # each ran its normal shutdown
@@ -171,7 +186,7 @@ def test_a_killed_worker_is_replaced_and_the_port_keeps_answering(url: str, tmp_
         wait_for(lambda: newcomer in served.peers(), "the new worker serves")
         assert answering(served.port, [survivor, newcomer]) == {survivor, newcomer}
         assert served.started()[2] == survivor
-        stop(served.process)
+        served.stop()
         for pid in (victim, survivor, newcomer):
             assert not alive(pid)
         assert "Traceback" not in served.output()
@@ -219,3 +234,22 @@ def test_the_peer_port_is_not_capped_per_address(url: str, tmp_path: Path) -> No
             heads.append(sock.recv(4096))
         assert any(h.startswith(b"HTTP/1.1 503") for h in heads), heads
         assert all(h.startswith((b"HTTP/1.1 200", b"HTTP/1.1 503")) for h in heads), heads
+
+
+@pytest.mark.parametrize("db_kind", ["postgres"])
+def test_a_match_played_through_the_shared_port_is_forwarded_to_its_owner(url: str, tmp_path: Path) -> None:
+    with workers(url, tmp_path) as served:
+        one_connection_a_request = httpx.Limits(max_keepalive_connections=0)
+        with httpx.Client(base_url=served.base, timeout=STALL_SECONDS, limits=one_connection_a_request) as client:
+            _player, headers = register(client, "zoe")
+            match_id = ok(client.post("/api/matches", headers=headers, json={"opponent": "bot:greedy"}), 201)["id"]
+            ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": "zoe"}))
+            final, commands = play_to_end(client, match_id, headers, 0, random.Random(24))  # every answer 200
+            assert final["phase"] == "match_over"
+            report = verify_replay(client.get(f"/api/matches/{match_id}/replay").text)
+            assert report.ok, report.failure
+        served.stop()
+        logged = len(re.findall(rf'"POST /api/matches/{match_id}/commands HTTP/1.1" 200', served.output()))
+        # A command that reached the worker not owning the match is logged there and by the owner.
+        assert logged > len(commands), (logged, len(commands))
+        assert "Traceback" not in served.output()
