@@ -5,8 +5,9 @@ concatenated: the same envelopes with the same ``open`` for this viewer, and the
 decision's last event; every decision starts with its head event and holds no other. Proven
 against the ``frames=event`` socket of the same viewer, for every kind of viewer (each seat, a
 spectator, the director), on history and live, across the end of the match (everyone an auditor
-from then on); reconnecting with ``since`` (at a decision's end or inside one) loses and repeats
-nothing; an unknown ``frames`` is refused 1008. Every wait is on a message, never on time.
+from then on); reconnecting with ``since`` (at a decision's end or inside one, or after being cut
+off for falling behind) loses and repeats nothing; an unknown ``frames`` is refused 1008. Every
+wait is on a message, never on time.
 """
 
 from __future__ import annotations
@@ -225,3 +226,30 @@ def test_a_history_page_that_cuts_a_decision_does_not_cut_its_message(
         paged = receive(ws, "decision", total)
     assert paged == whole and max(len(d["events"]) for d in whole) > 3
     assert_whole_decisions(paged)
+
+
+def test_a_decision_watcher_that_falls_behind_is_cut_off_and_resumes_with_since(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    match_id, seats = two_seats(client)
+    head = ok(client.get(f"/api/matches/{match_id}", headers=seats[0]))["view"]["version"]
+    url = WS.format(match_id, "{}", "decision")
+    got: list[dict[str, Any]] = []
+    with client.websocket_connect(url.format(head - 1), headers=seats[0]) as ws:
+        got += receive(ws, "decision", head)  # the feed is open: this watcher's queue is in place
+        monkeypatch.setattr(live_match, "MAX_QUEUED", 2)  # an append of 3 events or more overflows it
+        total = play(client, match_id, seats, random.Random(6), 3)
+        code = None
+        while got[-1]["view"]["version"] < total:  # not cut off: ends here, and the test fails
+            try:
+                message = ws.receive_json()
+            except WebSocketDisconnect as closed:
+                code = closed.code
+                break
+            if message["type"] == "decision":
+                got.append(message)
+    assert code == 1013
+    monkeypatch.undo()
+    with client.websocket_connect(url.format(got[-1]["events"][-1]["seq"]), headers=seats[0]) as ws:
+        got += receive(ws, "decision", total)
+    assert [e["seq"] for e in envelopes(got)] == list(range(head, total + 1))
