@@ -2,11 +2,10 @@
 
 A player on one server watches over the WebSocket while the opponent plays through the other:
 every move arrives through LISTEN/NOTIFY (the servers' fallback poll is set to a minute, so a
-move that arrives within seconds came by notification). Neither server has a peer URL here, so
-nothing is forwarded: server two applies Bob's commands itself, fenced by the store, while the
-owner (server one, whose join started the match) holds it and runs its clock. Then nobody moves:
-each decision times out once, never early, until a seat forfeits; the replay verifies.
-(Forwarding and a killed owner: tests/cli/test_match_ownership_e2e.py.)
+move that arrives within seconds came by notification). Server one owns the match (the join that
+started it was made there): it holds it and runs its clock, and server two forwards Bob's
+commands to it. Then nobody moves: each decision times out once, never early, until a seat
+forfeits; the replay verifies. (Forwarding and a killed owner: tests/cli/test_match_ownership_e2e.py.)
 """
 
 from __future__ import annotations
