@@ -243,7 +243,8 @@ def check_shuffles(events: list[dict], seed: bytes, deal: bytes | None = None) -
                     shuffled += 1
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise Failed(n, f"{e['type']}: malformed data ({exc!r})") from None
-    return f"shuffles: {cuts} cuts, {decks} decks, {shuffled} recycles recomputed from the seed and the {seats} seats' entropies"
+    source = "the round's deal key" if deal else f"the seed and the {seats} seats' entropies"
+    return f"shuffles: {cuts} cuts, {decks} decks, {shuffled} recycles recomputed from {source}"
 
 
 def check_faces(events: list[dict]) -> str:
