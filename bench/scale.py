@@ -48,6 +48,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -96,13 +97,18 @@ PROBE_SECONDS = 0.5  # after the probe's answer, how long further frames are awa
 
 @dataclass(frozen=True)
 class Config:
-    """``servers`` separate ``unoduo serve`` processes, each with ``workers`` (1: no ``--workers``)."""
+    """``servers`` separate ``unoduo serve`` processes, each with ``workers`` (1: no ``--workers``);
+    ``sticky``: each player's match set-up and socket go to the server that started its match (its
+    owner), as behind a load balancer with sticky sessions, instead of round-robin."""
 
     servers: int
     workers: int = 1
+    sticky: bool = False
 
     @property
     def name(self) -> str:
+        if self.sticky:
+            return f"sticky={self.servers}"
         return f"workers={self.workers}" if self.workers > 1 else f"servers={self.servers}"
 
     @property
@@ -111,14 +117,15 @@ class Config:
 
 
 def parse_configs(spec: str) -> list[Config]:
-    """``servers=1,servers=2,workers=2`` (a bare number is ``servers=N``), in order, each once."""
+    """``servers=1,servers=2,workers=2,sticky=2`` (a bare number is ``servers=N``), in order, each once."""
     out: list[Config] = []
     for part in (p.strip() for p in spec.split(",") if p.strip()):
         kind, _, value = part.rpartition("=")
         kind = kind or "servers"
-        if kind not in ("servers", "workers") or not value.isdigit() or not 1 <= int(value) <= 8:
-            raise ValueError(f"{part!r}: a configuration is servers=N or workers=N, N from 1 to 8")
-        config = Config(int(value)) if kind == "servers" else Config(1, int(value))
+        if kind not in ("servers", "workers", "sticky") or not value.isdigit() or not 1 <= int(value) <= 8:
+            raise ValueError(f"{part!r}: a configuration is servers=N, workers=N or sticky=N, N from 1 to 8")
+        n = int(value)
+        config = Config(1, n) if kind == "workers" else Config(n, sticky=kind == "sticky")
         if config not in out:
             out.append(config)
     if not out:
@@ -242,12 +249,18 @@ class RetryLostRaces(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
+_STUCK: ContextVar[Client | None] = ContextVar("stuck", default=None)  # sticky: the server of this match's set-up
+
+
 class SpreadClient(Client):
     """``bench.server.Client`` over several servers: every set-up request, every socket and every
-    timed loop's connection goes to the next server in turn (no stickiness)."""
+    timed loop's connection goes to the next server in turn (no stickiness); ``sticky``: a match's
+    creation, join and socket all go to one server (the next in turn), which starts and so owns it."""
 
-    def __init__(self, bases: Sequence[str], pool: int, frames: str) -> None:
+    def __init__(self, bases: Sequence[str], pool: int, frames: str, sticky: bool = False) -> None:
         super().__init__(bases[0], pool, "raw")
+        self.sticky = sticky
+        self.starters: dict[str, Client] = {}  # sticky: match id → the server that started it
         self.others = [Client(base, pool, "raw") for base in bases[1:]]
         self.members: list[Client] = [self, *self.others]
         self.frames = frames
@@ -272,7 +285,19 @@ class SpreadClient(Client):
         return member
 
     def via(self) -> httpx.AsyncClient:
-        return self.pick().http
+        return (_STUCK.get() or self.pick()).http
+
+    async def new_match(self, player: Player, opponent: str = "bot:random") -> Match:
+        if not self.sticky:
+            return await super().new_match(player, opponent)
+        member = self.pick()
+        token = _STUCK.set(member)  # this task's creation and join (a context of its own under gather)
+        try:
+            match = await super().new_match(player, opponent)
+        finally:
+            _STUCK.reset(token)
+        self.starters[match.id] = member
+        return match
 
     def requester(self) -> Requester:
         member = self.pick()
@@ -287,7 +312,7 @@ class SpreadClient(Client):
         return url
 
     async def open_socket(self, match: Match, since: int, token: str | None) -> ClientConnection:
-        member = self.pick()
+        member = self.starters.get(match.id) or self.pick()
         url = self.socket_url(member, match, since, token)
         if token:
             self.socket_bases[match.id] = member.base
@@ -482,7 +507,9 @@ def run_config(config: Config, options: Options, log: Callable[[str], None]) -> 
             log(f"{config.name}: {', '.join(s.base for s in servers)} ({config.processes} processes)")
             result.leases = has_leases(url)
             roots = [s.process.pid for s in servers if s.process is not None]
-            client = SpreadClient([s.base for s in servers], pool=options.players + 20, frames=options.frames)
+            client = SpreadClient(
+                [s.base for s in servers], pool=options.players + 20, frames=options.frames, sticky=config.sticky
+            )
 
             async def main() -> None:
                 try:
@@ -776,7 +803,8 @@ def machine_facts(options: Options, configs: list[ConfigResult]) -> list[str]:
         " one director token; the client is ONE process (asyncio) sharing the cores with the servers",
         f"{options.players} players, each against `bot:random` over the match socket; phases of at most"
         f" {options.seconds:g} s: saturation, then paced at {options.rate:g} commands/s offered in all",
-        "requests and sockets spread over the servers round-robin, no stickiness",
+        "requests and sockets spread over the servers round-robin, no stickiness (`sticky=N`: a match's set-up and"
+        " socket on the server that started it)",
         f"load average (1/5/15 min) at the end of each configuration: {loads}" if loads else "",
     ]
 
@@ -960,8 +988,27 @@ def notes(report: ScaleReport) -> list[str]:
     return out
 
 
+MEASURED = (
+    "What is measured: per configuration, a fresh PostgreSQL schema and its servers; N players, each in a"
+    " match against `bot:random` (the bot answers inside the player's request), send the first legal command"
+    " of their latest view over the match socket: *saturation* (the next command the moment the answer is in:"
+    " commands/s is the capacity, the round trip mostly queueing) then *paced* (a think time of N / `--rate`"
+    " ± 50% between an answer and the next command). Every registration, match creation, join and socket goes"
+    " to the next server in turn, so a socket lands on a server that does not own its match (and is forwarded)"
+    " about (N − 1) / N of the time, as the `sockets on a non-owner` column counts from `match_leases`."
+    " *Server CPU*: user + system CPU of every server process and its children (`/proc/PID/stat`), summed"
+    " over the servers, over the phase, divided by the commands accepted in it; PostgreSQL's own CPU is not"
+    " in it. *Takeover*: two servers (house bots thinking `UNODUO_BOT_THINK_SECONDS=0.02`, move clocks of 2"
+    " s, the default lease of 3 s), a round robin of house bots; the owner of the most live matches is killed"
+    " with SIGKILL, and for each of its matches the time from the kill to the first event appended after it"
+    " (its `at` stamp) is the takeover time; the killed server is started again before the next kill. Then"
+    " every finished match's replay verifies, and the whole log is audited (`bench.chaos`: seqs 1…head, each"
+    " covered by one processed command; no clock early or twice for one decision; every chain)."
+)
+
+
 def markdown(report: ScaleReport, command: str) -> str:
-    lines = [*section_head(SECTION, command, [f for f in report.facts if f])]
+    lines = [*section_head(SECTION, command, [f for f in report.facts if f]), MEASURED, ""]
     lines += ["**Throughput, latency and server CPU per configuration**", ""]
     lines += _table(CONFIG_HEADERS, config_rows(report))
     lines += ["", "**Targets**", ""]
@@ -982,14 +1029,14 @@ def markdown(report: ScaleReport, command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def print_report(report: ScaleReport, say: Callable[[str], None]) -> None:
-    for line in markdown(report, "unoduo bench scale").splitlines():
+def print_report(report: ScaleReport, say: Callable[[str], None], command: str = "unoduo bench scale") -> None:
+    for line in markdown(report, command).splitlines():
         say(line)
 
 
 def run_and_report(options: Options, write_docs: bool, command: str, say: Callable[[str], None]) -> ScaleReport:
     report = run_scale(options, say)
-    print_report(report, say)
+    print_report(report, say, command)
     if write_docs:
         write_docs_section(BENCHMARKS_MD, SECTION, markdown(report, command))
         say(f"wrote {BENCHMARKS_MD}")

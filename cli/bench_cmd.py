@@ -213,7 +213,7 @@ def scale(
     configs: str = typer.Option(
         "servers=1,servers=2,servers=3,workers=2",
         "--configs",
-        help="comma-separated configurations: servers=N (N unoduo serve processes) or workers=N (one unoduo serve --workers N)",
+        help="comma-separated configurations: servers=N (N unoduo serve processes), workers=N (one unoduo serve --workers N) or sticky=N (N processes, each match's set-up and socket on the server that started it)",
     ),
     players: int = typer.Option(60, "--players", min=1, max=2000, help="concurrent players, each against bot:random"),
     seconds: float = typer.Option(15.0, "--seconds", help="at most how long each phase runs (saturation, paced)"),
@@ -267,7 +267,8 @@ def scale(
     )
     command = _command_line(
         f"unoduo bench scale --configs {','.join(c.name for c in chosen)} --players {players} --seconds {seconds:g}"
-        f" --rate {rate:g} --frames {frames} --kills {kills} --write-docs"
+        f" --rate {rate:g} --frames {frames} --kills {kills} --takeover-bots {takeover_bots}"
+        f" --takeover-target {takeover_target} --write-docs"
     )
     try:
         report = run_scale(options, write_docs, command, typer.echo)

@@ -73,7 +73,8 @@ def test_this_process_tree_has_used_some_cpu() -> None:
 
 def test_configurations_are_parsed_in_order_each_once() -> None:
     assert parse_configs("servers=1, 2,workers=2,servers=2") == [Config(1), Config(2), Config(1, 2)]
-    assert [c.name for c in parse_configs("servers=3,workers=2")] == ["servers=3", "workers=2"]
+    assert [c.name for c in parse_configs("servers=3,workers=2,sticky=2")] == ["servers=3", "workers=2", "sticky=2"]
+    assert parse_configs("sticky=2") == [Config(2, sticky=True)] and Config(2, sticky=True).processes == 2
     assert Config(1, 2).processes == 2 and Config(3).processes == 3
     for bad in ("", "threads=2", "servers=0", "servers=x", "workers=9"):
         with pytest.raises(ValueError):
@@ -171,7 +172,7 @@ def test_a_tiny_two_server_run_reports_every_configuration_its_checks_and_a_take
     tmp_path: Path, postgres_reachable: None
 ) -> None:
     options = Options(
-        configs=parse_configs("servers=1,servers=2"),
+        configs=parse_configs("servers=1,servers=2,sticky=2"),
         players=2,
         seconds=2.0,
         rate=20.0,
@@ -183,7 +184,7 @@ def test_a_tiny_two_server_run_reports_every_configuration_its_checks_and_a_take
     report = run_scale(options, lambda _: None)
 
     assert report.problems == []
-    assert [c.name for c in report.configs] == ["servers=1", "servers=2"]
+    assert [c.name for c in report.configs] == ["servers=1", "servers=2", "sticky=2"]
     for config in report.configs:
         assert config.available and config.frames in ("decision", "event")
         for phase in config.phases():
@@ -193,7 +194,9 @@ def test_a_tiny_two_server_run_reports_every_configuration_its_checks_and_a_take
     verdicts = {c[0]: c[3] for c in checks(report)}
     cpu_checks = [v for k, v in verdicts.items() if k.startswith("servers=2: server CPU per accepted command")]
     assert len(cpu_checks) == 2 and set(cpu_checks) <= {"kept", "MISSED"}
-    assert sum(k.endswith("achieved)") for k in verdicts) == 2  # a paced p99 check per configuration
+    assert sum(k.endswith("achieved)") for k in verdicts) == 3  # a paced p99 check per configuration
+    sticky = report.configs[2].off_owner  # with ownership, the server that started a match owns it
+    assert sticky is None or (sticky[0] == 0 and sticky[1] > 0)
 
     takeover = report.takeover
     assert takeover is not None and takeover.ok, takeover.problems
