@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import random
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
@@ -64,7 +65,14 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-ALONE_ATTEMPTS = 5
+ALONE_ATTEMPTS = 8
+
+
+def lost_race(cause: BaseException | None) -> bool:
+    """Whether a unique violation is the events' ``(stream, seq)``: another process appended to the
+    same stream between this one's read of the head and its insert (never the request's fault)."""
+    text = str(cause)
+    return "uq_events_stream_seq" in text or "events.stream, events.seq" in text
 
 
 def _read(conn: Connection, stream: str, from_seq: int, to_seq: int | None, limit: int | None) -> list[StoredEvent]:
@@ -337,12 +345,15 @@ class EventStore:
                 return exc
             except self._db_errors as exc:  # a race lost to another process, a deadlock, a lock timeout
                 last = exc
-                time.sleep(0.005 * (2**attempt))
+                # Jittered: processes that raced for one stream's head do not all come back at once.
+                time.sleep(random.uniform(0.5, 1.0) * 0.005 * (2**attempt))
             except Exception as exc:  # noqa: BLE001 - a bug: report it to this caller only
                 return _unexpected(exc)
         cause = getattr(last, "orig", None) or last
-        if isinstance(last, self._integrity_errors):
+        if isinstance(last, self._integrity_errors) and not lost_race(cause):
             return InvalidAppendError(f"the append breaks a database constraint: {cause}")
+        # A race for the head of a busy shared stream lost every time: try again later (503), not
+        # a malformed request (found by unoduo bench scale: registrations on three servers at once).
         return StoreUnavailableError(f"could not append to {req.stream!r}: {cause}")
 
     def _run_batch(self, requests: list[AppendRequest]) -> None:
