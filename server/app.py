@@ -35,7 +35,7 @@ from server.services.subscribers import Subscribers
 from server.services.tournaments import TournamentService, tournament_or_none
 from server.settings import Settings
 from server.store.event_store import EventStore
-from server.store.secrets import ensure_director_token
+from server.store.secrets import ensure_director_token, peer_key
 
 
 def ownership_of(store: EventStore, settings: Settings, clock: Clock) -> Ownership:
@@ -93,6 +93,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     )
     app.state.settings = settings
     app.state.peers = peers
+    app.state.peer_key = peer_key(store) if isinstance(matches.ownership, LeasedOwnership) else None
     app.state.store = store
     app.state.matches = matches
     app.state.tournaments = tournaments

@@ -37,10 +37,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from websockets.asyncio.client import ClientConnection
 
 from server.services.matches import MatchService
+from server.services.players import Caller
 
 log = logging.getLogger(__name__)
 
 FORWARDED = "x-unoduo-forwarded"  # a request one server sent on to another: never forwarded again
+PEER_KEY = "x-unoduo-peer-key"  # a request only another server may make (a handoff): its key
 PASSED_ON = ("authorization", "content-type")  # the request headers the owner needs
 CONNECT_SECONDS = 3.0  # an owner that does not accept by then is taken as gone: the request is answered here
 ANSWER_SECONDS = 30.0  # a command's answer (a join waits for the match's claim, a few queries)
@@ -136,6 +138,38 @@ async def forward_stream(request: Request, peer_url: str) -> Response | None:
             await upstream.aclose()
 
     return StreamingResponse(chunks(), upstream.status_code, media_type=upstream.headers.get("content-type"))
+
+
+async def is_own_seat(websocket: WebSocket, match_id: str, caller: Caller) -> bool:
+    """Whether this socket is a seat's own (not one another server forwarded here)."""
+    if websocket.headers.get(FORWARDED) or caller.player is None:
+        return False
+    matches: MatchService = websocket.app.state.matches
+    live = await matches.open(match_id)
+    return matches.seat_of(live.summary, caller) is not None
+
+
+async def take_over(websocket: WebSocket, match_id: str, caller: Caller, peer_url: str) -> bool:
+    """A seat's own socket reached a server that does not own its match: ask the owner to hand the
+    match over (it does unless a seat's own socket is open there), and claim it; whether this
+    server owns it now, so the socket is served here rather than forwarded."""
+    matches: MatchService = websocket.app.state.matches
+    key: str | None = websocket.app.state.peer_key
+    if key is None or caller.player is None:
+        return False
+    summary = await asyncio.to_thread(matches.summary, match_id)
+    if matches.seat_of(summary, caller) is None:
+        return False  # a spectator's socket is forwarded: it moves no seat closer to the match
+    try:
+        answer = await _peers(websocket).client.post(
+            f"{peer_url}/api/matches/{match_id}/handoff", headers={PEER_KEY: key, FORWARDED: "1"}
+        )
+    except httpx.TransportError as exc:
+        _unreachable(websocket, peer_url, "a handoff", exc)
+        return False
+    if answer.status_code != 200 or not answer.json().get("handed_over"):
+        return False
+    return await matches.ownership.claim(match_id, handed_over=True)
 
 
 def _socket_url(websocket: WebSocket, peer_url: str) -> str:

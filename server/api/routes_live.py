@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from engine.errors import ErrorCode
 from server.api.commands import CommandMessage
-from server.api.forwarding import forward_socket, owner_elsewhere
+from server.api.forwarding import forward_socket, is_own_seat, owner_elsewhere, take_over
 from server.deps import authenticate
 from server.errors import CLOSE_TRY_AGAIN, Refusal, describe_validation, refusal_of
 from server.limits import ID_LEN, MATCH_ID_PATTERN, MAX_SEQ
@@ -78,10 +78,12 @@ async def match_socket(
             raise MatchNotFound(match_id[:40])
         caller = await authenticate(websocket, token)
         owner = await owner_elsewhere(websocket, match_id)
-        if owner and await forward_socket(websocket, owner, settings.ws_send_timeout_seconds):
-            return  # played on the server that owns the match (server.api.forwarding)
+        if owner and not await take_over(websocket, match_id, caller, owner):
+            if await forward_socket(websocket, owner, settings.ws_send_timeout_seconds):
+                return  # played on the server that owns the match (server.api.forwarding)
         feed = LiveFeed(matches, match_id, caller)
         await feed.check()
+        own_seat = await is_own_seat(websocket, match_id, caller)
     except Exception as error:
         refusal = refusal_of(error)
         if refusal is None:
@@ -89,6 +91,20 @@ async def match_socket(
         await _refuse(websocket, refusal)
         return
     await websocket.accept()
+    with matches.seat_socket(match_id) if own_seat else contextlib.nullcontext():
+        await _serve(websocket, matches, settings, feed, match_id, since, frames)
+
+
+async def _serve(
+    websocket: WebSocket,
+    matches: MatchService,
+    settings: Settings,
+    feed: LiveFeed,
+    match_id: str,
+    since: int,
+    frames: Frames,
+) -> None:
+    """The accepted socket: the feed sent, commands answered, until either ends."""
     sender = asyncio.create_task(_send_feed(websocket, feed, since, frames, settings.ws_send_timeout_seconds))
     receiver = asyncio.create_task(_receive_commands(websocket, feed, settings.max_body_bytes))
     for task in (sender, receiver):

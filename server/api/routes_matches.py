@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import hmac
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BeforeValidator, Discriminator, Field, StrictInt, StrictStr, Tag
 
@@ -12,7 +13,7 @@ from engine.jsonfmt import ndjson_line
 from engine.rulesets import MAX_SEATS
 from server.api.bodies import RequestBody
 from server.api.commands import CommandRequest
-from server.api.forwarding import forward_request, forward_stream, owner_elsewhere
+from server.api.forwarding import PEER_KEY, forward_request, forward_stream, owner_elsewhere
 from server.deps import CallerDep, MatchServiceDep, PlayerDep, TournamentServiceDep
 from server.errors import error_responses
 from server.limits import ID_LEN, MATCH_ID_PATTERN, MAX_SEQ
@@ -212,3 +213,15 @@ def match_replay(match_id: MatchId, _caller: CallerDep, tournaments: TournamentS
         media_type=NDJSON,
         headers={"Content-Disposition": f'attachment; filename="{match_id}.jsonl"'},
     )
+
+
+@router.post("/{match_id}/handoff", include_in_schema=False)
+async def hand_over(request: Request, match_id: MatchId, matches: MatchServiceDep) -> dict[str, bool]:
+    """Another server, where a seat of the match just connected, asks this one (its owner) to hand
+    it over (server.api.forwarding.take_over). Only servers know the key; to anyone else the route
+    is not there."""
+    key: str | None = request.app.state.peer_key
+    given = request.headers.get(PEER_KEY)
+    if key is None or given is None or not hmac.compare_digest(given.encode(), key.encode()):
+        raise HTTPException(404, "Not Found")
+    return {"handed_over": await matches.hand_over(match_id)}

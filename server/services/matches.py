@@ -20,7 +20,9 @@ one injected :class:`~server.services.clock.Clock`; all tunables from :class:`~s
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+import contextlib
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from engine.rulesets import Ruleset
@@ -69,6 +71,7 @@ class MatchService:
     ) -> None:
         settings = settings or Settings()
         self.ownership: Ownership = ownership or SoleOwnership()
+        self._seat_sockets: Counter[str] = Counter()  # match id -> seats' own sockets open here
         self.store = store
         self.clock = clock or SystemClock()
         self.on_match_over = on_match_over
@@ -131,6 +134,32 @@ class MatchService:
             if live.bot_move is not None:
                 live.bot_move.cancel()
                 live.bot_move = None
+
+    @contextlib.contextmanager
+    def seat_socket(self, match_id: str) -> Iterator[None]:
+        """While a seat's own socket (not one forwarded by another server) is open here."""
+        self._seat_sockets[match_id] += 1
+        try:
+            yield
+        finally:
+            self._seat_sockets[match_id] -= 1
+            if self._seat_sockets[match_id] <= 0:
+                del self._seat_sockets[match_id]
+
+    async def hand_over(self, match_id: str) -> bool:
+        """Another server, where a seat of ``match_id`` just connected, asks for the match: it is
+        handed over (this server stops its clock and bots and gives its lease up) unless no seat
+        would gain, i.e. a seat's own socket is open here. Whether it was handed over."""
+        if not self.ownership.owns(match_id) or self._seat_sockets.get(match_id):
+            return False
+        live = self.registry.live.get(match_id)
+        if live is None:
+            return await self.ownership.give_up(match_id)
+        async with live.lock:  # a command or bot move in flight lands first
+            if not await self.ownership.give_up(match_id):
+                return False
+            self._lost(match_id)
+        return True
 
     async def _adopt(self, match_id: str) -> None:
         """This server claimed an orphan (its owner died): hold it, apply what ran out, arm it."""

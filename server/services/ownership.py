@@ -51,7 +51,7 @@ class SoleOwnership:
     def owns(self, match_id: str) -> bool:
         return True
 
-    async def claim(self, match_id: str) -> bool:
+    async def claim(self, match_id: str, *, handed_over: bool = False) -> bool:
         return True
 
     async def owner_url(self, match_id: str) -> str | None:
@@ -62,6 +62,9 @@ class SoleOwnership:
 
     def unreachable(self, peer_url: str) -> None:
         return None
+
+    async def give_up(self, match_id: str) -> bool:
+        return False
 
     async def claim_orphans(self) -> list[str]:
         return []
@@ -99,15 +102,16 @@ class LeasedOwnership:
     def owned(self) -> set[str]:
         return set(self._owned)
 
-    async def claim(self, match_id: str) -> bool:
+    async def claim(self, match_id: str, *, handed_over: bool = False) -> bool:
         """Take ``match_id``'s lease if nobody holds a running one; whether this server owns it now.
 
         A claim that failed is not tried again for a beat (the owner is alive), so a busy match
-        owned elsewhere costs its readers here no write each."""
+        owned elsewhere costs its readers here no write each; unless the owner has just handed
+        the match over (``handed_over``)."""
         if match_id in self._owned:
             return True
         missed = self._misses.get(match_id)
-        if missed is not None and time.monotonic() - missed < self.beat:
+        if missed is not None and time.monotonic() - missed < self.beat and not handed_over:
             return False
         if self._stopping:
             return False
@@ -153,6 +157,15 @@ class LeasedOwnership:
         """Forwarding to ``peer_url`` failed: look its matches' owners up again next time."""
         for match_id in [m for m, (_, url) in self._owners.items() if url == peer_url]:
             del self._owners[match_id]
+
+    async def give_up(self, match_id: str) -> bool:
+        """Hand ``match_id`` over: this server stops owning it and its lease is gone when this
+        returns (another server claims it next); whether this server owned it."""
+        if match_id not in self._owned:
+            return False
+        self._owned.discard(match_id)
+        await asyncio.to_thread(leases.release, self.store.engine, match_id, self.server_id)
+        return True
 
     def release(self, match_id: str) -> None:
         """The match is over: its lease goes (in the background), so nothing renews it."""

@@ -47,6 +47,16 @@ def _secret_hash(store: EventStore, name: str) -> str | None:
         return None if found is None else found.value_hash
 
 
+def peer_key(store: EventStore) -> str | None:
+    """The key servers sharing this database show each other (a match's handoff, issue 24), derived
+    from the director token's stored hash: every server reads the same one, and no client can
+    make it (None: no director token yet)."""
+    stored = _secret_hash(store, DIRECTOR_TOKEN)
+    if stored is None:
+        return None
+    return hmac.new(bytes.fromhex(stored), b"unoduo peers", "sha256").hexdigest()
+
+
 def ensure_director_token(store: EventStore, configured: str | None) -> str | None:
     """Make the director's token known to the store; returns it only if it was generated now.
 

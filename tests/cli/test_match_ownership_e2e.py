@@ -122,9 +122,17 @@ def test_commands_and_sockets_reaching_another_server_are_forwarded_to_the_owner
         assert answer["view"]["version"] > view["version"]
         assert f'"POST /api/matches/{match_id}/commands HTTP/1.1" 200' in one.access_log()
 
-        # A socket on server two: joined to one on the owner; commands on it answered there.
+        # A spectator's socket on server two: joined to one on the owner (it moves no seat closer).
+        with connect(two.base.replace("http://", "ws://") + f"/api/matches/{match_id}/ws", open_timeout=30) as ws:
+            assert json.loads(ws.recv(timeout=STALL_SECONDS))["type"] == "event"
+        assert f'"WebSocket /api/matches/{match_id}/ws' in one.access_log()
+        assert owner_url(url, match_id) == one.base
+
+        # Ada's own socket on server two: no seat's own socket is open on the owner, so the match
+        # is handed over to server two, which plays it from now on; commands on it answered there.
         token = ada["Authorization"].removeprefix("Bearer ")
         with connect(socket_url(two.base, match_id, token), open_timeout=30) as ws:
+            assert owner_url(url, match_id) == two.base
             last: dict[str, Any] = {}
             while last.get("view", {}).get("version") != answer["view"]["version"]:
                 last = json.loads(ws.recv(timeout=STALL_SECONDS))
@@ -135,9 +143,14 @@ def test_commands_and_sockets_reaching_another_server_are_forwarded_to_the_owner
                 if message["type"] == "result":
                     assert message["ok"] and message["command_id"] == "w1", message
                     break
-        assert f'"WebSocket /api/matches/{match_id}/ws' in one.access_log()
-        assert owner_url(url, match_id) == one.base
+        assert f'"POST /api/matches/{match_id}/handoff HTTP/1.1" 200' in one.access_log()
+        assert owner_url(url, match_id) == two.base
         assert "answering here" not in two.access_log()
+        # Only servers may ask for a match: to anyone else the handoff route is not there.
+        assert second.post(f"/api/matches/{match_id}/handoff").status_code == 404
+        wrong = {"x-unoduo-peer-key": "0" * 64}
+        assert second.post(f"/api/matches/{match_id}/handoff", headers=wrong).status_code == 404
+        assert owner_url(url, match_id) == two.base
 
 
 def test_a_killed_owners_match_is_taken_over_and_its_clock_fires_once(servers: list[Server], url: str) -> None:
@@ -151,11 +164,15 @@ def test_a_killed_owners_match_is_taken_over_and_its_clock_fires_once(servers: l
         ok(first.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "bob"}))
         assert owner_url(url, match_id) == one.base
 
-        # Bob watches through server two (forwarded to the owner) until the owner dies.
-        token = bob["Authorization"].removeprefix("Bearer ")
+        # Ada's own socket on the owner keeps the match there; Bob's socket on server two is
+        # forwarded to it (no handoff while a seat's own socket is open on the owner).
         seen: list[dict[str, Any]] = []
         closed_with: int | None = None
-        with connect(socket_url(two.base, match_id, token), open_timeout=30) as ws:
+        ada_socket = connect(socket_url(one.base, match_id, ada["Authorization"].removeprefix("Bearer ")))
+        ada_socket.recv(timeout=STALL_SECONDS)
+        token = bob["Authorization"].removeprefix("Bearer ")
+        with ada_socket, connect(socket_url(two.base, match_id, token), open_timeout=30) as ws:
+            assert owner_url(url, match_id) == one.base
             seen.append(json.loads(ws.recv(timeout=STALL_SECONDS)))
             one.process.send_signal(signal.SIGKILL)
             one.process.wait()
