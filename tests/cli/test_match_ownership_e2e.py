@@ -122,6 +122,12 @@ def test_commands_and_sockets_reaching_another_server_are_forwarded_to_the_owner
         assert answer["view"]["version"] > view["version"]
         assert f'"POST /api/matches/{match_id}/commands HTTP/1.1" 200' in one.access_log()
 
+        # A live event stream on server two: streamed through from the owner.
+        with second.stream("GET", f"/api/matches/{match_id}/events", params={"follow": 1}) as streamed:
+            first_line = json.loads(next(streamed.iter_lines()))
+            assert streamed.status_code == 200 and first_line["seq"] == 1
+        assert f'"GET /api/matches/{match_id}/events?follow=1 HTTP/1.1" 200' in one.access_log()
+
         # A spectator's socket on server two: joined to one on the owner (it moves no seat closer).
         with connect(two.base.replace("http://", "ws://") + f"/api/matches/{match_id}/ws", open_timeout=30) as ws:
             assert json.loads(ws.recv(timeout=STALL_SECONDS))["type"] == "event"
