@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from server.app import make_app
+from server.services import ownership as ownership_module
 from server.services.matches import MatchService
 from server.services.ownership import LeasedOwnership
 from server.settings import Settings
@@ -141,3 +142,35 @@ def test_a_finished_match_gives_its_lease_up(two_apps: tuple[TestClient, TestCli
     wait_until(lambda: owner_id(here, match_id) is None, "the finished match kept its lease")
     assert ok(here.get(f"/api/matches/{match_id}"))["match"]["status"] == "finished"
     assert not service(here).ownership.owns(match_id)
+
+
+@ON_POSTGRES
+def test_what_a_server_remembers_of_other_servers_matches_is_bounded(
+    two_apps: tuple[TestClient, TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Per match owned elsewhere a server remembers a failed claim and the owner's URL, for a beat:
+    at most ``MISSES_KEPT`` of each, however many matches it is asked about; a seat socket's count
+    goes when the socket does."""
+    here, there = two_apps
+    ownership = service(there).ownership
+    assert isinstance(ownership, LeasedOwnership)
+    monkeypatch.setattr(ownership_module, "MISSES_KEPT", 5)
+    first = service(here).ownership
+    assert isinstance(first, LeasedOwnership)
+    first.peer_url = "http://127.0.0.1:9"  # registered again with the next claim: the others look it up
+    first._registered = False
+    ids = [f"m_bound{n:04d}" for n in range(12)]
+
+    async def look() -> None:
+        await first.claim("unused")  # registers the first server (its peer URL) like any claim
+        for match_id in ids:
+            assert await first.claim(match_id)
+            assert not await ownership.claim(match_id)
+            assert await ownership.owner_url(match_id) == "http://127.0.0.1:9"
+
+    there.portal.call(look)  # type: ignore[union-attr]
+    assert len(ownership._misses) == 5 and len(ownership._owners) == 5
+    matches = service(there)
+    with matches.seat_socket("m_x"), matches.seat_socket("m_x"):
+        assert matches._seat_sockets["m_x"] == 2
+    assert "m_x" not in matches._seat_sockets
