@@ -171,7 +171,7 @@ class FeedItem:
         viewer = self.viewer(base)
         found = self._lines.get(viewer)
         if found is None:
-            found = self._lines[viewer] = ndjson_line(self.stored.for_viewer(viewer))
+            found = self._lines[viewer] = ndjson_line(self.envelope(base))
         return found
 
 
