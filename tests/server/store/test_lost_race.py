@@ -46,3 +46,18 @@ def test_an_append_that_loses_every_time(
     monkeypatch.setattr(event_store.time, "sleep", lambda _seconds: None)
     with pytest.raises(expected):
         store.append(PLAYERS_STREAM, [PlayerRegistered("p1", "ada", "human").event()], expected_seq=None)
+
+
+def test_a_cancelled_waiter_does_not_break_the_others_of_its_batch(store: EventStore) -> None:
+    """A request whose waiter was cancelled (a stopping server cancels its clocks' tasks) is still
+    appended, and the other requests of the same group-commit batch get their own outcomes."""
+    gone = store._request(
+        PLAYERS_STREAM, [PlayerRegistered("p1", "ada", "human").event()], None, None, None, None, None
+    )
+    waiting = store._request(
+        PLAYERS_STREAM, [PlayerRegistered("p2", "bob", "human").event()], None, None, None, None, None
+    )
+    assert gone.future.cancel()
+    store._run_batch([gone, waiting])
+    assert waiting.future.result().head_seq == 2
+    assert [e.seq for e in store.read(PLAYERS_STREAM, 1)] == [1, 2]
