@@ -92,7 +92,13 @@ class Settings(BaseSettings):
         default=10.0, gt=0, le=3600, description="the time a client has to send a whole request, head and body"
     )
     keep_alive_seconds: int = Field(
-        default=5, ge=1, le=3600, description="an idle keep-alive connection is closed after"
+        # Longer than the 5 s after which httpx's (the terminal client's) and requests' pools drop
+        # an idle connection: at uvicorn's own 5 s both ends let go at once, and a request sent on
+        # the connection as the server closed it failed "server disconnected" (a join, in CI).
+        default=30,
+        ge=1,
+        le=3600,
+        description="an idle keep-alive connection is closed after",
     )
     max_head_bytes: int = Field(
         default=32 * 1024, ge=1024, description="the largest request head (request line and headers) accepted (431)"

@@ -14,8 +14,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hmac
+import logging
 from collections.abc import Callable
 from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
 
 from engine.commands import Forfeit, JoinSeat, SeatCommand, TimeOut, parse_action, parse_seat_command
 from engine.decide import decide_step
@@ -26,11 +29,14 @@ from server.services.house_bots import bot_move, bot_refused
 from server.services.live_match import LiveMatch
 from server.services.match_registry import MatchRegistry
 from server.services.players import Caller
+from server.services.to_the_end import to_the_end
 from server.store.errors import ConcurrencyError
 from server.store.read_models import ANNULLED
 from server.store.records import AppendResult, ChainedAppend, StoredEvent
 from server.store.server_events import MatchAnnulled
 from server.store.streams import MATCHES_STREAM
+
+log = logging.getLogger(__name__)
 
 JOIN_RACES = 5  # a join that lost a race to another process's append (another seat's join) tries again
 MAX_BOT_MOVES = 5000  # a safety bound per drive; a whole match takes a few hundred
@@ -100,6 +106,14 @@ class MatchCommands:
                 break
             steps.append(ChainedAppend(events, before.version, f"bot-{before.version}", OK, dealer.seal_seed))
             states.append(after)
+        return await to_the_end(self._land(live, steps, states))
+
+    async def _land(
+        self, live: LiveMatch, steps: list[ChainedAppend], states: list[MatchState]
+    ) -> list[StoredEvent] | None:
+        """Append ``steps`` and let the live copy take them (``states``: the match after each), then
+        tell ``changed``. Run to its end (:func:`to_the_end`): once the store has the events, the
+        live copy, the clock, the bots and the tournament have to hear of them."""
         live.appending_to = states[-1].version
         try:
             outcomes = await self.store.append_chain_async(live.stream, steps)
@@ -124,10 +138,20 @@ class MatchCommands:
             stored = [StoredEvent.from_append(e, o) for e, o in zip(outcome.events, outcome.openings, strict=True)]
             live.advance(after, stored)
             if self.snapshots.due(outcome):
-                await asyncio.to_thread(self.snapshots.after_append, live.stream, after, outcome)
+                await self._snapshot(live, after, outcome)
             appended += stored
         self._changed(live)
         return appended
+
+    async def _snapshot(self, live: LiveMatch, state: MatchState, appended: AppendResult) -> None:
+        """A snapshot after ``appended`` (a shortcut for later loads, never needed): one that cannot
+        be written now (the database busy or away) is left out, said in the log; the move stands."""
+        try:
+            await asyncio.to_thread(self.snapshots.after_append, live.stream, state, appended)
+        except SQLAlchemyError as exc:
+            log.warning(
+                "match %s: no snapshot at %d (%s); the next load folds a little more", live.id, state.version, exc
+            )
 
     # ------------------------------------------------------------ joining
 
@@ -242,15 +266,19 @@ class MatchCommands:
         async with live.lock:
             if only_unstarted and live.state.phase not in (Phase.NEW, Phase.WAITING):
                 return  # a seat's join went first
-            await self.store.append_async(
-                MATCHES_STREAM,
-                [MatchAnnulled(match_id, reason, replaced_by).event()],
-                expected_seq=None,
-                command_id=f"annul-{match_id}",
-                result=OK,
-            )
-            live.annulled = True
-            live.replaced_by = replaced_by or live.replaced_by
-            live.summary = dataclasses.replace(live.summary, status=ANNULLED)
-            live.close()
-            self._changed(live)
+            await to_the_end(self._land_annulment(live, reason, replaced_by))
+
+    async def _land_annulment(self, live: LiveMatch, reason: str, replaced_by: str | None) -> None:
+        """Append the annulment and stop the live copy (run to its end, as :meth:`_land`)."""
+        await self.store.append_async(
+            MATCHES_STREAM,
+            [MatchAnnulled(live.id, reason, replaced_by).event()],
+            expected_seq=None,
+            command_id=f"annul-{live.id}",
+            result=OK,
+        )
+        live.annulled = True
+        live.replaced_by = replaced_by or live.replaced_by
+        live.summary = dataclasses.replace(live.summary, status=ANNULLED)
+        live.close()
+        self._changed(live)

@@ -72,6 +72,7 @@ class Person:
     annulled: dict[str, str] = field(default_factory=dict)  # old match -> the match replaying it
     played: list[str] = field(default_factory=list)
     playing: dict[str, asyncio.Task[None]] = field(default_factory=dict)  # match -> the task playing it
+    notes: list[str] = field(default_factory=list)  # how each match socket ended, for a stall's report
 
 
 @dataclass
@@ -84,6 +85,10 @@ class Evening:
     dispute_match: str = ""
     failures: list[str] = field(default_factory=list)  # what went wrong in a player's task: the evening stops
     failed: asyncio.Event = field(default_factory=asyncio.Event)
+    heard: float = field(default_factory=time.monotonic)  # when any socket last said anything
+
+    def hear(self) -> None:
+        self.heard = time.monotonic()
 
     def fail(self, words: str) -> None:
         self.failures.append(words)
@@ -140,6 +145,7 @@ async def lobby(ev: Evening, person: Person, ready: asyncio.Event) -> None:
         async for raw in ws:
             message = json.loads(raw)
             person.messages.append(message)
+            ev.hear()
             if message["type"] == "pairing":
                 person.latencies.append(seconds_since(message["join_deadline"]) + JOIN_SECONDS)
                 person.pairings.append(message)
@@ -186,6 +192,7 @@ async def play(ev: Evening, person: Person, match: str, round_number: int) -> No
                         f"{person.name}: nothing on {match}'s socket for {CAP:g} s; last: {last}"
                     ) from None
                 last = message
+                ev.hear()
                 if message.get("type") != "event":
                     continue
                 view = message["view"]
@@ -204,6 +211,9 @@ async def play(ev: Evening, person: Person, match: str, round_number: int) -> No
                     await ws.send(json.dumps({"type": "command", **command, "command": first_legal(legal)}))
     # The socket closed: after the last event (the match is over) or because it was annulled.
     summary = answer(await ev.http.get(f"{person.base}/api/matches/{match}", headers=headers))
+    person.notes.append(
+        f"{match} closed {ws.close_code} {ws.close_reason!r} at {last.get('seq')}: {summary.get('phase')}"
+    )
     if summary.get("phase") == "match_over":
         person.played.append(match)
 
@@ -232,6 +242,20 @@ async def annulled(ev: Evening, person: Person, match: str) -> None:
         json={"command_id": "late", "command": {"type": "draw"}},
     )
     assert refused.status_code == 409, refused.text
+
+
+async def stalled(ev: Evening, people: dict[str, Person]) -> str:
+    """What the evening looked like when it stopped moving: the tournament's rounds and each player's view."""
+    t = answer(await ev.http.get(f"/api/tournaments/{ev.tournament}"))
+    lines = [f"the evening stalled: tournament {t['status']}, {len(t['rounds'])} rounds"]
+    for r in t["rounds"]:
+        results = [(p["match"], p["result"] and p["result"]["reason"], p["annulled"]) for p in r["pairings"]]
+        lines.append(f"  round {r['number']}: {results}")
+    for person in people.values():
+        kinds = [(m["type"], m.get("match") or m.get("status")) for m in person.messages]
+        tasks = {m: ("done" if t.done() else "running") for m, t in person.playing.items()}
+        lines.append(f"  {person.name}: lobby {kinds}; tasks {tasks}; played {person.played}; {person.notes}")
+    return "\n".join(lines)
 
 
 async def evening(bases: list[str]) -> tuple[dict[str, Person], dict[str, Any], Evening]:
@@ -269,7 +293,9 @@ async def evening(bases: list[str]) -> tuple[dict[str, Person], dict[str, Any], 
         answer(await http.post(f"/api/tournaments/{ev.tournament}/start", headers=DIRECTOR))
         stopped: asyncio.Task[Any] = asyncio.create_task(ev.failed.wait())
         everyone: asyncio.Future[Any] = asyncio.gather(*lobbies)
-        await asyncio.wait([stopped, everyone], timeout=CAP * 20, return_when=asyncio.FIRST_COMPLETED)
+        while not everyone.done() and not ev.failed.is_set() and time.monotonic() - ev.heard < CAP:
+            # every socket silent for CAP seconds: the evening stopped moving (a failure, not a budget)
+            await asyncio.wait([stopped, everyone], timeout=CAP / 4, return_when=asyncio.FIRST_COMPLETED)
         if not everyone.done():
             everyone.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -277,7 +303,7 @@ async def evening(bases: list[str]) -> tuple[dict[str, Person], dict[str, Any], 
             for person in people.values():
                 for task in person.playing.values():
                     task.cancel()
-            raise AssertionError(ev.failures or "the evening stalled")
+            raise AssertionError(ev.failures or await stalled(ev, people))
         stopped.cancel()
         assert not ev.failures, ev.failures
         for person in people.values():
