@@ -322,7 +322,14 @@ class MatchRegistry:
 
     async def _claim_and_hold(self, live: LiveMatch) -> None:
         try:
-            if not await self.ownership.claim(live.id) or self.stopping:
+            try:
+                claimed = await self.ownership.claim(live.id)
+            except UNAVAILABLE as exc:  # nobody's yet: an orphan, which a server's next beat claims
+                log.warning(
+                    "match %s: not claimed, the database is unavailable (%s); left to the next beat", live.id, exc
+                )
+                return
+            if not claimed or self.stopping:
                 return
             held = self.live.get(live.id)
             if held is None:

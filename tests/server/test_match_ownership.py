@@ -10,6 +10,7 @@ lease, and its clock runs from the decision's start.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -17,12 +18,14 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
 
 from server.app import make_app
 from server.services import ownership as ownership_module
 from server.services.matches import MatchService
 from server.services.ownership import LeasedOwnership
 from server.settings import Settings
+from server.store import leases
 from server.store.models import match_leases_table
 from tests.server.helpers import ok, register
 from tests.server.test_lobby_socket import DIRECTOR_TOKEN, ON_POSTGRES
@@ -174,3 +177,34 @@ def test_what_a_server_remembers_of_other_servers_matches_is_bounded(
     with matches.seat_socket("m_x"), matches.seat_socket("m_x"):
         assert matches._seat_sockets["m_x"] == 2
     assert "m_x" not in matches._seat_sockets
+
+
+@ON_POSTGRES
+def test_a_claim_the_database_could_not_take_leaves_an_orphan_that_the_next_beat_claims(
+    url: str, db_kind: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The join that starts a match claims it; with the database away at that moment the claim
+    fails (found by the chaos test: the failed claim's task ended in a traceback). The join still
+    answers, the match has no owner for a moment, and a beat claims it as an orphan."""
+    assert db_kind == "postgres"
+    real_claim = leases.claim
+    failed: list[str] = []
+
+    def claim_once_unavailable(engine: Any, match_id: str, *args: Any) -> bool:
+        if not failed:
+            failed.append(match_id)
+            raise OperationalError("claim", {}, ConnectionRefusedError("the database is away"))
+        return bool(real_claim(engine, match_id, *args))
+
+    with TestClient(make_app(settings(url)), raise_server_exceptions=False) as here:
+        monkeypatch.setattr(leases, "claim", claim_once_unavailable)
+        with caplog.at_level(logging.WARNING, logger="server.services.match_registry"):
+            match_id, _ada, _bob = started_match(here, here)
+        assert failed == [match_id]
+        assert any("not claimed, the database is unavailable" in r.getMessage() for r in caplog.records)
+        mine = service(here)
+        assert isinstance(mine.ownership, LeasedOwnership)
+        wait_until(lambda: owner_id(here, match_id) == mine.ownership.server_id, "no beat claimed the orphan")
+        wait_until(
+            lambda: match_id in mine.registry.live and mine.clocks.armed() == 1, "the claimed match was not held"
+        )
