@@ -31,6 +31,7 @@ from server.services.player_pages import PlayerPages
 from server.services.players import Callers, ensure_house_bots
 from server.services.rate_limits import RateLimit
 from server.services.ratings import Ratings
+from server.services.sign_in_gate import NAME_BUCKETS, SignInGate
 from server.services.subscribers import Subscribers
 from server.services.tournaments import TournamentService, tournament_or_none
 from server.settings import Settings
@@ -103,6 +104,10 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.state.callers = Callers(store)
     app.state.registrations = RateLimit("registrations", settings.register_per_minute)
     app.state.bad_tokens = RateLimit("wrong tokens", settings.bad_tokens_per_minute)
+    app.state.sign_ins = SignInGate(
+        app.state.bad_tokens,
+        RateLimit("wrong passwords", settings.wrong_passwords_per_name_per_minute, size=NAME_BUCKETS),
+    )
     app.state.new_director_token = new_director_token
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.include_router(routes_meta.router)

@@ -14,6 +14,7 @@ from server.services.matches import MatchService
 from server.services.player_pages import PlayerPages
 from server.services.players import Caller, Callers
 from server.services.rate_limits import RateLimit
+from server.services.sign_in_gate import SignInGate
 from server.services.tournaments import TournamentService
 from server.store.event_store import EventStore
 from server.store.models import PlayerPublic
@@ -66,12 +67,14 @@ async def authenticate(connection: HTTPConnection, query_token: str | None = Non
 
 
 async def limited(connection: HTTPConnection, attempt: Callable[[], Awaitable[T | None]], refusal: str) -> T:
-    """A secret tried under the address's wrong-token limit: a token (:func:`authenticate`), or a
-    password or sign-in code (``POST /api/sessions``).
+    """A token tried under the address's wrong-token limit (:func:`authenticate`).
 
     An address that tried too many wrong ones is refused (:class:`TooManyRequests`) before
     ``attempt`` runs, whatever it sends; an attempt that finds nothing (None) counts one more
-    and is :class:`Unauthorized` with ``refusal``.
+    and is :class:`Unauthorized` with ``refusal``. Tokens are checked, then counted: a token is
+    256 random bits and its look-up one indexed read, so requests arriving together may pass the
+    limit by a few; a password, which can be guessed and costs a hash, is reserved against the
+    limit before it is checked instead (``server.services.sign_in_gate``, ``POST /api/sessions``).
     """
     bad_tokens: RateLimit = connection.app.state.bad_tokens
     address = client_address(connection)
@@ -101,6 +104,14 @@ def get_registrations(request: Request) -> RateLimit:
 
 
 RegistrationsDep = Annotated[RateLimit, Depends(get_registrations)]
+
+
+def get_sign_in_gate(request: Request) -> SignInGate:
+    gate: SignInGate = request.app.state.sign_ins
+    return gate
+
+
+SignInGateDep = Annotated[SignInGate, Depends(get_sign_in_gate)]
 
 
 CallerDep = Annotated[Caller, Depends(get_caller)]

@@ -18,16 +18,30 @@
   ``аdmin`` with a Cyrillic ``а``. Scripts that are written together (Latin with Han, Hiragana
   and Katakana, with Han and Hangul, or with Han and Bopomofo: UTS #39's "highly restrictive"
   sets) are one script here, so Japanese, Korean and Chinese names pass;
+- **letters and digits outside UTS #39's identifier profile** (Identifier_Status=Allowed: the
+  union of ICU's recommended and inclusion sets, through PyICU): after NFKC, every letter, mark
+  and digit of a name must be one Unicode recommends for identifiers, which leaves out small
+  capitals (``ᴀᴅᴍɪɴ``, which have no confusable mapping to fold them onto ``admin``), obsolete
+  and technical letters (``ԁ`` KOMI DE, ``ǀ`` DENTAL CLICK) and the like, while every living
+  script's letters pass (accented Latin, Cyrillic, Greek, Han, Kana, Hangul, Devanagari, …).
+  Spaces, punctuation and symbols (emoji) are not letters and keep the rules above;
 - **the house bots' names**: every ``engine.bots`` name alone or with a number (``greedy``,
   ``greedy-1``, ``Random 7``, as house bots and tournament bots are named ``NAME-<n>``), and
   anything starting with ``bot:`` or ``bot-`` (the way a bot is named in an entry or an id);
 - **a player id's look** (``p_`` and 16 hex digits): the API takes a player's id or name alike.
 
 The name kept is NFC with every run of spaces made one ASCII space and the ends trimmed
-(RFC 8266's nickname rule). :func:`name_key` is the form two names are compared in: the next
-is stored with every player, and a unique constraint on it makes a human's name unique on the
-server (``server.store.models.Player``, docs/SERVER.md "Accounts"). A name whose key is longer than
+(RFC 8266's nickname rule). :func:`name_key` is the form two names are compared in: it is
+stored with every player, and a unique constraint on it makes a human's name unique on the
+server (``server.store.models.Player``, docs/SERVER.md "Accounts"). Two names that **look**
+alike have one key (issue 32): the key is UTS #39's confusable skeleton (ICU's
+``SpoofChecker.getSkeleton``) of the case-folded name, so ``admin``, ``ADMİN``, ``admın``,
+``adrnin``, ``аdmin`` and ``асе``/``ace`` are one name each. A name whose key is longer than
 :data:`MAX_KEY_LENGTH` (NFKC can make one character eighteen) is refused.
+
+The key depends on Unicode's data as ICU has it: :data:`KEY_VERSION` names it, the database
+records the version its keys were made with, and a server that starts with another one
+recomputes them (``server.store.name_keys``).
 """
 
 from __future__ import annotations
@@ -37,6 +51,7 @@ import unicodedata
 from collections import Counter
 from functools import cache
 
+import icu  # PyICU: ICU's UTS #39 implementation (SpoofChecker)
 from confusable_homoglyphs import categories, confusables
 
 from engine.bots import BOT_PREFIX, bot_names
@@ -79,6 +94,23 @@ WRITTEN_TOGETHER: tuple[frozenset[str], ...] = (  # UTS #39 "highly restrictive"
 DASHES = re.compile(r"[\u2010-\u2015\u2212\u2E3A\u2E3B\uFE58\uFE63\uFF0D]")  # NFKC leaves most of these
 
 
+KEY_RULES = 2  # this module's own steps around the skeleton (bump it when they change)
+KEY_VERSION = f"uts39 unicode {icu.UNICODE_VERSION} icu {icu.ICU_VERSION} rules {KEY_RULES}"
+"""What a stored key was made with: the database keeps it, and keys made with another are recomputed."""
+_SPOOF = icu.SpoofChecker()  # only its skeleton and sets are used: thread-safe once made (ICU's docs)
+ANY_CASE = 0  # getSkeleton's type argument (USPOOF_ANY_CASE, the one UTS #39 defines)
+DOT_ON_SOFT_DOTTED = re.compile(r"([ij])\u0307")  # the dot of İ, folded: an i shows its own dot already
+
+
+@cache
+def allowed_characters() -> icu.UnicodeSet:
+    """UTS #39's Identifier_Status=Allowed: ICU's recommended set with its inclusion set."""
+    allowed = icu.UnicodeSet(_SPOOF.getRecommendedUnicodeSet())
+    allowed.addAll(_SPOOF.getInclusionUnicodeSet())
+    allowed.freeze()
+    return allowed
+
+
 class NameRefused(ValueError):
     """A name nobody may take, with the reason in plain words (the service answers 400 ``malformed``)."""
 
@@ -95,21 +127,52 @@ def check_name(raw: str) -> str:
     _refuse_blank(name)
     _refuse_piled_marks(name)
     _refuse_mixed_script_lookalikes(name)
+    _refuse_unrecommended(name)
     _refuse_reserved(name)
     if len(name_key(name)) > MAX_KEY_LENGTH:
         raise NameRefused(f"a name must stay under {MAX_KEY_LENGTH} characters once compatibility forms are expanded")
     return name
 
 
-def name_key(name: str) -> str:
-    """The form in which two names are the same name: NFKC, case-folded (then NFKC again, as
-    Unicode's NFKC_Casefold), emoji style selectors dropped, spaces collapsed and trimmed.
+def folded(name: str) -> str:
+    """NFKC, case-folded (then NFKC again, as Unicode's NFKC_Casefold), emoji style selectors
+    dropped, spaces collapsed and trimmed: ``"Ａda"``, ``"ADA"`` and ``" ada "`` are ``"ada"``."""
+    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    return " ".join("".join(c for c in text if c not in EMOJI_STYLE).split())
 
-    ``"Ａda"``, ``"ADA"`` and ``" ada "`` have the key ``"ada"``. Look-alikes from other scripts
-    keep their own key: they are refused by :func:`check_name` when mixed into another script.
+
+def _skeleton(text: str) -> str:
+    """UTS #39's skeleton (ICU's), the dot of a folded ``İ`` dropped, and ``i`` written ``l``.
+
+    Why ``i`` is ``l``: the skeleton takes a capital ``I`` to ``l`` (they are drawn alike), and a
+    key blind to case takes ``I`` to ``i`` first: so ``paypaI`` (a capital I) would pass beside
+    ``paypal``. Only with ``i`` and ``l`` one letter in the key is it blind to case and to
+    look-alikes both (``раураӏ``, whose Cyrillic palochka UTS #39 draws as ``i``, is ``paypal``
+    too). The price: names that differ only by i against l (``Ali``, ``All``) are one name.
     """
-    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
-    return " ".join("".join(c for c in folded if c not in EMOJI_STYLE).split())
+    try:
+        skeleton = _SPOOF.getSkeleton(ANY_CASE, text)
+    except (UnicodeError, icu.ICUError):  # a lone surrogate: no name has one, so it matches none
+        return text
+    return DOT_ON_SOFT_DOTTED.sub(r"\1", skeleton).replace("i", "l")
+
+
+def name_key(name: str) -> str:
+    """The form in which two names are the same name: :func:`folded`, then its UTS #39 skeleton
+    (:func:`_skeleton`), folded again, until nothing changes (the skeleton of ``0`` is a capital
+    ``O``, whose fold is ``o``).
+
+    ``"Ａda"``, ``"ADA"`` and ``" ada "`` have the key ``"ada"``; ``admin``, ``ADMİN``, ``admın``,
+    ``adrnin`` and ``аdmin`` (Cyrillic а) have one key, ``0scar`` and ``oscar`` another. The key
+    is for comparing only, never shown.
+    """
+    key = folded(name)
+    for _ in range(8):  # two or three rounds in practice
+        again = folded(_skeleton(key))
+        if again == key:
+            break
+        key = again
+    return key
 
 
 def describe(char: str) -> str:
@@ -183,22 +246,51 @@ def _refuse_mixed_script_lookalikes(name: str) -> None:
                 )
 
 
+def _refuse_unrecommended(name: str) -> None:
+    """A letter, mark or digit outside UTS #39's identifier profile (after NFKC, which maps
+    fullwidth and other compatibility forms onto the recommended ones)."""
+    allowed = allowed_characters()
+    for char in unicodedata.normalize("NFKC", name):
+        if unicodedata.category(char)[0] in "LMN" and char not in EMOJI_STYLE and not allowed.contains(char):
+            raise NameRefused(
+                f"a name cannot use {describe(char)}: it is not among the letters and digits Unicode recommends "
+                "for names (UTS #39), as it can pass for another letter or is rarely written; use the usual letter"
+            )
+
+
 @cache
 def _reserved_pattern() -> re.Pattern[str]:
     bots = "|".join(re.escape(name) for name in bot_names())
     return re.compile(rf"(?:{bots})(?:[-_ ]?[0-9]+)?|{re.escape(BOT_PREFIX)}.*|bot-.*", re.DOTALL)
 
 
+@cache
+def _reserved_look_pattern() -> re.Pattern[str]:
+    """:func:`_reserved_pattern` as keys are (``rand0m-1`` looks like ``random-1``)."""
+
+    def either(texts: list[str]) -> str:
+        return "|".join(re.escape(t) for t in sorted(set(texts), key=len, reverse=True))
+
+    bots = either([name_key(name) for name in bot_names()])
+    seps = either([name_key(f"a{c}a")[1:-1] for c in "-_ "])
+    digits = either([name_key(d) for d in "0123456789"])
+    prefixes = either([name_key(BOT_PREFIX), name_key("bot-")])
+    return re.compile(rf"(?:{bots})(?:(?:{seps})?(?:{digits})+)?|(?:{prefixes}).*", re.DOTALL)
+
+
 def is_reserved(name: str) -> bool:
-    """True if ``name`` (compared by :func:`name_key`) is a house bot's name or looks like one."""
-    return _reserved_pattern().fullmatch(DASHES.sub("-", name_key(name))) is not None
+    """True if ``name`` (folded, or as keys compare) is a house bot's name or looks like one."""
+    return (
+        _reserved_pattern().fullmatch(DASHES.sub("-", folded(name))) is not None
+        or _reserved_look_pattern().fullmatch(name_key(name)) is not None
+    )
 
 
 PLAYER_ID_LOOK = re.compile(r"p_[0-9a-f]{16}")  # server.store.players.new_player_id
 
 
 def _refuse_reserved(name: str) -> None:
-    if PLAYER_ID_LOOK.fullmatch(name_key(name)):
+    if PLAYER_ID_LOOK.fullmatch(folded(name)):
         raise NameRefused(f"{name!r} looks like a player's id (the API takes both); choose another name")
     if is_reserved(name):
         raise NameRefused(

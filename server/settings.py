@@ -81,7 +81,16 @@ class Settings(BaseSettings):
         default=60, ge=0, description="registrations one client address may make a minute (0: no limit)"
     )
     bad_tokens_per_minute: int = Field(
-        default=30, ge=0, description="wrong tokens one client address may send a minute before 429 (0: no limit)"
+        default=30,
+        ge=0,
+        description="wrong tokens, passwords and sign-in codes one client address may send a minute before 429 "
+        "(0: no limit)",
+    )
+    wrong_passwords_per_name_per_minute: int = Field(
+        default=30,
+        ge=0,
+        description="wrong passwords and sign-in codes one name may be tried with a minute, from all addresses "
+        "together, before 429 (0: no limit)",
     )
     trusted_proxies: str = Field(
         default="",

@@ -21,14 +21,15 @@ from server.deps import (
     PlayerDep,
     PlayerPagesDep,
     RegistrationsDep,
+    SignInGateDep,
     StoreDep,
     TournamentServiceDep,
     client_address,
-    limited,
 )
 from server.errors import error_responses
 from server.names import name_key
 from server.schemas import Me, PlayerPage, PlayerWithToken, Versus
+from server.services.errors import TooManyRequests, Unauthorized
 from server.services.lobby import me_state
 from server.services.player_pages import DEFAULT_HISTORY, MAX_HISTORY
 from server.services.players import register, resolve_player
@@ -99,25 +100,42 @@ async def register_player(
     """Register a human player, or with `bot: true` a bot account (`kind: bot_account`, docs/BOTS.md);
     the token is returned this once (the server keeps its hash only).
 
-    A name another player has (compared case-insensitively after NFKC) is 409 `name_taken`.
+    A name another player has, or one that looks like it (compared case-insensitively after NFKC,
+    by Unicode's confusable skeletons: `adrnin` is `admin`), is 409 `name_taken`, naming it.
     """
-    registrations.take(client_address(request))
-    player, token = await register(store, body.name, body.password, bot=body.bot)
+    address = client_address(request)
+    registrations.take(address)
+    player, token = await register(store, body.name, body.password, bot=body.bot, source=address)
     return PlayerWithToken(**player.model_dump(), token=token)
 
 
 @router.post(
     "/sessions", status_code=201, response_model=PlayerWithToken, responses=error_responses(400, 401, 413, 429, 503)
 )
-async def sign_in_session(body: SignInRequest, store: StoreDep, request: Request) -> PlayerWithToken:
+async def sign_in_session(
+    body: SignInRequest, store: StoreDep, request: Request, gate: SignInGateDep
+) -> PlayerWithToken:
     """Sign in on another device with your name and password, or a director's code: a new token.
 
     Your other tokens keep working (at most 20; a 21st drops the oldest). A wrong password or
-    code, or an unknown name, is the same 401, and counts against the address's wrong-token limit.
+    code, or an unknown name, is the same 401, and counts against the address's wrong-token limit
+    and the name's wrong-password limit; each attempt is reserved against both before the password
+    is checked, and one over either, or a third at once from one address or to one name, is 429
+    with `Retry-After` (docs/SERVER.md "Accounts").
     """
-    found = await limited(
-        request, lambda: sign_in(store, body.name, password=body.password, code=body.code), SIGN_IN_REFUSED
-    )
+    address = client_address(request)
+    admission = gate.admit(address, name_key(body.name) if body.name.isprintable() else body.name)
+    counted = True
+    try:
+        found = await sign_in(store, body.name, password=body.password, code=body.code, source=address)
+        counted = found is None
+    except TooManyRequests:
+        counted = False  # the hasher refused it unchecked
+        raise
+    finally:
+        admission.done(counted=counted)
+    if found is None:
+        raise Unauthorized(SIGN_IN_REFUSED)
     player, token = found
     return PlayerWithToken(**player.model_dump(), token=token)
 

@@ -81,11 +81,19 @@ class PlayerNotFound(NotFound):
 
 
 class NameTaken(DomainError):
-    """Another player holds this name (names compare case-insensitively after NFKC): nothing was made."""
+    """Another player holds this name, or one that looks like it (names compare case-insensitively
+    after NFKC, by their UTS #39 confusable skeletons: ``server.names.name_key``): nothing was made."""
 
     code = ServerCode.NAME_TAKEN
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, held: str | None = None) -> None:
+        if held is not None and held != name:
+            super().__init__(
+                f"the name {shown(name)} looks like {shown(held)}, a name another player has on this server "
+                "(names that look alike are one name: Unicode's confusables, UTS #39); choose another, or if "
+                f"{shown(held)} is yours, sign in (POST /api/sessions) with your password or a code from the director"
+            )
+            return
         super().__init__(
             f"the name {shown(name)} is taken on this server; if it is yours, sign in (POST /api/sessions) "
             "with your password or a code from the director"

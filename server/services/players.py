@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from engine.bots import BOT_PREFIX, UnknownBotError, bot_names, normalize_bot_name
 from engine.house_bots import house_bot_of_id
 from engine.seat_names import BOT_ACCOUNT_LABEL
-from server.names import NameRefused, check_name, name_key
+from server.names import NameRefused, check_name, folded, name_key
 from server.services.errors import AmbiguousName, Malformed, NameTaken, PlayerNotFound
 from server.services.passwords import hasher
 from server.store.errors import InvalidAppendError
@@ -114,6 +114,11 @@ def shown_name(name: str) -> str:
     return checked
 
 
+def _unless_same(name: str, held: str) -> str | None:
+    """``held`` if it is another name than ``name`` that looks like it (not only another case)."""
+    return None if folded(name) == folded(held) else held
+
+
 def register_human(
     store: EventStore, name: str, password_hash: str | None = None, *, bot: bool = False
 ) -> tuple[PlayerPublic, str]:
@@ -121,15 +126,17 @@ def register_human(
     ``bot_account``, under the same name rules) and their token (the only time the token is seen).
 
     The name is checked and normalized by ``server.names.check_name``: an invisible, blank,
-    piled-up, mixed-script look-alike or house-bot name is refused (``Malformed``, 400); a name
-    another player holds (compared by ``name_key``) is ``NameTaken`` (409), even when two
+    piled-up, mixed-script look-alike, unrecommended-letter or house-bot name is refused
+    (``Malformed``, 400); a name another player holds, or one that looks like it (compared by
+    ``name_key``, the UTS #39 skeleton), is ``NameTaken`` (409, naming the name it looks like), even when two
     registrations of it race (the database's unique constraint decides, in the append's
     transaction: the loser's event is never written).
     """
     shown = shown_name(name)
     key = name_key(shown)
-    if holder_of(store, key) is not None:
-        raise NameTaken(shown)
+    holder = holder_of(store, key)
+    if holder is not None:
+        raise NameTaken(shown, _unless_same(shown, holder.name))
     token = new_token()
     player_id = new_player_id()
     try:
@@ -142,21 +149,24 @@ def register_human(
             password_hash=password_hash,
         )
     except InvalidAppendError:
-        if holder_of(store, key) is not None:  # lost a race for the name
-            raise NameTaken(shown) from None
+        holder = holder_of(store, key)
+        if holder is not None:  # lost a race for the name
+            raise NameTaken(shown, _unless_same(shown, holder.name)) from None
         raise
     return PlayerPublic.model_validate(result.result), token
 
 
 async def register(
-    store: EventStore, name: str, password: str | None = None, *, bot: bool = False
+    store: EventStore, name: str, password: str | None = None, *, bot: bool = False, source: str = ""
 ) -> tuple[PlayerPublic, str]:
-    """:func:`register_human` with an optional password (hashed off the event loop, a few at a time);
+    """:func:`register_human` with an optional password (hashed off the event loop, a few at a time,
+    ``source``'s in its turn: ``server.services.passwords``);
     ``bot`` registers a bot account (docs/BOTS.md): never moved for by the server (:func:`house_bot_of`)."""
     shown = shown_name(name)
-    if await asyncio.to_thread(holder_of, store, name_key(shown)) is not None:
-        raise NameTaken(shown)  # before spending a hash on it
-    password_hash = None if password is None else await hasher.hash(password)
+    holder = await asyncio.to_thread(holder_of, store, name_key(shown))
+    if holder is not None:
+        raise NameTaken(shown, _unless_same(shown, holder.name))  # before spending a hash on it
+    password_hash = None if password is None else await hasher.hash(password, source=source)
     return await asyncio.to_thread(functools.partial(register_human, store, shown, password_hash, bot=bot))
 
 

@@ -4,8 +4,9 @@ A player signs in by name with their password or with a code the director gave t
 new token; their other tokens keep working (at most ``server.store.players.MAX_TOKENS``, the
 oldest dropped). Every refusal has the same words, whether the name is unknown, the password
 wrong or the code wrong, used or expired, and takes as long: an unknown name is checked against
-a dummy hash (``server.services.passwords``). The route counts each refusal against the
-address's wrong-token limit (``server.deps.limited``).
+a dummy hash (``server.services.passwords``). The route reserves each attempt against the
+address's and the name's wrong-password limits before the hash, and gives it back when the
+password was right (``server.services.sign_in_gate``).
 
 A code is :data:`CODE_LENGTH` characters of :data:`CODE_ALPHABET` (no 0/O, 1/I/L to confuse),
 shown as ``XXXX-XXXX`` and taken in any case, with or without the dash; it lives
@@ -69,22 +70,25 @@ def _account_named(store: EventStore, name: str) -> Account | None:
 
 
 async def sign_in(
-    store: EventStore, name: str, *, password: str | None = None, code: str | None = None
+    store: EventStore, name: str, *, password: str | None = None, code: str | None = None, source: str = ""
 ) -> tuple[PlayerPublic, str] | None:
-    """A new token for the player ``name`` if ``password`` (or ``code``) is theirs; None if not."""
+    """A new token for the player ``name`` if ``password`` (or ``code``) is theirs; None if not.
+
+    ``source``: the client address, whose turn the hash waits for (``server.services.passwords``);
+    the caller has admitted the attempt already (``server.services.sign_in_gate``)."""
     if (password is None) == (code is None):
         raise Malformed("sign in with a password or with a code, one of the two")
     account = await asyncio.to_thread(_account_named, store, name)
     if password is not None:
         stored = account.password_hash if account is not None else None
-        if not await hasher.verify(stored, password):
+        if not await hasher.verify(stored, password, source=source):
             return None
     else:
         assert code is not None
         now = format_at(store.clock())
         live = account is not None and account.code_expires is not None and account.code_expires > now
         stored = account.code_hash if account is not None and live else None
-        if not await hasher.verify(stored, clean_code(code)):
+        if not await hasher.verify(stored, clean_code(code), source=source):
             return None
         assert account is not None and stored is not None
         if not await asyncio.to_thread(use_code, store, account.player.id, stored):

@@ -2,6 +2,8 @@
 
 Upgrades run in one transaction holding a lock (SQLite: ``BEGIN IMMEDIATE``; PostgreSQL: an
 advisory lock per schema), so several server processes starting at once migrate only once.
+Every upgrade ends by making sure the players' name keys were made with this server's Unicode and
+ICU (``server.store.name_keys``), in the same transaction and lock.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from sqlmodel import SQLModel
 import server.store.models  # noqa: F401  (registers the tables)
 from server.db import make_engine
 from server.settings import Settings
+from server.store.name_keys import ensure_current_keys
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
 _LOCK_SQL = text("SELECT pg_advisory_xact_lock(hashtext('unoduo-migrate:' || current_schema()))")
@@ -46,6 +49,7 @@ def _run(url: str, settings: Settings | None, action: str, revision: str) -> Non
             cfg.attributes["connection"] = conn
             if action == "upgrade":
                 command.upgrade(cfg, revision)
+                ensure_current_keys(conn)  # keys made with another Unicode / ICU are made again
             else:
                 command.downgrade(cfg, revision)
     finally:

@@ -71,6 +71,7 @@ HASH_LEN = 64
 AT_LEN = 32
 ID_LEN = 64
 NAME_KEY_LEN = 300  # server.names.MAX_KEY_LENGTH
+NAME_KEY_VERSION_LEN = 100  # server.names.KEY_VERSION
 SERVER_ID_LEN = 32
 URL_LEN = 200
 SECRET_HASH_LEN = 255  # an argon2id hash string is about 100 characters
@@ -149,6 +150,16 @@ class Player(PlayerBase, table=True):
     unique_key: str | None = Field(default=None, sa_type=String(NAME_KEY_LEN))
     password_hash: str | None = Field(default=None, sa_type=String(SECRET_HASH_LEN), description="argon2id, or null")
     created_at: str = Field(sa_type=String(AT_LEN))
+
+
+class NameKeyVersion(SQLModel, table=True):
+    """The one row saying what the players' ``name_key`` and ``unique_key`` were computed with
+    (``server.names.KEY_VERSION``: Unicode's and ICU's versions): a server that finds another
+    recomputes them at start (``server.store.name_keys``)."""
+
+    __tablename__ = "name_key_version"
+
+    version: str = Field(sa_column=Column(String(NAME_KEY_VERSION_LEN), primary_key=True))
 
 
 class PlayerPublic(PlayerBase):
@@ -400,6 +411,7 @@ events_table = table_of(EventRow)
 processed_table = table_of(ProcessedCommand)
 snapshots_table = table_of(Snapshot)
 players_table = table_of(Player)
+name_key_version_table = table_of(NameKeyVersion)
 player_tokens_table = table_of(PlayerToken)
 sign_in_codes_table = table_of(SignInCode)
 match_summaries_table = table_of(MatchSummaryRow)

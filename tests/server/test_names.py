@@ -1,5 +1,6 @@
-"""Names (issue #19, point 8): invisible, blank, piled-up, mixed-script look-alike and house-bot
-names are refused at registration; ordinary names in any script are kept, normalized."""
+"""Names (issue #19, point 8; issue 32, point 5): invisible, blank, piled-up, mixed-script
+look-alike, unrecommended-letter and house-bot names are refused at registration; a name that
+looks like one a player has is taken (409); ordinary names in any script are kept, normalized."""
 
 from __future__ import annotations
 
@@ -38,6 +39,10 @@ REFUSED = {
     "greedy\u20101": "house bots",  # U+2010 HYPHEN
     "bot:greedy": "house bots",
     "bot-greedy-1": "house bots",
+    "rand0m": "house bots",  # looks like "random"
+    "\u1d00\u1d05\u1d0d\u026a\u0274": "recommends",  # ᴀᴅᴍɪɴ: small capitals, no skeleton maps them to admin
+    "\u0430\u0501\u043c\u0456\u043f": "recommends",  # аԁміп: KOMI DE is not a recommended letter
+    "\u01c0\u01c0": "recommends",  # LATIN LETTER DENTAL CLICK, a look-alike of l
 }
 KEPT = {
     "ada": "ada",
@@ -53,6 +58,11 @@ KEPT = {
     "❤\ufe0f ada": "❤\ufe0f ada",  # an emoji style selector after a symbol
     "greedygus": "greedygus",
     "botanist": "botanist",
+    "Σωκράτης": "Σωκράτης",
+    "Владимир": "Владимир",
+    "محمد": "محمد",
+    "Łukasz Müller": "Łukasz Müller",
+    "\uff21da Lovelace": "\uff21da Lovelace",  # fullwidth: NFKC makes it a recommended letter
 }
 
 
@@ -91,7 +101,7 @@ def test_name_key_compares_case_and_width_insensitively() -> None:
     assert name_key("Stra\u00dfe") == name_key("STRASSE") == "strasse"
     assert name_key("e\u0301") == name_key("\u00e9")
     assert name_key("❤\ufe0f") == name_key("❤")
-    assert name_key("\u0430dmin") != name_key("admin")  # look-alikes are refused, not folded
+    assert name_key("\u0430dmin") == name_key("admin")  # refused when mixed (400), and one key besides (issue 32)
 
 
 # What draws nothing, for the property below: the test's own list, not the module's.
@@ -150,3 +160,67 @@ def test_a_latin_name_with_one_letter_swapped_for_a_cyrillic_lookalike_is_refuse
     spoof = word[:i] + LOOKALIKES[word[i]] + word[i + 1 :]
     with pytest.raises(NameRefused, match="look-alike"):
         check_name(spoof)
+
+
+# ---------------------------------------------------------------- look-alikes are one name (issue 32, point 5)
+
+# The issue's look-alikes, each accepted (201) beside the name it imitates before this change; each
+# pair both ways: whichever is registered first holds the name, and the other is refused.
+LOOKALIKE_PAIRS = [
+    ("admin", "adm\u0131n"),  # dotless ı
+    ("admin", "ADM\u0130N"),  # capital I with dot above: folds to i + U+0307
+    ("admin", "adrnin"),  # rn looks like m
+    ("oscar", "0scar"),  # the digit zero
+    ("ace", "\u0430\u0441\u0435"),  # all Cyrillic
+    ("paypal", "\u0440\u0430\u0443\u0440\u0430\u04cf"),  # all Cyrillic, with the palochka
+    ("paypal", "paypaI"),  # a capital I for the l
+    ("Occar", "\u041e\u0441\u0441\u0430\u0433"),  # Оссаг: Cyrillic с is Latin c, so it is "Occar", not "oscar"
+]
+
+
+@pytest.mark.parametrize(("first", "second"), LOOKALIKE_PAIRS + [(b, a) for a, b in LOOKALIKE_PAIRS])
+def test_a_name_that_looks_like_a_taken_one_is_409_naming_it(client: TestClient, first: str, second: str) -> None:
+    ok(client.post("/api/players", json={"name": first}), 201)
+    before = player_count(client)
+    refused = client.post("/api/players", json={"name": second})
+    assert refused.status_code == 409, (second, refused.text)
+    body = refused.json()
+    assert body["code"] == "name_taken" and "looks like" in body["message"] and first in body["message"], body
+    assert player_count(client) == before
+
+
+def test_the_small_capitals_and_komi_spoofs_are_refused_even_alone(client: TestClient) -> None:
+    """ᴀᴅᴍɪɴ has no skeleton mapping (UTS #39 leaves small capitals alone), so it could not be
+    caught by the key: the identifier profile refuses it, with or without an admin."""
+    for name in ("\u1d00\u1d05\u1d0d\u026a\u0274", "\u0430\u0501\u043c\u0456\u043f"):
+        refused = client.post("/api/players", json={"name": name})
+        assert refused.status_code == 400 and "UTS #39" in refused.json()["message"], refused.text
+
+
+def test_names_that_only_look_different_in_case_keep_the_plain_message(client: TestClient) -> None:
+    ok(client.post("/api/players", json={"name": "Ada"}), 201)
+    refused = client.post("/api/players", json={"name": "ADA"})
+    assert refused.status_code == 409 and "looks like" not in refused.json()["message"]
+
+
+def test_signing_in_by_a_look_alike_finds_the_holder(client: TestClient) -> None:
+    """The key is the one form of a name everywhere: a look-alike of a name names its holder."""
+    ok(client.post("/api/players", json={"name": "admin", "password": "admin's password"}), 201)
+    signed = client.post("/api/sessions", json={"name": "ADM\u0130N", "password": "admin's password"})
+    assert ok(signed, 201)["name"] == "admin"
+
+
+def test_the_key_is_case_blind_and_a_fixed_point() -> None:
+    for name in (
+        "admin",
+        "Σωκράτης",
+        "山田たろう",
+        "0scar",
+        "Ali",
+        "ADM\u0130N",
+        "\u0440\u0430\u0443\u0440\u0430\u04cf",
+    ):
+        key = name_key(name)
+        assert name_key(name.upper()) == name_key(name.lower()) == key, name
+        assert name_key(key) == key, name
+    assert name_key("Ali") == name_key("All")  # the price of a key blind to case and to I/l (server/names.py)

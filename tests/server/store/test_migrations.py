@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+import sqlalchemy
 from sqlalchemy import inspect, text
 from typer.testing import CliRunner
 
@@ -32,6 +33,7 @@ TABLES = {
     "standings",
     "match_secrets",
     "server_secrets",
+    "name_key_version",
 }
 
 
@@ -46,7 +48,7 @@ def tables(url: str) -> set[str]:
 def test_upgrade_from_empty_then_down_to_base_and_up_again(db_url: str) -> None:
     assert tables(db_url) == set() and current_revision(db_url) is None
     upgrade(db_url)
-    assert current_revision(db_url) == head_revision() == "0009"
+    assert current_revision(db_url) == head_revision() == "0010"
     assert tables(db_url) == TABLES | {"alembic_version"}
     assert drift(db_url) == []
     upgrade(db_url)  # a second upgrade is a no-op
@@ -89,13 +91,13 @@ def test_servers_starting_together_migrate_once(db_url: str) -> None:
         t.start()
     for t in threads:
         t.join()
-    assert errors == [] and current_revision(db_url) == "0009"
+    assert errors == [] and current_revision(db_url) == "0010"
 
 
 def test_event_store_open_migrates(db_url: str) -> None:
     store = EventStore.open(db_url)
     try:
-        assert current_revision(db_url) == "0009"
+        assert current_revision(db_url) == "0010"
         store.append("players", [Event("x", {})], expected_seq=None)
     finally:
         store.close()
@@ -104,15 +106,15 @@ def test_event_store_open_migrates(db_url: str) -> None:
 def test_cli_upgrade(db_url: str) -> None:
     result = CliRunner().invoke(app, ["db", "upgrade", "--db", db_url])
     assert result.exit_code == 0, result.output
-    assert "database at revision 0009" in result.output
-    assert current_revision(db_url) == "0009"
+    assert "database at revision 0010" in result.output
+    assert current_revision(db_url) == "0010"
 
 
 def test_cli_upgrade_uses_the_environment(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("UNODUO_DATABASE_URL", db_url)
     result = CliRunner().invoke(app, ["db", "upgrade"])
     assert result.exit_code == 0, result.output
-    assert current_revision(db_url) == "0009"
+    assert current_revision(db_url) == "0010"
 
 
 @pytest.mark.parametrize(
@@ -133,3 +135,101 @@ def test_cli_rebuild_and_verify_want_an_upgraded_database(db_url: str) -> None:
     for command in ("rebuild", "verify"):
         result = CliRunner().invoke(app, ["db", command, "--db", db_url])
         assert result.exit_code == 1 and "run `unoduo db upgrade` first" in result.output
+
+
+# ---------------------------------------------------------------- 0010: look-alike names become one name
+
+
+def test_0010_keys_look_alikes_as_one_name_keeping_both_players(db_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """A database at 0009 holding admin and its look-alikes (registered when each was its own name):
+    after 0010 the oldest of each key holds the name, the later ones keep their rows and tokens
+    without it (a warning names each), and the upgrade does not fail."""
+    from server.names import KEY_VERSION, folded, name_key
+    from server.services.players import resolve_player
+    from server.store.models import name_key_version_table, players_table
+    from server.store.players import add_token, holder_of, tokens_of
+
+    upgrade(db_url, "0009")
+    rows = [  # (id, name, kind, created_at): in 0009's keys each name was its own
+        ("p_admin", "admin", "human", "2026-12-01T19:00:00.000000Z"),
+        ("p_adrnin", "adrnin", "human", "2026-12-01T19:05:00.000000Z"),
+        ("p_admin_dotless", "adm\u0131n", "human", "2026-12-01T19:10:00.000000Z"),
+        ("p_paypal_cyr", "\u0440\u0430\u0443\u0440\u0430\u04cf", "bot_account", "2026-12-01T18:00:00.000000Z"),
+        ("p_paypal", "paypal", "human", "2026-12-01T19:20:00.000000Z"),
+        ("p_oscar", "oscar", "human", "2026-12-01T19:30:00.000000Z"),
+        ("bot-greedy-1", "greedy-1", "bot", "2026-12-01T17:00:00.000000Z"),
+    ]
+    engine = make_engine(db_url)
+    with engine.begin() as conn:
+        for player_id, name, kind, at in rows:
+            key = folded(name)
+            conn.execute(
+                players_table.insert().values(
+                    id=player_id,
+                    name=name,
+                    kind=kind,
+                    created_at=at,
+                    name_key=key,
+                    unique_key=None if kind == "bot" else key,
+                )
+            )
+    engine.dispose()
+    with caplog.at_level("WARNING", logger="unoduo.names"):
+        upgrade(db_url)
+    store = EventStore(make_engine(db_url))
+    try:
+        with store.engine.connect() as conn:
+            keys = dict(conn.execute(sqlalchemy.select(players_table.c.id, players_table.c.unique_key)).all())
+            version = conn.execute(sqlalchemy.select(name_key_version_table.c.version)).scalar_one()
+        assert version == KEY_VERSION
+        assert keys == {
+            "p_admin": name_key("admin"),
+            "p_adrnin": None,
+            "p_admin_dotless": None,
+            "p_paypal_cyr": name_key("paypal"),  # the older of the two holds it, whatever its script
+            "p_paypal": None,
+            "p_oscar": "oscar",
+            "bot-greedy-1": None,
+        }
+        lost = {line for line in caplog.messages if "no longer holds its name" in line}
+        assert len(lost) == 3 and any("p_adrnin" in line and "p_admin" in line for line in lost), lost
+        holder = holder_of(store, name_key("ADMIN"))
+        assert holder is not None and holder.id == "p_admin"
+        assert resolve_player(store, "p_adrnin").name == "adrnin"  # still there, by its id
+        add_token(store, "p_adrnin", "a-token-for-adrnin-0123456789abcdef")
+        assert tokens_of(store, "p_adrnin") == 1
+    finally:
+        store.close()
+    downgrade(db_url, "0009")  # back to the folded keys: nothing collides under the older rule
+    upgrade(db_url)
+
+
+def test_keys_made_with_another_unicode_are_made_again_at_start(db_url: str) -> None:
+    """An ICU update changes the skeletons: the server's upgrade at start finds the recorded version
+    differs and recomputes every key, in the migration's lock."""
+    from server.names import KEY_VERSION, name_key
+    from server.services.players import register_human
+    from server.store.models import name_key_version_table, players_table
+
+    upgrade(db_url)
+    store = EventStore(make_engine(db_url))
+    try:
+        player, _ = register_human(store, "adrnin")
+        with store.engine.begin() as conn:
+            conn.execute(players_table.update().values(name_key="stale", unique_key="stale"))
+            conn.execute(name_key_version_table.update().values(version="uts39 unicode 1.0 icu 1.0 rules 0"))
+    finally:
+        store.close()
+    upgrade(db_url)
+    engine = make_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            row = conn.execute(
+                sqlalchemy.select(players_table.c.name_key, players_table.c.unique_key).where(
+                    players_table.c.id == player.id
+                )
+            ).one()
+            version = conn.execute(sqlalchemy.select(name_key_version_table.c.version)).scalar_one()
+    finally:
+        engine.dispose()
+    assert tuple(row) == (name_key("admin"), name_key("admin")) and version == KEY_VERSION
