@@ -224,3 +224,13 @@ def test_the_key_is_case_blind_and_a_fixed_point() -> None:
         assert name_key(name.upper()) == name_key(name.lower()) == key, name
         assert name_key(key) == key, name
     assert name_key("Ali") == name_key("All")  # the price of a key blind to case and to I/l (server/names.py)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="aceopxy", min_size=1, max_size=12))
+def test_a_latin_word_written_all_in_cyrillic_look_alikes_has_the_latin_word_s_key(word: str) -> None:
+    """Whole-script look-alikes (no mixing, so the mixed-script check lets them through) are caught
+    by the key: ``асе`` is ``ace``, ``рох`` is ``pox``."""
+    spoof = "".join(LOOKALIKES[c] for c in word)
+    assert check_name(spoof) == spoof
+    assert name_key(spoof) == name_key(word) == name_key(word.upper())
