@@ -99,6 +99,16 @@ def _wait(condition: Callable[[], bool], what: str) -> None:
 # ---------------------------------------------------------------- the hasher: a turn for each source
 
 
+async def turns_until(condition: Callable[[], bool]) -> None:
+    """Let the event loop run until ``condition`` holds (a few turns: a task's start, a cancellation's
+    callbacks); fail if a hundred are not enough."""
+    for _ in range(100):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the hasher never got there")
+
+
 def test_the_hasher_takes_one_hash_from_each_waiting_source_in_turn_and_a_newcomer_displaces_the_greediest() -> None:
     fake = SlowHasher()
     hasher = Hasher(running=1, waiting=6, hasher=fake, per_source=4)
@@ -109,13 +119,11 @@ def test_the_hasher_takes_one_hash_from_each_waiting_source_in_turn_and_a_newcom
             for i in range(n):
                 tasks.append(asyncio.ensure_future(hasher.verify("x", f"{source}{i}", source=source)))
                 await asyncio.sleep(0)
-        await asyncio.sleep(0.05)  # "a0" is on the thread; a1-a3 and b0-b2 fill the six places
-        assert hasher.load() == (1, 6, 2)
+        await turns_until(lambda: hasher.load() == (1, 6, 2))  # "a0" on the thread; a1-a3 and b0-b2 waiting
         with pytest.raises(TooManyRequests, match="your address"):
             await hasher.verify("x", "a4", source="a")  # a has its four
         newcomer = asyncio.ensure_future(hasher.verify("x", "c0", source="c"))
-        await asyncio.sleep(0)
-        assert hasher.load() == (1, 6, 3)  # b's newest gave up its place to c
+        await turns_until(lambda: hasher.load() == (1, 6, 3))  # b's newest gave up its place to c
         fake.open()
         results = await asyncio.gather(*tasks, newcomer, return_exceptions=True)
         refused = [r for r in results if isinstance(r, TooManyRequests)]
@@ -133,13 +141,11 @@ def test_a_caller_that_goes_away_leaves_the_queue_at_once() -> None:
 
     async def scenario() -> None:
         first = asyncio.ensure_future(hasher.verify("x", "a0", source="a"))
-        await asyncio.sleep(0.05)
+        await turns_until(lambda: hasher.load() == (1, 0, 1))
         waiting = asyncio.ensure_future(hasher.verify("x", "a1", source="a"))
-        await asyncio.sleep(0)
-        assert hasher.load() == (1, 1, 1)
+        await turns_until(lambda: hasher.load() == (1, 1, 1))
         waiting.cancel()
-        await asyncio.sleep(0)
-        assert hasher.load() == (1, 0, 1)
+        await turns_until(lambda: hasher.load() == (1, 0, 1))
         fake.open()
         await first
 
