@@ -47,7 +47,7 @@ def command_of(head: Event) -> Command:
     if head.type == EventType.MATCH_CREATED:
         names = data.get("names")
         return CreateMatch(
-            Ruleset.from_dict(data["ruleset"]),
+            Ruleset.from_record(data["ruleset"]),  # as recorded: a key it lacks reads as it was then
             data["commitment"],
             data.get("first_drafter"),
             tuple(names) if isinstance(names, list) else names,

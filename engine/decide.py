@@ -757,7 +757,7 @@ def _resolve_play(batch: _Batch, seat: int, card: Card, volley_total: int) -> No
             _draw(batch, opponent, total, "volley")
             _end_round(batch, seat)
         else:
-            batch.await_(opponent, PendingKinds.VOLLEY, total=total)
+            _draw_two_hits(batch, opponent, total)
     elif rank is Ranks.WILD_DRAW_FOUR:
         if state.ruleset.wd4_check is WildDrawFourCheck.ENFORCED:
             # D13c: checked when played, so nothing to challenge: the next player draws 4 and
@@ -785,15 +785,37 @@ def _resolve_play(batch: _Batch, seat: int, card: Card, volley_total: int) -> No
         batch.await_(opponent, PendingKinds.TURN)
 
 
+def _draw_two_hits(batch: _Batch, victim: int, total: int) -> None:
+    """A Draw Two (or a volley of them) now faces ``victim``, the next player.
+
+    D8: with ``draw_two_stacking`` the victim decides (volley or draw), even when its hand holds
+    no Draw Two, so the flow never tells whether it did. D25: without it there is no choice, so
+    nothing is asked (no ``awaiting``, no move clock): the victim draws the total at once and
+    loses the turn, as after a Draw Two starter (D4, D19) or an enforced Wild Draw Four (D13c).
+    It has not begun a turn, so a UNO window open now stays open (D14, D22: only a ``command``
+    of a turn-opening type closes another seat's window). A ruleset recorded before D25
+    (``draw_two_at_once`` false) asks for the draw, as those matches were played.
+    """
+    if batch.state.ruleset.draw_two_hits_at_once:
+        _volley_drawn(batch, victim, total)
+    else:
+        batch.await_(victim, PendingKinds.VOLLEY, total=total)
+
+
+def _volley_drawn(batch: _Batch, seat: int, total: int) -> None:
+    """``seat`` draws a Draw Two's ``total`` and loses the turn (D8, D20, D25)."""
+    _draw(batch, seat, total, "volley")
+    if _blocked(batch.state):
+        _end_blocked_round(batch)  # D17, D24
+    else:
+        batch.await_(next_seat(batch.state, seat), PendingKinds.TURN)
+
+
 def _draw_command(batch: _Batch, seat: int, action: Draw) -> None:
     pending = batch.state.pending
     _head(batch, seat, action)
     if pending.kind is PendingKinds.VOLLEY:
-        _draw(batch, seat, pending.total, "volley")
-        if _blocked(batch.state):
-            _end_blocked_round(batch)  # D17, D24
-        else:
-            batch.await_(next_seat(batch.state, seat), PendingKinds.TURN)
+        _volley_drawn(batch, seat, pending.total)
         return
     drawn = _draw(batch, seat, 1, "draw")
     if drawn and batch.state.ruleset.draw is DrawRule.UNTIL_PLAYABLE:
@@ -881,7 +903,7 @@ def _dump(batch: _Batch, seat: int, action: Dump) -> None:
     elif last_card.rank is Ranks.SKIP:
         batch.await_(seat, PendingKinds.TURN)
     elif last_card.rank is Ranks.DRAW_TWO:
-        batch.await_(opponent, PendingKinds.VOLLEY, total=2)
+        _draw_two_hits(batch, opponent, 2)
     else:
         batch.await_(opponent, PendingKinds.TURN)
 

@@ -99,7 +99,7 @@ def _match_created(s: MatchState, d: Data) -> Changes:
     if n.__class__ is not int or not MIN_SEATS <= n <= MAX_SEATS:
         raise ValueError(f"seats must be {MIN_SEATS} to {MAX_SEATS}, not {n!r}")
     return {
-        "ruleset": Ruleset.from_dict(d["ruleset"]),
+        "ruleset": Ruleset.from_record(d["ruleset"]),  # as the match was played (D25)
         "commitment": d["commitment"],
         "phase": Phases.WAITING,
         "scheduled_first_drafter": d.get("first_drafter"),

@@ -89,6 +89,15 @@ class Ruleset:
     # place). While two or more seats share the best total, one more round is played at a time,
     # until a round ends with a single best total. Decided by ``engine.decide._after_round``.
     round_limit: int = 0
+    # RULES.md D25 (amended 2026-12-06), "no decision without a choice": without
+    # ``draw_two_stacking`` a Draw Two's next player draws at once and loses the turn, asked
+    # nothing (as a Draw Two starter, D4/D19, and an enforced Wild Draw Four, D13c). With
+    # stacking the switch has no effect: the volley decision stays (D8). False is how a match
+    # recorded before D25 was played: the seat was asked for a ``draw`` it could not refuse.
+    # Recorded only where it differs from ``draw_two_stacking`` (see ``_fields_of``), so a
+    # uno-duo match records (and hashes) the same ruleset as before it existed, and a classic
+    # match recorded before it, which lacks the key, reads as False (``from_record``).
+    draw_two_at_once: bool = True
 
     @property
     def wild_count(self) -> int:
@@ -113,10 +122,31 @@ class Ruleset:
         return dict(_fields_of(self))
 
     @classmethod
+    def from_record(cls, data: dict[str, Any]) -> Ruleset:
+        """The ruleset a match recorded (``match_created``'s ``ruleset``, a view's ``rules``: a
+        :meth:`to_dict` output), read as it was played: a key the record lacks takes the value
+        the record was made under, not today's. ``draw_two_at_once`` absent means
+        ``draw_two_stacking``'s value (a classic match recorded before D25 asked the seat)."""
+        if "draw_two_at_once" not in data:
+            base = RULESETS.get(str(data.get("name", "")), UNO_DUO)
+            stacking = data.get("draw_two_stacking", base.draw_two_stacking)
+            # (a stacking that is no boolean is refused by from_dict under its own name)
+            data = {**data, "draw_two_at_once": stacking if isinstance(stacking, bool) else True}
+        return cls.from_dict(data)
+
+    @property
+    def draw_two_hits_at_once(self) -> bool:
+        """D25: a Draw Two's next player draws at once, asked nothing (no stacking, and not a
+        ruleset recorded before D25)."""
+        return self.draw_two_at_once and not self.draw_two_stacking
+
+    @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Ruleset:
-        """A ruleset from :meth:`to_dict` output, or a partial one over the named ruleset's fields
-        (``name`` picks the base, default uno-duo); anything unknown or out of range raises
-        :class:`RulesetError` naming the field."""
+        """A ruleset over the named ruleset's fields (``name`` picks the base, default uno-duo):
+        a partial override, or a whole ruleset; anything unknown or out of range raises
+        :class:`RulesetError` naming the field. A key left out takes today's value of the named
+        ruleset: read a :meth:`to_dict` record (a match's, a tournament's) with
+        :meth:`from_record`, which reads it as it was made."""
         base = RULESETS.get(str(data.get("name", "")), UNO_DUO)
         merged = {**base.to_dict(), **data}
         try:
@@ -139,6 +169,11 @@ def _fields_of(ruleset: Ruleset) -> dict[str, Any]:
         del fields_["draw"]
     if not ruleset.round_limit:
         del fields_["round_limit"]  # the same: added with table tournaments (issue 22)
+    if ruleset.draw_two_at_once == ruleset.draw_two_stacking:
+        # Added with D25: a record without it reads as ``draw_two_stacking`` (from_record), so
+        # uno-duo (stacking, at once by default) records as before, as does a classic ruleset
+        # played the pre-D25 way; a classic one played under D25 records ``true``.
+        del fields_["draw_two_at_once"]
     return fields_
 
 
@@ -156,15 +191,21 @@ def _explain(exc: ValidationError) -> str:
 MAX_TARGET = 100_000
 MAX_CARD_POINTS = 1_000
 MAX_ROUND_LIMIT = 100  # a tournament table's round limit (issue 22)
+MAX_HAND_SIZE = 20
+MIN_SEATS, MAX_SEATS = 2, 10
 
 
 def _check_limits(ruleset: Ruleset) -> None:
-    """Keep an overridden ruleset playable: a full draft plus a starter must fit in the deck, and
-    every score a 32-bit integer (``MAX_TARGET``, ``MAX_CARD_POINTS``)."""
+    """Keep an overridden ruleset playable: a full draft (or a deal at two seats) plus a starter
+    must fit in the deck (:func:`deal_problem`; a table's size is checked by :func:`seats_allowed`),
+    and every score a 32-bit integer (``MAX_TARGET``, ``MAX_CARD_POINTS``)."""
     if ruleset.deck_size not in (108, 112):
         raise ValueError("deck_size must be 108 or 112")
-    if not 1 <= ruleset.hand_size <= 20:
-        raise ValueError("hand_size must be between 1 and 20")
+    if not 1 <= ruleset.hand_size <= MAX_HAND_SIZE:
+        raise ValueError(f"hand_size must be between 1 and {MAX_HAND_SIZE}")
+    problem = deal_problem(ruleset, MIN_SEATS)
+    if problem is not None:  # pragma: no cover - 20 a hand fits every deck at two seats
+        raise ValueError(problem)
     if not 1 <= ruleset.target <= MAX_TARGET:
         raise ValueError(f"target must be between 1 and {MAX_TARGET}")
     if not 0 <= ruleset.round_limit <= MAX_ROUND_LIMIT:
@@ -179,6 +220,35 @@ def _check_limits(ruleset: Ruleset) -> None:
         value = getattr(ruleset, field.name)
         if isinstance(value, int) and not isinstance(value, bool) and value < 0:
             raise ValueError(f"{field.name} must be a whole number, not {value}")
+
+
+def cards_before_play(ruleset: Ruleset, seats: int) -> int:
+    """The cards a round takes from its deck before anyone plays: the hands (a draft, D3, takes two
+    cards a step, four per card of a hand; a deal, D18, ``hand_size`` a seat) and the starter (D4,
+    D19). A starter's own draws (a Draw Two's 2, a Wild Draw Four's 4) take what is left and lapse
+    beyond it (D7); a wild starter under ``starter_wild = restart`` shuffles the whole deck again."""
+    per_card = 4 if ruleset.deal is Deal.DRAFT else seats
+    return per_card * ruleset.hand_size + 1
+
+
+def deal_problem(ruleset: Ruleset, seats: int) -> str | None:
+    """Why ``ruleset`` cannot deal a round at ``seats`` seats (its deck is too small for the hands and
+    a starter), or None when it can."""
+    needed = cards_before_play(ruleset, seats)
+    if needed <= ruleset.deck_size:
+        return None
+    n, deck = ruleset.hand_size, ruleset.deck_size
+    if ruleset.deal is Deal.DRAFT:
+        return (
+            f"hand_size {n}: the draft takes {needed - 1} cards and a starter, more than the {deck}-card deck holds "
+            f"(hand_size {(deck - 1) // 4} at most)"
+        )
+    most = (deck - 1) // n
+    return (
+        f"hand_size {n} at {seats} seats deals {needed - 1} cards and turns a starter: {needed} cards, more than "
+        f"the {deck}-card deck holds (at {seats} seats hand_size is at most {(deck - 1) // seats}; with hand_size "
+        f"{n}, a table has at most {most} seats)"
+    )
 
 
 UNO_DUO = Ruleset(
@@ -221,15 +291,28 @@ CLASSIC_2P = Ruleset(
 CLASSIC = replace(CLASSIC_2P, name="classic", reverse=ReverseRule.DIRECTION)
 
 RULESETS: dict[str, Ruleset] = {r.name: r for r in (UNO_DUO, CLASSIC_2P, CLASSIC)}
-MIN_SEATS, MAX_SEATS = 2, 10
 
 
 def seats_allowed(ruleset: Ruleset) -> range:
     """The table sizes a ruleset plays (RULES.md D18): a dealt deck with a turning direction, any
-    size from 2 to 10; a draft (D3), a Reverse dump (D10) or a go-again Reverse, two seats only."""
+    size from 2 to 10 whose hands and starter the deck holds (``hand_size`` 10 at most at ten seats:
+    :func:`deal_problem`); a draft (D3), a Reverse dump (D10) or a go-again Reverse, two seats only."""
     if ruleset.deal is Deal.DEAL and ruleset.reverse is ReverseRule.DIRECTION:
-        return range(MIN_SEATS, MAX_SEATS + 1)
+        most = min(MAX_SEATS, (ruleset.deck_size - 1) // ruleset.hand_size)
+        return range(MIN_SEATS, most + 1)
     return range(2, 3)
+
+
+def check_seats(ruleset: Ruleset, seats: int) -> None:
+    """RulesetError, saying why, unless ``ruleset`` plays a table of ``seats`` (every path that takes
+    rules and a table size asks this before anything is dealt or stored)."""
+    allowed = seats_allowed(ruleset)
+    if seats in allowed:
+        return
+    problem = deal_problem(ruleset, seats) if MIN_SEATS <= seats <= MAX_SEATS else None
+    if problem is not None and MIN_SEATS <= seats <= seats_allowed(replace(ruleset, hand_size=1)).stop - 1:
+        raise RulesetError(problem)
+    raise RulesetError(f"{ruleset.name} is played by {allowed.start} to {allowed.stop - 1} seats, not {seats}")
 
 
 _RULESET = TypeAdapter(Ruleset)

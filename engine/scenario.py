@@ -31,7 +31,7 @@ from engine.events import HEAD_TYPES, Event
 from engine.evolve import fold
 from engine.match import LocalMatch
 from engine.replay import parse_replay, revealed_seed
-from engine.rulesets import MAX_SEATS, MIN_SEATS, RULESETS, Ruleset, RulesetError
+from engine.rulesets import MAX_SEATS, MIN_SEATS, RULESETS, Ruleset, RulesetError, deal_problem
 from engine.sealing import join
 from engine.shuffle import Dealer
 from engine.state import MatchState, PendingKinds, Phases
@@ -158,9 +158,13 @@ def _ruleset(spec: ScenarioSpec) -> Ruleset:
     if spec.rules is None:
         return ruleset
     try:
-        return Ruleset.from_dict({**ruleset.to_dict(), **spec.rules, "name": spec.ruleset})
+        ruleset = Ruleset.from_dict({**ruleset.to_dict(), **spec.rules, "name": spec.ruleset})
     except RulesetError as exc:
         raise ScenarioError(f"rules: {exc}") from None
+    problem = deal_problem(ruleset, spec.table_size)  # the hands and a starter must fit in the deck
+    if problem is not None:
+        raise ScenarioError(f"rules: {problem}")
+    return ruleset
 
 
 def build_dealer(spec: ScenarioSpec, ruleset: Ruleset) -> Dealer:

@@ -54,9 +54,21 @@ class Pairing:
     ruleset: str
     bots: tuple[str, ...]
     rules: tuple[tuple[str, str | int], ...] = ()
+    # Played as before RULES.md D25 (``draw_two_at_once`` off: a Draw Two's victim is asked for
+    # its draw), as the committed classic samples were recorded. Their files are kept as they
+    # were played, the kit's proof that a match recorded before a ruling verifies as recorded;
+    # the switch is not part of the match id, which they recorded before it existed.
+    before_d25: bool = False
 
     def build(self) -> Ruleset:
-        return Ruleset.from_dict({"name": self.ruleset, **dict(self.rules)})
+        return Ruleset.from_dict({"name": self.ruleset, **self.override()})
+
+    def override(self) -> dict[str, str | int | bool]:
+        """The switches over the named ruleset, as samples.json records them."""
+        out: dict[str, str | int | bool] = dict(self.rules)
+        if self.before_d25:
+            out["draw_two_at_once"] = False
+        return out
 
     def match_id(self, index: int) -> str:
         """``unoduo simulate``'s id for a stock ruleset; the override spelled out otherwise."""
@@ -72,10 +84,11 @@ UNO_DUO_GR = Pairing("uno-duo", ("greedy", "random"))
 UNO_DUO_GG = Pairing("uno-duo", ("greedy", "greedy"))
 # classic-2p enforces its Wild Draw Four rule when the card is played (D13c), so no challenge is
 # ever recorded; with the challenge switched on, a challenge is judged by classic's own rule, no_match.
-CLASSIC_CHALLENGE_GR = Pairing("classic-2p", ("greedy", "random"), (("wd4_check", "challenge"),))
-CLASSIC_GR = Pairing("classic-2p", ("greedy", "random"))
+# The classic pairings play as before D25, as their committed files were recorded (``before_d25``).
+CLASSIC_CHALLENGE_GR = Pairing("classic-2p", ("greedy", "random"), (("wd4_check", "challenge"),), before_d25=True)
+CLASSIC_GR = Pairing("classic-2p", ("greedy", "random"), before_d25=True)
 # A classic table of four, to 200 so that the file stays small (D18-D23).
-TABLE_OF_FOUR = Pairing("classic", ("greedy", "random", "greedy", "random"), (("target", 200),))
+TABLE_OF_FOUR = Pairing("classic", ("greedy", "random", "greedy", "random"), (("target", 200),), before_d25=True)
 
 
 @dataclass(frozen=True)
@@ -276,8 +289,8 @@ def _round_of(events: Sequence[Event], seq: int) -> int:
 
 def _simulate_command(found: Found) -> str | None:
     pairing = found.pairing
-    if pairing.rules:
-        return None  # `unoduo simulate` plays stock rulesets only
+    if pairing.rules or pairing.before_d25:
+        return None  # `unoduo simulate` plays stock rulesets only, under today's rulings
     return (
         f"unoduo simulate --seed {MASTER_SEED} -n {found.index + 1} --bots {','.join(pairing.bots)}"
         f" --ruleset {pairing.ruleset} --replays DIR"
@@ -292,7 +305,7 @@ def _entry(found: Found, text: str) -> dict[str, Any]:
         "shows": found.sample.shows,
         "rules": found.sample.rules,
         "ruleset": pairing.ruleset,
-        "override": dict(pairing.rules),
+        "override": pairing.override(),
         "bots": list(pairing.bots),
         "master_seed": MASTER_SEED,
         "index": found.index,

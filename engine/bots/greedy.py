@@ -66,7 +66,7 @@ def rank_of(code: str) -> Rank:
 
 @lru_cache(maxsize=16)
 def _ruleset(items: tuple[tuple[str, Any], ...]) -> Ruleset:
-    return Ruleset.from_dict(dict(items))
+    return Ruleset.from_record(dict(items))  # a view's rules are the match's record (to_dict)
 
 
 def rules_of(view: View) -> Ruleset:

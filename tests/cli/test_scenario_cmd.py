@@ -169,6 +169,11 @@ WRONG_SHAPES = {
     "unknown_rules_field": ({"rules": {"colour": 1}}, "rules: unknown ruleset field colour"),
     "rules_not_an_object": ({"rules": ["flip"]}, "rules: Input should be an object"),
     "seed_not_hex": ({"seed": "xyz"}, "seed must be a hex string"),
+    # Issue 32: ten hands of 11 and a starter need 111 of 108 cards (it was an IndexError traceback).
+    "hands_over_the_deck": (
+        {"ruleset": "classic", "seats": 10, "rules": {"hand_size": 11}},
+        "rules: hand_size 11 at 10 seats deals 110 cards and turns a starter: 111 cards, more than the 108-card deck",
+    ),
     "bad_entropy": ({"entropy": ["only one"]}, "entropy.1: Field required"),
 }
 

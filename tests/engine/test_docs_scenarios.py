@@ -45,7 +45,7 @@ def ruling_key(ruling: str) -> tuple[int, str]:
     return int(found.group(1)), found.group(2)
 
 
-RULING_IDS = sorted([f"D{n}" for n in range(1, 25)] + ["D13c"], key=ruling_key)
+RULING_IDS = sorted([f"D{n}" for n in range(1, 26)] + ["D13c"], key=ruling_key)
 EXPECT_KEYS = {"ok", "errors", "events", "setup", "views", "audit"}
 POINT_KEYS = EXPECT_KEYS - {"ok"}
 

@@ -229,9 +229,9 @@ def real_messages(match: LocalMatch, viewer: int, seed: bytes = SEED) -> list[st
     return messages
 
 
-def real_replay(seats: int, target: int = 60) -> str:
+def real_replay(seats: int, target: int = 60, seed: str = "tui-table") -> str:
     """A finished ``classic`` match at ``seats`` seats as its replay file (FAIRNESS.md)."""
-    match = real_match(seats, target)
+    match = real_match(seats, target, seed=seed)
     return replay_text(f"m_table{seats}", "classic", [f"p_{name}" for name in seat_names(seats)], match.events)
 
 
