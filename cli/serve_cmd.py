@@ -123,6 +123,7 @@ def uvicorn_config(app: FastAPI, settings: Settings, peer_ports: frozenset[int] 
         settings.request_timeout_seconds, settings.max_head_bytes, per_address, peer_ports
     )
     app.state.connection_limits = limits
+    app.state.peer_ports = peer_ports  # answered only with the servers' key (server.api.peer_port)
     # No permessage-deflate: a view is a kilobyte or two, and compressing every frame cost
     # about a tenth of the server's time under load (profiled with py-spy).
     return uvicorn.Config(

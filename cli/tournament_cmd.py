@@ -149,6 +149,25 @@ def call_list(server: Server, path: str, params: dict[str, str] | None = None) -
     return answer
 
 
+LISTING_PAGE = 200  # GET /api/tournaments's largest page
+
+
+def every_tournament(server: Server) -> list[dict[str, Any]]:
+    """Every tournament, oldest first: ``GET /api/tournaments`` page by page (newest first, each page
+    continuing ``before`` the last id of the page before), until a page comes back short."""
+    listed: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    params = {"limit": str(LISTING_PAGE)}
+    while True:
+        page = call_list(server, "/api/tournaments", params)
+        fresh = [t for t in page if str(t.get("id")) not in seen]
+        listed += fresh
+        seen |= {str(t.get("id")) for t in fresh}
+        if len(page) < LISTING_PAGE or not fresh:  # the last page (or a server that does not page)
+            return listed[::-1]
+        params = {"limit": str(LISTING_PAGE), "before": str(page[-1]["id"])}
+
+
 def shaped(command: Callable[P, None]) -> Callable[P, None]:
     """A command whose output reads the server's answer: an answer without the documented keys
     (another program at that address, another version) is one line and exit 1, not a traceback."""
@@ -537,7 +556,7 @@ def show(
 @shaped
 def list_(as_json: AsJson = False, url: Url = DEFAULT_URL, token: Token = None) -> None:
     """Every tournament on the server, oldest first."""
-    tournaments = call_list(Server(url, token), "/api/tournaments")
+    tournaments = every_tournament(Server(url, token))
     if as_json:
         print_json(tournaments)
     elif not tournaments:

@@ -89,6 +89,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         super().__init__(*args, **kwargs)
         self._counted = False
         self._head = 0  # bytes received of a request head still being read; -1: no head being read
+        self._heads_done = 0  # request heads parsed whole on this connection
         self._deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -112,14 +113,34 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if self._head >= 0:
+        """Count the bytes of a request head against ``head_bytes``, and only those: a chunk that
+        goes over the limit is parsed up to it, and what follows a head completed within it (the
+        body a client sent with its head, or the next request) is not the head's (issue 32: a
+        40 KiB body sent with its head was answered 431)."""
+        if self._head < 0:
+            super().data_received(data)
+            return
+        room = self.limits.head_bytes - self._head
+        if len(data) <= room:
             self._head += len(data)
-            if self._head > self.limits.head_bytes:
-                message = f"the request head is over this server's limit of {self.limits.head_bytes} bytes"
-                self.transport.write(_plain_answer(HEAD_TOO_LARGE, message))
-                self.transport.close()
-                return
-        super().data_received(data)
+            super().data_received(data)
+            return
+        heads = self._heads_done
+        self._head += room
+        super().data_received(data[:room])
+        if self.transport.is_closing():
+            return  # refused (400) or closed while parsing
+        taker = self.transport.get_protocol()
+        if taker is not self:  # a WebSocket upgrade took the connection over
+            if isinstance(taker, asyncio.Protocol):
+                taker.data_received(data[room:])
+            return
+        if self._heads_done == heads:
+            message = f"the request head is over this server's limit of {self.limits.head_bytes} bytes"
+            self.transport.write(_plain_answer(HEAD_TOO_LARGE, message))
+            self.transport.close()
+            return
+        self.data_received(data[room:])  # the head ended within the limit: the rest is counted afresh
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
@@ -127,6 +148,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self._head = -1
+        self._heads_done += 1
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:

@@ -173,6 +173,7 @@ class Api:
         return data
 
     async def tournaments(self) -> list[dict[str, Any]]:
+        """``GET /api/tournaments``: its first page, the newest tournaments (the lobby shows a few)."""
         data = await self._call("GET", "/api/tournaments")
         return [t for t in data if isinstance(t, dict)] if isinstance(data, list) else []
 

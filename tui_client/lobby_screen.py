@@ -114,7 +114,7 @@ class LobbyLoaded(Message):
         super().__init__()
         self.me = me
         self.tournaments = tournaments
-        self.listed = listed or []  # GET /api/tournaments: every tournament, for the lobby's lines
+        self.listed = listed or []  # GET /api/tournaments: the newest page, for the lobby's lines
         self.open_details = open_details or {}  # the open tournaments' details (who has entered)
         self.disputes = disputes  # GET /api/me/disputes (None: the server has none to give)
 

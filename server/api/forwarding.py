@@ -16,16 +16,20 @@ owner's wrong-token limit never counts a peer's address), then:
   dies, the client's socket is closed 1012 and it reconnects with ``since``, to whichever
   server then owns the match.
 
-A forwarded request carries :data:`FORWARDED`, and a server never forwards such a request
-again (one hop at most): if ownership moved meanwhile it answers itself, which is always
-correct, since appends are fenced by the store's ``(stream, seq)``. If the owner cannot be
-reached at all, the server answers itself as well.
+A forwarded request carries :data:`FORWARDED` and the servers' key (:data:`PEER_KEY`, derived
+from the director token's stored hash: every server of the database has it, no client does), and
+a server never forwards such a request again (one hop at most): if ownership moved meanwhile it
+answers itself, which is always correct, since appends are fenced by the store's ``(stream, seq)``.
+:data:`FORWARDED` without the key is ignored (issue 32: a client's ``x-unoduo-forwarded: 1`` made
+a server that does not own the match answer the command itself). If the owner cannot be reached
+at all, the server answers itself as well.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import logging
 from collections.abc import AsyncIterator
 
@@ -53,12 +57,27 @@ CLOSE_RECONNECT = 1012  # the owner went away: reconnect with since
 def _headers(connection: HTTPConnection) -> dict[str, str]:
     headers = {name: connection.headers[name] for name in PASSED_ON if name in connection.headers}
     headers[FORWARDED] = "1"
+    key: str | None = connection.app.state.peer_key
+    if key is not None:
+        headers[PEER_KEY] = key
     return headers
+
+
+def from_a_peer(connection: HTTPConnection) -> bool:
+    """Whether the request carries the servers' key: it comes from another server of this database."""
+    key: str | None = connection.app.state.peer_key
+    given = connection.headers.get(PEER_KEY)
+    return key is not None and given is not None and hmac.compare_digest(given.encode(), key.encode())
+
+
+def forwarded(connection: HTTPConnection) -> bool:
+    """A request another server forwarded here: :data:`FORWARDED`, believed only with the servers' key."""
+    return bool(connection.headers.get(FORWARDED)) and from_a_peer(connection)
 
 
 async def owner_elsewhere(connection: HTTPConnection, match_id: str) -> str | None:
     """The peer URL of the server owning ``match_id``, if the request must go there (None: answer here)."""
-    if connection.headers.get(FORWARDED):
+    if forwarded(connection):
         return None
     matches: MatchService = connection.app.state.matches
     if matches.ownership.owns(match_id):
@@ -142,7 +161,7 @@ async def forward_stream(request: Request, peer_url: str) -> Response | None:
 
 async def is_own_seat(websocket: WebSocket, match_id: str, caller: Caller) -> bool:
     """Whether this socket is a seat's own (not one another server forwarded here)."""
-    if websocket.headers.get(FORWARDED) or caller.player is None:
+    if forwarded(websocket) or caller.player is None:
         return False
     matches: MatchService = websocket.app.state.matches
     live = await matches.open(match_id)

@@ -29,7 +29,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, InvalidStateError
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, func, select
+from sqlalchemy import Connection, Engine, and_, func, select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from engine.chain import ZERO_HASH, first_broken_seq
@@ -104,6 +104,25 @@ def _read(conn: Connection, stream: str, from_seq: int, to_seq: int | None, limi
     return [StoredEvent.from_row(r) for r in conn.execute(query).mappings()]
 
 
+def _orders_by_code_point(conn: Connection) -> bool:
+    """Whether the database compares text (the ``stream`` column, which names no collation) by code
+    point: SQLite's BINARY always; PostgreSQL when the database's collation is C, POSIX or C.UTF-8
+    (libc or builtin, not ICU). Anything else (en_US.UTF-8 ignores punctuation at first) is not."""
+    if conn.dialect.name != "postgresql":
+        return True
+    try:
+        row = conn.execute(
+            text("SELECT datcollate, datlocprovider FROM pg_database WHERE datname = current_database()")
+        ).first()
+    except DBAPIError:  # before PostgreSQL 15 there is no datlocprovider: libc
+        conn.rollback()
+        row = conn.execute(text("SELECT datcollate, 'c' FROM pg_database WHERE datname = current_database()")).first()
+    if row is None:
+        return False
+    collation, provider = str(row[0]), str(row[1])
+    return provider in ("c", "b") and (collation in ("C", "POSIX") or collation.upper().startswith("C."))
+
+
 def _unexpected(exc: Exception) -> StoreError:
     error = StoreError(f"append failed: {exc!r}")
     error.__cause__ = exc
@@ -136,6 +155,7 @@ class EventStore:
             (IntegrityError, dbapi.IntegrityError) if dbapi else (IntegrityError,)
         )
         self._listeners: dict[asyncio.AbstractEventLoop, PgListener] = {}
+        self._ordered_by_code_point: bool | None = None  # how the database compares stream names (_starts_with)
         self._closed = False
         self._follows_ended = False  # set by end_follows() and close(): every follow() ends
         self._writer_conn: Connection | None = None  # the group-commit thread's own connection
@@ -444,8 +464,33 @@ class EventStore:
             stream = events_table.c.stream
             query = select(stream).distinct().order_by(stream)
             if prefix:
-                query = query.where(func.substr(stream, 1, len(prefix)) == prefix)
+                query = query.where(self._starts_with(conn, prefix))
             return [r[0] for r in conn.execute(query)]
+
+    def stream_heads(self, prefix: str) -> dict[str, int]:
+        """Every stream whose name starts with ``prefix``, with the seq of its last event: one query,
+        an index range over ``(stream, seq)`` where the database orders names by code point."""
+        with self.engine.connect() as conn:
+            events = events_table.c
+            query = (
+                select(events.stream, func.max(events.seq))
+                .where(self._starts_with(conn, prefix))
+                .group_by(events.stream)
+            )
+            return {str(stream): int(head) for stream, head in conn.execute(query)}
+
+    def _starts_with(self, conn: Connection, prefix: str) -> Any:
+        """``stream`` starts with ``prefix``. A ``substr`` alone reads every event of the table; with
+        a code-point ordering (SQLite's, PostgreSQL's C collations) the names between ``prefix`` and
+        the next string of its length are exactly those, and the unique index finds them."""
+        stream = events_table.c.stream
+        exact = func.substr(stream, 1, len(prefix)) == prefix
+        if self._ordered_by_code_point is None:
+            self._ordered_by_code_point = _orders_by_code_point(conn)
+        if not self._ordered_by_code_point or not prefix or ord(prefix[-1]) >= 0x10FFFF:
+            return exact
+        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        return and_(stream >= prefix, stream < upper, exact)
 
     def processed(self, stream: str, command_id: str) -> ProcessedCommandInfo | None:
         with self.engine.connect() as conn:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from itertools import pairwise
 from typing import Final
 
@@ -23,10 +23,28 @@ from server.tournaments.model import Format, Tournament
 from server.tournaments.schedule import Pairing, ScheduledRound, round_robin, rounds_per_cycle
 from server.tournaments.swiss import SwissGame, SwissRound, pair_round
 from server.tournaments.table_standings import default_placement_points
-from server.tournaments.tables import MAX_TABLE, MIN_TABLE, table_schedule
+from server.tournaments.tables import MAX_TABLE, MIN_TABLE, table_schedule, table_sizes
 
 MAX_ROUNDS: Final = 30  # a Swiss or tables tournament's rounds at most
 MAX_PLACEMENT_POINTS: Final = 1000
+# A round's start time, in UTC: from EARLIEST_START up to (not including) LATEST_START. Far inside
+# what datetime holds, so converting to UTC, storing (a four-digit year) and adding a join
+# deadline (7 days at most) never fail; a year below 1000 stored as "1-01-01T…", which no reader took.
+EARLIEST_START: Final = datetime(2000, 1, 1, tzinfo=UTC)
+LATEST_START: Final = datetime(3000, 1, 1, tzinfo=UTC)
+
+
+def start_time_problem(moment: datetime) -> str | None:
+    """Why ``moment`` cannot be a round's start time (None: it can)."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        return "a round's start time needs its offset from UTC (e.g. 2026-12-08T19:30:00+01:00)"
+    try:
+        utc = moment.astimezone(UTC)
+    except OverflowError:  # 9999-12-31T23:59:59-14:00 is past the last time datetime holds
+        utc = None
+    if utc is None or not EARLIEST_START <= utc < LATEST_START:
+        return "a round's start time must be from 2000-01-01 to 2999-12-31 (UTC)"
+    return None
 
 
 class FormatError(ValueError):
@@ -82,6 +100,8 @@ def check_request(r: FormatRequest) -> tuple[int, ...]:
             raise FormatError(f"a tables tournament needs table_size: {MIN_TABLE} to {min(MAX_TABLE, r.seats)}")
         if not r.open and r.players < MIN_TABLE:
             raise FormatError(f"a tables tournament needs at least {MIN_TABLE} players, not {r.players}")
+        if not r.open:
+            check_tables_fit(r.players, r.table_size, r.seats)
         points = tuple(r.placement_points) if r.placement_points else default_placement_points(r.table_size)
         if len(points) > MAX_TABLE or any(not 0 <= p <= MAX_PLACEMENT_POINTS for p in points):
             raise FormatError(f"placement_points: at most {MAX_TABLE} numbers, each 0 to {MAX_PLACEMENT_POINTS}")
@@ -93,8 +113,10 @@ def check_request(r: FormatRequest) -> tuple[int, ...]:
     planned = planned_rounds(r)
     if planned is not None and len(r.round_starts) > planned:
         raise FormatError(f"{len(r.round_starts)} start times for {planned} rounds")
-    if any(t.tzinfo is None for t in r.round_starts):
-        raise FormatError("a round's start time needs its offset from UTC (e.g. 2026-12-08T19:30:00+01:00)")
+    for moment in r.round_starts:
+        problem = start_time_problem(moment)
+        if problem is not None:
+            raise FormatError(problem)
     if any(a > b for a, b in pairwise(r.round_starts)):
         raise FormatError("round start times go forward: round k+1 starts no earlier than round k")
     return points
@@ -109,11 +131,25 @@ def planned_rounds(r: FormatRequest) -> int | None:
     return rounds_per_cycle(r.players) * (2 if r.double else 1)
 
 
-def check_start(t: Tournament) -> None:
-    """What must hold once the entries are in (an open tournament's count is known only now)."""
+def check_tables_fit(players: int, table_size: int, seats: int) -> None:
+    """Refuse a seating with a table larger than the ruleset deals for (``seats``: its most seats,
+    fewer than 10 with a large ``hand_size``): ``table_sizes`` may sit a table or two above the size asked."""
+    largest = max(table_sizes(players, table_size))
+    if largest > seats:
+        raise FormatError(
+            f"{players} players at tables of about {table_size} sit {largest} at a table, and the ruleset's deck "
+            f"deals hands and a starter for at most {seats} seats (its hand_size): choose a smaller table_size"
+        )
+
+
+def check_start(t: Tournament, seats: int = MAX_TABLE) -> None:
+    """What must hold once the entries are in (an open tournament's count is known only now);
+    ``seats``: the most seats the tournament's ruleset plays at one table."""
     n = len(t.players)
     if t.format is Format.TABLES and n < MIN_TABLE:
         raise FormatError(f"a tables tournament needs at least {MIN_TABLE} players to start, it has {n}")
+    if t.format is Format.TABLES and t.table_size is not None:
+        check_tables_fit(n, t.table_size, seats)
     if t.format is Format.SWISS and t.planned > n - 1:
         raise FormatError(f"{n} players cannot play {t.planned} Swiss rounds without someone meeting twice")
     if t.format is Format.ROUND_ROBIN and len(t.round_starts) > rounds_per_cycle(n) * (2 if t.double else 1):

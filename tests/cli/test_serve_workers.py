@@ -3,7 +3,7 @@
 Which worker took a connection is read from ``/proc``: the server's end of the connection is a
 socket (an inode in ``/proc/net/tcp``) that one worker holds among its descriptors. Both workers
 of ``--workers 2`` take connections on the one port; each also answers on its private peer port,
-where the per-address cap does not apply. Ctrl-C stops them all (no process left behind); a
+where the per-address cap does not apply, but only requests carrying the servers' key. Ctrl-C stops them all (no process left behind); a
 worker killed with ``kill -9`` is replaced and the port keeps answering. A match played with a
 new connection per request reaches both workers, and what reaches the one that does not own it
 is forwarded to the owner's peer port. SQLite is refused.
@@ -30,6 +30,10 @@ from typer.testing import CliRunner
 from bench.progress import STALL_SECONDS
 from cli.main import app
 from engine.verify import verify_replay
+from server.api.forwarding import PEER_KEY
+from server.settings import Settings
+from server.store.event_store import EventStore
+from server.store.secrets import peer_key
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.server.helpers import ok, play_to_end, register
 
@@ -123,14 +127,23 @@ def holder(inode: str, pids: list[int]) -> int | None:
     return None
 
 
-def answered_by(port: int, pids: list[int]) -> int | None:
-    """Ask GET /api on a new connection to ``port``: which of ``pids`` accepted it (None: none of them)."""
+def answered_by(port: int, pids: list[int], key: str | None = None) -> int | None:
+    """Ask GET /api on a new connection to ``port`` (with the servers' ``key``, as a peer port wants
+    it): which of ``pids`` accepted it (None: none of them)."""
     with socket.create_connection(("127.0.0.1", port), timeout=STALL_SECONDS) as sock:
-        sock.sendall(REQUEST)
+        sock.sendall(REQUEST if key is None else REQUEST[:-2] + f"{PEER_KEY}: {key}\r\n\r\n".encode())
         head = sock.recv(4096)
         assert head.startswith(b"HTTP/1.1 200"), head
         inode = server_side_inode(port, sock.getsockname()[1])
         return None if inode is None else holder(inode, pids)
+
+
+def servers_key(url: str) -> str:
+    """The key the servers of the database at ``url`` show each other (server.store.secrets.peer_key)."""
+    with EventStore.open(url, Settings(database_url=url)) as store:
+        key = peer_key(store)
+    assert key is not None
+    return key
 
 
 def answering(port: int, pids: list[int]) -> set[int]:
@@ -156,13 +169,17 @@ def test_two_workers_serve_one_port_and_ctrl_c_stops_them_all(url: str, tmp_path
         assert f"2 workers share port {served.port}" in output
         assert answering(served.port, pids) == set(pids)
 
-        # Each worker also answers on its own peer port, which is nobody else's.
+        # Each worker also answers on its own peer port, which is nobody else's, and there only
+        # requests carrying the servers' key (issue 32): a client's is 404 and its connection closed.
         peers = served.peers()
         assert sorted(peers) == pids and len(set(peers.values())) == 2
+        key = servers_key(url)
         for pid, peer in peers.items():
             assert peer.startswith("http://127.0.0.1:")
-            assert httpx.get(f"{peer}/api", timeout=STALL_SECONDS).json()["name"] == "unoduo"
-            assert answered_by(int(peer.rsplit(":", 1)[1]), pids) == pid
+            refused = httpx.get(f"{peer}/api", timeout=STALL_SECONDS)
+            assert refused.status_code == 404 and refused.headers["connection"] == "close", refused.text
+            assert httpx.get(f"{peer}/api", headers={PEER_KEY: key}, timeout=STALL_SECONDS).json()["name"] == "unoduo"
+            assert answered_by(int(peer.rsplit(":", 1)[1]), pids, key) == pid
 
         served.stop()  # Ctrl-C: exit 0 once both have stopped
         output = served.output()
@@ -222,9 +239,10 @@ def test_the_peer_port_is_not_capped_per_address(url: str, tmp_path: Path) -> No
     with workers(url, tmp_path, UNODUO_CONNECTIONS_PER_ADDRESS="2") as served, contextlib.ExitStack() as held:
         peer = next(iter(served.peers().values()))
         peer_port = int(peer.rsplit(":", 1)[1])
+        keyed = REQUEST[:-2] + f"{PEER_KEY}: {servers_key(url)}\r\n\r\n".encode()  # as other servers ask
         for _ in range(5):  # five at once from one address, to one worker, over a cap of two
             sock = held.enter_context(socket.create_connection(("127.0.0.1", peer_port), timeout=STALL_SECONDS))
-            sock.sendall(REQUEST)
+            sock.sendall(keyed)
             assert sock.recv(4096).startswith(b"HTTP/1.1 200")
         # On the public port the cap holds: each worker takes at most two, so of five one is refused.
         heads = []
