@@ -19,6 +19,7 @@ from fastapi import FastAPI
 from engine import ENGINE_VERSION
 from server.api import routes_live, routes_lobby, routes_matches, routes_meta, routes_players, routes_tournaments
 from server.api.forwarding import Peers
+from server.api.peer_port import PeerPortGuard
 from server.api.routes_fairplay import router as fairplay_router
 from server.db import is_postgres
 from server.errors import install_error_handlers
@@ -33,6 +34,7 @@ from server.services.rate_limits import RateLimit
 from server.services.ratings import Ratings
 from server.services.sign_in_gate import NAME_BUCKETS, SignInGate
 from server.services.subscribers import Subscribers
+from server.services.tournament_listing import TournamentListing
 from server.services.tournaments import TournamentService, tournament_or_none
 from server.settings import Settings
 from server.store.event_store import EventStore
@@ -64,10 +66,10 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     )
     tournaments = TournamentService(store, matches, match_over, settings)
     lobby = Lobby(store, matches, tournaments)
-    ratings = Ratings(store, settings.rate_casual, tournament_or_none(store))
+    # A duplicate round's matches count in no rating until the round is revealed (docs/RATINGS.md).
+    ratings = Ratings(store, settings.rate_casual, tournament_or_none(store), matches.registry.secrecy)
     tournaments.ruled.subscribe(ratings.result_changed)
     tournaments.seeding = ratings.seeding
-    matches.registry.is_withheld = tournaments.withheld  # duplicate rounds' finished matches (docs/FAIRNESS.md)
 
     peers = Peers()  # forwarding to the owners of matches (server.api.forwarding)
 
@@ -98,6 +100,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.state.store = store
     app.state.matches = matches
     app.state.tournaments = tournaments
+    app.state.tournament_listing = TournamentListing(store)  # GET /api/tournaments, a page at a time
     app.state.lobby = lobby
     app.state.ratings = ratings
     app.state.player_pages = PlayerPages(matches, tournaments, ratings)
@@ -110,6 +113,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     )
     app.state.new_director_token = new_director_token
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(PeerPortGuard, state=app.state)  # a worker's peer port: the servers' key or nothing
     app.include_router(routes_meta.router)
     install_error_handlers(app)
     app.include_router(routes_players.router)

@@ -42,6 +42,7 @@ from server.services.errors import (
     TooManyOpen,
     TooManyRequests,
     Unauthorized,
+    Withheld,
 )
 from server.store.errors import ConcurrencyError, InvalidAppendError, StoreClosedError, StoreUnavailableError
 
@@ -58,6 +59,7 @@ STATUS_OF_ERROR: dict[type[DomainError], int] = {
     Malformed: 400,
     Unauthorized: 401,
     NotASeat: 403,
+    Withheld: 403,
     NotFound: 404,
     NotNow: 409,
     MatchLive: 409,
@@ -82,7 +84,8 @@ ERROR_DESCRIPTIONS: dict[int, str] = {
     400: "`malformed` (a body or parameter that does not validate, bad JSON, an unknown ruleset) or `unknown_command`",
     401: "`unauthorized`: no player's token where one is needed, a header that is not 'Bearer TOKEN', "
     "or a token nobody has",
-    403: "`not_a_player`: the caller has no seat in this match",
+    403: "`not_a_player`: the caller has no seat in this match; `withheld`: a match of a duplicate round not "
+    "revealed yet, which only its seats and the director may read",
     404: "`not_found`: no such match, player or house bot",
     409: "`stale_version` (the match moved on: read it again), `match_over`, `match_live` "
     "(no replay while live), `not_now` (joining again with other entropy, a match never opened or annulled), "
@@ -107,6 +110,13 @@ class BodyTooLarge(StarletteHTTPException):
 def too_large_response(limit: int) -> JSONResponse:
     """The answer to a body declared (Content-Length) larger than ``limit``: sent without reading it."""
     return _answer(413, TOO_LARGE.value, str(BodyTooLarge(limit).detail))
+
+
+def not_for_clients_response() -> JSONResponse:
+    """The answer on a worker's peer port to a request without the servers' key (``server.peer_port``):
+    404, and the connection closed."""
+    message = "this port serves only the other servers of this database; clients use the server's public port"
+    return _answer(404, ServerCode.NOT_FOUND.value, message, headers={"Connection": "close"})
 
 
 def status_of(error: DomainError) -> int:

@@ -149,8 +149,10 @@ class PairingPublic(BaseModel):
     seats: list[PlayerPublic] = Field(default_factory=list, description="every seat's player, in seat order")
     white: PlayerPublic
     black: PlayerPublic
-    status: Literal["pending", "live", "decided", "cancelled"] = Field(
-        description="pending: its round is not open yet; cancelled: a withdrawal annulled it"
+    status: Literal["pending", "live", "decided", "cancelled", "withheld"] = Field(
+        description="pending: its round is not open yet; cancelled: a withdrawal annulled it; withheld: a "
+        "duplicate round not revealed yet, whose pairings show no state and no result until every one of "
+        'them is decided (docs/TOURNAMENTS.md "Duplicate rounds")'
     )
     match: str | None = Field(description="the match playing it (the latest, after a replay ruling)")
     annulled: list[str] = Field(description="earlier matches of this pairing annulled by a replay ruling")
@@ -160,7 +162,9 @@ class PairingPublic(BaseModel):
 class RoundPublic(BaseModel):
     number: int
     status: Literal["pending", "running", "finished"]
-    matches: list[MatchSummaryPublic] = Field(description="the round's matches (seats[0] is white)")
+    matches: list[MatchSummaryPublic] = Field(
+        description="the round's matches (seats[0] is white); none of a duplicate round's until it is revealed"
+    )
     bye: str | None = Field(description="the player who sits this round out (an odd field)")
     pairings: list[PairingPublic]
     starts_at: str | None = Field(
@@ -270,7 +274,9 @@ class TournamentPublic(BaseModel):
     withdrawals: list[WithdrawalPublic]
     rounds: list[RoundPublic]
     standings: list[StandingPublic]
-    open_disputes: int
+    open_disputes: int = Field(
+        description="disputes waiting for a ruling (those of a duplicate round not revealed yet: for the director only)"
+    )
 
 
 class TournamentListed(BaseModel):
@@ -329,7 +335,10 @@ class HistoryItem(BaseModel):
 
     match: str
     at: str = Field(description="when the match was made")
-    status: Literal["waiting", "live", "finished", "annulled"]
+    status: Literal["waiting", "live", "finished", "annulled", "withheld"] = Field(
+        description="withheld: a match of a duplicate round not revealed yet; its scores, result and rating "
+        'change are shown once the round is (docs/TOURNAMENTS.md "Duplicate rounds")'
+    )
     ruleset: str | None
     family: str | None = Field(description="the rating family of the ruleset: uno-duo or classic")
     tournament: str | None

@@ -24,20 +24,27 @@ class Settings(BaseSettings):
     )
     # 500, not 100: matches are held live in memory, so a snapshot only speeds a first load, and
     # writing one every 100 events cost ~4% of a busy server (profiled).
-    snapshot_every: int = Field(default=500, ge=1, description="save a match snapshot every N events")
-    sqlite_busy_timeout_ms: int = Field(default=10_000, ge=0, description="how long a SQLite writer waits for the lock")
+    snapshot_every: int = Field(default=500, ge=1, le=1_000_000, description="save a match snapshot every N events")
+    sqlite_busy_timeout_ms: int = Field(
+        default=10_000, ge=0, le=600_000, description="how long a SQLite writer waits for the lock"
+    )
     sqlite_synchronous: Literal["OFF", "NORMAL", "FULL", "EXTRA"] = Field(
         default="FULL", description="SQLite PRAGMA synchronous; FULL survives power loss, NORMAL only crashes"
     )
     group_commit: bool = Field(default=True, description="batch waiting appends into one transaction")
-    group_commit_max: int = Field(default=256, ge=1, description="most commands in one group-commit transaction")
+    group_commit_max: int = Field(
+        default=256, ge=1, le=100_000, description="most commands in one group-commit transaction"
+    )
     notify_channel: str = Field(default="unoduo_events", description="PostgreSQL LISTEN/NOTIFY channel")
     follow_poll_seconds: float = Field(
-        default=2.0, gt=0, description="a follower re-reads at least this often even without a notification"
+        default=2.0, gt=0, le=3600, description="a follower re-reads at least this often even without a notification"
     )
-    db_pool_size: int = Field(default=10, ge=1, description="connections kept open per process")
+    db_pool_size: int = Field(default=10, ge=1, le=1000, description="connections kept open per process")
     max_body_bytes: int = Field(
-        default=64 * 1024, ge=1, description="the largest request body accepted (413 too_large beyond it)"
+        default=64 * 1024,
+        ge=1,
+        le=64 * 1024 * 1024,
+        description="the largest request body accepted (413 too_large beyond it)",
     )
     move_seconds: int = Field(
         default=60, ge=1, le=86_400, description="a casual match's per-move limit unless its creator sets one"
@@ -60,6 +67,7 @@ class Settings(BaseSettings):
     invitation_expiry_seconds: int = Field(
         default=3600,
         ge=0,
+        le=366 * 86_400,
         description="a casual match that has not started this long after it was created is annulled (0: never)",
     )
     me_matches_listed: int = Field(
@@ -110,7 +118,10 @@ class Settings(BaseSettings):
         description="an idle keep-alive connection is closed after",
     )
     max_head_bytes: int = Field(
-        default=32 * 1024, ge=1024, description="the largest request head (request line and headers) accepted (431)"
+        default=32 * 1024,
+        ge=1024,
+        le=1024 * 1024,
+        description="the largest request head (request line and headers) accepted (431)",
     )
     connections_per_address: int = Field(
         default=64,

@@ -4,7 +4,8 @@ Who you are is decided as over HTTP (``server.deps.authenticate``: the same head
 same wrong-token limit), with ``?token=TOKEN`` besides for a client that cannot set headers.
 A refusal before the feed starts is sent as a close code, after accepting the socket (refused
 before the handshake, uvicorn would answer a bare 403): 4000 + the HTTP status it would have
-had (4401 bad token, 4404 no such match, 4429 too many wrong tokens), 1008 a bad parameter,
+had (4401 bad token, 4403 a duplicate round's match not revealed yet to someone without a seat
+in it, 4404 no such match, 4429 too many wrong tokens), 1008 a bad parameter,
 1013 "try again later" when the database is unavailable. Commands are validated by the HTTP
 route's own model (``server.api.commands``) and refusals mapped by ``server.errors.refusal_of``.
 Messages (one per event, or per decision with ``frames=decision``): see ``server.services.live``.
@@ -77,6 +78,7 @@ async def match_socket(
         if len(match_id) > ID_LEN or MATCH_ID.fullmatch(match_id) is None:  # the HTTP routes' rule for match ids
             raise MatchNotFound(match_id[:40])
         caller = await authenticate(websocket, token)
+        await matches.may_read(match_id, caller)  # 4404 unknown, 4403 withheld: here, before any forwarding
         owner = await owner_elsewhere(websocket, match_id)
         if owner and not await take_over(websocket, match_id, caller, owner):
             if await forward_socket(websocket, owner, settings.ws_send_timeout_seconds):
@@ -140,7 +142,8 @@ def _collect(match_id: str, task: asyncio.Task[None]) -> None:
 async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int, frames: Frames, send_timeout: float) -> None:
     """The feed, each message sent with backpressure: a client that takes none for ``send_timeout``
     seconds is closed 1013 (it resumes with since), as is a watcher cut off for falling behind
-    and a feed whose database is unavailable (then the message says so)."""
+    and a feed whose database is unavailable (then the message says so); a refusal of the feed
+    (its read gate, ``MatchReads.watch``) closes with the refusal's code, 4403."""
     try:
         async for message in feed.messages(since, frames):
             await asyncio.wait_for(websocket.send_text(message), send_timeout)
@@ -152,9 +155,13 @@ async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int, frames: F
         raise
     except Exception as error:
         refusal = refusal_of(error)
-        if refusal is None or refusal.status != 503:
+        if refusal is None:
             raise
-        await _close(websocket, CLOSE_TRY_AGAIN, f"{refusal.code}: the database is unavailable; reconnect with since")
+        if refusal.status == 503:
+            reason = f"{refusal.code}: the database is unavailable; reconnect with since"
+            await _close(websocket, CLOSE_TRY_AGAIN, reason)
+        else:  # the feed's own read gate refused it after all: closed as a refusal before the feed is
+            await _close(websocket, refusal.close_code, f"{refusal.code}: {refusal.message}")
         raise SlowWatcher() from None
 
 

@@ -100,7 +100,8 @@ async def _receive(websocket: WebSocket) -> None:
 )
 async def my_disputes(player: PlayerDep, tournaments: TournamentServiceDep) -> list[DisputePublic]:
     """The disputes this player raised or whose match they played, oldest first, each with its ruling
-    once made. The other seat's note is shown once the match is over (it may speak of their hand)."""
+    once made. The other seat's note is shown once the match is over (it may speak of their hand) and,
+    for a duplicate round's match, once its round is revealed."""
     out: list[DisputePublic] = []
     finished: dict[str, bool] = {}
     for t, d in await tournaments.disputes_of(player.id):
@@ -108,7 +109,9 @@ async def my_disputes(player: PlayerDep, tournaments: TournamentServiceDep) -> l
         if d.player != player.id:
             if d.match not in finished:
                 summary = await asyncio.to_thread(tournaments.matches.summary, d.match)
-                finished[d.match] = summary.status == FINISHED
+                # over, and not a duplicate round's match still secret (its seats see no more at its end)
+                secret = await asyncio.to_thread(tournaments.matches.registry.secret, summary)
+                finished[d.match] = summary.status == FINISHED and not secret
             if not finished[d.match]:
                 shown = shown.model_copy(update={"note": OTHER_SEAT_NOTE})
         out.append(shown)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request
@@ -13,7 +12,7 @@ from engine.jsonfmt import ndjson_line
 from engine.rulesets import MAX_SEATS
 from server.api.bodies import RequestBody
 from server.api.commands import CommandRequest
-from server.api.forwarding import PEER_KEY, forward_request, forward_stream, owner_elsewhere
+from server.api.forwarding import forward_request, forward_stream, from_a_peer, owner_elsewhere
 from server.deps import CallerDep, MatchServiceDep, PlayerDep, TournamentServiceDep
 from server.errors import error_responses
 from server.limits import ID_LEN, MATCH_ID_PATTERN, MAX_SEQ
@@ -148,7 +147,7 @@ async def join_match(
 @router.get(
     "/{match_id}",
     response_model=MatchDetail,
-    responses=error_responses(400, 401, 404, 503),
+    responses=error_responses(400, 401, 403, 404, 503),
     openapi_extra=BEARER_OPTIONAL,
 )
 async def get_match(
@@ -157,7 +156,9 @@ async def get_match(
     matches: MatchServiceDep,
     at: Annotated[EventSeq | None, Query(description="the view just after this event (seq) instead of now")] = None,
 ) -> MatchDetail:
-    """The caller's view (seat, spectator, or audit) and the match summary; ``at``: as it was then."""
+    """The caller's view (seat, spectator, or audit) and the match summary; ``at``: as it was then.
+    403 ``withheld``: a duplicate round's match before its round is revealed, to anyone but its seats
+    and the director (docs/TOURNAMENTS.md "Duplicate rounds")."""
     return await matches.show(match_id, caller, at)
 
 
@@ -178,7 +179,7 @@ async def send_command(
 @router.get(
     "/{match_id}/events",
     response_class=Response,
-    responses={200: EVENTS_BODY, **error_responses(400, 401, 404, 503)},
+    responses={200: EVENTS_BODY, **error_responses(400, 401, 403, 404, 503)},
     openapi_extra=BEARER_OPTIONAL,
 )
 async def match_events(
@@ -189,11 +190,12 @@ async def match_events(
     since: Annotated[Seq, Query(description=f"the last seq the client has (0 to {MAX_SEQ})")] = 0,
     follow: Annotated[int, Query(ge=0, le=1, description="1: keep the stream open until the match's last event")] = 0,
 ) -> Response:
-    """The events after ``since`` the caller may see, one JSON envelope per line."""
+    """The events after ``since`` the caller may see, one JSON envelope per line (403 ``withheld``: a
+    duplicate round's match not revealed yet, to anyone but its seats and the director)."""
     if follow:
+        await matches.may_read(match_id, caller)  # an unknown match is a 404, a withheld one 403, before the stream
         if (owner := await owner_elsewhere(request, match_id)) and (streamed := await forward_stream(request, owner)):
             return streamed
-        await matches.open(match_id)  # an unknown match is a 404 before the stream starts
         return StreamingResponse(matches.follow(match_id, caller, since), media_type=NDJSON)
     envelopes = await matches.events_since(match_id, caller, since)
     return Response(b"".join(ndjson_line(e) for e in envelopes), media_type=NDJSON)
@@ -202,26 +204,29 @@ async def match_events(
 @router.get(
     "/{match_id}/replay",
     response_class=Response,
-    responses={200: REPLAY_BODY, **error_responses(400, 401, 404, 409, 503)},
+    responses={200: REPLAY_BODY, **error_responses(400, 401, 403, 404, 409, 503)},
     openapi_extra=BEARER_OPTIONAL,
 )
-def match_replay(match_id: MatchId, _caller: CallerDep, tournaments: TournamentServiceDep) -> Response:
+def match_replay(match_id: MatchId, caller: CallerDep, tournaments: TournamentServiceDep) -> Response:
     """The replay file of a finished match (docs/FAIRNESS.md); 409 while it is live, and while a
-    duplicate round's other matches may still be playing its cards (docs/TOURNAMENTS.md)."""
+    duplicate round's other matches may still be playing its cards (docs/TOURNAMENTS.md): to its
+    seats and the director 409, to anyone else 403 ``withheld``, as every read of such a match."""
     return Response(
-        tournaments.replay(match_id).encode(),
+        tournaments.replay(match_id, caller).encode(),
         media_type=NDJSON,
         headers={"Content-Disposition": f'attachment; filename="{match_id}.jsonl"'},
     )
 
 
-@router.post("/{match_id}/handoff", include_in_schema=False)
+# Every method, so that a GET is the same 404 as a POST without the key (a 405 would say the route is there).
+EVERY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+@router.api_route("/{match_id}/handoff", methods=EVERY_METHOD, include_in_schema=False)
 async def hand_over(request: Request, match_id: MatchId, matches: MatchServiceDep) -> dict[str, bool]:
     """Another server, where a seat of the match just connected, asks this one (its owner) to hand
     it over (server.api.forwarding.take_over). Only servers know the key; to anyone else the route
-    is not there."""
-    key: str | None = request.app.state.peer_key
-    given = request.headers.get(PEER_KEY)
-    if key is None or given is None or not hmac.compare_digest(given.encode(), key.encode()):
+    is not there, whatever the method."""
+    if request.method != "POST" or not from_a_peer(request):
         raise HTTPException(404, "Not Found")
     return {"handed_over": await matches.hand_over(match_id)}

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import Response
-from pydantic import AwareDatetime, Field, StrictBool, StrictInt, StrictStr, field_validator
+from pydantic import AfterValidator, AwareDatetime, Field, StrictBool, StrictInt, StrictStr, field_validator
 
 from server.api.bodies import RequestBody
 from server.api.routes_matches import BEARER_OPTIONAL, EventSeq, MatchId
@@ -17,8 +19,10 @@ from server.errors import error_responses
 from server.schemas import DisputePublic, TournamentListed, TournamentPublic
 from server.services.errors import Unauthorized
 from server.services.players import Caller
-from server.services.tournaments import NewTournament, TournamentViews, dispute_public
+from server.services.tournament_listing import DEFAULT_PAGE, MAX_PAGE, TournamentListing, UnknownCursor
+from server.services.tournaments import NewTournament, TournamentNotFound, TournamentViews, dispute_public
 from server.store.models import ID_LEN
+from server.tournaments.formats import start_time_problem
 
 router = APIRouter(prefix="/api", tags=["tournaments"])
 
@@ -31,6 +35,17 @@ TRF_BODY = {
     "XXR rounds), then one 001 line per player with each round's opponent, colour and result",
     "content": {"text/plain": {"schema": {"type": "string"}}},
 }
+
+
+def _start_in_range(moment: datetime) -> datetime:
+    problem = start_time_problem(moment)
+    if problem is not None:
+        raise ValueError(problem)
+    return moment
+
+
+# Checked before anything is written: a time that cannot be stored or read back is a 400 here.
+RoundStart = Annotated[AwareDatetime, AfterValidator(_start_in_range)]
 
 
 class CreateTournamentRequest(RequestBody):
@@ -76,11 +91,11 @@ class CreateTournamentRequest(RequestBody):
         description="duplicate rounds: every pairing of a round is dealt the same committed deck order, and the "
         'standings gain a same-deal column (round_robin and swiss; docs/TOURNAMENTS.md "Duplicate rounds")',
     )
-    round_starts: list[AwareDatetime] = Field(
+    round_starts: list[RoundStart] = Field(
         default_factory=list,
         max_length=30,
         description="each round's start time (ISO 8601 with its offset), round 1 first: a round opens no earlier; "
-        "its join deadline counts from its opening",
+        "its join deadline counts from its opening. From 2000-01-01 to 2999-12-31 in UTC",
     )
 
     @field_validator("name")
@@ -190,14 +205,41 @@ async def create_tournament(
 @router.get(
     "/tournaments",
     response_model=list[TournamentListed],
-    responses=error_responses(401, 503),
+    responses=error_responses(400, 401, 404, 503),
     openapi_extra=BEARER_OPTIONAL,
 )
-async def list_tournaments(caller: CallerDep, tournaments: TournamentServiceDep) -> list[TournamentListed]:
-    """Every tournament, oldest first; whether it is open to entries, how many are entered, and
-    (with a player's token) whether the caller is."""
+async def list_tournaments(
+    request: Request,
+    response: Response,
+    caller: CallerDep,
+    limit: Annotated[
+        int, Query(ge=1, le=MAX_PAGE, description=f"tournaments on the page, 1 to {MAX_PAGE} (default {DEFAULT_PAGE})")
+    ] = DEFAULT_PAGE,
+    before: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=ID_LEN,
+            pattern=r"^[A-Za-z0-9_-]+$",
+            description="a tournament id (the last of the page before): the page continues with those created "
+            "before it",
+        ),
+    ] = None,
+) -> list[TournamentListed]:
+    """The tournaments a page at a time, newest first; whether each is open to entries, how many
+    are entered, and (with a player's token) whether the caller is. When older ones remain, a
+    ``Link: <…>; rel="next"`` header gives the next page's address (its ``before``: the last id
+    of this page). 404 for a ``before`` that names no tournament."""
     player = caller.player.id if caller.player is not None else None
-    return [TournamentViews.listed(t, player) for t in await tournaments.all()]
+    listing: TournamentListing = request.app.state.tournament_listing
+    try:
+        page = await asyncio.to_thread(listing.page, player, limit, before)
+    except UnknownCursor:
+        raise TournamentNotFound(str(before)) from None
+    if page.more and page.lines:
+        following = urlencode({"limit": limit, "before": page.lines[-1].id})
+        response.headers["Link"] = f'</api/tournaments?{following}>; rel="next"'
+    return page.lines
 
 
 @router.get(
@@ -210,7 +252,8 @@ async def tournament_trf(
     tournament_id: TournamentId, _caller: CallerDep, tournaments: TournamentServiceDep
 ) -> Response:
     """The tournament as a FIDE TRF-16 report (a round robin's or a Swiss's; start ranks follow the
-    pairing numbers), for a pairing program or a federation's rating officer; 409 for a tables one."""
+    pairing numbers), for a pairing program or a federation's rating officer; 409 for a tables one.
+    It stops before a duplicate round not revealed yet (docs/TOURNAMENTS.md "Duplicate rounds")."""
     t = await tournaments.get(tournament_id)
     text = await asyncio.to_thread(_views(tournaments).trf, t)
     return Response(
@@ -273,11 +316,13 @@ async def leave(
     openapi_extra=BEARER_OPTIONAL,
 )
 async def get_tournament(
-    tournament_id: TournamentId, _caller: CallerDep, tournaments: TournamentServiceDep
+    tournament_id: TournamentId, caller: CallerDep, tournaments: TournamentServiceDep
 ) -> TournamentPublic:
-    """The schedule by round, each match's state and result, and the standings with every tie-break column."""
+    """The schedule by round, each match's state and result, and the standings with every tie-break column.
+    A duplicate round not revealed yet shows its pairings ``withheld``, none of its matches and none of
+    its results, to everyone but the director (docs/TOURNAMENTS.md "Duplicate rounds")."""
     t = await tournaments.get(tournament_id)
-    return await asyncio.to_thread(_views(tournaments).public, t)
+    return await asyncio.to_thread(_views(tournaments).public, t, full=caller.director)
 
 
 @router.post(

@@ -28,6 +28,7 @@ class ServerCode(StrEnum):
     METHOD_NOT_ALLOWED = "method_not_allowed"
     NAME_TAKEN = "name_taken"
     AMBIGUOUS_NAME = "ambiguous_name"
+    WITHHELD = "withheld"
 
 
 Code = ErrorCode | ServerCode
@@ -62,6 +63,22 @@ class NotASeat(DomainError):
 
     def __init__(self, match_id: str) -> None:
         super().__init__(f"you do not have a seat in match {shown(match_id)}")
+
+
+class Withheld(DomainError):
+    """A match of a duplicate round not revealed yet, asked for by someone without a seat in it
+    (docs/TOURNAMENTS.md "Duplicate rounds"): every match of the round is dealt the same cards,
+    so until the round is revealed only its seats and the director read it. The same answer
+    whether the match is waiting, live or over, so it tells nothing of how it stands."""
+
+    code = ServerCode.WITHHELD
+
+    def __init__(self, match_id: str, round_number: int) -> None:
+        super().__init__(
+            f"match {shown(match_id)} is one of round {round_number}'s matches of a duplicate tournament, which are "
+            "all dealt the same cards: until the round is revealed (every pairing of it decided) only its seats and "
+            "the director may read it"
+        )
 
 
 class NotFound(DomainError):

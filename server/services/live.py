@@ -35,8 +35,10 @@ class LiveFeed:
         self.caller = caller
 
     async def check(self) -> None:
-        """Raise the domain error (unknown match) before the socket is accepted."""
-        await self.matches.open(self.match_id)
+        """Raise the domain error (unknown match; a duplicate round's match not revealed yet to
+        someone without a seat in it) before the socket is accepted."""
+        live = await self.matches.open(self.match_id)
+        await self.matches.registry.gate(live.summary, self.caller)
 
     async def messages(self, since: int, frames: Frames = Frames.EVENT) -> AsyncIterator[str]:
         """One message (JSON text) per event after ``since``, or per decision (``server.services.frames``),

@@ -3,7 +3,10 @@
 Who sees what: every viewer receives the same event envelopes (hidden fields only as sealed
 commitments, docs/FAIRNESS.md), each with the openings that viewer may see: a seat its own
 hidden cards, anyone else nothing hidden; the director, and everyone once the match is over,
-every opening. Views follow the same rule (``engine.views.view``).
+every opening. Views follow the same rule (``engine.views.view``). Every read passes
+``MatchRegistry.gate`` first: a match of a duplicate round not revealed yet is read by its seats
+and the director only (``Withheld`` for anyone else), and shows its seats no more at its end than
+during play (docs/TOURNAMENTS.md "Duplicate rounds").
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from server.services.live_match import (
     live_view,
     store_reader,
 )
-from server.services.match_registry import MatchRegistry, replacement_in
+from server.services.match_registry import MatchRegistry, Reader, replacement_in
 from server.services.players import Caller
 from server.store.models import EventPublic, MatchSummaryPublic, PlayerPublic
 from server.store.read_models import ANNULLED, FINISHED, LIVE, WAITING, matches_of
@@ -117,9 +120,9 @@ class MatchReads:
         director, that is the audit view, at any event; a seat sees its own view of then.
         """
         live = await self.registry.open(match_id)
+        viewer = (await self.registry.gate(live.summary, caller)).at(live.state)
         if live.annulled:
             await asyncio.to_thread(self.registry.replacement, live)
-        viewer = self.registry.viewer_for(live.summary, caller, live.state)
         if at is None or at == live.state.version:
             return MatchDetail(match=self.live_summary(live), view=self.view(live, viewer))
         if not 1 <= at <= live.state.version:
@@ -131,9 +134,10 @@ class MatchReads:
 
     # ------------------------------------------------------------ the answers to commands
 
-    def outcome(self, live: LiveMatch, caller: Caller, appended: list[StoredEvent]) -> MatchOutcome:
-        """The answer to a command just applied: its events and the bots' answers, the view after."""
-        viewer = self.registry.viewer_for(live.summary, caller, live.state)
+    def outcome(self, live: LiveMatch, reader: Reader, appended: list[StoredEvent]) -> MatchOutcome:
+        """The answer to a command just applied: its events and the bots' answers, the view after
+        (``reader``: the seat's, from :meth:`MatchRegistry.gate`)."""
+        viewer = reader.at(live.state)
         return MatchOutcome(
             match=self.live_summary(live),
             view=self.view(live, viewer),
@@ -146,7 +150,7 @@ class MatchReads:
         first, last = self._stored_range(stream, command_id)
         state = self.state_at(match_id, last)
         summary = self.registry.summary(match_id)
-        viewer = self.registry.viewer_for(summary, caller, state)
+        viewer = self.registry.reader(summary, caller).at(state)
         envelopes = self.store.read(stream, first, to_seq=last) if last >= first else []
         deadline = deadline_of(state, self.registry.awaiting_at(stream, state), summary.move_seconds)
         return MatchOutcome(
@@ -178,7 +182,7 @@ class MatchReads:
     async def events_since(self, match_id: str, caller: Caller, since: int) -> list[Envelope]:
         """The events after ``since`` as ``caller`` may see them (who that is, from the live copy)."""
         live = await self.registry.open(match_id)
-        viewer = self.registry.viewer_for(live.summary, caller, live.state)
+        viewer = (await self.registry.gate(live.summary, caller)).at(live.state)
 
         def read() -> list[Envelope]:
             return [e.for_viewer(viewer) for e in self.store.iter_stream(live.stream, since + 1)]
@@ -191,8 +195,10 @@ class MatchReads:
         """The match's events after ``since``, live, once each and in order, until its last event:
         one event a run, or (``by_decision``) one decision a run (``LiveMatch.runs``).
 
-        Raises ``SlowWatcher`` if the watcher cannot keep up (it may resume with ``since``).
+        Raises ``SlowWatcher`` if the watcher cannot keep up (it may resume with ``since``), and
+        ``Withheld`` before the first run for someone who may not read the match.
         """
+        await self.registry.gate((await self.registry.open(match_id)).summary, caller)  # before it is held
         live = await self.registry.open(match_id, hold=True)
         with self.registry.watched(live):
             async for run in live.runs(since, store_reader(self.store, live.stream), by_decision=by_decision):

@@ -22,7 +22,9 @@ routes forward sockets to the owner, so that is rare) and never arms its clock o
 every :data:`HOLD_SECONDS` the process looks for live matches it does not hold and holds them.
 
 The registry also answers the plain look-ups every other part needs: a match's summary (the
-read model), a player (cached: players never change), and who a caller is at a table.
+read model), a player (cached: players never change), and who a caller is at a table — with
+:meth:`MatchRegistry.reader`, the one gate every read of a match passes (a duplicate round's
+match, until the round is revealed, is read by its seats and the director only).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import dataclasses
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -41,10 +44,11 @@ from engine.events import EventType
 from engine.state import MatchState, Phase
 from engine.views import AUDITOR, SPECTATOR, Viewer
 from server.services.clock import Clock, sleep
-from server.services.errors import MatchNotFound, NotASeat, NotNow
+from server.services.errors import MatchNotFound, NotASeat, NotNow, Withheld
 from server.services.live_match import LiveMatch, parse_at
 from server.services.ownership import Ownership, SoleOwnership
 from server.services.players import Caller, house_bot_of
+from server.services.secrecy import RoundSecrecy
 from server.store.errors import UNAVAILABLE
 from server.store.event_store import EventStore
 from server.store.models import MatchSummaryPublic, PlayerPublic
@@ -64,6 +68,23 @@ IDLE_KEPT = 256  # copies of matches not held live (not started, annulled) kept 
 PLAYERS_KEPT = 4096  # players kept for match summaries (a few hundred bytes each); the least recently used go
 
 Changed = Callable[[LiveMatch], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """Who may read a match, as :meth:`MatchRegistry.reader` decided: ``viewer`` is who they are at
+    the table while it is played (the director audits, a seat is its seat, anyone else a
+    spectator); ``secret``: the match's round is a duplicate round not revealed yet."""
+
+    viewer: Viewer
+    secret: bool
+
+    def at(self, state: MatchState) -> Viewer:
+        """Who they are at ``state``: once the match is over everyone audits it, but a match of a
+        secret round shows its seats no more at its end than it did during play."""
+        if state.phase is Phase.MATCH_OVER and not self.secret:
+            return AUDITOR
+        return self.viewer
 
 
 class MatchAnnulled(NotNow):
@@ -127,6 +148,7 @@ class MatchRegistry:
         self._claiming: dict[str, asyncio.Task[None]] = {}  # match id -> its claim after a join here
         self.tasks: set[asyncio.Task[Any]] = set()  # clocks, bot moves and sweeps in flight
         self.stopping = False  # the server is stopping: no stream, clock or bot move starts any more
+        self.secrecy = RoundSecrecy(store)  # which rounds of duplicate tournaments are still secret
 
     # ------------------------------------------------------------ look-ups
 
@@ -206,17 +228,31 @@ class MatchRegistry:
         seat = self.seat_of(summary, caller)
         return SPECTATOR if seat is None else seat
 
-    def viewer_for(self, summary: MatchSummary, caller: Caller, state: MatchState) -> Viewer:
-        if state.phase is Phase.MATCH_OVER and not self.withheld(summary):
-            return AUDITOR
-        return self.base_viewer(summary, caller)
+    # ------------------------------------------------------------ the one gate of every read
 
-    # Set by the app (``TournamentService.withheld``): a finished duplicate round's match shows
-    # every hidden card only once its round's deal is revealed (docs/FAIRNESS.md "Duplicate rounds").
-    is_withheld: Callable[[MatchSummary], bool] | None = None
+    def reader(self, summary: MatchSummary, caller: Caller) -> Reader:
+        """May ``caller`` read this match now, and as whom: the one decision behind every read of a
+        match (views at any event, events, follow streams, sockets, replays). A match of a duplicate
+        round not revealed yet is read by its seats and the director only: anyone else (a spectator,
+        another entrant, nobody) is refused with :class:`Withheld`, whatever the match's state
+        (docs/TOURNAMENTS.md "Duplicate rounds"). Blocking: it may read the tournament's new events."""
+        viewer = self.base_viewer(summary, caller)
+        secret = self.secrecy.secret(summary.tournament, summary.round)
+        if secret and viewer == SPECTATOR:
+            raise Withheld(summary.id, summary.round or 0)
+        return Reader(viewer, secret)
 
-    def withheld(self, summary: MatchSummary) -> bool:
-        return summary.tournament is not None and self.is_withheld is not None and self.is_withheld(summary)
+    async def gate(self, summary: MatchSummary, caller: Caller) -> Reader:
+        """:meth:`reader` from the event loop: answered at once where the round is known public (every
+        casual match, every round of a tournament without duplicate rounds, a revealed round), else
+        in a thread."""
+        if self.secrecy.known_public(summary.tournament, summary.round):
+            return Reader(self.base_viewer(summary, caller), False)
+        return await asyncio.to_thread(self.reader, summary, caller)
+
+    def secret(self, summary: MatchSummary) -> bool:
+        """Whether this match's round is a duplicate round not revealed yet (blocking)."""
+        return self.secrecy.secret(summary.tournament, summary.round)
 
     # ------------------------------------------------------------ live copies
 

@@ -36,7 +36,7 @@ from server.services.live_match import FeedItem, LiveMatch
 from server.services.match_commands import MatchCommands, seat_command_id
 from server.services.match_creation import MatchCreation, new_match_id
 from server.services.match_reads import MatchReads
-from server.services.match_registry import HOLD_SECONDS, MatchRegistry
+from server.services.match_registry import HOLD_SECONDS, MatchRegistry, Reader
 from server.services.move_clocks import MoveClocks
 from server.services.ownership import Ownership, SoleOwnership
 from server.services.players import Caller
@@ -276,10 +276,10 @@ class MatchService:
         return self.reads.live_summary(live)
 
     async def join(self, match_id: str, caller: Caller, entropy: str) -> MatchOutcome:
-        await self._refuse_if_annulled(match_id, caller)
+        reader = await self._seat_reader(match_id, caller)
         live, appended, command_id = await self.commands.join(match_id, caller, entropy)
         await self.registry.settled(match_id)
-        return await self._answer(live, caller, appended, command_id)
+        return await self._answer(live, reader, caller, appended, command_id)
 
     async def forfeit(self, match_id: str, seat: int, reason: str) -> bool:
         return await self.commands.forfeit(match_id, seat, reason)
@@ -293,11 +293,16 @@ class MatchService:
         this process's copy stops too (clock, bots, commands) and its watchers are told."""
         self.registry.annulled_elsewhere(match_id, replaced_by)
 
-    async def _refuse_if_annulled(self, match_id: str, caller: Caller) -> None:
-        """A seat's command or join on an annulled match: 409 naming the match that replays it."""
+    async def _seat_reader(self, match_id: str, caller: Caller) -> Reader | None:
+        """Before a seat's command or join: 409 on an annulled match, naming the match that replays
+        it; and how the seat reads the match (``MatchRegistry.reader``), decided now so that the
+        answer is built the moment the command is applied. None for someone without a seat, whom
+        the command refuses."""
         live = await self.registry.open(match_id)
-        if live.annulled and self.registry.seat_of(live.summary, caller) is not None:
-            await self.registry.refuse_if_annulled(live)
+        if self.registry.seat_of(live.summary, caller) is None:
+            return None
+        await self.registry.refuse_if_annulled(live)
+        return await self.registry.gate(live.summary, caller)
 
     # ------------------------------------------------------------ a seat's command
 
@@ -305,28 +310,41 @@ class MatchService:
         self, match_id: str, caller: Caller, command_id: str, expected_version: int | None, command: dict[str, Any]
     ) -> MatchOutcome:
         """Apply a seat's command; its outcome (a retry: the first outcome), as ``POST …/commands`` answers."""
-        await self._refuse_if_annulled(match_id, caller)
+        reader = await self._seat_reader(match_id, caller)
         live, appended, stored_id = await self.commands.command(match_id, caller, command_id, expected_version, command)
-        return await self._answer(live, caller, appended, stored_id)
+        return await self._answer(live, reader, caller, appended, stored_id)
 
     async def command_version(
         self, match_id: str, caller: Caller, command_id: str, expected_version: int | None, command: dict[str, Any]
     ) -> int:
         """:meth:`command` for the socket, whose events arrive on the feed: only the version after it."""
-        await self._refuse_if_annulled(match_id, caller)
+        await self._seat_reader(match_id, caller)
         live, appended, stored_id = await self.commands.command(match_id, caller, command_id, expected_version, command)
         if appended is not None:
             return appended[-1].seq
         return await asyncio.to_thread(self.reads.stored_version, live.stream, stored_id)
 
     async def _answer(
-        self, live: LiveMatch, caller: Caller, appended: list[StoredEvent] | None, command_id: str
+        self,
+        live: LiveMatch,
+        reader: Reader | None,
+        caller: Caller,
+        appended: list[StoredEvent] | None,
+        command_id: str,
     ) -> MatchOutcome:
         if appended is not None:
-            return self.reads.outcome(live, caller, appended)
+            if reader is None:  # pragma: no cover - only a seat's command is applied
+                reader = Reader(self.registry.base_viewer(live.summary, caller), secret=True)
+            return self.reads.outcome(live, reader, appended)
         return await asyncio.to_thread(self.reads.stored_outcome, live.id, caller, command_id)
 
     # ------------------------------------------------------------ reads
+
+    async def may_read(self, match_id: str, caller: Caller) -> None:
+        """Refuse, before a stream or a socket starts (or is forwarded to the match's owner), a
+        caller who may not read the match: MatchNotFound, or Withheld (``MatchRegistry.reader``)."""
+        summary = await asyncio.to_thread(self.registry.summary, match_id)
+        await self.registry.gate(summary, caller)
 
     async def show(self, match_id: str, caller: Caller, at: int | None = None) -> MatchDetail:
         return await self.reads.show(match_id, caller, at)

@@ -2,7 +2,11 @@
 tournaments with places, and the record against each opponent (docs/API.md).
 
 Everything here is public already (finished results, ratings from them, a live match's
-seats): the page reads the read models and never a hidden field. Each list is bounded:
+seats): the page reads the read models and never a hidden field. A match of a duplicate round
+not revealed yet is listed ``withheld`` (no scores, result or rating change), counts in no
+record against an opponent and no tournament rank, and its rating waits for the reveal
+(docs/TOURNAMENTS.md "Duplicate rounds"): the page is the same for everyone, the player
+included. Each list is bounded:
 :data:`MAX_HISTORY` matches, :data:`CHART_POINTS` points per family, :data:`MAX_OPPONENTS`
 opponents, :data:`MAX_TOURNAMENTS` tournaments.
 """
@@ -64,6 +68,7 @@ class PlayerPages:
         self.tournaments = tournaments
         self.ratings = ratings
         self.store = matches.store
+        self.secrecy = matches.registry.secrecy
 
     def _player(self, player_id: str) -> PlayerPublic:
         player = self.matches.player(player_id)
@@ -123,7 +128,7 @@ class PlayerPages:
         counted: set[tuple[str, str]] = set()  # (match, opponent): once, if the bot held two seats
         for m in meetings_of(self.store.engine, player_id, MAX_MEETINGS):
             key = identity_of(m.other)
-            if key == me or (m.match_id, m.other) in counted:
+            if key == me or (m.match_id, m.other) in counted or self.secrecy.secret(m.tournament, m.round):
                 continue
             counted.add((m.match_id, m.other))
             if key not in records:
@@ -162,6 +167,27 @@ class PlayerPages:
         seat = next(i for i, p in enumerate(s.seats) if p is not None and identity_of(p) == me)
         result: Literal["won", "lost", "drawn"] | None = None
         place = None
+        if s.tournament is not None and s.tournament not in names:
+            names[s.tournament] = self._tournament_name(s.tournament)
+        if self.secrecy.secret(s.tournament, s.round):  # neither how it stands nor how it ended
+            return HistoryItem(
+                match=s.id,
+                at=at,
+                status="withheld",
+                ruleset=s.ruleset,
+                family=family_of(s.ruleset),
+                tournament=s.tournament,
+                tournament_name=None if s.tournament is None else names[s.tournament],
+                round=s.round,
+                seat=seat,
+                seats=shown.seats,
+                scores=[0] * len(s.seats),
+                places=None,
+                result=None,
+                place=None,
+                rating_change=None,
+                unrated=None,
+            )
         if s.status == "finished":
             if s.places is not None and len(s.seats) > 2:
                 place = s.places[seat]
@@ -169,8 +195,6 @@ class PlayerPages:
                 result = "drawn" if s.places[0] == s.places[1] else ("won" if s.places[seat] == 1 else "lost")
             elif s.winner_seat is not None:
                 result = "won" if s.winner_seat == seat else "lost"
-        if s.tournament is not None and s.tournament not in names:
-            names[s.tournament] = self._tournament_name(s.tournament)
         change = changes.get(s.id)
         return HistoryItem(
             match=s.id,
@@ -206,9 +230,8 @@ class PlayerPages:
             except NotFound:
                 continue
             me = identity_of(player_id)
-            rank = next(
-                (row.rank for row in t.standings(self.tournaments.seed(tid)) if identity_of(row.player) == me), None
-            )
+            rows = t.revealed_only().standings(self.tournaments.seed(tid))  # a secret round counts once revealed
+            rank = next((row.rank for row in rows if identity_of(row.player) == me), None)
             out.append(
                 TournamentPlayed(
                     id=t.id,

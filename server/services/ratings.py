@@ -15,6 +15,11 @@ server does not rate casual matches (``UNODUO_RATE_CASUAL``, off by default, as 
 casual games are unrated), when its ruleset belongs to no family, or when fewer than two
 identities sit at it. House bots are rated by engine: every ``greedy-N`` plays for
 ``bot:greedy`` and shares its rating.
+
+A duplicate round's match is not read until its round is revealed (``RoundSecrecy``: its result
+is nobody's business before, docs/TOURNAMENTS.md "Duplicate rounds"); it is then folded at the
+position of the reveal (after what ended before the reveal, in the order its round's matches
+ended), so a rebuild folds it at the same place.
 """
 
 from __future__ import annotations
@@ -22,18 +27,20 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
 from engine.house_bots import house_bot_of_id
 from server.ratings.book import FAMILIES, UNO_DUO, Book, PlayerRating, Result, family_of, newcomer_in
+from server.services.secrecy import RoundSecrecy
 from server.store import ratings as rows
 from server.store.event_store import EventStore
 from server.tournaments.model import Tournament
 
-SETTINGS_VERSION = "1"  # bump when the fold's rules change: stored ratings are then folded again
+# Bump when the fold's rules change: stored ratings are then folded again (2: duplicate rounds wait for their reveal).
+SETTINGS_VERSION = "2"
 
 TournamentLoader = Callable[[str], Tournament | None]
 
@@ -61,10 +68,17 @@ class _Reading:
 
 
 class Ratings:
-    def __init__(self, store: EventStore, rate_casual: bool, tournament_of: TournamentLoader) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        rate_casual: bool,
+        tournament_of: TournamentLoader,
+        secrecy: RoundSecrecy | None = None,
+    ) -> None:
         self.store = store
         self.rate_casual = rate_casual
         self.tournament_of = tournament_of
+        self.secrecy = secrecy or RoundSecrecy(store)  # which duplicate rounds are still secret
         self._lock = threading.Lock()  # one catch-up at a time in this process (the database orders processes)
 
     @property
@@ -97,12 +111,12 @@ class Ratings:
                 or rows.read_but_no_longer_finished(conn)
             )
             if not again:
-                unread = list(rows.ended_matches(conn, unread_only=True))
+                unread = self._in_order(rows.ended_matches(conn, unread_only=True))
                 if unread and unread[0].position < rows.last_read_position(conn):
-                    again = True  # a match ended (committed) behind one already read
+                    again = True  # a match ended (committed) behind one already read, or a round revealed
             if again:
                 rows.clear(conn)
-                unread = list(rows.ended_matches(conn, unread_only=False))
+                unread = self._in_order(rows.ended_matches(conn, unread_only=False))
             reading = _Reading(Book())
             rated = 0
             for match in unread:
@@ -116,9 +130,29 @@ class Ratings:
         with self.store.engine.connect() as conn:
             return (
                 rows.state(conn) != (self.settings_key, False)
-                or rows.has_unread(conn)
+                or any(self._revealed(t, r) is not None for t, r in rows.unread_rounds(conn))
                 or rows.read_but_no_longer_finished(conn)
             )
+
+    def _revealed(self, tournament: str | None, number: int | None) -> int | None:
+        """From which position a match of this round may be read: 0 (casual, or a round that was
+        never secret), the reveal's position (a duplicate round), None while the round is secret."""
+        if tournament is None or number is None:
+            return 0
+        return self.secrecy.public_from(tournament, number)
+
+    def _in_order(self, ended: Iterable[rows.EndedMatch]) -> list[rows.EndedMatch]:
+        """The finished matches the fold may take now, in the order it takes them: each at the
+        position its match ended, but a duplicate round's only once the round is revealed, at the
+        reveal's position (the round's matches among themselves in the order they ended)."""
+        out = []
+        for match in ended:  # in the order they ended
+            since = self._revealed(match.tournament, match.round)
+            if since is None:
+                continue  # its round is secret: read once revealed
+            out.append(replace(match, position=since) if since > match.position else match)
+        out.sort(key=lambda m: m.position)  # stable: ties keep the order they ended in
+        return out
 
     async def catch_up_async(self) -> CatchUp:
         return await asyncio.to_thread(self.catch_up)

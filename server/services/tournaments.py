@@ -30,7 +30,7 @@ from engine.duplicate import DEAL_FIELD, round_deal_key
 from engine.errors import shown
 from engine.events import Event, EventType
 from engine.replay import header_line
-from engine.rulesets import RULESETS, Ruleset, RulesetError, seats_allowed
+from engine.rulesets import MAX_SEATS, RULESETS, Ruleset, RulesetError, deal_problem, seats_allowed
 from engine.seat_names import player_label
 from engine.shuffle import commitment_of
 from engine.state import Phase
@@ -41,7 +41,6 @@ from server.schemas import (
     PairingPublic,
     RoundPublic,
     StandingPublic,
-    TournamentListed,
     TournamentPublic,
     TournamentResult,
     WithdrawalPublic,
@@ -229,7 +228,6 @@ class TournamentService:
         self.clock = matches.clock  # the join deadlines run on the matches' clock
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stopping = False
-        self._shown_rounds: set[tuple[str, int]] = set()  # (tournament, round) whose finished matches show all
         # Told the id of each tournament this process starts (the lobby follows it from then on,
         # not only once its first match exists: a round 1 with a start time has none yet).
         self.started: Subscribers[str] = Subscribers()
@@ -279,6 +277,10 @@ class TournamentService:
             kind = Format(request.format)
         except ValueError:
             raise Malformed(f"format must be round_robin, swiss or tables, not {shown(request.format)}") from None
+        table = request.table_size if kind is Format.TABLES else None
+        problem = deal_problem(ruleset, table) if table is not None and 2 <= table <= MAX_SEATS else None
+        if problem is not None:  # said before the format's "table_size: 3 to N", which does not say why
+            raise Malformed(f"rules: {problem}")
         format_request = FormatRequest(
             format=kind,
             players=len(request.players),
@@ -381,7 +383,7 @@ class TournamentService:
                     "it needs at least 2 to start"
                 )
             try:
-                check_start(t)
+                check_start(t, max(seats_allowed(Ruleset.from_dict(t.ruleset))))
             except FormatError as exc:
                 raise NotNow(str(exc)) from None
             started = await self._seeded_start(t)
@@ -554,24 +556,6 @@ class TournamentService:
     def _deal_key(t: Tournament, seed: bytes, number: int) -> bytes:
         return round_deal_key(seed, number, t.deal_entropies())
 
-    def withheld(self, summary: MatchSummary) -> bool:
-        """Is this finished match's hidden information still kept back? A duplicate round's match,
-        until its round's deal key is revealed: until then it would show the cards of the
-        matches of its round still being played (blocking: it may read the tournament)."""
-        if summary.tournament is None or summary.round is None:
-            return False
-        key = (summary.tournament, summary.round)
-        if key in self._shown_rounds:
-            return False
-        try:
-            t = self.load(summary.tournament)
-        except TournamentNotFound:
-            return False
-        if not t.duplicate or summary.round in t.deal_keys:
-            self._shown_rounds.add(key)
-            return False
-        return True
-
     def deal_key_of(self, summary: MatchSummary) -> bytes | None:
         """A duplicate match's deal key once its round revealed it (the replay's header carries it)."""
         if summary.tournament is None or summary.round is None:
@@ -581,13 +565,17 @@ class TournamentService:
             return None if found is None else bytes.fromhex(found)
         return None
 
-    def replay(self, match_id: str) -> str:
+    def replay(self, match_id: str, caller: Caller | None = None) -> str:
         """A finished match's replay file (MatchLive while it is played). A duplicate round's is
         refused (409) until its round's deal key is revealed; then its header carries the key,
-        which ``unoduo verify`` checks against the chain (docs/FAIRNESS.md "Duplicate rounds")."""
+        which ``unoduo verify`` checks against the chain (docs/FAIRNESS.md "Duplicate rounds").
+        ``caller`` (the HTTP route's): passes the read gate first, so that anyone without a seat in
+        such a match is refused as at every read of it (Withheld), whatever its state. Blocking."""
         summary = self.matches.summary(match_id)
+        if caller is not None:
+            self.matches.registry.reader(summary, caller)
         text = self.matches.replay(match_id)
-        if self.withheld(summary):
+        if self.matches.registry.secret(summary):
             raise NotNow(
                 f"{match_id} was dealt round {summary.round}'s cards, which matches of its round may still be "
                 "playing: its replay is given once every pairing of the round is decided"
@@ -602,7 +590,7 @@ class TournamentService:
         return line + "\n" + rest
 
     async def _open_round(self, t: Tournament, number: int) -> None:
-        ruleset = Ruleset.from_dict(t.ruleset)
+        ruleset = Ruleset.from_record(t.ruleset)  # its to_dict record, read as made (RULES.md D25)
         paired: list[TournamentEvent] = []
         if t.needs_pairing(number):
             try:
@@ -942,7 +930,7 @@ class TournamentService:
                 new_id = scheduled_match_id(t.id, slot, attempt)
                 await self.matches.annul(dispute.match, f"ruling on {dispute_id}: played again", replaced_by=new_id)
                 players = [self._known(p) for p in t.seated(slot)]
-                ruleset = Ruleset.from_dict(t.ruleset)
+                ruleset = Ruleset.from_record(t.ruleset)
                 await self.matches.create_scheduled(new_id, players, ruleset, t.move_seconds, t.id, slot.round)
                 events.append(MatchReplayed(slot.key, dispute.match, new_id))
             elif decision == "award":
@@ -1182,24 +1170,30 @@ class TournamentViews:
     def _player(self, player_id: str) -> PlayerPublic:
         return self.service.player(player_id) or PlayerPublic(id=player_id, name=player_id, kind="human")
 
-    def public(self, t: Tournament) -> TournamentPublic:
+    def public(self, t: Tournament, *, full: bool = False) -> TournamentPublic:
+        """The tournament as everyone sees it. A duplicate round not revealed yet shows only who
+        meets whom: its pairings ``withheld`` (no result), none of its matches, no result of it in
+        the standings (docs/TOURNAMENTS.md "Duplicate rounds"); ``full`` (the director) shows
+        everything as it stands. Blocking."""
         matches = self.service.matches
         seed = self.service.seed(t.id)
-        rows = t.standings(seed)
+        secret = set() if full else t.secret_rounds()
+        shown = t if full else t.revealed_only()
+        rows = shown.standings(seed)
         rounds: list[RoundPublic] = []
         for scheduled in t.rounds:
             number = scheduled.number
             pairings: list[PairingPublic] = []
             summaries: list[MatchSummaryPublic] = []
-            for slot in t.round_slots(number):
-                if slot.match is not None:
+            for slot in shown.round_slots(number):
+                if slot.match is not None and number not in secret:
                     with contextlib.suppress(NotFound):
                         summaries.append(matches.summary_public(matches.summary(slot.match)))
-                pairings.append(self._pairing(t, slot))
+                pairings.append(self._pairing(shown, slot, number in secret))
             rounds.append(
                 RoundPublic(
                     number=number,
-                    status=cast(Any, t.round_status(number)),
+                    status=cast(Any, shown.round_status(number)),
                     matches=summaries,
                     bye=scheduled.bye,
                     pairings=pairings,
@@ -1263,12 +1257,14 @@ class TournamentViews:
                 )
                 for r in rows
             ],
-            open_disputes=sum(1 for d in t.disputes.values() if d.open),
+            open_disputes=sum(1 for d in t.disputes.values() if d.open and t.slots[d.slot].round not in secret),
         )
 
-    def _pairing(self, t: Tournament, slot: Slot) -> PairingPublic:
+    def _pairing(self, t: Tournament, slot: Slot, secret: bool = False) -> PairingPublic:
         if t.cancelled(slot):
             status = "cancelled"
+        elif secret:
+            status = "withheld"
         elif slot.result is not None:
             status = "decided"
         elif slot.round <= t.opened:
@@ -1298,27 +1294,14 @@ class TournamentViews:
         )
 
     def trf(self, t: Tournament) -> str:
-        """FIDE TRF-16 of a two-seat tournament's rounds opened so far (NotNow for a tables one)."""
+        """FIDE TRF-16 of a two-seat tournament's rounds opened so far (NotNow for a tables one),
+        up to the first duplicate round not revealed yet (docs/TOURNAMENTS.md "Duplicate rounds")."""
         if not t.two_seats:
             raise NotNow("a TRF report holds two-player games: a tables tournament has none to report")
         shown = {p: self._player(p) for p in t.players}
         names = {p: player_label(who.name, who.kind) for p, who in shown.items()}  # a bot account: "[bot]"
         start = t.created_at[:10] if t.created_at else None
         end = t.finished_at[:10] or None
-        return trf_text(t.name, t.players, names, swiss_history(t, t.opened), t.planned, start=start, end=end)
-
-    @staticmethod
-    def listed(t: Tournament, player_id: str | None = None) -> TournamentListed:
-        """One line of ``GET /api/tournaments``; ``entered`` for the caller ``player_id`` (None: no player)."""
-        return TournamentListed(
-            id=t.id,
-            name=t.name,
-            status=cast(Any, t.status),
-            players=len(t.players),
-            rounds=t.planned,
-            opened=t.opened,
-            format=t.format.value,
-            open=t.open,
-            entries=len(t.players),
-            entered=None if player_id is None else player_id in t.players,
-        )
+        upto = min(t.secret_rounds(), default=t.opened + 1) - 1
+        history = swiss_history(t.revealed_only(), upto)
+        return trf_text(t.name, t.players, names, history, t.planned, start=start, end=end)

@@ -4,7 +4,9 @@ what to fold; this reads and writes rows).
 
 A finished match is read once: it gets a ``rated_matches`` row (with why it went unrated, if it
 did) and, if rated, one ``rating_changes`` row per seat it moved. Matches are folded in the
-order their ``match_ended`` events have in the log (their global ``position``).
+order their ``match_ended`` events have in the log (their global ``position``), but a duplicate
+round's match, which the ratings take only once its round is revealed, at the position of the
+reveal (``server.services.ratings``): the ``position`` stored is the one the fold used.
 """
 
 from __future__ import annotations
@@ -39,10 +41,11 @@ class EndedMatch:
     """A finished match as the ratings read it (its summary and seats, and its end in the log)."""
 
     id: str
-    position: int
+    position: int  # of its match_ended; the ratings may fold it later (a duplicate round's match)
     at: str
     ruleset: str | None
     tournament: str | None
+    round: int | None
     dealt: bool  # a round was dealt: every seat joined and play began
     seats: tuple[str | None, ...]
     places: tuple[int, ...] | None  # each seat's place, if the match ended with places
@@ -98,7 +101,7 @@ def clear(conn: Connection) -> None:
 def _ended_query(unread_only: bool) -> Any:
     m, e, r = match_summaries_table.c, events_table.c, rated_matches_table.c
     query = (
-        select(m.id, m.ruleset, m.tournament, m.player1, m.winner_seat, e.position, e.at)
+        select(m.id, m.ruleset, m.tournament, m.round, m.player1, m.winner_seat, e.position, e.at)
         .select_from(
             match_summaries_table.join(
                 events_table, and_(e.stream == literal(MATCH_PREFIX) + m.id, e.type == MATCH_ENDED)
@@ -127,6 +130,7 @@ def ended_matches(conn: Connection, unread_only: bool, chunk: int = 1000) -> Ite
                 at=row.at,
                 ruleset=row.ruleset,
                 tournament=row.tournament,
+                round=row.round,
                 dealt=row.player1 is not None,
                 seats=tuple(s[0] for s in seat_rows),
                 places=places,
@@ -143,9 +147,10 @@ def _seats(conn: Connection, match_ids: list[str]) -> dict[str, list[tuple[str |
     return out
 
 
-def has_unread(conn: Connection) -> bool:
-    """Whether a finished match waits to be read."""
-    return conn.execute(_ended_query(unread_only=True).limit(1)).first() is not None
+def unread_rounds(conn: Connection) -> set[tuple[str | None, int | None]]:
+    """The (tournament, round) of every finished match not read yet ((None, None): a casual one)."""
+    query = _ended_query(unread_only=True).order_by(None).subquery()
+    return {(row.tournament, row.round) for row in conn.execute(select(query.c.tournament, query.c.round).distinct())}
 
 
 def last_read_position(conn: Connection) -> int:

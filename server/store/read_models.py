@@ -587,6 +587,7 @@ class Meeting:
     place: int | None
     other_place: int | None
     winner_seat: int | None
+    round: int | None = None  # the tournament's round (a duplicate round's result counts once revealed)
 
 
 def seated_as(column: Any, player_id: str) -> Any:
@@ -641,6 +642,7 @@ def meetings_of(engine: Engine, player_id: str, limit: int) -> list[Meeting]:
             mine.c.place,
             other.c.place.label("other_place"),
             m.winner_seat,
+            m.round,
         )
         .select_from(
             mine.join(other, and_(other.c.match_id == mine.c.match_id, other.c.seat != mine.c.seat)).join(
@@ -663,6 +665,7 @@ def meetings_of(engine: Engine, player_id: str, limit: int) -> list[Meeting]:
                 r.place,
                 r.other_place,
                 r.winner_seat,
+                r.round,
             )
             for r in conn.execute(query)
         ]

@@ -14,8 +14,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Iterable, Mapping, Sequence
+from copy import copy
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, ClassVar, Final
 
@@ -55,6 +56,20 @@ class Format(StrEnum):
     ROUND_ROBIN = "round_robin"  # the Berger table, fixed at the start
     SWISS = "swiss"  # two seats; each round paired from the results so far (FIDE Dutch)
     TABLES = "tables"  # classic at tables of 3-10, the seating fixed at the start
+
+
+def stored_time(text: object) -> datetime | None:
+    """An ISO time read back from a tournament's events: aware and convertible to UTC, else None."""
+    if not isinstance(text, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+        if moment.utcoffset() is None:
+            return None
+        moment.astimezone(UTC)
+    except (ValueError, OverflowError):
+        return None
+    return moment
 
 
 def tournament_stream(tournament_id: str) -> str:
@@ -188,9 +203,13 @@ class Tournament:
         return self.format is not Format.TABLES
 
     def starts_at(self, number: int) -> datetime | None:
-        """The start time the director gave round ``number`` (None: it opens when the one before is done)."""
+        """The start time the director gave round ``number`` (None: it opens when the one before is done).
+
+        A stored time that cannot be read or used counts as none (the round opens when ready): a
+        server before issue 32 stored a year below 1000 as ``1-01-01T…``, which no reader takes,
+        and every read of the tournament (its page, its players' ``GET /api/me``) failed on it."""
         if 1 <= number <= len(self.round_starts):
-            return datetime.fromisoformat(self.round_starts[number - 1])
+            return stored_time(self.round_starts[number - 1])
         return None
 
     def join_deadline(self, number: int) -> datetime | None:
@@ -341,6 +360,31 @@ class Tournament:
         """A duplicate round's pairing played on its round's deal: its first match, not a replay
         ruling's (a replayed match is dealt on its own, docs/TOURNAMENTS.md "Duplicate rounds")."""
         return self.duplicate and not slot.annulled and len(slot.seats) == 2
+
+    def round_secret(self, number: int) -> bool:
+        """A duplicate round whose deal key is not revealed yet: its matches are read by their seats
+        and the director only, and its results count nowhere (docs/TOURNAMENTS.md "Duplicate
+        rounds"; ``server.services.secrecy`` answers the same from the stream for a match)."""
+        return self.duplicate and number not in self.deal_keys
+
+    def secret_rounds(self) -> set[int]:
+        """The opened rounds that are :meth:`round_secret` (at most the last one opened: a round
+        opens only after the one before is decided, and its key is revealed first)."""
+        return {n for n in range(1, self.opened + 1) if self.round_secret(n)}
+
+    def revealed_only(self) -> Tournament:
+        """What the fold shows everyone: a copy in which no pairing of a secret round is decided
+        (its result is left out of the standings, the same-deal column, the TRF and every
+        pairing); ``self`` itself when no round is secret. A copy: never append from it."""
+        secret = self.secret_rounds()
+        if not secret:
+            return self
+        shown = copy(self)
+        shown.slots = {
+            key: replace(slot, result=None, annulled=list(slot.annulled)) if slot.round in secret else slot
+            for key, slot in self.slots.items()
+        }
+        return shown
 
     def lower_total_wins(self) -> bool:
         return bool(self.ruleset.get("scoring", "loser_scores") != "winner_scores")

@@ -11,7 +11,9 @@ import json
 from collections import defaultdict
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 
 from cli.deal_check import check_deals
 from engine.duplicate import round_deal_key
@@ -117,23 +119,27 @@ def test_a_finished_match_keeps_its_cards_back_until_its_round_is_over(client: T
     mine = pairing_of(t, ada, 1)
     other = next(p for p in t["rounds"][0]["pairings"] if p is not mine and p["match"] != mine["match"])
 
-    def bots_done(t: dict[str, Any]) -> bool:
+    def bots_done(t: dict[str, Any]) -> bool:  # the director's tournament: everything as it stands
         return next(p for p in t["rounds"][0]["pairings"] if p["match"] == other["match"])["result"] is not None
 
-    t = wait_for(client, t["id"], bots_done)
-    assert t["deal_keys"] == {}
-    reply = client.get(f"/api/matches/{other['match']}/replay")
-    assert reply.status_code == 409 and "round 1" in reply.text
-    seen = ok(client.get(f"/api/matches/{other['match']}"))["view"]
-    assert seen["phase"] == "match_over" and "draw_order" not in seen and "hands" not in seen
-    reply = client.get(f"/api/matches/{other['match']}/events", params={"since": 0})
-    events = [json.loads(line) for line in reply.text.splitlines()]
-    dealt = next(e for e in events if e["type"] == "round_started")
-    assert dealt["open"] == {}  # no opening of the deck for anyone while the round is played
-    with client.websocket_connect(f"/api/matches/{other['match']}/ws?since=0") as ws:
-        messages = receive_until(ws, seen["version"])
-    assert messages[-1]["event"]["type"] == "seed_revealed"
-    assert messages[-1]["view"]["viewer"] == "spectator" and "draw_order" not in messages[-1]["view"]
+    wait_for(client, t["id"], bots_done, headers=DIRECTOR)
+    t = show(client, t["id"])
+    assert t["deal_keys"] == {} and t["rounds"][0]["matches"] == []  # everyone else: nothing of the round
+    assert all(p["status"] == "withheld" and p["result"] is None for p in t["rounds"][0]["pairings"])
+    for who in ({}, headers):  # nobody, and an entrant playing the other table of the round
+        for path in ("", "?at=1", "/events?since=0", "/replay"):
+            reply = client.get(f"/api/matches/{other['match']}{path}", headers=who)
+            assert reply.status_code == 403 and reply.json()["code"] == "withheld", (path, reply.text)
+        with (
+            pytest.raises(WebSocketDisconnect) as closed,
+            client.websocket_connect(f"/api/matches/{other['match']}/ws?since=0", headers=who) as ws,
+        ):
+            ws.receive_json()
+        assert closed.value.code == 4403
+    audit = ok(client.get(f"/api/matches/{other['match']}", headers=DIRECTOR))
+    assert audit["view"]["phase"] == "match_over" and "draw_order" in audit["view"]  # the director audits all along
+    reply = client.get(f"/api/matches/{other['match']}/replay", headers=DIRECTOR)
+    assert reply.status_code == 409 and "round 1" in reply.text  # no replay before the round's key is out
 
     play_my_match(client, t, ada, headers, 1)
     t = wait_for(client, t["id"], lambda t: "1" in t["deal_keys"])
@@ -142,6 +148,10 @@ def test_a_finished_match_keeps_its_cards_back_until_its_round_is_over(client: T
     assert verify_replay("\n".join(json.dumps(line) for line in lines)).ok
     seen = ok(client.get(f"/api/matches/{other['match']}"))["view"]
     assert "draw_order" in seen  # everyone audits a finished match once its round is revealed
+    with client.websocket_connect(f"/api/matches/{other['match']}/ws?since=0") as ws:
+        messages = receive_until(ws, seen["version"])
+    assert messages[-1]["event"]["type"] == "seed_revealed"
+    assert messages[-1]["view"]["viewer"] == "spectator"  # its feed ends as it went: the round's deal, kept back
 
 
 def test_duplicate_is_refused_for_tables_and_entropy_from_the_director(client: TestClient) -> None:

@@ -33,15 +33,18 @@ def start(client: TestClient, tournament_id: str) -> dict[str, Any]:
     return ok(client.post(f"/api/tournaments/{tournament_id}/start", headers=DIRECTOR))
 
 
-def show(client: TestClient, tournament_id: str) -> dict[str, Any]:
-    return ok(client.get(f"/api/tournaments/{tournament_id}"))
+def show(client: TestClient, tournament_id: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    return ok(client.get(f"/api/tournaments/{tournament_id}", headers=headers))
 
 
-def wait_for(client: TestClient, tournament_id: str, ready: Any) -> dict[str, Any]:
-    """Poll until ``ready(t)``; fails only when the rounds and pairings have not moved for the stall window."""
+def wait_for(
+    client: TestClient, tournament_id: str, ready: Any, headers: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Poll until ``ready(t)`` (as ``headers`` see it: the director sees a duplicate round's results
+    before its reveal); fails only when the rounds and pairings have not moved for the stall window."""
     stall = Stall()
     while True:
-        t = show(client, tournament_id)
+        t = show(client, tournament_id, headers)
         if ready(t):
             return t
         stall.moved(repr(t["rounds"]))
