@@ -141,6 +141,10 @@ def rules_of_view(view: Mapping[str, Any] | None) -> dict[str, Any] | None:
     rules: dict[str, Any] = {"name": view["ruleset"], "target": view.get("target")}
     if base is not None:
         rules["scoring"] = base.scoring.value
+        rules["draw_two_stacking"] = base.draw_two_stacking
+    shown = view.get("rules")
+    if isinstance(shown, Mapping) and isinstance(shown.get("draw_two_stacking"), bool):
+        rules["draw_two_stacking"] = shown["draw_two_stacking"]  # the match's own, overrides included
     return rules
 
 
@@ -196,6 +200,14 @@ def names_words(names: Sequence[str]) -> str:
     if len(names) == 2:
         return f"{names[0]} vs {names[1]}"
     return ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def _draw_reason(reason: str, rules: Data | None) -> str:
+    """Why cards were drawn, in words: a Draw Two's cards are "the volley" only where Draw Twos
+    stack; without stacking (classic, RULES.md D25) they are the Draw Two's, drawn at once."""
+    if reason == "volley" and rules is not None and rules.get("draw_two_stacking") is False:
+        return "the Draw Two"
+    return DRAW_REASONS.get(reason, reason)
 
 
 def deals(rules: Data | None) -> bool:
@@ -321,7 +333,7 @@ def describe(
         return _played_words(d, who) + turned + (awaiting_suffix(after, voice) or "")
     if kind == "cards_drawn":
         count = d.get("count")
-        why = DRAW_REASONS.get(str(d.get("reason")), str(d.get("reason")))
+        why = _draw_reason(str(d.get("reason")), rules)
         codes = f": {codes_text(d['codes'])}" if "codes" in d else ""
         what = "a card" if count == 1 and not why else cards_text(count)
         return f"{who} drew {what}{f' ({why})' if why else ''}{codes}"

@@ -40,7 +40,26 @@ def test_the_narration_says_it_from_each_side() -> None:
 
 def test_the_live_log_takes_the_rule_from_the_view() -> None:
     view = {"ruleset": "classic-2p", "target": 500}
-    assert rules_of_view(view) == {"name": "classic-2p", "target": 500, "scoring": "winner_scores"}
+    assert rules_of_view(view) == {
+        "name": "classic-2p",
+        "target": 500,
+        "scoring": "winner_scores",
+        "draw_two_stacking": False,
+    }
     event = {"type": "match_ended", "data": {"winner": 0, "loser": 1, "scores": [510, 90], "rounds": 4}}
     words = describe_event(event, seat=1, names=["ann", "bob"], before=view)
     assert words == "match over: you lost: ann wins 510–90 (first to 500 wins) after 4 rounds"
+
+
+def test_a_draw_two_drawn_at_once_is_not_called_a_volley() -> None:
+    """Without stacking (classic, RULES.md D25) the cards a Draw Two makes a seat draw are the Draw
+    Two's; "the volley" is said only where Draw Twos stack (UNO Duo)."""
+    drawn = {"seat": 1, "count": 2, "reason": "volley"}
+    voice = Voice(0, ["ann", "bob"])
+    assert describe("cards_drawn", drawn, voice, rules=CLASSIC_2P.to_dict()) == "bob drew 2 cards (the Draw Two)"
+    assert describe("cards_drawn", drawn, voice, rules=UNO_DUO.to_dict()) == "bob drew 2 cards (the volley)"
+    live_table = {"ruleset": "classic-2p", "target": 500, "rules": CLASSIC_2P.to_dict()}
+    event = {"type": "cards_drawn", "data": drawn}
+    assert describe_event(event, seat=0, names=["ann", "bob"], before=live_table) == "bob drew 2 cards (the Draw Two)"
+    stacking = {**live_table, "rules": {**CLASSIC_2P.to_dict(), "draw_two_stacking": True}}
+    assert describe_event(event, seat=0, names=["ann", "bob"], before=stacking) == "bob drew 2 cards (the volley)"
