@@ -41,6 +41,14 @@ CHART_POINTS: Final = 100
 MAX_OPPONENTS: Final = 20
 MAX_TOURNAMENTS: Final = 50
 MAX_MEETINGS: Final = 20_000  # seats met that the head-to-head counts (a house bot meets thousands)
+WITHHELD_ITEM: Final[dict[str, object]] = {  # a secret duplicate round's match: that it is, not how it went
+    "status": "withheld",
+    "places": None,
+    "result": None,
+    "place": None,
+    "rating_change": None,
+    "unrated": None,
+}
 
 
 @dataclass
@@ -169,25 +177,6 @@ class PlayerPages:
         place = None
         if s.tournament is not None and s.tournament not in names:
             names[s.tournament] = self._tournament_name(s.tournament)
-        if self.secrecy.secret(s.tournament, s.round):  # neither how it stands nor how it ended
-            return HistoryItem(
-                match=s.id,
-                at=at,
-                status="withheld",
-                ruleset=s.ruleset,
-                family=family_of(s.ruleset),
-                tournament=s.tournament,
-                tournament_name=None if s.tournament is None else names[s.tournament],
-                round=s.round,
-                seat=seat,
-                seats=shown.seats,
-                scores=[0] * len(s.seats),
-                places=None,
-                result=None,
-                place=None,
-                rating_change=None,
-                unrated=None,
-            )
         if s.status == "finished":
             if s.places is not None and len(s.seats) > 2:
                 place = s.places[seat]
@@ -196,7 +185,7 @@ class PlayerPages:
             elif s.winner_seat is not None:
                 result = "won" if s.winner_seat == seat else "lost"
         change = changes.get(s.id)
-        return HistoryItem(
+        item = HistoryItem(
             match=s.id,
             at=at,
             status=s.status,
@@ -214,6 +203,9 @@ class PlayerPages:
             rating_change=None if change is None else round(change, 1),
             unrated=unrated.get(s.id),
         )
+        if self.secrecy.secret(s.tournament, s.round):  # neither how it stands nor how it ended
+            return item.model_copy(update=WITHHELD_ITEM | {"scores": [0] * len(s.seats)})
+        return item
 
     def _tournament_name(self, tournament_id: str) -> str:
         try:
