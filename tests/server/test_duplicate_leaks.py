@@ -276,3 +276,37 @@ def test_nothing_of_a_duplicate_round_shows_to_anyone_but_its_seats_until_it_is_
     trf = client.get(f"/api/tournaments/{tid}/trf").text
     cleo_line = next(line for line in trf.splitlines() if line.startswith("001") and "Cleo" in line)
     assert f"{ranks[dan]:4d} w " in cleo_line  # round 1 against Dan, with its result
+
+
+def test_a_duplicate_swiss_round_keeps_its_secret_too(client: TestClient) -> None:
+    """The same gate for a duplicate Swiss (pairings made round by round): with one table of round 1
+    over and the other live, an outsider and the entrants of the live table read nothing of the
+    finished one, and the tournament shows the round's pairings only; after the reveal, everything."""
+    people = {name: register(client, name) for name in ("Ada", "Ben", "Cleo", "Dan")}
+    _olga, olga_h = register(client, "Olga")
+    headers_of = {pid: h for pid, h in people.values()}
+    t = start(client, create(client, list(headers_of), format="swiss", rounds=2, duplicate=True)["id"])
+    tid = t["id"]
+    first, second = ([p["seats"][i]["id"] for i in (0, 1)] for p in t["rounds"][0]["pairings"])
+    done, live_match = (p["match"] for p in t["rounds"][0]["pairings"])
+    for match_id, seats in ((done, first), (live_match, second)):
+        for n, pid in enumerate(seats):
+            ok(client.post(f"/api/matches/{match_id}/join", headers=headers_of[pid], json={"entropy": f"e{n}"}))
+    live = play_both(client, live_match, [headers_of[p] for p in second], random.Random(4), commands=4)
+    assert live["phase"] != "match_over"
+    over = play_both(client, done, [headers_of[p] for p in first], random.Random(5))
+    assert over["phase"] == "match_over"
+    wait_for_result(client, tid, done)
+    outsiders = {"anonymous": ANONYMOUS, "outsider": olga_h, **{p: headers_of[p] for p in second}}
+    for who, headers in outsiders.items():
+        reads = match_reads(client, done, headers, over["version"])
+        assert assert_withheld(reads, done), who
+        shown = ok(client.get(f"/api/tournaments/{tid}", headers=headers))
+        assert shown["rounds"][0]["matches"] == [] and shown["deal_keys"] == {}, who
+        assert all(p["status"] == "withheld" and p["result"] is None for p in shown["rounds"][0]["pairings"]), who
+        assert all(row["played"] == 0 for row in shown["standings"]), who
+    play_both(client, live_match, [headers_of[p] for p in second], random.Random(6))
+    wait_for_reveal(client, tid, 1)
+    for who, headers in outsiders.items():
+        assert all(status == 200 for _, status, _ in match_reads(client, done, headers, over["version"])), who
+    assert first_deck(client, done) == first_deck(client, live_match)  # the deal was shared
