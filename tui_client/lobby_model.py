@@ -92,6 +92,26 @@ def _scores(summary: Mapping[str, Any]) -> str:
     return "–".join(str(x) for x in scores)
 
 
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _result(summary: Mapping[str, Any], seat: int, names: Sequence[str]) -> str:
+    """How a finished match of the player at ``seat`` ended: who won (by their seat in the summary,
+    never guessed from who the player is not), and at a table of 3+ the player's own place."""
+    winner = summary.get("winner")
+    seats = summary.get("seats") or []
+    won = next((i for i, p in enumerate(seats) if isinstance(p, Mapping) and p.get("id") == winner), None)
+    if won is None:
+        who = "no winner"
+    else:
+        who = "you won" if won == seat else f"{names[won]} won"
+    places = summary.get("places")
+    if won != seat and isinstance(places, list) and len(places) > 2 and seat < len(places):
+        who += f", you came {_ordinal(int(places[seat]))} of {len(places)}"
+    return f"{who} {_scores(summary)}"
+
+
 def _entry(summary: Mapping[str, Any], player_id: str, tournament_names: Mapping[str, str]) -> LobbyEntry | None:
     match = summary.get("id")
     if not isinstance(match, str):
@@ -110,9 +130,7 @@ def _entry(summary: Mapping[str, Any], player_id: str, tournament_names: Mapping
     if status == "waiting":
         return LobbyEntry("join", match, seat, names, f"join   vs {other} · {where} · waiting for a seat to join")
     if status == "finished":
-        winner = summary.get("winner")
-        result = "you won" if winner == player_id else f"{other} won" if winner else "no winner"
-        return LobbyEntry("done", match, seat, names, f"done   vs {other} · {where} · {result} {_scores(summary)}")
+        return LobbyEntry("done", match, seat, names, f"done   vs {other} · {where} · {_result(summary, seat, names)}")
     if status == "annulled":
         replaced = summary.get("replaced_by")
         again = f": replayed as {replaced}" if replaced else ""
