@@ -43,10 +43,40 @@ class MatchSummaryShown(MatchSummaryPublic):
     )
 
 
+class SeatForfeit(BaseModel):
+    """A seat that lost by forfeit: ``reason`` timeouts, join_deadline, withdrawal or ruling."""
+
+    seat: int
+    reason: str
+
+
+class MatchEnding(BaseModel):
+    """How one of the caller's matches ended (or why it was annulled), so that nobody reads a
+    forfeit as ``won 0–0``."""
+
+    how: Literal["played", "forfeit", "round_limit", "annulled"] = Field(
+        description="played to the target; forfeit (a two-seat match that a seat forfeited); round_limit "
+        "(a table whose round limit ended it before anyone reached the target); annulled"
+    )
+    forfeits: list[SeatForfeit] = Field(default_factory=list, description="each seat that forfeited, with why")
+    reason: str | None = Field(
+        default=None,
+        description="annulled: ruling (a replay ruling), no_show (neither seat joined), withdrawal, expired "
+        "(a casual invitation nobody took up); else null",
+    )
+    rounds: int | None = Field(default=None, description="rounds played, once it ended; else null")
+
+
+class MyMatch(MatchSummaryShown):
+    """One of the caller's matches (``GET /api/me``): a summary and, once over, how it ended."""
+
+    ended: MatchEnding | None = Field(default=None, description="finished or annulled: how; else null")
+
+
 class Me(PlayerPublic):
     """The caller, every match they have a seat in (by match id), and their next tournament pairings."""
 
-    matches: list[MatchSummaryShown]
+    matches: list[MyMatch]
     next: list[NextMatch] = Field(
         default_factory=list,
         description="in each running tournament: the pairings of open rounds waiting for their seats "
@@ -416,3 +446,44 @@ class FairPlayReport(BaseModel):
     move_seconds: int = Field(description="the move clock of the tournament's matches")
     matches: int = Field(description="matches read (finished, live and annulled ones)")
     players: list[FairPlayRow]
+
+
+# ---------------------------------------------------------------- the lobby (WS /api/me/ws?lobby=1, GET /api/me/lobby)
+
+
+class LobbyBye(BaseModel):
+    """A round in which the player has the bye (a win without play), opened or paired already."""
+
+    tournament: str
+    round: int
+    starts_at: str | None = None
+    opened: bool = Field(description="the round is open (under way) now")
+
+
+class LobbyComing(BaseModel):
+    """A running tournament's next round, not paired yet (a Swiss pairs each round as it opens)."""
+
+    tournament: str
+    round: int
+    starts_at: str | None = Field(default=None, description="the round's start time, if the director gave one")
+
+
+class LobbyState(BaseModel):
+    """Everything the lobby draws for one player, at one moment (docs/SERVER.md "The lobby socket").
+    Built from the same reads as ``GET /api/me``, ``GET /api/tournaments``, ``GET /api/tournaments/{id}``
+    and ``GET /api/me/disputes``, with the same secrecy."""
+
+    me: Me = Field(description="GET /api/me: the player, their matches (with how each ended), their next pairings")
+    watch: list[MatchSummaryShown] = Field(
+        default_factory=list,
+        description="live matches of the player's running tournaments without them, as the tournament page "
+        "lists them (a duplicate round's are withheld until its reveal)",
+    )
+    tournaments: list[TournamentListed] = Field(
+        default_factory=list,
+        description="GET /api/tournaments's first page (open ones with entries, running, finished)",
+    )
+    byes: list[LobbyBye] = Field(default_factory=list)
+    coming: list[LobbyComing] = Field(default_factory=list)
+    names: dict[str, str] = Field(default_factory=dict, description="tournament id -> name, for every id above")
+    disputes: list[DisputePublic] = Field(default_factory=list, description="GET /api/me/disputes")

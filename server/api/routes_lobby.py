@@ -4,7 +4,8 @@ The socket authenticates as the match socket does (``server.deps.authenticate``:
 or ``?token=``; the same wrong-token limit) and is refused the same way, after accepting it:
 4401 without a player's token, 4429 too many wrong tokens, 1013 when the database is away.
 Then one ``state`` message (what ``GET /api/me`` says) and one message per thing that
-concerns the player (``server.services.lobby``). Close codes after that: 4409 a newer socket of
+concerns the player (``server.services.lobby``); with ``?lobby=1``, a ``lobby`` message with
+everything the lobby draws, first and at each change (``GET /api/me/lobby`` answers the same). Close codes after that: 4409 a newer socket of
 the same player took this one's place (at most four at once), 1013 the client fell behind or
 took no message for ``UNODUO_WS_SEND_TIMEOUT_SECONDS`` (reconnect: a fresh state), 1012 the
 server is stopping. What the client sends is read and ignored (it only keeps the socket open).
@@ -17,20 +18,18 @@ import contextlib
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Query, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
 
 from server.deps import PlayerDep, TournamentServiceDep, authenticate
 from server.errors import CLOSE_TRY_AGAIN, error_responses, refusal_of
-from server.schemas import DisputePublic
+from server.schemas import DisputePublic, LobbyState
 from server.services.errors import Unauthorized
 from server.services.lobby import Closing, Lobby, LobbySocket
-from server.services.tournaments import dispute_public
-from server.store.read_models import FINISHED
+from server.services.lobby_state import disputes_shown
 
 router = APIRouter()
 
 REASON_LIMIT = 120  # bytes a close reason may hold (RFC 6455: 123)
-OTHER_SEAT_NOTE = "(the other seat's note is shown once the match is over)"
 
 
 async def _close(websocket: WebSocket, code: int, reason: str, timeout: float | None = None) -> None:
@@ -40,8 +39,13 @@ async def _close(websocket: WebSocket, code: int, reason: str, timeout: float | 
 
 
 @router.websocket("/api/me/ws")
-async def lobby_socket(websocket: WebSocket, token: Annotated[str | None, Query(max_length=200)] = None) -> None:
-    """The lobby, live: a ``state`` message, then ``pairing``, ``match``, ``ruling`` and ``tournament`` messages."""
+async def lobby_socket(
+    websocket: WebSocket,
+    token: Annotated[str | None, Query(max_length=200)] = None,
+    lobby_state: Annotated[bool, Query(alias="lobby")] = False,
+) -> None:
+    """The lobby, live: a ``state`` message, then ``pairing``, ``match``, ``ruling`` and ``tournament``
+    messages; with ``?lobby=1`` also a ``lobby`` message (everything the lobby draws) first and at each change."""
     lobby: Lobby = websocket.app.state.lobby
     send_timeout: float = websocket.app.state.settings.ws_send_timeout_seconds
     try:
@@ -49,7 +53,9 @@ async def lobby_socket(websocket: WebSocket, token: Annotated[str | None, Query(
         if caller.player is None:
             raise Unauthorized("the lobby socket needs a player's token ('Authorization: Bearer TOKEN' or ?token=)")
         player = caller.player
-        socket, state = await lobby.connect(player)  # the state read here: a refusal closes as below
+        socket, state = await lobby.connect(
+            player, wants_state=lobby_state
+        )  # the state read here: a refusal closes as below
     except Exception as error:
         refusal = refusal_of(error)
         if refusal is None:
@@ -102,17 +108,12 @@ async def my_disputes(player: PlayerDep, tournaments: TournamentServiceDep) -> l
     """The disputes this player raised or whose match they played, oldest first, each with its ruling
     once made. The other seat's note is shown once the match is over (it may speak of their hand) and,
     for a duplicate round's match, once its round is revealed."""
-    out: list[DisputePublic] = []
-    finished: dict[str, bool] = {}
-    for t, d in await tournaments.disputes_of(player.id):
-        shown = dispute_public(t, d)
-        if d.player != player.id:
-            if d.match not in finished:
-                summary = await asyncio.to_thread(tournaments.matches.summary, d.match)
-                # over, and not a duplicate round's match still secret (its seats see no more at its end)
-                secret = await asyncio.to_thread(tournaments.matches.registry.secret, summary)
-                finished[d.match] = summary.status == FINISHED and not secret
-            if not finished[d.match]:
-                shown = shown.model_copy(update={"note": OTHER_SEAT_NOTE})
-        out.append(shown)
-    return out
+    return await disputes_shown(tournaments, player.id)
+
+
+@router.get("/api/me/lobby", tags=["players"], response_model=LobbyState, responses=error_responses(401, 503))
+async def my_lobby(player: PlayerDep, request: Request) -> LobbyState:
+    """Everything the lobby draws for this player now: the body of the lobby socket's ``lobby``
+    message (docs/SERVER.md "The lobby socket")."""
+    lobby: Lobby = request.app.state.lobby
+    return await lobby.reader.state(player)

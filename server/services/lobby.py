@@ -18,6 +18,15 @@ player is seated in, and turns what it reads into messages:
 
 Nothing hidden is in any of them: ids, statuses, times and the director's ruling note.
 
+A socket opened with ``?lobby=1`` also gets ``lobby`` ``{version, lobby}``: everything the lobby
+draws for the player (``server.services.lobby_state.LobbyState``), right after ``state`` and
+again whenever it changed. Any event that could change a line marks the lobbies dirty (a
+tournament's events, the ``matches`` stream, the followed matches' joins, hands, forfeits and
+ends, a tournament stream this process has not seen: ``LocalNotifier.on_prefix``); at most
+:data:`COALESCE` seconds later each such player's state is built once and sent to their sockets
+only if it differs from the last one sent (``version`` counts the states sent on that socket).
+The live matches a state shows are followed while they are live, so their scores stay current.
+
 Bounds: at most :data:`SOCKETS_PER_PLAYER` sockets per player (a new one closes the oldest,
 4409); each socket's queue holds at most :data:`QUEUED` messages (a reader that falls further
 behind is dropped, 1013, and reconnects to a fresh ``state``); a player's entries and the
@@ -38,8 +47,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from engine.events import EventType
-from server.schemas import Me, NextMatch
 from server.services.live_match import parse_at
+from server.services.lobby_state import LobbyReader, me_state
 from server.services.matches import MatchService
 from server.services.tournaments import TournamentService
 from server.store.errors import UNAVAILABLE
@@ -54,6 +63,7 @@ from server.tournaments.model import (
     FINISHED as TOURNAMENT_FINISHED,
 )
 from server.tournaments.model import (
+    TOURNAMENT_PREFIX,
     DisputeRuled,
     MatchReplayed,
     PlayerWithdrew,
@@ -76,6 +86,19 @@ CLOSE_REPLACED: Final = 4409  # a fifth socket of one player: the oldest is clos
 CLOSE_BEHIND: Final = 1013  # the reader fell QUEUED messages behind: reconnect for a fresh state
 CLOSE_RESTART: Final = 1012  # the server is stopping
 STOP_SECONDS: Final = 5.0  # how long a stop waits for the followers to end
+COALESCE: Final = 0.2  # seconds: events closer than this make one lobby state
+# A followed match's events that change a lobby line (a join, a hand's score, a forfeit, the end).
+CHANGES_A_LINE: Final = frozenset(
+    {
+        EventType.SEAT_JOINED,
+        EventType.ROUND_STARTED,
+        EventType.ROUND_ENDED,
+        EventType.MATCH_FORFEITED,
+        EventType.MATCH_ENDED,
+    }
+)
+
+__all__ = ["Lobby", "LobbySocket", "me_state"]
 
 Message = dict[str, Any]
 
@@ -95,6 +118,9 @@ class LobbySocket:
     player: str
     queue: asyncio.Queue[Message | Closing] = field(default_factory=asyncio.Queue)
     closed: bool = False
+    wants_state: bool = False  # opened with ?lobby=1: sent each new lobby state
+    last: dict[str, Any] | None = None  # the lobby state last sent
+    version: int = 0  # lobby states sent on this socket
 
     def put(self, message: Message, limit: int) -> bool:
         """Queue ``message``; False (and the socket ends) if the reader is ``limit`` behind."""
@@ -122,13 +148,6 @@ class Tracked:
     task: asyncio.Task[None] | None = None
 
 
-async def me_state(matches: MatchService, tournaments: TournamentService, player: PlayerPublic) -> Me:
-    """What ``GET /api/me`` says: the player, their matches, their next pairings (with join deadlines)."""
-    current = await asyncio.to_thread(matches.matches_of, player)
-    upcoming = [NextMatch(**n) for n in await tournaments.next_matches(player.id)]
-    return Me(**player.model_dump(), matches=current, next=upcoming)
-
-
 class Lobby:
     """This process's lobby sockets and the followers that feed them."""
 
@@ -152,16 +171,24 @@ class Lobby:
         self._tasks: set[asyncio.Task[None]] = set()
         self._start: asyncio.Task[None] | None = None
         self.stopping = False
+        self.reader = LobbyReader(store, matches, tournaments)
+        self.people: dict[str, PlayerPublic] = {}  # player id -> the player, while they have a socket
+        self.seen: set[str] = set()  # tournaments this process knows of (followed, or finished)
+        self._flush: asyncio.Task[None] | None = None
+        self._building = asyncio.Lock()  # one build at a time: an older state never overtakes a newer
+        self._undo_prefix: Callable[[], None] | None = None
         tournaments.started.subscribe(self._started_here)
 
     # ------------------------------------------------------------ sockets
 
-    async def connect(self, player: PlayerPublic) -> tuple[LobbySocket, Message]:
+    async def connect(self, player: PlayerPublic, wants_state: bool = False) -> tuple[LobbySocket, Message]:
         """A new socket of ``player`` and its ``state`` message: the socket is registered before the
         state is read, so that whatever happens after that read reaches it (what happened before
-        is in the state); the player's waiting and live matches in it are followed from now on."""
+        is in the state); the player's waiting and live matches in it are followed from now on.
+        ``wants_state``: its first ``lobby`` message is queued now (then each change)."""
         await self._started()
-        socket = LobbySocket(player.id)
+        socket = LobbySocket(player.id, wants_state=wants_state)
+        self.people[player.id] = player
         mine = self.sockets.setdefault(player.id, [])
         while len(mine) >= self.sockets_per_player:
             mine.pop(0).end(
@@ -177,6 +204,9 @@ class Lobby:
                     seats = tuple(p.id if p is not None else None for p in summary.seats)
                     head = await asyncio.to_thread(self.store.head, match_stream(summary.id))
                     self._track(summary.id, Tracked(seats, summary.tournament, summary.round), head)
+            if wants_state:
+                async with self._building:
+                    await self._send_state(player, [socket])
         except BaseException:
             self.disconnect(socket)
             raise
@@ -193,6 +223,7 @@ class Lobby:
         if mine:
             return
         del self.sockets[socket.player]
+        self.people.pop(socket.player, None)
         for match_id, tracked in list(self.tracked.items()):
             if socket.player in tracked.seats and not self._wanted(tracked.seats):
                 self._untrack(match_id)
@@ -225,15 +256,49 @@ class Lobby:
         await asyncio.shield(start)
 
     async def _begin(self) -> None:
+        loop = asyncio.get_running_loop()
+
+        def grew(stream: str) -> None:  # any thread: a tournament stream grew, here or elsewhere
+            tournament_id = stream.removeprefix(TOURNAMENT_PREFIX)
+            if tournament_id not in self.seen:
+                with contextlib.suppress(RuntimeError):  # the loop has closed: the server has stopped
+                    loop.call_soon_threadsafe(self._found, tournament_id)
+
+        self._undo_prefix = self.store.notifier.on_prefix(TOURNAMENT_PREFIX, grew)
         head = await asyncio.to_thread(self.store.head, MATCHES_STREAM)
         for t in await self.tournaments.all():
+            self.seen.add(t.id)
             if t.status != TOURNAMENT_FINISHED:
                 self._follow_tournament(t)
         self._spawn(self._follow_matches(head))
+        self._spawn(self._scan_tournaments())
+
+    def _found(self, tournament_id: str) -> None:
+        """A tournament stream this process did not know grew (a tournament created here or on
+        another process): followed from its start, and the lobbies drawn again."""
+        if tournament_id in self.seen or self.stopping:
+            return
+        self._follow_from_start(tournament_id)
+        self._dirty()
+
+    async def _scan_tournaments(self) -> None:
+        """What a notification lost while the listener reconnected would have said: every
+        ``follow_poll_seconds`` the tournament streams are listed and any new one followed."""
+        with contextlib.suppress(asyncio.CancelledError):
+            while not self.stopping:
+                await asyncio.sleep(self.store.follow_poll_seconds)
+                try:
+                    heads = await asyncio.to_thread(self.store.stream_heads, TOURNAMENT_PREFIX)
+                except UNAVAILABLE:
+                    continue
+                for stream in heads:
+                    self._found(stream.removeprefix(TOURNAMENT_PREFIX))
 
     def stop_sockets(self) -> None:
         """The server is stopping: every socket closes (1012) and nothing new starts."""
         self.stopping = True
+        if self._undo_prefix is not None:
+            self._undo_prefix()
         for sockets in self.sockets.values():
             for socket in sockets:
                 socket.end(CLOSE_RESTART, "the server is restarting: reconnect")
@@ -246,6 +311,8 @@ class Lobby:
         tasks = [*self._tasks, *(t.task for t in self.tracked.values() if t.task is not None)]
         if self._start is not None:
             tasks.append(self._start)
+        if self._flush is not None:
+            tasks.append(self._flush)
         for task in tasks:
             task.cancel()
         if tasks:
@@ -289,6 +356,7 @@ class Lobby:
         await self._each(MATCHES_STREAM, head, self._registry_event)
 
     async def _registry_event(self, stored: StoredEvent) -> None:
+        self._dirty()
         if stored.type == ServerEventType.MATCH_REGISTERED:
             registered = MatchRegistered.from_payload(stored.data)
             tournament = registered.tournament
@@ -322,12 +390,14 @@ class Lobby:
 
     def _follow_from_start(self, tournament_id: str) -> None:
         t = Tournament(tournament_id)
+        self.seen.add(tournament_id)
         self.followed[tournament_id] = t
         self._spawn(self._each(tournament_stream(tournament_id), 0, lambda e: self._tournament_event(t, e)))
 
     # ------------------------------------------------------------ tournaments
 
     def _follow_tournament(self, t: Tournament) -> None:
+        self.seen.add(t.id)
         self.followed[t.id] = t
         self._spawn(self._each(tournament_stream(t.id), t.version, lambda e: self._tournament_event(t, e)))
 
@@ -339,6 +409,7 @@ class Lobby:
             t.version += 1
             return False
         evolve(t, event, stored.at)
+        self._dirty()
         self._tell(t, event, stored)
         if isinstance(event, TournamentFinished):
             self.followed.pop(t.id, None)
@@ -431,6 +502,8 @@ class Lobby:
             tracked = self.tracked.get(match_id)
             if tracked is None:
                 return True
+            if stored.type in CHANGES_A_LINE:
+                self._dirty()
             if starts_play(stored):
                 self._send(tracked.seats, _match(match_id, LIVE, tracked.tournament, tracked.round))
             elif stored.type == EventType.MATCH_ENDED:
@@ -439,6 +512,54 @@ class Lobby:
             return False
 
         return handle
+
+    # ------------------------------------------------------------ the lobby state
+
+    def _dirty(self) -> None:
+        """Something a lobby line shows may have changed: the states are built again within
+        :data:`COALESCE` seconds (one build for every event until then)."""
+        if self.stopping or (self._flush is not None and not self._flush.done()):
+            return
+        if not any(s.wants_state for sockets in self.sockets.values() for s in sockets):
+            return
+        self._flush = asyncio.ensure_future(self._flush_later())
+
+    async def _flush_later(self) -> None:
+        await asyncio.sleep(COALESCE)
+        self._flush = None  # an event from now on makes another build
+        try:
+            async with self._building:
+                await self._build_all()
+        except UNAVAILABLE as exc:  # the database is away: the next event builds them again
+            log.warning("lobby: the states could not be built: the database is unavailable (%s)", exc)
+        except Exception:
+            log.exception("lobby: the states could not be built")
+
+    async def _build_all(self) -> None:
+        shared = await self.reader.shared()
+        for player_id, sockets in list(self.sockets.items()):
+            wanting = [s for s in sockets if s.wants_state and not s.closed]
+            person = self.people.get(player_id)
+            if wanting and person is not None:
+                await self._send_state(person, wanting, shared)
+
+    async def _send_state(self, player: PlayerPublic, sockets: list[LobbySocket], shared: Any = None) -> None:
+        """Build ``player``'s lobby state and send it to each of ``sockets`` that has not had it;
+        the live matches it shows are followed (their scores move its lines)."""
+        state = await self.reader.state(player, shared)
+        body = state.model_dump(mode="json")
+        for summary in [*state.me.matches, *state.watch]:
+            if summary.status in (WAITING, LIVE) and summary.id not in self.tracked:
+                seats = tuple(p.id if p is not None else None for p in summary.seats)
+                head = await asyncio.to_thread(self.store.head, match_stream(summary.id))
+                self._track(summary.id, Tracked(seats, summary.tournament, summary.round), head)
+        for socket in sockets:
+            if socket.closed or socket.last == body:
+                continue
+            socket.last = body
+            socket.version += 1
+            if not socket.put({"type": "lobby", "version": socket.version, "lobby": body}, self.queued):
+                self.disconnect(socket)
 
 
 def starts_play(stored: StoredEvent) -> bool:

@@ -71,6 +71,21 @@ class LocalNotifier:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._waiters: defaultdict[str, set[Waiter]] = defaultdict(set)
+        self._prefixes: list[tuple[str, Callable[[str], None]]] = []  # (prefix, called with each stream that grew)
+
+    def on_prefix(self, prefix: str, call: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``call(stream)`` (from any thread) whenever a stream starting with ``prefix`` grows,
+        here or (on PostgreSQL) on another process: how a new stream is found. Returns the undo."""
+        entry = (prefix, call)
+        with self._lock:
+            self._prefixes.append(entry)
+
+        def undo() -> None:
+            with self._lock:
+                if entry in self._prefixes:
+                    self._prefixes.remove(entry)
+
+        return undo
 
     def waiter(self, stream: str, known: Callable[[], int] | None = None) -> Waiter:
         """A new waiter for ``stream``; call from inside the follower's event loop."""
@@ -97,8 +112,11 @@ class LocalNotifier:
         """``stream`` grew (to head ``seq``, if known)."""
         with self._lock:
             waiters = list(self._waiters.get(stream, ()))
+            calls = [call for prefix, call in self._prefixes if stream.startswith(prefix)]
         for waiter in waiters:
             waiter.wake(seq)
+        for call in calls:
+            call(stream)
 
     def notify_all(self) -> None:
         with self._lock:
