@@ -96,12 +96,53 @@ def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
+FORFEIT_WORDS = {  # why a seat forfeited (MatchEnding.forfeits' reason), said of that seat
+    "timeouts": "ran out of time",
+    "join_deadline": "did not join in time",
+    "withdrawal": "withdrew",
+    "ruling": "forfeited by a ruling",
+}
+ANNULLED_WORDS = {  # why a match was annulled (MatchEnding.reason)
+    "ruling": "annulled by a ruling",
+    "no_show": "annulled: neither seat joined in time",
+    "withdrawal": "annulled: a withdrawal",
+    "expired": "annulled: the invitation was not taken up",
+}
+
+
+def _ended(summary: Mapping[str, Any]) -> Mapping[str, Any]:
+    """How the match ended, as the summary says (``ended``; {} from a server that does not)."""
+    ended = summary.get("ended")
+    return ended if isinstance(ended, Mapping) else {}
+
+
+def _why(reason: object, you: bool) -> str:
+    words = FORFEIT_WORDS.get(str(reason), "forfeited")
+    if you:
+        return {"ran out of time": "you ran out of time", "did not join in time": "you did not join in time"}.get(
+            words, f"you {words.replace('forfeited by', 'lost by')}"
+        )
+    return words
+
+
 def _result(summary: Mapping[str, Any], seat: int, names: Sequence[str]) -> str:
     """How a finished match of the player at ``seat`` ended: who won (by their seat in the summary,
-    never guessed from who the player is not), and at a table of 3+ the player's own place."""
+    never guessed from who the player is not), how (``you won by forfeit: bob withdrew``, ``bob won:
+    you forfeited (you ran out of time)``, at the round limit), and at a table of 3+ the player's place."""
     winner = summary.get("winner")
     seats = summary.get("seats") or []
     won = next((i for i, p in enumerate(seats) if isinstance(p, Mapping) and p.get("id") == winner), None)
+    ended = _ended(summary)
+    forfeits = [f for f in ended.get("forfeits") or [] if isinstance(f, Mapping)]
+    mine = next((f for f in forfeits if f.get("seat") == seat), None)
+    if ended.get("how") == "forfeit" and won is not None:
+        if won == seat:
+            other = next((f for f in forfeits if f.get("seat") != seat), None)
+            loser = names[int(other["seat"])] if other is not None and int(other["seat"]) < len(names) else "they"
+            why = f": {loser} {_why(other.get('reason'), False)}" if other is not None else ""
+            return f"you won by forfeit{why}"
+        why = f" ({_why(mine.get('reason'), True)})" if mine is not None else ""
+        return f"{names[won]} won: you forfeited{why}"
     if won is None:
         who = "no winner"
     else:
@@ -109,7 +150,12 @@ def _result(summary: Mapping[str, Any], seat: int, names: Sequence[str]) -> str:
     places = summary.get("places")
     if won != seat and isinstance(places, list) and len(places) > 2 and seat < len(places):
         who += f", you came {_ordinal(int(places[seat]))} of {len(places)}"
-    return f"{who} {_scores(summary)}"
+    out = f"{who} {_scores(summary)}"
+    if mine is not None:
+        out += f" (you forfeited: {_why(mine.get('reason'), True)})"
+    if ended.get("how") == "round_limit":
+        out += f" at the round limit ({ended.get('rounds')} rounds)"
+    return out
 
 
 def _entry(summary: Mapping[str, Any], player_id: str, tournament_names: Mapping[str, str]) -> LobbyEntry | None:
@@ -134,7 +180,8 @@ def _entry(summary: Mapping[str, Any], player_id: str, tournament_names: Mapping
     if status == "annulled":
         replaced = summary.get("replaced_by")
         again = f": replayed as {replaced}" if replaced else ""
-        return LobbyEntry("void", match, seat, names, f"void   vs {other} · {where} · annulled by a ruling{again}")
+        why = ANNULLED_WORDS.get(str(_ended(summary).get("reason")), "annulled by a ruling")
+        return LobbyEntry("void", match, seat, names, f"void   vs {other} · {where} · {why}{again}")
     return None
 
 
