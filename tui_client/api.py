@@ -225,7 +225,7 @@ class Api:
     async def open_lobby_socket(self) -> ClientConnection:
         """``WS /api/me/ws``: the player's lobby, live (docs/SERVER.md "The lobby socket"). ApiError
         (status 0) as :meth:`open_socket`: ``final`` for a refused token, ``unreachable`` otherwise."""
-        return await self._connect(ws_url(self.server, "/api/me/ws"), "the lobby socket", (401, 403))
+        return await self._connect(ws_url(self.server, "/api/me/ws?lobby=1"), "the lobby socket", (401, 403))
 
     async def enter_tournament(self, tournament_id: str) -> dict[str, Any]:
         """``POST /api/tournaments/{id}/entries`` with no body: the caller enters an open tournament."""

@@ -354,6 +354,35 @@ def waiting_lines(
     return [f"waiting for {line}" for line in next_lines(me, tournaments, now)]
 
 
+def state_tournaments(state: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The lobby state's tournament names and live matches to watch, in the shape :func:`lobby_entries`
+    and :func:`next_lines` read (``id``, ``name``, ``rounds`` → ``matches``)."""
+    names = state.get("names") or {}
+    out: list[dict[str, Any]] = [{"id": tid, "name": name, "rounds": []} for tid, name in names.items()]
+    out.append({"id": "", "name": "", "rounds": [{"matches": list(state.get("watch") or [])}]})
+    return out
+
+
+def bye_lines(state: Mapping[str, Any], now: datetime | None = None) -> list[str]:
+    """``Swiss round 3: you have the bye (a win without play)`` and ``Swiss round 2: paired when it
+    opens · starts 19:30`` from the lobby state, soonest first."""
+    names = state.get("names") or {}
+    items: list[tuple[str, str]] = []
+    for b in state.get("byes") or []:
+        if isinstance(b, Mapping):
+            title = f"{names.get(b.get('tournament'), b.get('tournament'))} round {b.get('round')}"
+            starts = "" if b.get("opened") else start_words(b.get("starts_at"), now)
+            text = f"{title}: you have the bye (a win without play)" + (f" · {starts}" if starts else "")
+            items.append((str(b.get("starts_at") or "~"), text))
+    for c in state.get("coming") or []:
+        if isinstance(c, Mapping):
+            title = f"{names.get(c.get('tournament'), c.get('tournament'))} round {c.get('round')}"
+            starts = start_words(c.get("starts_at"), now)
+            text = f"{title}: paired when it opens" + (f" · {starts}" if starts else "")
+            items.append((str(c.get("starts_at") or "~"), text))
+    return [text for _at, text in sorted(items)]
+
+
 # ---------------------------------------------------------------- open tournaments
 
 

@@ -40,6 +40,7 @@ from tui_client.lobby_model import (
     LobbyEntry,
     OpenLine,
     Pairing,
+    bye_lines,
     cursor_key,
     dispute_lines,
     is_member,
@@ -52,6 +53,7 @@ from tui_client.lobby_model import (
     pairing_words,
     seat_names,
     seat_of,
+    state_tournaments,
     waiting_lines,
     with_ruling,
 )
@@ -110,8 +112,10 @@ class LobbyLoaded(Message):
         listed: list[dict[str, Any]] | None = None,
         open_details: dict[str, dict[str, Any]] | None = None,
         disputes: list[dict[str, Any]] | None = None,
+        state: dict[str, Any] | None = None,
     ) -> None:
         super().__init__()
+        self.state = state  # the lobby socket's ``lobby`` state these come from (None: fetched)
         self.me = me
         self.tournaments = tournaments
         self.listed = listed or []  # GET /api/tournaments: the newest page, for the lobby's lines
@@ -185,6 +189,8 @@ class LobbyScreen(MinimumSize, Screen[None]):
         self.auto_join = True  # the app's ``auto_join`` (if it has one) says otherwise on mount
         self.feed_state = "connecting"
         self.feed_started = False
+        self.live: dict[str, Any] | None = None  # the latest ``lobby`` state (a server that sends one)
+        self.extra_next: list[str] = []  # byes and rounds not paired yet, from the lobby state
 
     @property
     def play(self) -> PlayHost:
@@ -262,10 +268,26 @@ class LobbyScreen(MinimumSize, Screen[None]):
             return
         self.post_message(SignedIn(credentials, note))
 
+    @staticmethod
+    def _from_state(state: dict[str, Any]) -> LobbyLoaded:
+        """The lobby socket's ``lobby`` state as what the lobby draws (nothing fetched)."""
+        return LobbyLoaded(
+            dict(state.get("me") or {}),
+            state_tournaments(state),
+            list(state.get("tournaments") or []),
+            {},
+            list(state.get("disputes") or []),
+            state=state,
+        )
+
     @work(exclusive=True, group="lobby")
     async def load(self, state: dict[str, Any] | None = None) -> None:
-        """What the lobby lists: ``state`` (the socket's, as GET /api/me says) or GET /api/me,
-        the player's running tournaments, the open ones, and the player's disputes."""
+        """What the lobby lists: the socket's latest ``lobby`` state when there is one; else
+        ``state`` (the socket's, as GET /api/me says) or GET /api/me, the player's running
+        tournaments, the open ones, and the player's disputes."""
+        if self.live is not None:
+            self.post_message(self._from_state(self.live))
+            return
         api = self.play.api
         try:
             me = state if state is not None else await api.me()
@@ -389,6 +411,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
     def on_lobby_loaded(self, message: LobbyLoaded) -> None:
         self.me = message.me
         self.tournaments = message.tournaments
+        self.extra_next = bye_lines(message.state) if message.state is not None else []
         self.pairings = {  # a pairing under way or over is the list's to show now
             match: pairing
             for match, pairing in self.pairings.items()
@@ -406,15 +429,19 @@ class LobbyScreen(MinimumSize, Screen[None]):
         opened = {line.tournament for line in self.open_lines}
         self.tournament_lines = [
             line
-            for line in tournament_lines(
-                message.listed[:MAX_TOURNAMENTS], (str(t.get("id")) for t in message.tournaments)
-            )
+            for line in tournament_lines(message.listed[:MAX_TOURNAMENTS], self._mine(message))
             if line.tournament not in opened
         ]
         self._draw_list()
         self._draw_next()
         self._draw_disputes()
         self._seat_waiting_matches()
+
+    def _mine(self, message: LobbyLoaded) -> list[str]:
+        """The tournaments the player plays in (a lobby state says it by ``entered``)."""
+        if message.state is not None:
+            return [str(t.get("id")) for t in message.listed if t.get("entered")]
+        return [str(t.get("id")) for t in message.tournaments]
 
     def _draw_list(self) -> None:
         options = self.query_one("#matches", OptionList)
@@ -453,6 +480,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
             name = pairing.name or self._tournament_name(pairing.tournament)
             lines.append(pairing_words(pairing, opponent, name, self._doing(match)))
         lines += waiting_lines(self.me or {}, self.tournaments)
+        lines += self.extra_next
         nxt = self.query_one("#next", Static)
         if lines:
             nxt.update("next: " + "\n      ".join(lines))
@@ -525,9 +553,13 @@ class LobbyScreen(MinimumSize, Screen[None]):
     def on_feed_message(self, message: FeedMessage) -> None:
         data = message.data
         kind = data.get("type")
-        if kind == "state":
-            state = {k: v for k, v in data.items() if k != "type"}
-            self.load(state)  # what the server says now replaces what the lobby knew
+        if kind == "lobby" and isinstance(data.get("lobby"), dict):
+            self.live = data["lobby"]  # everything the lobby draws: nothing fetched any more
+            self.post_message(self._from_state(self.live))
+        elif kind == "state":
+            if self.live is None:
+                state = {k: v for k, v in data.items() if k != "type"}
+                self.load(state)  # what the server says now replaces what the lobby knew
         elif kind == "pairing":
             self._pairing(data)
         elif kind == "match":
