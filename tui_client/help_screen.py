@@ -52,6 +52,7 @@ has a button too. Only what the server lists as legal is offered.
   Enter watch a live pairing / replay a finished one
   o open a dispute (director) · Tab next table · r refresh · q back
   p the page of the player highlighted in the standings
+  f every tie-break column / the compact standings · ? this help
 
 [b]A player's page[/b]
   f the chart's family (UNO Duo, classic) · t head-to-head / tournaments

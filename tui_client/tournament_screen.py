@@ -32,6 +32,8 @@ from textual.widgets import DataTable, Footer, Static
 from engine.errors import ReplayUnreadable
 from tui_client.api import Api, ApiError
 from tui_client.dispute_note import DisputeNoteScreen
+from tui_client.help_screen import HelpScreen
+from tui_client.literal import literal, notify_literal
 from tui_client.play_host import PlayHost, host_of
 from tui_client.remote import FetchFailed, fetch_replay
 from tui_client.replay_app import ScrubberScreen, failure_lines
@@ -66,11 +68,12 @@ REFRESH_SECONDS = 3.0
 # the lobby's ``#disputes`` must not reach these widgets, so every rule names its screen).
 TOURNAMENT_CSS = """
 TournamentScreen #tour-title { height: auto; max-height: 2; background: $panel; }
-TournamentScreen #standings { height: auto; max-height: 14; border: round $primary; }
-TournamentScreen #schedule { height: 1fr; min-height: 5; border: round $primary; }
+TournamentScreen #standings { height: auto; max-height: 40%; border: round $primary; }
+TournamentScreen #schedule { height: 1fr; min-height: 7; border: round $primary; }
 TournamentScreen #disputes { height: auto; max-height: 8; border: round #ff5252; display: none; padding: 0; }
 TournamentScreen #disputes.shown { display: block; }
-TournamentScreen #tour-status { height: auto; min-height: 1; }
+TournamentScreen #tour-status { height: auto; display: none; }
+TournamentScreen #tour-status.shown { display: block; }
 TextScreen #tour-title { height: 1; background: $panel; }
 TextScreen #text-body { height: 1fr; border: round $primary; padding: 0 1; }
 MatchScrubber #main { height: 1fr; }
@@ -165,10 +168,11 @@ class MatchScrubber(ScrubberScreen):
         try:
             dispute = await host_of(self).api.open_dispute(match, seq, note)
         except ApiError as error:
-            self.notify(f"the dispute of #{seq} was refused: {error.words()}", severity="error", timeout=6)
+            words = f"the dispute of #{seq} was refused: {error.words()}"  # it may quote a name
+            notify_literal(self, words, severity="error", timeout=6)
             return
         self.sent_disputes.append(dispute)
-        self.notify(f"dispute {dispute.get('id')} of #{seq} sent to the director", timeout=4)
+        notify_literal(self, f"dispute {dispute.get('id')} of #{seq} sent to the director", timeout=4)
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -259,14 +263,17 @@ class TournamentScreen(MinimumSize, Screen[None]):
     Below 60×16 the screen says how big the terminal must be (``too_small``)."""
 
     MIN_SIZE: ClassVar[tuple[int, int]] = (60, 16)
+    # The footer draws these in order and cuts what does not fit: ``?`` (which lists every key)
+    # and ``q`` come first, so that at 60 columns they are still there.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open_row", "watch / replay", key_display="⏎", show=True, priority=False),
-        Binding("o", "open_dispute", "open dispute"),
-        Binding("f", "full_standings", "all tie-breaks"),
-        Binding("tab", "app.focus_next", "next table", show=False),
-        Binding("r", "refresh", "refresh"),
+        Binding("question_mark", "help", "help", key_display="?"),
         Binding("q", "back", "back"),
-        Binding("p", "player", "player's page", show=False),
+        Binding("enter", "open_row", "watch/replay", key_display="⏎", show=True, priority=False),
+        Binding("p", "player", "player"),
+        Binding("f", "full_standings", "tie-breaks"),
+        Binding("o", "open_dispute", "dispute"),
+        Binding("r", "refresh", "refresh", show=False),  # it refreshes by itself every few seconds
+        Binding("tab", "app.focus_next", "next table", show=False),
     ]
 
     def __init__(self, tournament: str, director_token: str | None = None) -> None:
@@ -370,7 +377,10 @@ class TournamentScreen(MinimumSize, Screen[None]):
         self._standing_columns()
 
     def say(self, words: str, style: str = "") -> None:
-        self.query_one("#tour-status", Static).update(Text(words, style=style))
+        """A line under the tables; none (and no room taken from the schedule) when ``words`` is empty."""
+        status = self.query_one("#tour-status", Static)
+        status.update(Text(words, style=style))
+        status.set_class(bool(words), "shown")
 
     # ------------------------------------------------------------ workers
 
@@ -492,8 +502,9 @@ class TournamentScreen(MinimumSize, Screen[None]):
         key = row_key_at(table, cursor)
         table.clear()
         for row_key, cells in rows:
-            height = max([1, *(len(c.plain.split("\n")) for c in cells if isinstance(c, Text))])
-            table.add_row(*cells, key=row_key, height=height)
+            drawn = [literal(c) for c in cells]  # a str cell is read as markup: names are shown as written
+            height = max([1, *(len(c.plain.split("\n")) for c in drawn)])
+            table.add_row(*drawn, key=row_key, height=height)
         if not rows:
             return
         keys = [row_key for row_key, _cells in rows]
@@ -577,6 +588,9 @@ class TournamentScreen(MinimumSize, Screen[None]):
             self.say("no standings yet: nobody to show", "italic")
             return
         self.app.push_screen(PlayerScreen(player))
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 2:

@@ -4,7 +4,6 @@ server app in this process (``httpx.ASGITransport``); the lobby's socket is left
 
 from __future__ import annotations
 
-import asyncio
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,12 +16,10 @@ from fastapi import FastAPI
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from server.app import make_app
-from server.settings import Settings
 from server.store.models import player_tokens_table, players_table
 from tests.tui.helpers import plain, until
+from tests.tui.in_process import SERVER, InProcessApi, served
 from tui_client.accounts import Accounts
-from tui_client.api import Api
 from tui_client.config import ConfigStore
 from tui_client.lobby_screen import LobbyScreen
 from tui_client.play_app import PlayApp, make_play_app
@@ -30,31 +27,13 @@ from tui_client.signin_screen import EXISTING, NEW, SignInScreen
 
 pytestmark = pytest.mark.anyio
 
-SERVER = "http://unoduo.test"
 DIRECTOR = "director-token-for-the-signin-tests"
 PASSWORD = "correct horse battery"
 
 
-class InProcessApi(Api):
-    """The client's connection to the server app in this process; no lobby socket (it waits)."""
-
-    def __init__(self, app: FastAPI) -> None:
-        super().__init__(SERVER, transport=httpx.ASGITransport(app=app))
-
-    async def open_lobby_socket(self) -> Any:
-        await asyncio.Event().wait()
-
-
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[FastAPI]:
-    settings = Settings(
-        database_url=f"sqlite:///{tmp_path / 'signin.sqlite3'}",
-        director_token=DIRECTOR,
-        sqlite_synchronous="NORMAL",
-        bot_think_seconds=0,
-    )
-    app = make_app(settings)
-    async with app.router.lifespan_context(app):
+    async with served(tmp_path / "signin.sqlite3", DIRECTOR) as app:
         yield app
 
 

@@ -82,7 +82,12 @@ async def test_at_60x20_everything_is_there_and_below_the_minimum_the_notice(tmp
         standings = screen.query_one("#standings", DataTable)
         schedule = screen.query_one("#schedule", DataTable)
         assert fits(standings) and standings.region.height >= 5 + 2  # all five players
-        assert schedule.region.height >= 5 and screen.query_one("#tour-status").region.height >= 1
+        status = screen.query_one("#tour-status")
+        assert schedule.region.height >= 5 and status.region.height == 0  # no words: no line taken
+        screen.say("something to say")
+        await pilot.pause()
+        assert status.region.height >= 1 and schedule.region.height >= 5
+        screen.say("")
         await pilot.resize_terminal(59, 20)
         await pilot.pause()
         notice = screen.query_one(TooSmallNotice)
