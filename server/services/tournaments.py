@@ -57,13 +57,12 @@ from server.services.errors import (
 )
 from server.services.live_match import parse_at
 from server.services.matches import MatchService
-from server.services.players import Caller, house_bot_of, resolve_player
+from server.services.players import Caller, ensure_house_bot, house_bot_id, house_bot_of, resolve_player
 from server.services.subscribers import Subscribers
 from server.settings import Settings
 from server.store.errors import UNAVAILABLE, ConcurrencyError
 from server.store.event_store import EventStore
 from server.store.models import MatchSummaryPublic, PlayerPublic
-from server.store.players import get_player, new_token, register_player
 from server.store.read_models import MatchSummary
 from server.store.secrets import match_seed, match_seed_rows, new_server_seed
 from server.store.streams import match_stream
@@ -75,7 +74,6 @@ from server.tournaments.formats import (
     check_start,
     pair_next,
     schedule_at_start,
-    swiss_history,
 )
 from server.tournaments.model import (
     CREATED,
@@ -105,10 +103,10 @@ from server.tournaments.model import (
     fold,
     tournament_stream,
 )
-from server.tournaments.standings import StandingRow
+from server.tournaments.standings import row_score
 from server.tournaments.swiss import SwissError
 from server.tournaments.tables import repeat_meetings
-from server.tournaments.trf import trf_text
+from server.tournaments.trf import tournament_trf
 
 log = logging.getLogger(__name__)
 
@@ -358,18 +356,10 @@ class TournamentService:
         return found
 
     def _bot_entrant(self, tournament_id: str, bot: str, number: int) -> PlayerPublic:
-        player_id = f"bot-{bot}-{tournament_id.removeprefix('t_')}-{number}"
-        register_player(
-            self.store,
-            player_id=player_id,
-            name=f"{bot}-{number}",
-            kind="bot",
-            token=new_token(),
-            command_id=f"tournament-bot-{player_id}",
-        )
-        created = get_player(self.store, player_id)
-        assert created is not None
-        return created
+        """The ``number``-th ``bot`` entered: the server's house bot ``bot-<bot>-<number>`` (named
+        ``greedy``, ``greedy-2``, …), the same player in every tournament and at every table (issue
+        33.2; older tournaments made ``bot-<bot>-<tournament>-<number>`` players of their own)."""
+        return ensure_house_bot(self.store, BOT_PREFIX + bot, number)
 
     async def start(self, tournament_id: str) -> Tournament:
         await self.get(tournament_id)  # 404 for a tournament nobody made
@@ -459,7 +449,7 @@ class TournamentService:
         except UnknownBotError:
             raise PlayerNotFound(entry) from None
         number = 1
-        while f"bot-{bot}-{t.id.removeprefix('t_')}-{number}" in t.players:
+        while house_bot_id(bot, number) in t.players:
             number += 1
         return self._bot_entrant(t.id, bot, number)
 
@@ -1091,15 +1081,6 @@ def _repeats(t: Tournament) -> int | None:
     return repeat_meetings([[p.seats for p in r.pairings] for r in t.rounds])
 
 
-def _score_of(row: StandingRow) -> int:
-    """What ranks first in the row's format: a Swiss's score, a tables tournament's placement
-    points, a round robin's match wins."""
-    for name in ("score", "placement_points"):
-        if name in row.tiebreaks:
-            return row.tiebreaks[name]
-    return row.won
-
-
 def _after(t: Tournament, events: list[TournamentEvent]) -> Tournament:
     """A copy of ``t`` with ``events`` applied but still at ``t``'s version, so that what is
     appended next (the events themselves among it) is appended where ``t`` was folded."""
@@ -1250,7 +1231,7 @@ class TournamentViews:
                     points_for=r.points_for,
                     points_against=r.points_against,
                     withdrawn=r.player in t.withdrawn,
-                    score=_score_of(r),
+                    score=row_score(r),
                     tiebreaks=dict(r.tiebreaks),
                     decided_by=r.decided_by,
                     same_deal=r.same_deal,
@@ -1295,13 +1276,14 @@ class TournamentViews:
 
     def trf(self, t: Tournament) -> str:
         """FIDE TRF-16 of a two-seat tournament's rounds opened so far (NotNow for a tables one),
-        up to the first duplicate round not revealed yet (docs/TOURNAMENTS.md "Duplicate rounds")."""
+        ranked by the standings everyone sees (the same rows as ``public``): a game still being
+        played, or a duplicate round not revealed yet, is left out (docs/TOURNAMENTS.md "The FIDE
+        TRF export")."""
         if not t.two_seats:
             raise NotNow("a TRF report holds two-player games: a tables tournament has none to report")
         shown = {p: self._player(p) for p in t.players}
         names = {p: player_label(who.name, who.kind) for p, who in shown.items()}  # a bot account: "[bot]"
         start = t.created_at[:10] if t.created_at else None
         end = t.finished_at[:10] or None
-        upto = min(t.secret_rounds(), default=t.opened + 1) - 1
-        history = swiss_history(t.revealed_only(), upto)
-        return trf_text(t.name, t.players, names, history, t.planned, start=start, end=end)
+        public = t.revealed_only()
+        return tournament_trf(public, public.standings(self.service.seed(t.id)), names, start=start, end=end)

@@ -11,7 +11,10 @@ tie-break looks at them.
 
 Rows are ordered by :data:`TIEBREAKS`, each name consulted only when all earlier ones are equal.
 The last one, ``lot``, is the player's index in ``lots`` (a permutation of the players the caller
-draws from the tournament's committed seed), so no two rows ever tie and ranks run ``1 … n``.
+draws from the tournament's committed seed), so no two rows ever tie and ranks run ``1 … n`` —
+except among players who have played nothing yet (:func:`places`): level on everything before the
+lot, they share one place and are listed by pairing number (their order in ``players``), so
+before round 1 nobody is ranked by lot.
 
 Points have a direction. In ``uno-duo`` only the loser of a round scores and whoever reaches the
 target loses the match, so a player's own total is bad for them: ``points_difference`` is
@@ -33,6 +36,8 @@ __all__ = [
     "check_players",
     "first_difference",
     "lot_index",
+    "places",
+    "row_score",
     "standings",
 ]
 
@@ -78,7 +83,7 @@ class Result:
 class StandingRow:
     """One player's line of the table."""
 
-    rank: int  # 1-based position; lots break every tie, so ranks are 1..n
+    rank: int  # 1-based place; lots break every tie but among players who have played nothing (places)
     player: str
     played: int  # won + lost (forfeits included)
     won: int
@@ -88,7 +93,9 @@ class StandingRow:
     points_for: int  # the player's own final totals summed over played (non-forfeit) matches
     points_against: int  # the opponents' totals in those matches
     tiebreaks: dict[str, int]  # every column of TIEBREAKS, by name
-    decided_by: str | None  # the tie-break that put this row above the next row; None for the last row
+    decided_by: (
+        str | None
+    )  # the tie-break that put this row above the next row; None: the last row, or one sharing its place with the next
     same_deal: float | None = None  # duplicate rounds: the matchpoint percentage (server.tournaments.duplicate)
 
 
@@ -145,19 +152,54 @@ def standings(
             columns[player]["score"] = scores[player]
             columns[player]["buchholz"] = sum(scores[opponent] for opponent in tally.met)
             columns[player] = {name: columns[player][name] for name in chain}  # in the chain's order
-    order = sorted(players, key=lambda player: chain_sort_key(columns[player], chain))
     return [
-        _row(
-            rank,
-            player,
-            tallies[player],
-            bye_count[player],
-            columns[player],
-            _next_columns(order, rank, columns),
-            chain,
-        )
-        for rank, player in enumerate(order, start=1)
+        _row(rank, player, tallies[player], bye_count[player], columns[player], decided)
+        for player, rank, decided in places(players, columns, {p: t.won + t.lost for p, t in tallies.items()}, chain)
     ]
+
+
+def places(
+    players: Sequence[str], columns: Mapping[str, Mapping[str, int]], played: Mapping[str, int], chain: Sequence[str]
+) -> list[tuple[str, int, str | None]]:
+    """The one ranking of every format's table: ``players`` ordered by ``chain`` (which ends with
+    ``lot``), each with their place and the tie-break that put them above the next row.
+
+    The lot separates players level on everything before it only once one of them has played:
+    players level on everything before the lot who have all played nothing (``played`` 0, e.g.
+    everyone before round 1) share one place, listed in their order in ``players`` (the pairing
+    numbers), ``decided_by`` None between them: a drawn lot never looks like a ranking.
+    """
+    order = sorted(players, key=lambda player: chain_sort_key(columns[player], chain))
+    before_lot = [name for name in chain if name != "lot"]
+    pairing = {player: index for index, player in enumerate(players)}
+    runs: list[list[str]] = []
+    for player in order:
+        if runs and all(columns[player][n] == columns[runs[-1][0]][n] for n in before_lot):
+            runs[-1].append(player)
+        else:
+            runs.append([player])
+    out: list[tuple[str, int, str | None]] = []
+    for index, run in enumerate(runs):
+        shared = len(run) > 1 and all(played[player] == 0 for player in run)
+        members = sorted(run, key=pairing.__getitem__) if shared else run
+        below = runs[index + 1][0] if index + 1 < len(runs) else None
+        for k, player in enumerate(members):
+            rank = len(out) + 1 - (k if shared else 0)
+            if k + 1 < len(members):
+                decided = None if shared else first_difference(columns[player], columns[members[k + 1]], chain)
+            else:
+                decided = first_difference(columns[player], None if below is None else columns[below], chain)
+            out.append((player, rank, decided))
+    return out
+
+
+def row_score(row: StandingRow) -> int:
+    """What ranks first in the row's format: a Swiss's score, a tables tournament's placement
+    points, a round robin's match wins (the points column of every export)."""
+    for name in ("score", "placement_points"):
+        if name in row.tiebreaks:
+            return row.tiebreaks[name]
+    return row.won
 
 
 def check_players(players: Sequence[str]) -> None:
@@ -266,11 +308,6 @@ def chain_sort_key(columns: Mapping[str, int], chain: Sequence[str]) -> tuple[in
     return tuple(columns[name] if name in _FEWER_RANKS_HIGHER else -columns[name] for name in chain)
 
 
-def _next_columns(order: Sequence[str], rank: int, columns: Mapping[str, dict[str, int]]) -> dict[str, int] | None:
-    """The tie-break columns of the row below rank ``rank`` (1-based), or None for the last row."""
-    return columns[order[rank]] if rank < len(order) else None
-
-
 def first_difference(upper: Mapping[str, int], lower: Mapping[str, int] | None, chain: Sequence[str]) -> str | None:
     """The first tie-break on which two adjacent rows differ (None when there is no row below)."""
     if lower is None:
@@ -284,8 +321,7 @@ def _row(
     tally: _Tally,
     byes: int,
     columns: dict[str, int],
-    below: dict[str, int] | None,
-    chain: Sequence[str],
+    decided_by: str | None,
 ) -> StandingRow:
     """One line of the table."""
     return StandingRow(
@@ -299,5 +335,5 @@ def _row(
         points_for=tally.points_for,
         points_against=tally.points_against,
         tiebreaks=dict(columns),
-        decided_by=first_difference(columns, below, chain),
+        decided_by=decided_by,
     )

@@ -13,7 +13,9 @@ list; by default ``k-1, k-2, ..., 0`` for the preferred table size ``k``). Seats
    the winner of a round scores, so a higher total is better);
 3. ``firsts``: the tables the player won (place 1), more ranks higher;
 4. ``lot``: the player's index in ``lots`` (a permutation the caller draws from the tournament's
-   committed seed), lower ranks higher; no two players share it, so ranks run ``1 ... n``.
+   committed seed), lower ranks higher; no two players share it, so ranks run ``1 ... n`` —
+   except among players who have played no table yet, who share one place in pairing order
+   (:func:`server.tournaments.standings.places`, the one ranking of every format).
 
 Rows are :class:`server.tournaments.standings.StandingRow`, the shape every format shares:
 ``played`` tables, ``won`` = firsts, ``lost`` = the rest, no byes, ``forfeits`` = tables where the
@@ -27,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from server.tournaments.standings import StandingRow, chain_sort_key, check_players, first_difference, lot_index
+from server.tournaments.standings import StandingRow, check_players, lot_index, places
 
 __all__ = [
     "TABLE_TIEBREAKS",
@@ -95,12 +97,11 @@ def table_standings(
         _check_table(result, known)
         _add_table(tallies, result, points)
     columns = {player: _columns(tally, lots_at[player]) for player, tally in tallies.items()}
-    order = sorted(players, key=lambda player: chain_sort_key(columns[player], TABLE_TIEBREAKS))
-    rows: list[StandingRow] = []
-    for rank, player in enumerate(order, start=1):
-        below = columns[order[rank]] if rank < len(order) else None
-        rows.append(_row(rank, player, tallies[player], columns[player], below))
-    return rows
+    played = {player: tally.played for player, tally in tallies.items()}
+    return [
+        _row(rank, player, tallies[player], columns[player], decided)
+        for player, rank, decided in places(players, columns, played, TABLE_TIEBREAKS)
+    ]
 
 
 def _check_table(result: TableResult, known: frozenset[str]) -> None:
@@ -141,7 +142,7 @@ def _columns(tally: _Tally, lot: int) -> dict[str, int]:
     }
 
 
-def _row(rank: int, player: str, tally: _Tally, columns: dict[str, int], below: dict[str, int] | None) -> StandingRow:
+def _row(rank: int, player: str, tally: _Tally, columns: dict[str, int], decided_by: str | None) -> StandingRow:
     return StandingRow(
         rank=rank,
         player=player,
@@ -153,5 +154,5 @@ def _row(rank: int, player: str, tally: _Tally, columns: dict[str, int], below: 
         points_for=tally.points_for,
         points_against=tally.points_against,
         tiebreaks=dict(columns),
-        decided_by=first_difference(columns, below, TABLE_TIEBREAKS),
+        decided_by=decided_by,
     )

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from server.tournaments.standings import TIEBREAKS, Result, StandingRow, standings
+from server.tournaments.standings import SWISS_TIEBREAKS, TIEBREAKS, Result, StandingRow, standings
 
 # --- helpers -----------------------------------------------------------------------------------
 
@@ -198,16 +198,33 @@ def test_lots_decide_when_all_else_is_equal() -> None:
     assert [row.tiebreaks["lot"] for row in rows] == [1, 3, 0, 2]
 
 
-def test_players_without_results_appear_with_zeros_and_are_ordered_by_lot() -> None:
+def test_players_without_results_share_one_place_in_pairing_order_not_by_lot() -> None:
+    """Issue 33.7: before round 1 the standings were ranked by lot (a bot on top); players who
+    have played nothing are equal, so they share a place, listed by pairing number."""
     rows = table(["A", "B", "C"], [], lots=["C", "A", "B"])
-    assert order(rows) == ["C", "A", "B"]
-    assert decided(rows) == ["lot", "lot", None]
+    assert order(rows) == ["A", "B", "C"]
+    assert [row.rank for row in rows] == [1, 1, 1]
+    assert decided(rows) == [None, None, None]
     for row in rows:
         assert (row.played, row.won, row.lost, row.byes, row.forfeits) == (0, 0, 0, 0, 0)
         assert (row.points_for, row.points_against) == (0, 0)
         assert {name: value for name, value in row.tiebreaks.items() if name != "lot"} == dict.fromkeys(
             TIEBREAKS[:-1], 0
         )
+
+
+def test_a_swiss_round_1_bye_ranks_first_and_everyone_else_shares_the_next_place() -> None:
+    rows = standings(["A", "B", "C"], [], {"C": 1}, ["B", "A", "C"], chain=SWISS_TIEBREAKS)
+    assert order(rows) == ["C", "A", "B"] and [row.rank for row in rows] == [1, 2, 2]
+    assert decided(rows) == ["score", None, None]
+
+
+def test_the_lot_still_separates_equals_once_one_of_them_has_played() -> None:
+    # B lost by forfeit (no points, so level with C on everything before the lot): the lot decides
+    results = [Result("A", "B", "A", (0, 0), forfeit=True)]
+    rows = table(["A", "B", "C"], results, lots=["C", "B", "A"])
+    assert order(rows) == ["A", "C", "B"] and [row.rank for row in rows] == [1, 2, 3]
+    assert decided(rows) == ["match_wins", "lot", None]
 
 
 def test_every_row_carries_every_tiebreak() -> None:

@@ -47,7 +47,7 @@ def test_player_line_columns() -> None:
     assert field(a, 5, 8) == "   1"
     assert field(a, 15, 47) == "Ann".ljust(33)
     assert field(a, 81, 84) == " 2.0"  # a win and a forfeit win
-    assert field(a, 86, 89) == "   1"
+    assert field(a, 86, 89) == "    "  # a pairing program's input ranks nobody: a report is ranked by its standings
     assert field(a, 90, 99) == "     3 w 1"  # round 1: beat start rank 3 with white
     assert field(a, 100, 109) == "     2 b +"  # round 2: forfeit win against b, black
     assert len(a) == 109
@@ -63,11 +63,12 @@ def test_result_codes_bye_forfeits_and_double_forfeit() -> None:
     assert field(lines[5], 15, 47) == NAMES["e"][:33]  # names are cut to the 33 columns
 
 
-def test_ranks_by_score_then_start_rank() -> None:
+def test_a_pairing_input_has_no_rank_of_its_own() -> None:
+    """Issue 33.3: the TRF ranked by score then pairing number, not by the published tie-breaks;
+    the only ranks written now are the standings' (server.tournaments.trf.tournament_trf)."""
     lines = player_lines(trf_text("T", PLAYERS, NAMES, HISTORY, 5))
-    ranks = {start: int(field(line, 86, 89)) for start, line in lines.items()}
-    # scores: a 2, b 1, c 1, d 0, e 1
-    assert ranks == {1: 1, 2: 2, 3: 3, 5: 4, 4: 5}
+    assert {field(line, 86, 89) for line in lines.values()} == {"    "}
+    assert {field(line, 81, 84) for line in lines.values()} == {" 2.0", " 1.0", " 0.0"}
 
 
 def test_absent_rounds_and_the_next_round_marker() -> None:
