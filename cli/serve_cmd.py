@@ -3,7 +3,9 @@
 The port is bound first, before the database is migrated or a director token is made: a
 server that cannot listen stops (exit 2) without using anything up. Uvicorn is then handed
 that bound socket. On Ctrl-C the open event streams are ended at once (``begin_shutdown``), so
-the server stops quickly and quietly instead of waiting for them to time out.
+the server stops quickly and quietly instead of waiting for them to time out. Ctrl-C and SIGTERM
+are the process's own from its first line (:class:`StopRequests`): a stop asked at any moment,
+even during start-up, is kept and obeyed, never an exception that could be lost.
 
 ``--workers N`` (N > 1, PostgreSQL only) runs N such servers on the one port under a small
 supervisor: :mod:`cli.serve_workers`.
@@ -11,11 +13,16 @@ supervisor: :mod:`cli.serve_workers`.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import gc
 import os
 import resource
+import signal
 import socket
+import threading
+from collections.abc import Iterator
+from types import FrameType
 from typing import TYPE_CHECKING
 
 import typer
@@ -30,6 +37,48 @@ if TYPE_CHECKING:
 
 GRACEFUL_SHUTDOWN_SECONDS = 2  # what a request still running at Ctrl-C gets to finish
 MAX_WORKERS = 64  # --workers
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class StopRequests:
+    """Ctrl-C (SIGINT) and SIGTERM received by this process, counted by its own handler.
+
+    Python's own Ctrl-C raises KeyboardInterrupt in whatever frame runs when the signal is
+    handled. In a garbage collector's callback (SQLAlchemy's connection-pool finalizers) such an
+    exception is printed as "Exception ignored" and lost: a server stopped while it started went
+    on to serve for ever (a CI run's "the server did not stop on Ctrl-C", issue 33). Here a stop
+    is a count that nothing can lose: the server made afterwards sees it (:func:`_server`: it
+    stops as soon as it has started, through its normal shutdown), and while it serves uvicorn's
+    own handlers take Ctrl-C the same way (a first one stops gracefully, a second at once).
+    A second stop before the server serves forces: KeyboardInterrupt, as a migration or a
+    recovery that takes too long must be left (``forcing`` is turned off once it serves, so the
+    signals uvicorn passes on after its shutdown only count).
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.forcing = True
+
+    def _on_signal(self, _signum: int, _frame: FrameType | None) -> None:
+        self.count += 1
+        if self.count > 1 and self.forcing:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[StopRequests]:
+        """This object's handler for Ctrl-C and SIGTERM while the block runs; the previous ones after.
+        Only the main thread may handle signals: elsewhere (a test's runner thread) nothing changes."""
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        previous = {sig: signal.signal(sig, self._on_signal) for sig in STOP_SIGNALS}
+        try:
+            yield self
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -146,17 +195,31 @@ BACKLOG = 511  # the kernel's queue of connections not yet accepted (Linux caps 
 
 
 def _server(
-    app: FastAPI, settings: Settings, *, peer_ports: frozenset[int] = frozenset(), parent: int | None = None
+    app: FastAPI,
+    settings: Settings,
+    stop: StopRequests,
+    *,
+    peer_ports: frozenset[int] = frozenset(),
+    parent: int | None = None,
 ) -> uvicorn.Server:
-    """The server of ``app``. ``parent``: the pid of the supervisor of ``--workers``; when it is gone
-    (the worker was orphaned: killed with it, its parent's ``kill -9``), the server stops by itself."""
+    """The server of ``app``; it stops once ``stop`` has counted a request (one made before it ran
+    too: it then starts and at once shuts down). ``parent``: the pid of the supervisor of
+    ``--workers``; when it is gone (the worker was orphaned: killed with it, its parent's ``kill
+    -9``), the server stops by itself."""
     import uvicorn
 
     from server.app import begin_shutdown
     from server.log_redaction import redact_uvicorn_logs
 
     class Server(uvicorn.Server):
+        async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+            stop.forcing = False  # from here uvicorn's handlers take the signals; what it passes on only counts
+            await super().serve(sockets)
+
         async def on_tick(self, counter: int) -> bool:
+            if stop.count:  # asked before uvicorn's handlers were in place
+                self.should_exit = True
+                self.force_exit = self.force_exit or stop.count > 1
             if counter and counter % (COLLECT_SECONDS * TICKS_PER_SECOND) == 0:
                 gc.collect()  # on the event loop's thread: finalizers of loop objects run where they belong
             if parent is not None and counter % TICKS_PER_SECOND == 0 and os.getppid() != parent:
@@ -203,6 +266,15 @@ def serve(
     also listening on a private port of its own (on UNODUO_PEER_HOST) for what other servers
     forward to it (docs/SERVER.md "Several workers on one host").
     """
+    with StopRequests().installed() as stop:
+        try:
+            _serve(stop, host, port, db, workers)
+        except KeyboardInterrupt:  # a second Ctrl-C before the server served
+            typer.echo("unoduo serve: stopped at once (a second Ctrl-C) before it served", err=True)
+            raise typer.Exit(130) from None
+
+
+def _serve(stop: StopRequests, host: str, port: int, db: str | None, workers: int) -> None:
     from server.db import DatabaseURLError, normalize_url, url_or_path
 
     try:
@@ -220,7 +292,7 @@ def serve(
     if workers > 1:
         from cli.serve_workers import serve_workers
 
-        serve_workers(settings, host, port, workers)
+        serve_workers(settings, host, port, workers, stop)
         return
     if not settings.peer_url:
         settings = settings.model_copy(update={"peer_url": peer_url(host, port)})
@@ -232,12 +304,9 @@ def serve(
             typer.echo(f"director token (shown only now; the server keeps its hash): {token}")
         url = base_url(host, port)
         typer.echo(f"unoduo server on {url}: API docs at {url}/docs, OpenAPI at {url}/openapi.json")
-        server = _server(app, settings)
+        server = _server(app, settings, stop)
         tune_garbage_collector()
-        try:
-            server.run(sockets=[sock])
-        except KeyboardInterrupt:  # uvicorn passes Ctrl-C on after its graceful shutdown
-            pass
+        server.run(sockets=[sock])
     finally:
         sock.close()
     if not server.started:

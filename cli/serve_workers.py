@@ -11,7 +11,11 @@ Connections to the private port are not counted against the per-address cap (the
 from a few peers). PostgreSQL only: a SQLite database is one process's.
 
 Ctrl-C or SIGTERM to the supervisor stops every worker gracefully (SIGTERM to each: it stops as
-a single server does at Ctrl-C); a second Ctrl-C makes them stop at once. The supervisor exits
+a single server does at Ctrl-C); a second Ctrl-C makes them stop at once. Every process counts
+its stops with its own handler from its start (:class:`cli.serve_cmd.StopRequests`): a stop that
+reaches a worker still starting, or the supervisor while it prepares the database, is obeyed as
+soon as that is done (a worker's server starts and at once shuts down; the supervisor starts no
+workers), never lost. The supervisor exits
 when they all have. A worker that exits on its own (a crash, ``kill -9``) is started again after
 :data:`RESTART_PAUSE_SECONDS`; one that stops :data:`STOPS_IN_A_BURST` times within
 :data:`BURST_SECONDS` stops the whole server (exit 1) instead. A worker whose supervisor is gone
@@ -29,13 +33,13 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from types import FrameType
 
 import typer
 
 from cli.db_guard import guarded
 from cli.serve_cmd import (
     BACKLOG,
+    StopRequests,
     _bind_or_exit,
     _server,
     base_url,
@@ -52,7 +56,7 @@ STOP_SECONDS = 30.0  # what the workers get to stop after Ctrl-C before they are
 POLL_SECONDS = 0.1  # how often the supervisor looks at its workers
 
 
-def serve_workers(settings: Settings, host: str, port: int, workers: int) -> None:
+def serve_workers(settings: Settings, host: str, port: int, workers: int, stop: StopRequests) -> None:
     """``unoduo serve --workers N`` (N > 1): exit 2 on SQLite, else supervise until Ctrl-C."""
     from server.db import normalize_url
 
@@ -83,9 +87,12 @@ def serve_workers(settings: Settings, host: str, port: int, workers: int) -> Non
         url = base_url(host, port)
         typer.echo(f"unoduo server on {url}: API docs at {url}/docs, OpenAPI at {url}/openapi.json")
         typer.echo(f"unoduo serve: {workers} workers share port {port}; Ctrl-C stops them all")
+        if stop.count:  # Ctrl-C while the database was being prepared
+            typer.echo("unoduo serve: stopped before the workers started")
+            return
         listener.listen(BACKLOG)  # connections wait in the kernel's queue while no worker takes them yet
         environment = {**os.environ, "UNODUO_DATABASE_URL": settings.database_url}
-        code = Supervisor(listener, workers, environment).run()
+        code = Supervisor(listener, workers, environment, stop).run()
     finally:
         listener.close()
     if code:
@@ -130,17 +137,17 @@ class Worker:
 class Supervisor:
     """Starts the workers on ``listener``, restarts those that die, stops them all on Ctrl-C/SIGTERM."""
 
-    def __init__(self, listener: socket.socket, count: int, environment: dict[str, str]) -> None:
+    def __init__(
+        self, listener: socket.socket, count: int, environment: dict[str, str], stop: StopRequests | None = None
+    ) -> None:
         self.listener = listener
         self.count = count
         self.environment = environment
         self.workers: list[Worker] = []
-        self.stops_asked = 0  # Ctrl-Cs and SIGTERMs received
+        self.stop = stop if stop is not None else StopRequests()  # Ctrl-Cs and SIGTERMs received
+        self.stops_asked = 0  # the supervisor's own stops (a worker that keeps dying)
         self.stops_sent = 0
         self.failed = False
-
-    def _ask_stop(self, _signum: int, _frame: FrameType | None) -> None:
-        self.stops_asked += 1
 
     def _start(self, number: int) -> subprocess.Popen[bytes]:
         fd = self.listener.fileno()
@@ -151,20 +158,24 @@ class Supervisor:
 
     def run(self) -> int:
         """Supervise until every worker has stopped after a stop; 0, or 1 if a worker kept dying."""
-        handled = (signal.SIGINT, signal.SIGTERM)
-        previous = {sig: signal.signal(sig, self._ask_stop) for sig in handled}
+        with self.stop.installed():
+            self.stop.forcing = False  # a second Ctrl-C is passed on to the workers: they stop at once
+            return self._supervise()
+
+    def _supervise(self) -> int:
         try:
             self.workers = [Worker(n, self._start(n)) for n in range(1, self.count + 1)]
             stop_deadline: float | None = None
             while True:
-                if self.stops_asked > self.stops_sent:
+                asked = self.stop.count + self.stops_asked
+                if asked > self.stops_sent:
                     if stop_deadline is None:
                         live = sum(w.process.poll() is None for w in self.workers)
                         typer.echo(f"unoduo serve: stopping {live} workers")
                         stop_deadline = time.monotonic() + STOP_SECONDS
                     # First a graceful stop; another Ctrl-C is uvicorn's "stop at once" (a second SIGINT).
                     self._signal_all(signal.SIGTERM if self.stops_sent == 0 else signal.SIGINT)
-                    self.stops_sent = self.stops_asked
+                    self.stops_sent = asked
                 if stop_deadline is not None:
                     if all(w.process.poll() is not None for w in self.workers):
                         break
@@ -177,9 +188,6 @@ class Supervisor:
         except BaseException:  # the supervisor itself failed (it could not start a process): stop them all
             self._signal_all(signal.SIGTERM)
             raise
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
         return 1 if self.failed else 0
 
     def _look_after_workers(self) -> None:
@@ -233,7 +241,15 @@ class Supervisor:
 def worker(fd: int, number: int, parent: int) -> None:
     """One worker: serve the inherited listening socket ``fd`` and a private peer port, until the
     supervisor (pid ``parent``) stops it (SIGTERM) or is gone."""
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # the supervisor's stop, as Ctrl-C
+    with StopRequests().installed() as stop:  # the supervisor's stop (SIGTERM, then SIGINT), counted from now
+        try:
+            _work(fd, number, parent, stop)
+        except KeyboardInterrupt:  # a second stop before the server served
+            typer.echo(f"unoduo serve: worker {number} stopped at once before it served", err=True)
+            raise typer.Exit(130) from None
+
+
+def _work(fd: int, number: int, parent: int, stop: StopRequests) -> None:
     settings = Settings()  # the supervisor's environment, its database URL included
     shared = socket.socket(fileno=fd)
     try:
@@ -249,12 +265,9 @@ def worker(fd: int, number: int, parent: int) -> None:
             settings = settings.model_copy(update={"peer_url": peer_url(settings.peer_host, peer_port)})
             app = guarded("unoduo serve", lambda: make_app(settings))
             typer.echo(f"worker {number} (pid {os.getpid()}): other servers reach it at {settings.peer_url}")
-            server = _server(app, settings, peer_ports=frozenset({peer_port}), parent=parent)
+            server = _server(app, settings, stop, peer_ports=frozenset({peer_port}), parent=parent)
             tune_garbage_collector()
-            try:
-                server.run(sockets=[shared, private])
-            except KeyboardInterrupt:  # uvicorn passes the stop on after its graceful shutdown
-                pass
+            server.run(sockets=[shared, private])
         finally:
             private.close()
     finally:
