@@ -40,6 +40,24 @@ def house_bot_of_id(player_id: object) -> str | None:
     return found.group(1) if found else None
 
 
+def house_bot_name(bot: str, number: int = 1) -> str:
+    """The name the ``number``-th house bot of engine ``bot`` goes by (issue 33.2): the engine's
+    name alone (``greedy``), with a number only for the second and later of one engine, which a
+    table (or a tournament) seats when it has several (``greedy-2``). Ids are not names: the id
+    stays ``bot-greedy-1``, and what events recorded stays as it was (``greedy-1`` in an older
+    match's ``names``)."""
+    return bot if number == 1 else f"{bot}-{number}"
+
+
+def house_bot_name_of_id(player_id: object) -> str | None:
+    """The name of the house bot whose id is ``player_id`` (``bot-greedy-2`` and an older
+    tournament's ``bot-greedy-<tournament>-2`` -> ``greedy-2``), else None."""
+    bot = house_bot_of_id(player_id)
+    if bot is None:
+        return None
+    return house_bot_name(bot, int(str(player_id).rsplit("-", 1)[1]))
+
+
 @dataclass(frozen=True)
 class BotMismatch:
     """The first house-bot move that is not what its bot makes with its chance."""

@@ -1,10 +1,13 @@
 """Players: registration, who a token belongs to, naming a player, and the house bots.
 
 A house bot (``bot:greedy``, ``bot:random``, … one per module of ``engine.bots``) is a bot
-player with the fixed id ``bot-<name>-1`` and the name ``<name>-1``, registered once under a
-fixed command id, so creating it on demand from several requests at once registers it once.
-A table with several bots of one kind seats ``bot-<name>-1``, ``bot-<name>-2``, … (at most nine
-of each kind on a server: a table has ten seats), each a player of its own.
+player with the fixed id ``bot-<name>-1`` and the name ``<name>`` (``greedy``), registered once
+under a fixed command id, so creating it on demand from several requests at once registers it once.
+A table (or a tournament) with several bots of one kind seats ``bot-<name>-1``, ``bot-<name>-2``,
+… named ``greedy``, ``greedy-2``, … (``engine.house_bots.house_bot_name``), each a player of its
+own, the same players at every table and in every tournament: a house bot's name is unique on the
+server and says what it is. (Servers before issue 33 named them ``greedy-1`` and made every
+tournament bot players of its own, ``bot-greedy-<tournament>-<n>``; migration 0011 renamed them.)
 Its token is random and never shown: bots do not call the API, the server moves for them.
 
 :func:`resolve_player` is the one way the API turns what someone typed (an id, a name, or
@@ -16,12 +19,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.bots import BOT_PREFIX, UnknownBotError, bot_names, normalize_bot_name
-from engine.house_bots import house_bot_of_id
+from engine.house_bots import house_bot_name, house_bot_of_id
 from engine.seat_names import BOT_ACCOUNT_LABEL
 from server.names import NameRefused, check_name, folded, name_key
 from server.services.errors import AmbiguousName, Malformed, NameTaken, PlayerNotFound
@@ -190,6 +194,9 @@ def resolve_player(store: EventStore, text: str) -> PlayerPublic:
         by_id = get_player(store, entry)
         if by_id is not None:
             return by_id
+    house_bot = house_bot_named(store, entry)
+    if house_bot is not None:
+        return house_bot
     named = players_named(store, name_key(entry))
     if not named:
         raise PlayerNotFound(entry)
@@ -200,6 +207,20 @@ def resolve_player(store: EventStore, text: str) -> PlayerPublic:
 
 def house_bot_id(bot: str, number: int = 1) -> str:
     return f"bot-{bot}-{number}"
+
+
+HOUSE_BOT_NAME = re.compile(r"([a-z0-9_]+)(?:-([1-9][0-9]{0,3}))?")
+
+
+def house_bot_named(store: EventStore, entry: str) -> PlayerPublic | None:
+    """The house bot ``entry`` names, if it exists: ``greedy`` (and ``greedy-1``, its name before
+    issue 33) is ``bot-greedy-1``, ``greedy-2`` is ``bot-greedy-2``. Found by its id, so the many
+    tournament bots an older server made under one name never make the name ambiguous; nothing is
+    created here (``bot:NAME`` does that)."""
+    found = HOUSE_BOT_NAME.fullmatch(folded(entry))
+    if found is None or found.group(1) not in bot_names():
+        return None
+    return get_player(store, house_bot_id(found.group(1), int(found.group(2) or 1)))
 
 
 def house_bot_of(player: PlayerPublic) -> str | None:
@@ -221,7 +242,7 @@ def ensure_house_bot(store: EventStore, entry: str, number: int = 1) -> PlayerPu
     register_player(
         store,
         player_id=player_id,
-        name=f"{bot}-{number}",
+        name=house_bot_name(bot, number),
         kind="bot",
         token=new_token(),
         command_id=f"house-bot-{bot}" if number == 1 else f"house-bot-{bot}-{number}",

@@ -87,30 +87,30 @@ def test_player_show_prints_anns_page_in_80_columns(served: dict[str, Any]) -> N
     # Casual matches are not rated: both families as a newcomer's, marked provisional.
     assert f"UNO Duo  {rating_of(page, 'uno-duo').text} · provisional · 0 games" in text
     assert "last matches (newest first, 2 of 2)" in text
-    assert "greedy-1 [bot]" in text and "random-1 [bot]" in text and "casual" in text
+    assert "greedy [bot]" in text and "random [bot]" in text and "casual" in text
     results = {item["result"] for item in page["history"]}
     assert results <= {"won", "lost"} and all(r in text for r in results)
     assert "head-to-head (most played first)" in text
     as_json = player("show", "ann", "--json", url=base)
     assert as_json.exit_code == 0 and json.loads(as_json.stdout) == page
     # The casual house bot by its id: a tournament's house bots are players of their own, of the same names.
-    greedy = next(h["opponent"]["id"] for h in page["head_to_head"] if h["opponent"]["name"] == "greedy-1")
+    greedy = next(h["opponent"]["id"] for h in page["head_to_head"] if h["opponent"]["name"] == "greedy")
     versus = player("show", "ann", "--versus", greedy, url=base)
     assert versus.exit_code == 0, versus.output
-    assert versus.stdout.startswith("ann vs greedy-1 [bot]: 1 played, ")
+    assert versus.stdout.startswith("ann vs greedy [bot]: 1 played, ")
     missing = player("show", "nobody", url=base)
     assert missing.exit_code == 1 and missing.stdout == "" and "not_found" in missing.stderr
 
 
 def test_a_house_bots_rated_matches_draw_its_sparkline(served: dict[str, Any]) -> None:
     base = served["base"]
-    bot = next(p for p in served["tournament"]["players"] if p["name"] == "random-1")
+    bot = next(p for p in served["tournament"]["players"] if p["name"] == "random")
     page = page_of(base, bot["id"])
     series = chart_series(page, "uno-duo")
     assert len(series.values) >= 2, page["rating_history"]  # its two tournament matches, rated
     shown = player("show", bot["id"], url=base)
     assert shown.exit_code == 0, shown.output
-    assert shown.stdout.startswith(f"random-1  ({bot['id']}, bot)")
+    assert shown.stdout.startswith(f"random  ({bot['id']}, bot)")
     spark = next(line for line in shown.stdout.splitlines() if series.summary in line)
     assert set(spark.split()[0]) <= set("▁▂▃▄▅▆▇█")
     assert "Bot night r" in shown.stdout and "Bot night" in shown.stdout.split("tournaments")[-1]
@@ -119,7 +119,7 @@ def test_a_house_bots_rated_matches_draw_its_sparkline(served: dict[str, Any]) -
 @pytest.mark.anyio
 async def test_the_player_screen_on_a_real_server(served: dict[str, Any], tmp_path: Path) -> None:
     base = served["base"]
-    bot = next(p for p in served["tournament"]["players"] if p["name"] == "random-1")
+    bot = next(p for p in served["tournament"]["players"] if p["name"] == "random")
     async with make_play_app(base, config_dir=tmp_path, player=bot["id"]).run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: isinstance(pilot.app.screen, PlayerScreen), "the player screen")
         screen = pilot.app.screen
@@ -132,7 +132,7 @@ async def test_the_player_screen_on_a_real_server(served: dict[str, Any], tmp_pa
         history = screen.query_one("#history", DataTable)
         opponents = {str(history.get_row_at(r)[1]) for r in range(history.row_count)}
         # One bot, one page: its two tournament matches against the two greedy bots and the casual
-        # random-1's match against ann (its own name is no opponent).
+        # random's match against ann (its own name is no opponent).
         assert history.row_count == 3 and "ann" in opponents
         assert all(o.startswith("greedy-") and o.endswith(" [bot]") for o in opponents - {"ann"})
         assert {str(history.get_row_at(r)[5]) for r in range(2)} <= {"Bot night r1", "Bot night r2", "Bot night r3"}

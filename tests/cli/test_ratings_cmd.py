@@ -28,6 +28,6 @@ def test_rebuild_folds_the_same_ratings_and_list_ranks_them(url: str) -> None:
         assert listed.exit_code == 0, listed.output
         lines = listed.output.splitlines()
         assert lines[0].split()[:2] == ["#", "player"] and len(lines) == 3
-        assert {line.split()[1] for line in lines[1:]} == {"greedy-1", "random-1"}
+        assert {line.split()[1] for line in lines[1:]} == {"greedy", "random"}
         assert all(line.split()[2].endswith("?") for line in lines[1:])  # two matches: still provisional
         assert runner.invoke(app, ["ratings", "list", "--db", url, "--family", "chess"]).exit_code == 2

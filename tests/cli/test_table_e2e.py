@@ -151,7 +151,7 @@ def test_a_table_of_two_people_and_three_bots_plays_over_sockets_and_verifies(tm
         match_id = summary["id"]
         seats = [p["id"] for p in summary["seats"]]
         assert seats[0] == bob and seats[2] == ada and summary["status"] == "waiting"
-        assert [p["name"] for p in summary["seats"]] == ["bob", "greedy-1", "ada", "random-1", "greedy-2"]
+        assert [p["name"] for p in summary["seats"]] == ["bob", "greedy", "ada", "random", "greedy-2"]
         assert match_id in [m["id"] for m in ok(http.get("/api/me", headers=bob_headers))["matches"]]
 
         watchers = [

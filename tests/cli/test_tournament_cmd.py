@@ -122,7 +122,7 @@ def test_create_start_and_show(base: str) -> None:
     t = shown(base, tournament_id)
     assert t["status"] == "created" and t["rules"]["target"] == 30
     names = [p["name"] for p in t["players"]]
-    assert names == ["greedy-1", "random-1", "greedy-2"]
+    assert names == ["greedy", "random", "greedy-2"]
 
     started = unoduo("start", tournament_id, url=base)
     assert started.exit_code == 0, started.output
@@ -255,7 +255,7 @@ def test_disputes_listed_and_ruled(base: str) -> None:
     # In words and by names (issue 20): the pairing, who disputed which event, the note, the evidence.
     said = " ".join(listed.stdout.split())
     for text in (
-        f"{dispute['id']} · open · Disputed, round 1 board 1: zoe vs greedy-1",
+        f"{dispute['id']} · open · Disputed, round 1 board 1: zoe vs greedy",
         "event #1, disputed by zoe (seat 0)",
         '"the [red]deal looks wrong"',
         "waiting for the director's ruling",

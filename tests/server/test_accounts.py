@@ -96,14 +96,28 @@ def test_a_taken_name_is_409_name_taken_in_any_case_or_width_and_appends_nothing
     assert (registrations(app_client), humans(app_client)) == (before, people)
 
 
-def test_house_bots_share_names_freely(app_client: TestClient) -> None:
-    """Every tournament's ``greedy-1`` is a bot player of its own: uniqueness is for humans."""
+def test_a_house_bots_name_is_one_player_and_says_its_engine(app_client: TestClient) -> None:
+    """Issue 33.2: ``bot:greedy`` entered in two tournaments, twice each, and seated twice at a
+    table, is the same two players everywhere: ``greedy`` and ``greedy-2`` (a number only for the
+    second of one engine); the name finds the one player (it was 409 ambiguous: every tournament
+    made a ``greedy-1`` of its own)."""
     players = [new_player(app_client, n)["id"] for n in ("ann", "bob")]
     for name in ("Cup", "Plate"):
-        body = {"name": name, "players": [*players, "bot:greedy"]}
-        ok(app_client.post("/api/tournaments", json=body, headers=DIRECTOR), 201)
-    found = ok(app_client.get("/api/players", params={"name": "greedy-1"}))
-    assert len(found) == 3 and {p["kind"] for p in found} == {"bot"}  # the house bot and two entries
+        body = {"name": name, "players": [*players, "bot:greedy", "bot:random", "bot:greedy"]}
+        made = ok(app_client.post("/api/tournaments", json=body, headers=DIRECTOR), 201)
+        bots = [(p["id"], p["name"]) for p in made["players"] if p["kind"] == "bot"]
+        assert bots == [("bot-greedy-1", "greedy"), ("bot-random-1", "random"), ("bot-greedy-2", "greedy-2")]
+    cyd = bearer(new_player(app_client, "cyd")["token"])
+    body = {"opponents": ["bot:greedy", "bot:greedy"], "ruleset": "classic"}
+    table = ok(app_client.post("/api/matches", json=body, headers=cyd), 201)
+    assert [s["name"] for s in table["seats"][1:]] == ["greedy", "greedy-2"]
+    found = ok(app_client.get("/api/players", params={"name": "greedy"}))  # names starting so
+    assert sorted((p["id"], p["name"]) for p in found) == [("bot-greedy-1", "greedy"), ("bot-greedy-2", "greedy-2")]
+    for entry, player_id in (("greedy", "bot-greedy-1"), ("GREEDY", "bot-greedy-1"), ("greedy-2", "bot-greedy-2")):
+        assert ok(app_client.get(f"/api/players/{entry}"))["id"] == player_id
+    assert ok(app_client.get("/api/players/greedy-1"))["id"] == "bot-greedy-1"  # its name before issue 33
+    missing = app_client.get("/api/players/greedy-7")  # no such bot: 404, and none is made
+    assert missing.status_code == 404 and app_client.get("/api/players/bot-greedy-7").status_code == 404
 
 
 def test_racing_registrations_of_one_name_make_exactly_one_player(url: str, db_kind: str) -> None:
@@ -400,16 +414,3 @@ def test_the_migration_keeps_duplicate_names_usable(db_url: str) -> None:
             register_human(store, "ANN")
     finally:
         store.close()
-
-
-def test_an_ambiguous_name_is_409_naming_the_ids(app_client: TestClient) -> None:
-    for name in ("Cup", "Plate"):
-        ok(
-            app_client.post(
-                "/api/tournaments", json={"name": name, "players": ["bot:greedy", "bot:random"]}, headers=DIRECTOR
-            ),
-            201,
-        )
-    answer = app_client.get("/api/players/greedy-1")
-    assert answer.status_code == 409 and answer.json()["code"] == "ambiguous_name"
-    assert "bot-greedy-1" in answer.json()["message"]

@@ -46,7 +46,7 @@ def test_a_whole_match_against_the_greedy_bot(client: TestClient) -> None:
     summary = ok(client.post("/api/matches", headers=headers, json={"opponent": "bot:greedy"}), 201)
     assert summary["status"] == "waiting" and summary["winner"] is None and summary["tournament"] is None
     assert summary["seats"][0] == {"id": player_id, "name": "ada", "kind": "human"}
-    assert summary["seats"][1]["kind"] == "bot" and summary["seats"][1]["name"] == "greedy-1"
+    assert summary["seats"][1]["kind"] == "bot" and summary["seats"][1]["name"] == "greedy"
     match_id = summary["id"]
 
     joined = ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": "ada's dice"}))
@@ -292,7 +292,7 @@ def test_the_director_sees_the_audit_view_and_bots_exist(client: TestClient) -> 
     assert client.post(f"/api/matches/{match_id}/join", headers=DIRECTOR).status_code == 403
     ok(client.post(f"/api/matches/{match_id}/join", headers=headers))
     audit = ok(client.get(f"/api/matches/{match_id}", headers=DIRECTOR))
-    assert audit["view"]["viewer"] == "auditor" and audit["match"]["seats"][1]["name"] == "random-1"
+    assert audit["view"]["viewer"] == "auditor" and audit["match"]["seats"][1]["name"] == "random"
     seat = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
     assert seat["hand"] == audit["view"]["hands"][0] and seat["legal"]
     assert client.get("/api/me", headers=DIRECTOR).status_code == 401

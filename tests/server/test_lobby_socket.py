@@ -131,7 +131,7 @@ def test_the_state_then_each_pairing_on_the_right_players_socket_and_none_on_oth
             expected = pairing_of(shown, player, 1)
             assert (pairing["tournament"], pairing["round"], pairing["match"]) == (t["id"], 1, expected["match"])
             assert pairing["white"] == (expected["white"]["id"] == player)
-            assert pairing["opponent"]["name"] in ("greedy-1", "random-1") and pairing["opponent"]["kind"] == "bot"
+            assert pairing["opponent"]["name"] in ("greedy", "random") and pairing["opponent"]["kind"] == "bot"
             deadline = datetime.fromisoformat(pairing["join_deadline"])
             assert timedelta(seconds=3590) < deadline - datetime.now(deadline.tzinfo) <= timedelta(seconds=3600)
             # GET /api/me says the same, so a lobby that reconnects (a fresh state) can count down too.

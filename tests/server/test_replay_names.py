@@ -22,9 +22,9 @@ def test_a_server_match_records_the_seats_names_and_its_replay_reads_by_name(cli
     summary = ok(client.post("/api/matches", headers=headers, json={"opponent": "bot:random"}), 201)
     match_id = summary["id"]
     bot = summary["seats"][1]
-    assert bot["name"] == "random-1" and bot["id"] != "random-1"
+    assert bot["name"] == "random" and bot["id"] != "random"
     first = json.loads(client.get(f"/api/matches/{match_id}/events", params={"since": 0}).text.splitlines()[0])
-    assert first["type"] == "match_created" and first["data"]["names"] == ["ann", "random-1"]
+    assert first["type"] == "match_created" and first["data"]["names"] == ["ann", "random"]
 
     ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": "ann's dice"}))
     play_to_end(client, match_id, headers, 0, random.Random(3), audit_headers=DIRECTOR)
@@ -32,14 +32,14 @@ def test_a_server_match_records_the_seats_names_and_its_replay_reads_by_name(cli
     assert verify_replay(text).ok
 
     report = audit(text, "m.jsonl", at=20)
-    assert report.names == ["ann", "random-1"]
+    assert report.names == ["ann", "random"]
     words = format_report(report)
-    assert "hand of seat 0 (ann)" in words and "hand of seat 1 (random-1)" in words
+    assert "hand of seat 0 (ann)" in words and "hand of seat 1 (random)" in words
     assert player_id not in words and bot["id"] not in words
-    assert report.result is not None and report.result.split(" wins ")[0] in ("ann", "random-1")
+    assert report.result is not None and report.result.split(" wins ")[0] in ("ann", "random")
 
     model = ReplayModel(text)
-    assert model.players == ["ann", "random-1"] and model.seat_label(1) == "seat 1 (random-1)"
+    assert model.players == ["ann", "random"] and model.seat_label(1) == "seat 1 (random)"
     log = " / ".join(model.describe(seq, "auditor") for seq in range(1, model.total + 1))
-    assert "ann joined" in log and "random-1 joined" in log and bot["id"] not in log
+    assert "ann joined" in log and "random joined" in log and bot["id"] not in log
     assert "(lowest total wins)" in log

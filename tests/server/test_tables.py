@@ -112,8 +112,8 @@ def test_a_table_of_five_seats_everyone_starts_when_all_joined_and_plays_to_the_
         seats = made["seats"]
         assert [p["id"] for p in seats][:2] == [bob, ada] and made["status"] == "waiting"
         assert [(p["name"], p["kind"]) for p in seats[2:]] == [
-            ("greedy-1", "bot"),
-            ("random-1", "bot"),
+            ("greedy", "bot"),
+            ("random", "bot"),
             ("greedy-2", "bot"),
         ]
         assert len({p["id"] for p in seats}) == 5 and made["scores"] == [0] * 5 and made["places"] is None

@@ -75,8 +75,8 @@ def row(t: dict[str, Any], player: str) -> dict[str, Any]:
 def test_a_bot_round_robin_runs_to_the_end_by_the_berger_table_and_its_standings_add_up(client: TestClient) -> None:
     t = create(client, ["bot:random", "bot:greedy", "bot:random", "bot:greedy"])
     assert t["status"] == "created" and [p["name"] for p in t["players"]] == [
-        "random-1",
-        "greedy-1",
+        "random",
+        "greedy",
         "random-2",
         "greedy-2",
     ]

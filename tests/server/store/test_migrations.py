@@ -48,7 +48,7 @@ def tables(url: str) -> set[str]:
 def test_upgrade_from_empty_then_down_to_base_and_up_again(db_url: str) -> None:
     assert tables(db_url) == set() and current_revision(db_url) is None
     upgrade(db_url)
-    assert current_revision(db_url) == head_revision() == "0010"
+    assert current_revision(db_url) == head_revision() == "0011"
     assert tables(db_url) == TABLES | {"alembic_version"}
     assert drift(db_url) == []
     upgrade(db_url)  # a second upgrade is a no-op
@@ -91,13 +91,13 @@ def test_servers_starting_together_migrate_once(db_url: str) -> None:
         t.start()
     for t in threads:
         t.join()
-    assert errors == [] and current_revision(db_url) == "0010"
+    assert errors == [] and current_revision(db_url) == "0011"
 
 
 def test_event_store_open_migrates(db_url: str) -> None:
     store = EventStore.open(db_url)
     try:
-        assert current_revision(db_url) == "0010"
+        assert current_revision(db_url) == "0011"
         store.append("players", [Event("x", {})], expected_seq=None)
     finally:
         store.close()
@@ -106,15 +106,15 @@ def test_event_store_open_migrates(db_url: str) -> None:
 def test_cli_upgrade(db_url: str) -> None:
     result = CliRunner().invoke(app, ["db", "upgrade", "--db", db_url])
     assert result.exit_code == 0, result.output
-    assert "database at revision 0010" in result.output
-    assert current_revision(db_url) == "0010"
+    assert "database at revision 0011" in result.output
+    assert current_revision(db_url) == "0011"
 
 
 def test_cli_upgrade_uses_the_environment(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("UNODUO_DATABASE_URL", db_url)
     result = CliRunner().invoke(app, ["db", "upgrade"])
     assert result.exit_code == 0, result.output
-    assert current_revision(db_url) == "0010"
+    assert current_revision(db_url) == "0011"
 
 
 @pytest.mark.parametrize(
@@ -135,6 +135,18 @@ def test_cli_rebuild_and_verify_want_an_upgraded_database(db_url: str) -> None:
     for command in ("rebuild", "verify"):
         result = CliRunner().invoke(app, ["db", command, "--db", db_url])
         assert result.exit_code == 1 and "run `unoduo db upgrade` first" in result.output
+
+
+def insert_players(db_url: str, rows: list[tuple[str, str, str, str, str]]) -> None:
+    """Players as an older revision stored them: (id, name, kind, created_at, name_key); a bot holds no name."""
+    from server.store.models import players_table
+
+    engine = make_engine(db_url)
+    with engine.begin() as conn:
+        for player_id, name, kind, at, key in rows:
+            values = {"id": player_id, "name": name, "kind": kind, "created_at": at, "name_key": key}
+            conn.execute(players_table.insert().values(**values, unique_key=None if kind == "bot" else key))
+    engine.dispose()
 
 
 # ---------------------------------------------------------------- 0010: look-alike names become one name
@@ -159,21 +171,7 @@ def test_0010_keys_look_alikes_as_one_name_keeping_both_players(db_url: str, cap
         ("p_oscar", "oscar", "human", "2026-12-01T19:30:00.000000Z"),
         ("bot-greedy-1", "greedy-1", "bot", "2026-12-01T17:00:00.000000Z"),
     ]
-    engine = make_engine(db_url)
-    with engine.begin() as conn:
-        for player_id, name, kind, at in rows:
-            key = folded(name)
-            conn.execute(
-                players_table.insert().values(
-                    id=player_id,
-                    name=name,
-                    kind=kind,
-                    created_at=at,
-                    name_key=key,
-                    unique_key=None if kind == "bot" else key,
-                )
-            )
-    engine.dispose()
+    insert_players(db_url, [(player_id, name, kind, at, folded(name)) for player_id, name, kind, at in rows])
     with caplog.at_level("WARNING", logger="unoduo.names"):
         upgrade(db_url)
     store = EventStore(make_engine(db_url))
@@ -233,3 +231,55 @@ def test_keys_made_with_another_unicode_are_made_again_at_start(db_url: str) -> 
     finally:
         engine.dispose()
     assert tuple(row) == (name_key("admin"), name_key("admin")) and version == KEY_VERSION
+
+
+# ---------------------------------------------------------------- 0011: house bots named by their engine
+
+
+def test_0011_names_house_bots_by_their_engine_and_the_old_names_still_answer(db_url: str) -> None:
+    """A database at 0010 with the casual ``greedy-1`` and an older tournament's own two greedy
+    bots (``greedy-1``, ``greedy-2``): after 0011 they are ``greedy``, ``greedy``, ``greedy-2``;
+    ``greedy`` and ``greedy-1`` answer the casual one (by its id: not ambiguous); a downgrade
+    gives the old names back."""
+    from server.names import name_key
+    from server.services.players import resolve_player
+    from server.store.models import players_table
+
+    upgrade(db_url, "0010")
+    old = {
+        "bot-greedy-1": "greedy-1",
+        "bot-greedy-0123456789abcdef-1": "greedy-1",
+        "bot-greedy-0123456789abcdef-2": "greedy-2",
+        "p_ann": "ann",
+    }
+    at = "2026-12-01T19:00:00.000000Z"
+    insert_players(
+        db_url, [(p, name, "human" if p == "p_ann" else "bot", at, name_key(name)) for p, name in old.items()]
+    )
+
+    def names() -> dict[str, str]:
+        engine = make_engine(db_url)
+        try:
+            with engine.connect() as conn:
+                c = players_table.c
+                rows = conn.execute(sqlalchemy.select(c.id, c.name, c.name_key)).all()
+        finally:
+            engine.dispose()
+        assert all(key == name_key(name) for _id, name, key in rows)
+        return {player_id: name for player_id, name, _key in rows}
+
+    upgrade(db_url)
+    assert names() == {
+        "bot-greedy-1": "greedy",
+        "bot-greedy-0123456789abcdef-1": "greedy",
+        "bot-greedy-0123456789abcdef-2": "greedy-2",
+        "p_ann": "ann",
+    }
+    store = EventStore(make_engine(db_url))
+    try:
+        assert resolve_player(store, "greedy").id == resolve_player(store, "greedy-1").id == "bot-greedy-1"
+    finally:
+        store.close()
+    downgrade(db_url, "0010")
+    assert names() == old
+    upgrade(db_url)
