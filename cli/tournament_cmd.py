@@ -209,13 +209,20 @@ def table(title: str | None, columns: Iterable[str], rows: Iterable[Iterable[Any
     return out
 
 
-def ruleset_text(t: dict[str, Any]) -> str:
-    """The ruleset's name, and the switches where it differs from that ruleset's defaults here."""
+def changed_switches(t: dict[str, Any]) -> dict[str, Any]:
+    """The ruleset's switches where the tournament differs from that ruleset's defaults here (a
+    switch off by default, like round_limit, is not among the defaults: set whenever present)."""
     rules: dict[str, Any] = t.get("rules") or {}
     base = RULESETS.get(t["ruleset"])
-    if base is None:
+    defaults = base.to_dict() if base is not None else {}
+    return {key: value for key, value in rules.items() if value is not None and defaults.get(key) != value}
+
+
+def ruleset_text(t: dict[str, Any]) -> str:
+    """The ruleset's name, and the switches where it differs from that ruleset's defaults here."""
+    if RULESETS.get(t["ruleset"]) is None:
         return str(t["ruleset"])
-    changed = [f"{key} {value}" for key, value in rules.items() if base.to_dict().get(key, value) != value]
+    changed = [f"{key} {value}" for key, value in changed_switches(t).items()]
     return f"{t['ruleset']} ({', '.join(changed)})" if changed else str(t["ruleset"])
 
 
@@ -380,6 +387,41 @@ def parse_points(text: str) -> list[int]:
     return points
 
 
+def settings_lines(t: dict[str, Any], rules_given: Iterable[str] = ()) -> list[str]:
+    """Every setting of a tournament as the server recorded it, one per line, for the director to
+    check after ``create``: the format, the ruleset's switches (those given with --rule and any
+    other that differs from the ruleset's defaults), each round's start time, the clocks, entries."""
+    rules: dict[str, Any] = t.get("rules") or {}
+    keys = [*dict.fromkeys([*rules_given, *changed_switches(t)])]
+    switches = " · ".join(f"{key} {rules.get(key)}" for key in keys)
+    lines = [
+        f"  format:   {format_words(t)}",
+        f"  ruleset:  {t['ruleset']}" + (f" · {switches}" if switches else " (its defaults)"),
+    ]
+    starts = [(r["number"], local_time_words(r.get("starts_at"))) for r in t.get("rounds") or []]
+    timed = [(number, words) for number, words in starts if words]
+    lines.extend(f"  round {number}:  starts {words}" for number, words in timed)
+    after, last = (timed[-1][0] + 1 if timed else 1), len(starts)
+    if after == last:
+        lines.append(f"  round {after}:  opens when round {after - 1} is over")
+    elif after < last or not starts:
+        opening = "round 1 at the start, then each" if after == 1 else f"from round {after} on, each"
+        lines.append(f"  rounds:   {opening} when the one before is over")
+    lines.append(f"  clocks:   {t['move_seconds']} s a move · {t['join_seconds']} s to join once a round opens")
+    entries = "open (players enter from their lobby until the start)" if t.get("open") else "fixed"
+    lines.append(f"  entries:  {entries} · {len(t['players'])} so far")
+    seeding = "rating, at the start" if t.get("seeding") == "rating" else "entry order (--player)"
+    lines.append(f"  seeding:  pairing numbers by {seeding}")
+    extras = [
+        *(["double round-robin"] if t.get("double") else []),
+        *(["duplicate rounds"] if t.get("duplicate") else []),
+        *(["bot accounts may enter"] if t.get("bot_accounts") else []),
+    ]
+    if extras:
+        lines.append(f"  also:     {' · '.join(extras)}")
+    return [part for line in lines for part in textwrap.wrap(line, width=80, subsequent_indent=" " * 12)]
+
+
 def opening_words(t: dict[str, Any]) -> str:
     """What the start opened: ``round 1 is open``, or ``round 1 opens Tue 8 Dec 19:30``."""
     first = t["rounds"][0] if t["rounds"] else {}
@@ -515,6 +557,8 @@ def create(
     bots = ", bot accounts may enter" if t.get("bot_accounts") else ""
     bots += ", duplicate rounds" if t.get("duplicate") else ""
     typer.echo(f"created tournament {t['id']} ({t['name']}, {ruleset_text(t)}{formats}{bots})")
+    for line in settings_lines(t, parse_rules(rule or [])):
+        typer.echo(line)
     if t["players"]:
         console().print(entrants_table(t))
     if t.get("open") and not start:
