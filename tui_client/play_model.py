@@ -180,7 +180,7 @@ def prompt_words(view: Mapping[str, Any] | None, seat: int | None, names: Sequen
         return f"{who}: {waits}"
     playable = [str(c.get("card")) for c in view.get("legal") or [] if c.get("type") == "play"]
     if kind == "turn":
-        return f"your turn: play a card (←/→, Enter; {len(playable)} playable) or draw (d)"
+        return f"your turn: play a card (←/→, Enter; {playable_count(view, playable)} playable) or draw (d)"
     if kind == "drawn":
         card = pending.get("card")
         if playable:
@@ -199,6 +199,16 @@ def prompt_words(view: Mapping[str, Any] | None, seat: int | None, names: Sequen
     if kind == "color":
         return f"name the colour of the starter {pending.get('starter')}: r y g b"
     return str(kind)
+
+
+def playable_count(view: Mapping[str, Any], playable: Sequence[str]) -> int:
+    """How many cards of the hand may be played: ``legal`` lists a card once however many copies
+    are held, the hand marks every copy (issue 33.7: ``2 playable`` under three marked cards)."""
+    hand = view.get("hand")
+    if not isinstance(hand, list):
+        return len(playable)
+    allowed = set(playable)
+    return sum(1 for card in hand if str(card) in allowed)
 
 
 # ---------------------------------------------------------------- the table

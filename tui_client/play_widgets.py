@@ -16,8 +16,9 @@ from textual.widgets import Button
 
 from engine.cards import Color, parse_card
 from engine.errors import CardParseError
+from engine.rulesets import Scoring
 from tui_client.cards import BACK_STYLE, CARD_STYLES, COLOUR_WORD_STYLES, backs, card_text, coloured, hand_text
-from tui_client.play_model import PlayModel
+from tui_client.play_model import LogLine, PlayModel
 from tui_client.seating import (
     SeatRow,
     around,
@@ -157,37 +158,52 @@ class PlayLog(Widget):
         self.model = model
         self.border_title = "events"
 
-    def lines(self, height: int) -> list[Text]:
-        out: list[Text] = []
-        shown = self.model.log[-max(1, height) :]
+    def shown(self, height: int) -> list[LogLine]:
+        """The log's lines a window of ``height`` lines would hold before wrapping: the newest,
+        or, while an event is picked that is not among them, the lines up to it."""
+        log = self.model.log
+        shown = log[-max(1, height) :]
         picked = self.model.picked
         if picked is not None and not any(line.seq == picked for line in shown):
             # The event picked to dispute scrolled off: show the lines up to it instead.
-            at = max(i for i, line in enumerate(self.model.log) if line.seq <= picked)
-            shown = self.model.log[max(0, at + 1 - max(1, height)) : at + 1]
+            at = max((i for i, line in enumerate(log) if line.seq <= picked), default=0)
+            shown = log[max(0, at + 1 - max(1, height)) : at + 1]
+        return shown
+
+    def line_text(self, line: LogLine, width: int) -> Text:
+        """``#1114 random-1 drew a card``: the number in a column of ``width``, never running into
+        the words; the picked event's number reversed."""
+        prefix = Text(f"#{line.seq}".ljust(width) if line.seq else " " * width, style="dim")
+        if self.model.picked is not None and line.seq == self.model.picked:
+            prefix.stylize("reverse bold")
+        body = coloured(line.text) if line.style in ("", "mine") else Text(line.text)
+        style = self.STYLES.get(line.style, "")
+        if style:
+            body.stylize(style)
+        if line.style == "mine":
+            prefix.stylize("bold")
+        return Text.assemble(prefix, body)
+
+    def lines(self, height: int) -> list[Text]:
+        shown = self.shown(height)
         width = prefix_width(max((line.seq for line in shown), default=0))
-        for line in shown:
-            # "#1114 random-1 drew a card": the number never runs into the words.
-            prefix = Text(f"#{line.seq}".ljust(width) if line.seq else " " * width, style="dim")
-            if picked is not None and line.seq == picked:
-                prefix.stylize("reverse bold")
-            body = coloured(line.text) if line.style in ("", "mine") else Text(line.text)
-            style = self.STYLES.get(line.style, "")
-            if style:
-                body.stylize(style)
-            if line.style == "mine":
-                prefix.stylize("bold")
-            out.append(Text.assemble(prefix, body))
-        return out
+        return [self.line_text(line, width) for line in shown]
 
     def render(self) -> Text:
+        """The lines wrapped to the width, the newest at the bottom; while an event is picked its
+        first line is always on screen, however long the lines after it wrap (issue 33.5: ``!
+        dispute #597`` above a log of #599-#616)."""
         width = max(10, self.content_size.width)
         height = max(1, self.content_size.height)
         rows: list[Text] = []
-        for text in self.lines(height):
-            wrapped = text.wrap(self.app.console, width)
-            rows.extend(wrapped)
-        return Text("\n").join(rows[-height:])
+        picked_row: int | None = None
+        picked = self.model.picked
+        for line, text in zip(self.shown(height), self.lines(height), strict=True):
+            if picked is not None and line.seq == picked and picked_row is None:
+                picked_row = len(rows)
+            rows.extend(text.wrap(self.app.console, width))
+        end = len(rows) if picked_row is None else min(len(rows), picked_row + height)
+        return Text("\n").join(rows[max(0, end - height) : end])
 
 
 # ---------------------------------------------------------------- one-line texts
@@ -212,7 +228,7 @@ def title_text(m: PlayModel) -> Text:
         others = f"at a table of {seats}" if seats > 2 else f"vs {m.name(around(2, m.seat)[0])}"
         out.append(f"you ({m.name(m.seat)}, seat {m.seat}) {others}", style="bold")
     if seats > 2 and m.view is not None:
-        out.append(f" · round {m.view.get('round', '–')}", style="bold")
+        out.append(f" · {round_words(m.view)}", style="bold")
     ruleset = (m.view or {}).get("ruleset")
     out.append(f" · {m.match}" + (f" · {ruleset}" if ruleset else ""), style="dim")
     return out
@@ -416,13 +432,43 @@ def top_card_text(v: Mapping[str, Any]) -> Text:
     return out
 
 
+def round_limit(v: Mapping[str, Any]) -> int:
+    """The ruleset's ``round_limit`` (docs/RULES.md "A round limit"), 0 when there is none."""
+    rules = v.get("rules")
+    limit = rules.get("round_limit") if isinstance(rules, Mapping) else None
+    return limit if isinstance(limit, int) and limit > 0 else 0
+
+
+def round_words(v: Mapping[str, Any]) -> str:
+    """``round 3``, ``round 3 of 4`` under a round limit, ``round 5 (tied after 4)`` past it (the
+    best total was shared when the last round ended: one more round at a time)."""
+    number = v.get("round", "–")
+    limit = round_limit(v)
+    if not limit or not isinstance(number, int):
+        return f"round {number}"
+    return f"round {number} of {limit}" if number <= limit else f"round {number} (tied after {limit})"
+
+
+def goal_words(v: Mapping[str, Any]) -> str:
+    """What ends the match: ``target 200``, or under a round limit ``first to 500 or after round
+    4`` (where the winner of a round scores) / ``target 200 or after round 4`` (where reaching it
+    loses): a round limit decides as often as the target (issue 33.7)."""
+    target = v.get("target", "–")
+    limit = round_limit(v)
+    if not limit:
+        return f"target {target}"
+    rules = v.get("rules") or {}
+    first = "first to" if rules.get("scoring") == Scoring.WINNER_SCORES else "target"
+    return f"{first} {target} or after round {limit}"
+
+
 def big_table_text(m: PlayModel) -> Text:
     """A table of more than two: the top card, colour and pile, the target; the player's own
     score (the others' are on their lines), the direction and who plays now and next. The
     round is on the title line."""
     v = m.view or {}
     out = top_card_text(v)
-    out.append(f" · target {v.get('target', '–')}", style="dim")
+    out.append(f" · {goal_words(v)}", style="dim")
     out.append("\n  ")
     scores = v.get("scores") or []
     if m.seat is not None and 0 <= m.seat < len(scores):
@@ -448,12 +494,12 @@ def table_text(m: PlayModel) -> Text:
             out.append(f" (+{len(draft) - 8})", style="dim")
     out.append("\n  ")
     scores = v.get("scores") or [0, 0]
-    out.append(f"round {v.get('round', '–')}", style="bold")
+    out.append(round_words(v), style="bold")
     out.append(" · scores ")
     for seat in (0, 1):
         out.append(f"{m.voice.name(seat)} {scores[seat]}", style="bold")
         out.append(" · " if seat == 0 else "")
-    out.append(f" · target {v.get('target', '–')}", style="dim")
+    out.append(f" · {goal_words(v)}", style="dim")
     pending = v.get("pending") or {}
     if pending.get("kind") == "volley":
         out.append(f" · volley {pending.get('total')}", style=WARN)

@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Static
 
 from engine.errors import ReplayUnreadable
+from tui_client.help_screen import HELP_CSS, HelpScreen
 from tui_client.remote import FetchFailed, fetch_replay, replay_url
 from tui_client.replay_model import Frame, ReplayModel
 from tui_client.too_small import MinimumSize
@@ -54,23 +55,27 @@ class ScrubberScreen(MinimumSize, Screen[None]):
     cutting off the audit's verdict (``too_small``)."""
 
     MIN_SIZE: ClassVar[tuple[int, int]] = (72, 20)
+    DEFAULT_CSS = "ScrubberScreen Footer.-compact FooterLabel { margin: 0 1 0 0; }"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "step(-1)", "event", key_display="←", priority=True, group=EVENT),
         Binding("right", "step(1)", "event", key_display="→", priority=True, group=EVENT),
         Binding("left_square_bracket", "round(-1)", "round", key_display="[", priority=True, group=ROUND),
         Binding("right_square_bracket", "round(1)", "round", key_display="]", priority=True, group=ROUND),
-        Binding("home", "jump('start')", "start", key_display="Home", priority=True, group=ENDS),
-        Binding("end", "jump('end')", "end", key_display="End", priority=True, group=ENDS),
         Binding("w", "challenge(1)", "W+4 challenge"),
         Binding("W", "challenge(-1)", "previous challenge", show=False),
+        Binding("v", "perspective", "view"),
+        Binding("s", "scores", "scores"),
+        # ? and q before the rest: a compact footer of 72 columns always shows them (issue 33.5);
+        # every key, also those cut off or not shown, is in the help
+        Binding("question_mark", "help", "help", key_display="?"),
+        Binding("q", "app.quit", "quit"),
+        Binding("home", "jump('start')", "start", key_display="Home", priority=True, group=ENDS),
+        Binding("end", "jump('end')", "end", key_display="End", priority=True, group=ENDS),
         Binding("pageup", "step(-25)", "25 back", show=False, priority=True),
         Binding("pagedown", "step(25)", "25 on", show=False, priority=True),
         Binding("up", "scroll_audit(-1)", "scroll the audit", show=False, priority=True),
         Binding("down", "scroll_audit(1)", "scroll the audit", show=False, priority=True),
-        Binding("v", "perspective", "view"),
-        Binding("s", "scores", "scores"),
-        Binding("q", "app.quit", "quit"),
     ]
 
     def __init__(self, model: ReplayModel, start: int = 1, table_audit: TableAudit | None = None) -> None:
@@ -106,7 +111,7 @@ class ScrubberScreen(MinimumSize, Screen[None]):
                 if self.table_audit is not None:
                     with VerticalScroll(id="at", can_focus=False):
                         yield self.table_audit
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#audit", VerticalScroll).border_title = "audit"
@@ -170,6 +175,9 @@ class ScrubberScreen(MinimumSize, Screen[None]):
         self.pin_scores = False
         self.goto(target)
 
+    def action_help(self) -> None:
+        self.app.push_screen(ReplayHelp())
+
     def action_perspective(self) -> None:
         self.perspective = (self.perspective + 1) % len(self.model.perspectives)
         self.goto(self.cursor)
@@ -185,6 +193,36 @@ class ScrubberScreen(MinimumSize, Screen[None]):
 
     def on_timeline_jump(self, message: Timeline.Jump) -> None:
         self.goto(message.seq)
+
+
+REPLAY_HELP = """The replay scrubber
+
+  ← →         one event back / on
+  PgUp PgDn   25 events back / on
+  [ ]         the start of this round (or the one before) / of the next
+  Home End    the first / the last event
+  w W         the next / the previous Wild Draw Four challenge
+  v           the perspective: the auditor, then each seat in turn
+  s           pin the score chart (s again unpins)
+  ↑ ↓         scroll the audit panel
+  d           (a dispute's view) back to the disputed event
+  !           (a player of the match, from the tournament screen)
+              dispute the event under the cursor with a note
+  ?           this help
+  q           quit (from the tournament screen: back to it)
+  Esc         (from the tournament screen) back to it
+
+Click the timeline or an event line to jump to it.
+
+(↑ ↓ PgUp PgDn scroll · any other key closes)"""
+
+
+class ReplayHelp(HelpScreen):
+    """``?`` over the scrubber: every key of the replay screen (the table's are in HelpScreen)."""
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-scroll"):
+            yield Static(Text(REPLAY_HELP), id="help-body")
 
 
 class FailureScreen(Screen[None]):
@@ -250,7 +288,7 @@ class LoadingScreen(Screen[None]):
 class ReplayApp(App[None]):
     """The scrubber for one replay: from its text (``model``) or fetched from a server."""
 
-    CSS = CSS
+    CSS = CSS + HELP_CSS
     TITLE = "unoduo replay"
     ENABLE_COMMAND_PALETTE = False
 

@@ -23,6 +23,7 @@ import json
 import time
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -70,14 +71,15 @@ TABLE_CSS = """
 #banner.shown { display: block; }
 #opponent { height: auto; }
 #table { height: 2; }
+PlayScreen #table { height: auto; max-height: 3; }  /* a round limit's words may wrap */
 #prompt { height: auto; max-height: 2; margin: 1 0 0 0; }
 #hand { margin: 0 0 0 0; }
 #status { height: auto; max-height: 3; }
 #after { height: auto; background: $boost; text-style: bold; display: none; }
 #after.shown { display: block; }
-PlayScreen.big-table #table { height: auto; max-height: 3; }
 PlayScreen.big-table.short #prompt { margin: 0; }
 PlayScreen.big-table.short #actions { display: none; }
+PlayScreen Footer.-compact FooterLabel { margin: 0 1 0 0; }
 """
 
 
@@ -134,6 +136,7 @@ BUTTONS: tuple[tuple[str, str, str], ...] = (
     ("b-leave", "Leave (q)", "screen.leave"),
 )
 COLOUR_BUTTONS = ("b-red", "b-yellow", "b-green", "b-blue")
+CARD = Binding.Group("card", compact=True)  # ←→ card: one entry of the footer
 
 
 class DisputeAnswer(Message):
@@ -153,11 +156,11 @@ class PlayScreen(MinimumSize, Screen[None]):
     MIN_SIZE = (60, 20)
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "move(-1)", "card", key_display="←"),
-        Binding("right", "move(1)", "card", key_display="→"),
+        Binding("left", "move(-1)", "card", key_display="←", group=CARD),
+        Binding("right", "move(1)", "card", key_display="→", group=CARD),
         Binding("enter", "act('enter')", "play", key_display="⏎"),
-        Binding("k", "act('keep')", "keep"),
-        Binding("p", "act('pass')", "pass"),
+        Binding("k", "act('keep')", "keep", show=False),  # the prompt and the buttons say k and p when they apply
+        Binding("p", "act('pass')", "pass", show=False),
         Binding("d", "act('draw')", "draw"),
         Binding("u", "act('uno')", "UNO"),
         Binding("c", "act('challenge')", "challenge", show=False),
@@ -192,6 +195,7 @@ class PlayScreen(MinimumSize, Screen[None]):
         self.return_at: float | None = None  # time.monotonic() when it goes back to the lobby
         self.next_words: str | None = None  # the lobby has the next table ready: what it is
         self.disputes: list[dict[str, Any]] = []  # the disputes raised from this table
+        self.drafts: dict[int, str] = {}  # notes begun and not sent (Esc), by the event disputed
 
     def compose(self) -> ComposeResult:
         yield Static(id="table-title")
@@ -206,7 +210,7 @@ class PlayScreen(MinimumSize, Screen[None]):
                 yield ActionButton(label, id=button_id, compact=True, action=action)
         yield PlayLog(self.model, id="log")
         yield Static(id="status")
-        yield Footer()
+        yield Footer(compact=True)  # every key shown fits 60 columns, ? and q with them (issue 33.5)
 
     async def on_mount(self) -> None:  # MinimumSize's on_mount runs too (Textual calls each class's)
         self.redraw()
@@ -334,7 +338,7 @@ class PlayScreen(MinimumSize, Screen[None]):
         title.append_text(check_text(m))
         self.query_one("#table-title", Static).update(title)
         banner = self.query_one("#banner", Static)
-        banner.update(self.banner)
+        banner.update(Text(self.banner))  # may quote the server's words, names in them: never markup
         banner.set_class(bool(self.banner), "shown")
         self._seats()
         self.query_one("#table", Static).update(table_text(m))
@@ -401,7 +405,7 @@ class PlayScreen(MinimumSize, Screen[None]):
             words = f"{nxt}Enter: {'open it' if self.next_words else 'back to the lobby'}"
         else:
             words = f"{nxt}Enter or q: back to the lobby"
-        after.update(words)
+        after.update(Text(words))  # the next table's words name players: never markup
         after.set_class(True, "shown")
 
     def _buttons(self) -> None:
@@ -520,16 +524,30 @@ class PlayScreen(MinimumSize, Screen[None]):
             self.redraw()
             return
         seq = target.seq
+        before = m.picked
+        m.picked = seq  # the disputed event stays marked, and on screen, while the note is written
+        self.redraw()
 
         def sent(note: str | None) -> None:
-            if note is None:
-                m.note(f"no dispute of #{seq}")
-            else:
+            if note is not None:
+                self.drafts.pop(seq, None)
                 m.note(f"sending your dispute of #{seq} to the director…")
                 self.send_dispute(seq, note)
+            elif screen.draft.strip():
+                self.drafts[seq] = screen.draft  # moved first: ! finishes the note
+                m.note(f"your note on #{seq} is kept: ! finishes it")
+            else:
+                self.drafts.pop(seq, None)
+                m.picked = before
+                m.note(f"no dispute of #{seq}")
             self.redraw()
 
-        self.app.push_screen(DisputeNoteScreen(seq, target.text), sent)
+        screen = DisputeNoteScreen(seq, target.text, self.drafts.get(seq, ""), clock=self.my_clock)
+        self.app.push_screen(screen, sent)
+
+    def my_clock(self) -> float | None:
+        """The seconds left for this seat's own decision (None when it is not its move)."""
+        return self.model.seconds_left() if self.model.my_decision else None
 
     def action_proof(self) -> None:
         """``e``: the proof of the last challenge or caught UNO this seat took part in, to a file."""
