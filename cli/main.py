@@ -28,6 +28,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Help is Markdown, for every command (sub-apps take the root's mode): the docstrings' ``literal``
+    # shows as code without its marks, and a [word] stays a word (Rich markup would drop it as a tag).
+    rich_markup_mode="markdown",
 )
 
 

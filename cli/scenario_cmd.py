@@ -28,7 +28,7 @@ def scenario(
     commands: str | None = typer.Option(
         None,
         "--commands",
-        help='what-if: a JSON list of \\[seat, command] pairs or {"seat": ..., "type": ...} objects, or @FILE',
+        help='what-if: a JSON list of [seat, command] pairs or {"seat": ..., "type": ...} objects, or @FILE',
     ),
     hand: list[str] = typer.Option(
         [], "--hand", help="what-if: SEAT=CODES replaces that seat's hand at the start (1=G7,R5,W); once per seat"

@@ -29,6 +29,7 @@ from rich.text import Text
 
 from cli.dispute_list import dispute_list, ruling_words
 from engine.rulesets import RULESETS
+from engine.rulings import RULING_RANGE
 from engine.seat_names import player_label
 from tui_client.tournament_model import format_words, local_time_words, with_labels
 
@@ -729,7 +730,7 @@ def rule(
     decision: Annotated[Decision, typer.Argument(help="stands, replay or award", show_default=False)],
     note: Annotated[str, typer.Option("--note", help="the director's reasons (required)", show_default=False)],
     seat: Annotated[int | None, typer.Option("--seat", help="award: the seat the match goes to (0 or 1)")] = None,
-    cited: Annotated[str | None, typer.Option("--rule", help="the ruling of RULES.md cited, D1 … D17")] = None,
+    cited: Annotated[str | None, typer.Option("--rule", help=f"the ruling of RULES.md cited, {RULING_RANGE}")] = None,
     url: Url = DEFAULT_URL,
     token: Token = None,
 ) -> None:

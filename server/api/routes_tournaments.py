@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import Response
 from pydantic import AfterValidator, AwareDatetime, Field, StrictBool, StrictInt, StrictStr, field_validator
 
+from engine.rulings import RULING_PATTERN, RULING_RANGE
 from server.api.bodies import RequestBody
 from server.api.routes_matches import BEARER_OPTIONAL, EventSeq, MatchId
 from server.api.text import readable_text
@@ -145,7 +146,7 @@ class RulingRequest(RequestBody):
     note: StrictStr = Field(min_length=1, max_length=NOTE_LEN)
     seat: StrictInt | None = Field(default=None, ge=0, le=1, description="award: the seat the match goes to (0 or 1)")
     rule: StrictStr | None = Field(
-        default=None, pattern=r"^D([1-9]|1[0-9]|2[0-4])$", description="a ruling of RULES.md cited: D1 … D24"
+        default=None, pattern=RULING_PATTERN, description=f"a ruling of RULES.md cited: {RULING_RANGE}"
     )
 
     @field_validator("note")

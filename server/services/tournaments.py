@@ -18,7 +18,6 @@ import copy
 import functools
 import json
 import logging
-import re
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -31,6 +30,7 @@ from engine.errors import shown
 from engine.events import Event, EventType
 from engine.replay import header_line
 from engine.rulesets import MAX_SEATS, RULESETS, Ruleset, RulesetError, deal_problem, seats_allowed
+from engine.rulings import RULING_RANGE, RULINGS
 from engine.seat_names import player_label
 from engine.shuffle import commitment_of
 from engine.state import Phase
@@ -111,7 +111,6 @@ from server.tournaments.trf import tournament_trf
 log = logging.getLogger(__name__)
 
 MAX_PLAYERS: Final = 64
-RULE_RE: Final = re.compile(r"D([1-9]|1[0-9]|2[0-4])")  # RULES.md's rulings D1…D24
 BOT_PREFIX: Final = "bot:"
 RACE_RETRIES: Final = 50
 RETRY_SECONDS: Final = 1.0  # background work that found the database away tries again after this (doubling)
@@ -904,8 +903,8 @@ class TournamentService:
             raise Malformed(f"an award names the seat it goes to: seat 0 to {seats - 1}")
         if decision != "award" and seat is not None:
             raise Malformed("only an award names a seat")
-        if rule is not None and not RULE_RE.fullmatch(rule):
-            raise Malformed(f"rule must be one of RULES.md's rulings D1 to D24, not {shown(rule)}")
+        if rule is not None and rule not in RULINGS:
+            raise Malformed(f"rule must be one of RULES.md's rulings {RULING_RANGE}, not {shown(rule)}")
 
         async def step(t: Tournament) -> bool:
             dispute = t.disputes[dispute_id]
