@@ -107,6 +107,41 @@ def peer_url(host: str, port: int) -> str:
     return base_url(socket.gethostname() if host in WILDCARD_HOSTS else host, port)
 
 
+def lan_address() -> str | None:
+    """This machine's address on its network (the one its traffic leaves from), or None. A UDP
+    socket "connected" to an outside address sends nothing; the kernel picks the route's source."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET-1 (RFC 5737): a route is chosen, no packet leaves
+        address: str = probe.getsockname()[0]
+        if not address.startswith("127.") and address != "0.0.0.0":
+            return address
+    return None
+
+
+def where_players_connect(host: str, port: int) -> str:
+    """What ``unoduo serve`` says the other laptops type: the machine's network address for a
+    wildcard ``--host`` (0.0.0.0 is no address to give anyone), else ``--host`` itself; and, for a
+    loopback host, that only this machine can connect."""
+    if host in WILDCARD_HOSTS:
+        address = lan_address()
+        if address is None:
+            return (
+                "players on other machines: unoduo play --server http://THIS-MACHINE'S-ADDRESS:"
+                f"{port} (hostname -I or ip -4 addr shows it)"
+            )
+        return f"players on other machines: unoduo play --server {base_url(address, port)}"
+    if host == "localhost" or host.startswith("127.") or host == "::1":
+        return "only this machine can connect; for other laptops: unoduo serve --host 0.0.0.0 (README)"
+    return f"players on other machines: unoduo play --server {base_url(host, port)}"
+
+
+def announce(host: str, port: int) -> None:
+    """The start-up lines: where the server listens (and its docs), and what players elsewhere type."""
+    url = base_url(host, port)
+    typer.echo(f"unoduo server on {url}: API docs at {url}/docs, OpenAPI at {url}/openapi.json")
+    typer.echo(where_players_connect(host, port))
+
+
 def _bind_or_exit(host: str, port: int) -> socket.socket:
     try:
         return listening_socket(host, port)
@@ -302,8 +337,7 @@ def _serve(stop: StopRequests, host: str, port: int, db: str | None, workers: in
         token = app.state.new_director_token
         if token:
             typer.echo(f"director token (shown only now; the server keeps its hash): {token}")
-        url = base_url(host, port)
-        typer.echo(f"unoduo server on {url}: API docs at {url}/docs, OpenAPI at {url}/openapi.json")
+        announce(host, port)
         server = _server(app, settings, stop)
         tune_garbage_collector()
         server.run(sockets=[sock])

@@ -42,7 +42,7 @@ from cli.serve_cmd import (
     StopRequests,
     _bind_or_exit,
     _server,
-    base_url,
+    announce,
     listening_socket,
     peer_url,
     tune_garbage_collector,
@@ -84,8 +84,7 @@ def serve_workers(settings: Settings, host: str, port: int, workers: int, stop: 
         token = guarded("unoduo serve", lambda: prepare_database(settings))
         if token:
             typer.echo(f"director token (shown only now; the server keeps its hash): {token}")
-        url = base_url(host, port)
-        typer.echo(f"unoduo server on {url}: API docs at {url}/docs, OpenAPI at {url}/openapi.json")
+        announce(host, port)
         typer.echo(f"unoduo serve: {workers} workers share port {port}; Ctrl-C stops them all")
         if stop.count:  # Ctrl-C while the database was being prepared
             typer.echo("unoduo serve: stopped before the workers started")
