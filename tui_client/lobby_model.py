@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.seat_names import player_label
+from tui_client.tournament_model import TournamentLine, tournament_lines
 
 MAX_FINISHED = 10
 
@@ -154,7 +155,8 @@ def _result(summary: Mapping[str, Any], seat: int, names: Sequence[str]) -> str:
     if mine is not None:
         out += f" (you forfeited: {_why(mine.get('reason'), True)})"
     if ended.get("how") == "round_limit":
-        out += f" at the round limit ({ended.get('rounds')} rounds)"
+        rounds = ended.get("rounds")
+        out += f" at the round limit ({rounds} round{'' if rounds == 1 else 's'})"
     return out
 
 
@@ -224,6 +226,8 @@ def start_words(value: object, now: datetime | None = None) -> str:
     local = at.astimezone()
     if local.date() == now.astimezone().date():
         return f"starts {local:%H:%M}"
+    if local.year != now.astimezone().year:  # another year: said, or a date years ahead reads as this one's
+        return f"starts {local:%a} {local.day} {local:%b} {local.year} {local:%H:%M}"
     return f"starts {local:%a} {local.day} {local:%b %H:%M}"
 
 
@@ -520,3 +524,72 @@ def join_text(entry: LobbyEntry, deadline: datetime | None, now: datetime | None
     if left <= 0:
         return f"{head} · the join deadline has passed"
     return f"{head} · join within {clock_words(left)}"
+
+
+# ---------------------------------------------------------------- every line, in one place
+
+
+@dataclass(frozen=True)
+class LobbyLines:
+    """Every line the lobby draws from what it knows (the lobby state, or what it fetched), less
+    the pairings the socket announced a moment ago (their join deadline counts down on screen)."""
+
+    entries: list[LobbyEntry]
+    next: list[str]  # the next box: pairings waiting, then byes and rounds not paired yet
+    open: list[OpenLine]
+    tournaments: list[TournamentLine]
+    disputes: list[DisputeLine]
+
+    def words(self) -> dict[str, list[str]]:
+        """Each part's lines in words, as drawn (a test compares them with the HTTP API's)."""
+        return {
+            "entries": [e.text for e in self.entries],
+            "next": list(self.next),
+            "open": [o.text for o in self.open],
+            "tournaments": [t.text for t in self.tournaments],
+            "disputes": [d.text for d in self.disputes],
+        }
+
+
+def lobby_lines(
+    me: Mapping[str, Any],
+    tournaments: Sequence[Mapping[str, Any]],
+    listed: Sequence[Mapping[str, Any]],
+    disputes: Sequence[Mapping[str, Any]],
+    *,
+    open_details: Mapping[str, Mapping[str, Any]] | None = None,
+    byes: Sequence[str] = (),
+    mine: Iterable[str] = (),
+    now: datetime | None = None,
+    shown: int = 20,
+) -> LobbyLines:
+    """The lobby's lines for ``me`` (``GET /api/me``): its matches and the live matches of
+    ``tournaments`` (details: ``id``, ``name``, ``rounds`` → ``matches``, ``players``), the next
+    box (``byes``: :func:`bye_lines`), the first ``shown`` of ``listed`` (``GET /api/tournaments``)
+    as open tournaments to enter or tournament lines (``mine``: those the player plays in), and
+    the player's ``disputes``."""
+    player_id = str(me.get("id"))
+    names = {str(t.get("id")): str(t.get("name") or t.get("id")) for t in tournaments}
+    opens = open_lines(listed[:shown], open_details or {}, player_id)
+    opened = {line.tournament for line in opens}
+    return LobbyLines(
+        entries=lobby_entries(me, tournaments, names),
+        next=[*waiting_lines(me, tournaments, now), *byes],
+        open=opens,
+        tournaments=[t for t in tournament_lines(listed[:shown], mine) if t.tournament not in opened],
+        disputes=dispute_lines(disputes, player_id),
+    )
+
+
+def state_lines(state: Mapping[str, Any], now: datetime | None = None) -> LobbyLines:
+    """Every line the lobby draws from the lobby socket's ``lobby`` state."""
+    listed = [t for t in state.get("tournaments") or [] if isinstance(t, Mapping)]
+    return lobby_lines(
+        state.get("me") or {},
+        state_tournaments(state),
+        listed,
+        [d for d in state.get("disputes") or [] if isinstance(d, Mapping)],
+        byes=bye_lines(state, now),
+        mine=[str(t.get("id")) for t in listed if t.get("entered")],
+        now=now,
+    )

@@ -46,8 +46,7 @@ from tui_client.lobby_model import (
     is_member,
     join_text,
     keep_cursor,
-    lobby_entries,
-    open_lines,
+    lobby_lines,
     others_words,
     pairing_of,
     pairing_words,
@@ -64,7 +63,7 @@ from tui_client.signin_screen import EXISTING, NEW, SignedInAs, SignInScreen, ac
 from tui_client.table_screen import PlayScreen
 from tui_client.table_setup import TableSetupScreen
 from tui_client.too_small import MinimumSize
-from tui_client.tournament_model import TournamentLine, tournament_lines
+from tui_client.tournament_model import TournamentLine
 
 MAX_TOURNAMENTS = 20  # running (and open) tournaments looked into
 
@@ -422,16 +421,18 @@ class LobbyScreen(MinimumSize, Screen[None]):
         if not self.feed_started:
             self.feed_started = True
             self.follow()
-        self.entries = lobby_entries(
-            message.me, message.tournaments, {str(t["id"]): str(t["name"]) for t in message.tournaments}
+        lines = lobby_lines(
+            message.me,
+            message.tournaments,
+            message.listed,
+            self.disputes,
+            open_details=message.open_details,
+            mine=self._mine(message),
+            shown=MAX_TOURNAMENTS,
         )
-        self.open_lines = open_lines(message.listed[:MAX_TOURNAMENTS], message.open_details, self.player_id)
-        opened = {line.tournament for line in self.open_lines}
-        self.tournament_lines = [
-            line
-            for line in tournament_lines(message.listed[:MAX_TOURNAMENTS], self._mine(message))
-            if line.tournament not in opened
-        ]
+        self.entries = lines.entries
+        self.open_lines = lines.open
+        self.tournament_lines = lines.tournaments
         self._draw_list()
         self._draw_next()
         self._draw_disputes()
