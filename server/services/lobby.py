@@ -546,9 +546,13 @@ class Lobby:
     async def _send_state(self, player: PlayerPublic, sockets: list[LobbySocket], shared: Any = None) -> None:
         """Build ``player``'s lobby state and send it to each of ``sockets`` that has not had it;
         the live matches it shows are followed (their scores move its lines)."""
+        if shared is None:
+            shared = await self.reader.shared()
         state = await self.reader.state(player, shared)
         body = state.model_dump(mode="json")
-        for summary in [*state.me.matches, *state.watch]:
+        mine = {t.id for t in shared[0] if player.id in t.players}
+        coming = [m for tid, current in shared[1].items() if tid in mine for m in current]  # watch lines to be
+        for summary in [*state.me.matches, *state.watch, *coming]:
             if summary.status in (WAITING, LIVE) and summary.id not in self.tracked:
                 seats = tuple(p.id if p is not None else None for p in summary.seats)
                 head = await asyncio.to_thread(self.store.head, match_stream(summary.id))

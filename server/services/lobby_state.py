@@ -49,7 +49,7 @@ from server.services.tournament_listing import TournamentListing
 from server.services.tournaments import TournamentService, dispute_public
 from server.store.event_store import EventStore
 from server.store.models import PlayerPublic
-from server.store.read_models import ANNULLED, FINISHED, LIVE
+from server.store.read_models import ANNULLED, FINISHED, LIVE, WAITING
 from server.store.streams import match_stream
 from server.store.values import format_at
 from server.tournaments.model import RUNNING, Tournament
@@ -186,7 +186,9 @@ async def disputes_shown(tournaments: TournamentService, player_id: str) -> list
 
 
 def live_of(matches: MatchService, t: Tournament) -> list[MatchSummaryShown]:
-    """The live matches of ``t`` its page lists (no secret round's). Blocking."""
+    """The live and waiting matches of ``t``'s opened rounds its page lists (no secret round's):
+    the live ones are watch lines; a waiting one becomes one as it starts, so the lobby follows
+    it (its start may be appended by another process). Blocking."""
     secret = t.secret_rounds()
     out = []
     for number in range(1, t.opened + 1):
@@ -199,7 +201,7 @@ def live_of(matches: MatchService, t: Tournament) -> list[MatchSummaryShown]:
                 summary = matches.summary(slot.match)
             except NotFound:
                 continue
-            if summary.status == LIVE:
+            if summary.status in (LIVE, WAITING):
                 out.append(shown(matches.summary_public(summary), None))
     return out
 
@@ -241,7 +243,8 @@ class LobbyReader:
         self.endings = Endings(store)
 
     async def shared(self) -> tuple[list[Tournament], dict[str, list[MatchSummaryShown]]]:
-        """Every tournament's fold and each running one's live matches (the same for every player)."""
+        """Every tournament's fold and each running one's live and waiting matches (the same for every
+        player: :func:`live_of`)."""
         folds = await self.tournaments.all()
         running = [t for t in folds if t.status == RUNNING]
         live = await asyncio.to_thread(lambda: {t.id: live_of(self.matches, t) for t in running})
@@ -257,7 +260,7 @@ class LobbyReader:
         page = await asyncio.to_thread(self.listing.page, player.id, LISTED, None)
         mine = [t for t in folds if player.id in t.players]
         seated = {m.id for m in me.matches}
-        watch = [m for t in mine for m in live.get(t.id, ()) if m.id not in seated]
+        watch = [m for t in mine for m in live.get(t.id, ()) if m.id not in seated and m.status == LIVE]
         byes: list[LobbyBye] = []
         coming: list[LobbyComing] = []
         for t in mine:
