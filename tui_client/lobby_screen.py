@@ -26,7 +26,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
@@ -35,6 +35,7 @@ from textual.widgets.option_list import Option, OptionDoesNotExist
 from tui_client.api import Api, ApiError
 from tui_client.config import Credentials
 from tui_client.help_screen import HelpScreen
+from tui_client.literal import literal
 from tui_client.lobby_feed import FeedDown, FeedMessage, FeedUp, follow_lobby
 from tui_client.lobby_model import (
     LobbyEntry,
@@ -73,9 +74,9 @@ LOBBY_CSS = """
 #me { height: auto; }
 #next { height: auto; max-height: 4; }
 #matches { height: 1fr; min-height: 4; border: round $primary; }
-#disputes { height: auto; max-height: 5; border: round $warning; padding: 0 1; display: none;
-             text-wrap: nowrap; text-overflow: ellipsis; }
+#disputes { height: auto; max-height: 6; border: round $warning; padding: 0 1; display: none; }
 #disputes.shown { display: block; }
+#disputes-text { height: auto; }
 #lobby-buttons { height: auto; }
 #lobby-buttons Button { margin: 0 1 0 0; min-width: 0; width: auto; }
 #lobby-status { height: auto; min-height: 1; }
@@ -158,17 +159,19 @@ class LobbyScreen(MinimumSize, Screen[None]):
 
     MIN_SIZE = (60, 20)
 
+    # The footer shows ``?`` and ``q`` first, then the common keys; the rest are in ``?``'s help
+    # (at 80 columns the footer was cut to "… t tournament  a aut", hiding ?, q and i).
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "help", key_display="?"),
+        Binding("q", "app.quit", "quit"),
         Binding("g", "bot('bot:greedy')", "greedy bot"),
-        Binding("n", "bot('bot:random')", "random bot"),
         Binding("c", "table", "table of 2-10"),
         Binding("e", "entry", "enter/leave"),
         Binding("t", "tournament", "tournament"),
-        Binding("a", "auto_join", "auto-join"),
+        Binding("n", "bot('bot:random')", "random bot", show=False),
+        Binding("a", "auto_join", "auto-join", show=False),
+        Binding("i", "me", "my page", show=False),
         Binding("r", "refresh", "refresh", show=False),
-        Binding("question_mark", "help", "help", key_display="?"),
-        Binding("q", "app.quit", "quit"),
-        Binding("i", "me", "my page"),
     ]
 
     def __init__(self) -> None:
@@ -205,7 +208,8 @@ class LobbyScreen(MinimumSize, Screen[None]):
             yield Static("signing in…", id="me")
             yield Static("", id="next")
             yield OptionList(id="matches")
-            yield Static("", id="disputes")
+            with VerticalScroll(id="disputes"):  # focusable (Tab): ↑/↓ scroll a long ruling, which wraps
+                yield Static("", id="disputes-text")
             with Horizontal(id="lobby-buttons"):
                 yield ActionButton(
                     "Play greedy bot (g)", id="bot-greedy", compact=True, action="screen.bot('bot:greedy')"
@@ -450,15 +454,15 @@ class LobbyScreen(MinimumSize, Screen[None]):
         before = options.get_option_at_index(index).id if index is not None and index < options.option_count else None
         options.clear_options()
         if self.entries:
-            options.add_options([Option(self._entry_text(e), id=e.option_id) for e in self.entries])
+            options.add_options([Option(literal(self._entry_text(e)), id=e.option_id) for e in self.entries])
         else:
             options.add_option(
                 Option(
                     Text("no matches yet: g plays the greedy bot, c makes a classic table", style="dim"), disabled=True
                 )
             )
-        options.add_options([Option(line.text, id=line.option_id) for line in self.open_lines])
-        options.add_options([Option(line.text, id=line.option_id) for line in self.tournament_lines])
+        options.add_options([Option(literal(line.text), id=line.option_id) for line in self.open_lines])
+        options.add_options([Option(literal(line.text), id=line.option_id) for line in self.tournament_lines])
         ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
         keys = [cursor_key(x) if x is not None else None for x in ids]
         at = keep_cursor(cursor_key(before) if before else None, keys, index)
@@ -484,7 +488,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
         lines += self.extra_next
         nxt = self.query_one("#next", Static)
         if lines:
-            nxt.update("next: " + "\n      ".join(lines))
+            nxt.update(literal("next: " + "\n      ".join(lines)))
         else:
             nxt.update(Text("no tournament pairing waiting for you", style="dim"))
 
@@ -495,10 +499,11 @@ class LobbyScreen(MinimumSize, Screen[None]):
         return "" if self.auto_join else "Enter joins"
 
     def _draw_disputes(self) -> None:
-        box = self.query_one("#disputes", Static)
+        box = self.query_one("#disputes", VerticalScroll)
         lines = dispute_lines(self.disputes, self.player_id)
-        box.update("\n".join(line.text for line in lines))
+        self.query_one("#disputes-text", Static).update(literal("\n".join(line.text for line in lines)))
         box.border_title = f"your disputes ({len(self.disputes)}, newest first)"
+        box.border_subtitle = "Tab: read them whole"
         box.set_class(bool(lines), "shown")
 
     def _summary(self, match: str) -> dict[str, Any] | None:
@@ -530,7 +535,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
         for entry in self.entries:
             if entry.kind == "join" and entry.match in self.pairings:
                 with contextlib.suppress(OptionDoesNotExist):
-                    options.replace_option_prompt(entry.option_id, self._entry_text(entry))
+                    options.replace_option_prompt(entry.option_id, literal(self._entry_text(entry)))
 
     def on_lobby_failed(self, message: LobbyFailed) -> None:
         self.say(message.words, "bold #ff5252")
