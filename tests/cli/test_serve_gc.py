@@ -14,7 +14,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from cli.serve_cmd import _server
+from cli.serve_cmd import StopRequests, _server
 from server.settings import Settings
 
 TICKS_A_MINUTE = 600  # uvicorn's main loop ticks every 0.1 s
@@ -28,7 +28,7 @@ class Node:
 
 
 def test_a_minute_of_server_ticks_collects_cycles_but_not_on_every_tick() -> None:
-    server = _server(FastAPI(), Settings())
+    server = _server(FastAPI(), Settings(), StopRequests())
     passes: list[int] = []
 
     def counted(phase: str, info: dict[str, Any]) -> None:

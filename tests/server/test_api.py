@@ -18,6 +18,7 @@ from server.errors import ErrorBody
 from server.schemas import (
     DisputePublic,
     FairPlayReport,
+    LobbyState,
     MatchDetail,
     MatchOutcome,
     Me,
@@ -372,6 +373,7 @@ OPERATIONS = {
         {"400", "401", "403", "404", "409", "503"},
     ),
     ("GET", "/api/me/disputes"): (200, [DisputePublic], {"401", "503"}),
+    ("GET", "/api/me/lobby"): (200, LobbyState, {"401", "503"}),
     ("POST", "/api/disputes/{dispute_id}/ruling"): (200, DisputePublic, {"400", "401", "404", "409", "413", "503"}),
 }
 ERROR_SCHEMA = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}
@@ -524,6 +526,9 @@ def test_openapi_documents_every_answer_and_the_answers_fit_it(client: TestClien
     answer("POST", f"/api/tournaments/{tournament}/start", 409, headers=DIRECTOR)
     answer("POST", f"/api/tournaments/{tournament}/withdraw", 404, headers=DIRECTOR, json={"player": "p_nobody"})
     mine = answer("GET", "/api/me", 200, headers=headers)
+    lobby = answer("GET", "/api/me/lobby", 200, headers=headers)
+    assert lobby["me"]["id"] == ada and tournament in lobby["names"]
+    answer("GET", "/api/me/lobby", 401)
     assert mine["next"] or any(m["tournament"] == tournament for m in mine["matches"])
     answer("POST", f"/api/matches/{match_id}/disputes", 400, headers=headers, json={"seq": 1, "note": "casual"})
     answer("GET", "/api/disputes", 401, headers=headers)
