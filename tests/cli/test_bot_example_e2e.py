@@ -92,7 +92,7 @@ def test_two_example_bots_play_a_whole_round_robin_through_the_real_server(tmp_p
             assert off.exit_code != 0 and "ada-bot is a bot account" in off.output, off.output
             made = _cli(base, "create", "robots' night", *entries, "--bot-accounts", "--start")
             assert made.exit_code == 0 and "bot accounts may enter" in made.output, made.output
-            assert "ada-bot [bot]" in made.output and "greedy-1 [bot]" not in made.output
+            assert "ada-bot [bot]" in made.output and "greedy [bot]" not in made.output and "greedy" in made.output
             tournament_id = made.output.split("created tournament ", 1)[1].split()[0]
             bots.append(_bot(base, log=logs["bob"], token=bob["token"]))  # round 1 is open already
 
@@ -101,7 +101,7 @@ def test_two_example_bots_play_a_whole_round_robin_through_the_real_server(tmp_p
             shown = _cli(base, "show", tournament_id)
             assert shown.exit_code == 0 and "ada-bot [bot]" in shown.output and "bob-bot [bot]" in shown.output
             trf = client.get(f"/api/tournaments/{tournament_id}/trf").text
-            assert "ada-bot [bot]" in trf and "greedy-1 [bot]" not in trf
+            assert "ada-bot [bot]" in trf and "greedy [bot]" not in trf and "greedy" in trf
             outputs = [_exited(process, logs[who]) for process, who in zip(bots, ("ada", "bob"), strict=True)]
 
             accounts = {ada["id"]: "ada-bot [bot]", bob["id"]: "bob-bot [bot]"}

@@ -93,7 +93,7 @@ def test_player_show_prints_anns_page_in_80_columns(served: dict[str, Any]) -> N
     assert "head-to-head (most played first)" in text
     as_json = player("show", "ann", "--json", url=base)
     assert as_json.exit_code == 0 and json.loads(as_json.stdout) == page
-    # The casual house bot by its id: a tournament's house bots are players of their own, of the same names.
+    # The casual house bot by its id (the same player a tournament enters: the server's own greedy).
     greedy = next(h["opponent"]["id"] for h in page["head_to_head"] if h["opponent"]["name"] == "greedy")
     versus = player("show", "ann", "--versus", greedy, url=base)
     assert versus.exit_code == 0, versus.output
@@ -131,10 +131,10 @@ async def test_the_player_screen_on_a_real_server(served: dict[str, Any], tmp_pa
         assert "┤" in plain(chart) and str(chart.border_title).startswith("rating · UNO Duo")
         history = screen.query_one("#history", DataTable)
         opponents = {str(history.get_row_at(r)[1]) for r in range(history.row_count)}
-        # One bot, one page: its two tournament matches against the two greedy bots and the casual
-        # random's match against ann (its own name is no opponent).
+        # One bot, one page: its two tournament matches against the two greedy bots (the server's
+        # own, greedy and greedy-2) and the casual random's match against ann (its own name is no opponent).
         assert history.row_count == 3 and "ann" in opponents
-        assert all(o.startswith("greedy-") and o.endswith(" [bot]") for o in opponents - {"ann"})
+        assert opponents - {"ann"} == {"greedy [bot]", "greedy-2 [bot]"}
         assert {str(history.get_row_at(r)[5]) for r in range(2)} <= {"Bot night r1", "Bot night r2", "Bot night r3"}
 
 

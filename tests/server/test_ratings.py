@@ -180,7 +180,7 @@ def test_a_tournament_is_rated_and_a_rebuild_gives_the_same_rows(url: str) -> No
         bot_page = ok(client.get(f"/api/players/{greedy}"))
         assert bot_page["ratings"]["uno-duo"]["games"] == 4  # 2 greedy seats x (ada, random)
         assert any(h["unrated"] == "one player" for h in bot_page["history"])
-        # One bot, one page: the casual greedy-1's page lists every greedy seat's matches.
+        # One bot, one page: the house bot greedy's page lists every greedy seat's matches.
         house = ok(client.get("/api/players/bot:greedy"))
         assert house["ratings"] == bot_page["ratings"] and len(house["history"]) == 5
         assert {r["opponent"]["id"]: r["played"] for r in house["head_to_head"]}[ada] == 2

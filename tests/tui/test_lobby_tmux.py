@@ -57,11 +57,11 @@ def test_the_lobby_takes_the_seat_by_itself_in_a_real_terminal(server: str, tmp_
         assert started.status_code == 200, started.text
         # Nobody touches the keyboard: the table opens by itself, at tia's seat, the draft under way.
         screen = term.wait_for("you (tia, seat")
-        assert "greedy-" in screen
+        assert "you (tia, seat 0) vs greedy · " in screen or "you (tia, seat 1) vs greedy · " in screen
         screen = term.wait_for("keep it (k) or pass it (p)")  # tia's draft decision (the bot answers at once)
         assert "draft step" in screen and "⏱" in screen
         term.keys("q")
         screen = term.wait_for("matches (1)")
-        assert "play   vs greedy-" in screen and "Tmux Cup round 1" in screen
+        assert "play   vs greedy · Tmux Cup round 1" in screen
     finally:
         term.close()

@@ -388,11 +388,11 @@ async def test_watching_a_match_without_a_seat(server: str, tmp_path: Path) -> N
         app = make_play_app(server, "sam", config_dir=tmp_path)
         async with app.run_test(size=SIZE) as pilot:
             await signed_in(pilot, app)
-            screen = app.open_table(match["id"], None, ("pam", "greedy-1"))
+            screen = app.open_table(match["id"], None, ("pam", "greedy"))
             model = screen.model
             await until(pilot, lambda: model.last_seq >= joined["view"]["version"], "the match so far")
             assert model.watching and model.hand == [] and model.offers() == []
-            assert "watching pam vs greedy-1" in text_of(app, "#table-title")
+            assert "watching pam vs greedy · " in text_of(app, "#table-title")
             assert "(watching: no hand of yours)" in str(screen.query_one(HandView).render())
             assert not any(line.style == "mine" for line in model.log)
             await pilot.press("d")

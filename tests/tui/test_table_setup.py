@@ -86,14 +86,14 @@ async def test_c_makes_a_table_that_the_named_person_finds_and_joins(server: str
         table = app.screen
         assert isinstance(table, PlayScreen)
         match = table.model.match
-        assert table.model.names == ["ann", "bob", "greedy-1", "greedy-2"]
+        assert table.model.names == ["ann", "bob", "greedy", "greedy-2"]
 
         # bob's lobby lists the table; he joins and play starts for all four.
         headers = {"Authorization": f"Bearer {bob['token']}"}
         async with httpx.AsyncClient(base_url=server, timeout=10, headers=headers) as client:
             me = (await client.get("/api/me")).json()
             listed = [m for m in me["matches"] if m["id"] == match]
-            assert listed and [p["name"] for p in listed[0]["seats"]] == ["ann", "bob", "greedy-1", "greedy-2"]
+            assert listed and [p["name"] for p in listed[0]["seats"]] == ["ann", "bob", "greedy", "greedy-2"]
             joined = await client.post(f"/api/matches/{match}/join", json={"entropy": "bob's"})
             assert joined.status_code == 200, joined.text
         await until(

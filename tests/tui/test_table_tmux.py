@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ import httpx
 import pytest
 
 from bench.progress import STALL_SECONDS
+from engine.house_bots import house_bot_name
 from tests.cli.serving import running
 from tests.tui.test_replay_tmux import TMUX, UNODUO, Terminal
 
@@ -63,9 +65,9 @@ def test_a_table_in_a_real_terminal(seats: int, width: int, height: int, server:
         screen = term.wait_for("your turn")  # the bots have played up to ann
         lines = screen.splitlines()
         assert len(lines) <= height and all(len(line) <= width for line in lines)
-        names = [f"{kind.split(':')[1]}-{n}" for kind, n in _numbered(opponents)]
-        for name in names:
-            assert name in screen, name
+        names = [house_bot_name(kind.split(":")[1], n) for kind, n in _numbered(opponents)]
+        for name in names:  # the whole name: 'greedy' is not found in 'greedy-2'
+            assert re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", screen), name
         assert ("↻ clockwise" in screen) or ("↺ counter-clockwise" in screen)
         assert "events" in screen and "⏱" in screen
         captures = os.environ.get("UNODUO_TMUX_CAPTURES")
@@ -91,7 +93,8 @@ def open_from_the_lobby(term: Terminal, shown: str) -> None:
 
 
 def _numbered(opponents: list[str]) -> list[tuple[str, int]]:
-    """Each bot seat's kind and number, as the server names them (bot-greedy-1, bot-greedy-2, …)."""
+    """Each bot seat's kind and number, as the server numbers them (bot-greedy-1, bot-greedy-2, …:
+    named greedy, greedy-2, …)."""
     seen: dict[str, int] = {}
     out = []
     for kind in opponents:

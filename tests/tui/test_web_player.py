@@ -1,7 +1,7 @@
 """``unoduo web --player ID``: the player screen in a browser through textual-serve. A real
 ``unoduo serve`` where three house bots have played a small tournament (rated), ``unoduo web`` as a
 process, and Debian's headless Chromium (tests/tui/test_web.py's ``browse``): the page's client
-fetches random-1's page (the server's access log says so) and draws it, its rating chart's line
+fetches random's page (the server's access log says so) and draws it, its rating chart's line
 among it (the screenshot is kept in the test's folder: ``web-player.png``)."""
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def test_unoduo_web_shows_a_players_page(tmp_path: Path) -> None:
         with httpx.Client(base_url=base, timeout=30.0) as client:
             tournament = ok(client.post("/api/tournaments", json=body, headers=director), 201)["id"]
             ok(client.post(f"/api/tournaments/{tournament}/start", headers=director))
-        bot = next(p["id"] for p in finished(base, tournament)["players"] if p["name"] == "random-1")
+        bot = next(p["id"] for p in finished(base, tournament)["players"] if p["name"] == "random")
         rated = ok(httpx.get(f"{base}/api/players/{bot}", timeout=30.0))["rating_history"]["uno-duo"]
         assert len(rated) >= 2  # a line to draw
         argv = [sys.executable, "-m", "cli.main", "web", "--port", str(web_port), "--server", base]
