@@ -1,6 +1,6 @@
 """The help of ``unoduo play``: every key of the table, the lobby and the tournament screen, over
-whichever screen asked (``?``); it scrolls in a short terminal (↑ ↓ PgUp PgDn), any other key or
-a click closes it."""
+whichever screen asked (``?``), that screen's own keys first; it scrolls in a short terminal
+(↑ ↓ PgUp PgDn), any other key or a click closes it."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ HelpScreen { align: center middle; }
 """
 SCROLL_KEYS = {"up": -1, "down": 1, "pageup": -10, "pagedown": 10}
 
-HELP = """[b]The table[/b]
+TABLE_HELP = """[b]The table[/b]
 
   ← →      choose a card
   Enter    play it (in the draft: keep the card looked at)
@@ -40,31 +40,46 @@ HELP = """[b]The table[/b]
   q        back to the lobby
 
 Click a card to select it, click it again to play it; every action
-has a button too. Only what the server lists as legal is offered.
+has a button too. Only what the server lists as legal is offered."""
 
-[b]The lobby[/b]  (live: pairings, results and rulings show by themselves)
+LOBBY_HELP = """[b]The lobby[/b]  (live: pairings, results and rulings show by themselves)
   Enter open · e enter/leave an open tournament · t tournament
   a auto-join on/off · g greedy bot · n random bot · r refresh · q quit
   c a classic table of 2-10: name who sits with you (bob, 2 greedy)
   i your own page: ratings, the rating chart, match history
+  Tab the disputes box: ↑ ↓ read every ruling whole"""
 
-[b]A tournament[/b]
+TOURNAMENT_HELP = """[b]A tournament[/b]
   Enter watch a live pairing / replay a finished one
   o open a dispute (director) · Tab next table · r refresh · q back
   p the page of the player highlighted in the standings
-  f every tie-break column / the compact standings · ? this help
+  f every tie-break column / the compact standings · ? this help"""
 
-[b]A player's page[/b]
+PLAYER_HELP = """[b]A player's page[/b]
   f the chart's family (UNO Duo, classic) · t head-to-head / tournaments
-  Enter watch / replay a match · open an opponent's page · q back
+  Enter watch / replay a match · open an opponent's page · q back"""
 
-(↑ ↓ PgUp PgDn scroll · any other key closes)"""
+SECTIONS = {"table": TABLE_HELP, "lobby": LOBBY_HELP, "tournament": TOURNAMENT_HELP, "player": PLAYER_HELP}
+CLOSING = "(↑ ↓ PgUp PgDn scroll · any other key closes)"
+
+
+def help_text(first: str = "table") -> str:
+    """Every screen's keys, the asking screen's (``first``) at the top."""
+    order = [first, *(name for name in SECTIONS if name != first)]
+    return "\n\n".join([*(SECTIONS[name] for name in order), CLOSING])
+
+
+HELP = help_text()
 
 
 class HelpScreen(ModalScreen[None]):
+    def __init__(self, first: str = "table") -> None:
+        super().__init__()
+        self.first = first if first in SECTIONS else "table"
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-scroll"):
-            yield Static(HELP, id="help-body")
+            yield Static(help_text(self.first), id="help-body")
 
     def on_key(self, event: Any) -> None:
         event.stop()

@@ -804,7 +804,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
             self.say("no tournament on this server yet", "italic")
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
+        self.app.push_screen(HelpScreen("lobby"))
 
     def action_me(self) -> None:
         """``i``: the player's own page (ratings, the rating chart, match history, head-to-head)."""

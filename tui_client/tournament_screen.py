@@ -590,7 +590,7 @@ class TournamentScreen(MinimumSize, Screen[None]):
         self.app.push_screen(PlayerScreen(player))
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
+        self.app.push_screen(HelpScreen("tournament"))
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 2:

@@ -19,6 +19,8 @@ from typing import Any, cast
 
 import httpx
 import pytest
+from rich.text import Text
+from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
@@ -28,6 +30,7 @@ from tests.tui.test_play_snapshots import MATCH, NAMES, FrozenClock, ReplayedSoc
 from tui_client import lobby_model, play_model
 from tui_client.api import Api
 from tui_client.config import ConfigStore, Credentials
+from tui_client.help_screen import HelpScreen
 from tui_client.lobby_screen import LobbyScreen
 from tui_client.play_app import PlayApp, make_play_app
 from tui_client.play_model import LogLine, PlayModel
@@ -220,6 +223,31 @@ def plain(widget: Static) -> str:
 
 
 # ---------------------------------------------------------------- the lobby
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_every_lobby_key_is_in_the_footer_or_first_in_its_help(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> None:
+    """At 80x24 and 60x20 ``?`` is in the footer, and ``?`` opens the help at the lobby's own keys
+    (it opened at the table's, the lobby's a screen further down), where every key the footer
+    leaves out is listed."""
+    app, api = lobby_app(tmp_path, monkeypatch)
+    async with app.run_test(size=size) as pilot:
+        screen = await loaded(pilot, api)
+        footer = " ".join(str(w.render()) for w in screen.query("FooterKey"))
+        assert "?" in footer and "q" in footer, footer
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), "the help")
+        words = Text.from_markup(plain(pilot.app.screen.query_one("#help-body", Static))).plain
+        assert words.lstrip().startswith("The lobby"), words[:60]
+        lobby_help = words.split("A tournament")[0]
+        for binding in LobbyScreen.BINDINGS:
+            assert isinstance(binding, Binding)
+            key = {"question_mark": "?"}.get(binding.key, binding.key)
+            assert binding.show or f" {key} " in f" {lobby_help} ", (key, lobby_help)
+        assert "Tab" in lobby_help  # the disputes box: a ruling read whole
 
 
 @pytest.mark.anyio
