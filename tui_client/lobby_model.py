@@ -440,14 +440,27 @@ class DisputeLine:
 DECISIONS = {"stands": "the result stands", "replay": "the match is replayed", "award": "the match is awarded"}
 
 
-def dispute_lines(disputes: Sequence[Mapping[str, Any]], player_id: str, limit: int = 6) -> list[DisputeLine]:
-    """The player's disputes, newest first: what was disputed, by whom, and the ruling in words."""
+def dispute_where(dispute: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    """Where a dispute's match was played, by the tournament's name (``Swiss night round 1 board
+    1``, from its ``slot`` ``1.1``) when ``names`` knows it, else the match's id."""
+    name = names.get(str(dispute.get("tournament")))
+    round_, _, board = str(dispute.get("slot") or "").partition(".")
+    if name is None or not round_.isdigit():
+        return str(dispute.get("match"))
+    return f"{name} round {round_}" + (f" board {board}" if board.isdigit() else "")
+
+
+def dispute_lines(
+    disputes: Sequence[Mapping[str, Any]], player_id: str, limit: int = 6, names: Mapping[str, str] | None = None
+) -> list[DisputeLine]:
+    """The player's disputes, newest first: what was disputed, where (``names``: tournament id →
+    name), by whom, and the ruling in words."""
     out = []
     for d in list(disputes)[::-1][:limit]:
         if not isinstance(d, Mapping) or not d.get("id"):
             continue
         who = "you" if d.get("player") == player_id else "your opponent"
-        head = f"#{d.get('seq')} in {d.get('match')} ({who})"
+        head = f"#{d.get('seq')} in {dispute_where(d, names or {})} ({who})"
         note = str(d.get("note") or "")
         if d.get("status") == "ruled" or d.get("decision"):
             decision = DECISIONS.get(str(d.get("decision")), str(d.get("decision")))
@@ -570,6 +583,7 @@ def lobby_lines(
     the player's ``disputes``."""
     player_id = str(me.get("id"))
     names = {str(t.get("id")): str(t.get("name") or t.get("id")) for t in tournaments}
+    titles = {**{str(t.get("id")): str(t.get("name") or t.get("id")) for t in listed}, **names}
     opens = open_lines(listed[:shown], open_details or {}, player_id)
     opened = {line.tournament for line in opens}
     return LobbyLines(
@@ -577,7 +591,7 @@ def lobby_lines(
         next=[*waiting_lines(me, tournaments, now), *byes],
         open=opens,
         tournaments=[t for t in tournament_lines(listed[:shown], mine) if t.tournament not in opened],
-        disputes=dispute_lines(disputes, player_id),
+        disputes=dispute_lines(disputes, player_id, names=titles),
     )
 
 

@@ -44,6 +44,7 @@ from tui_client.lobby_model import (
     bye_lines,
     cursor_key,
     dispute_lines,
+    dispute_where,
     is_member,
     join_text,
     keep_cursor,
@@ -75,6 +76,8 @@ LOBBY_CSS = """
 #next { height: auto; max-height: 4; }
 #matches { height: 1fr; min-height: 4; border: round $primary; }
 #disputes { height: auto; max-height: 6; border: round $warning; padding: 0 1; display: none; }
+LobbyScreen.-short #disputes { max-height: 4; }  /* under 24 lines the matches keep the room; Tab reads the rest */
+LobbyScreen.-short #matches { min-height: 5; }
 #disputes.shown { display: block; }
 #disputes-text { height: auto; }
 #lobby-buttons { height: auto; }
@@ -159,6 +162,9 @@ class LobbyScreen(MinimumSize, Screen[None]):
 
     MIN_SIZE = (60, 20)
 
+    # Textual gives the screen the class of its height (-short under 24 lines): see the CSS above.
+    # Screen declares it without ClassVar, so mypy refuses one here and ruff asks for it.
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]  # noqa: RUF012
     # The footer shows ``?`` and ``q`` first, then the common keys; the rest are in ``?``'s help
     # (at 80 columns the footer was cut to "… t tournament  a aut", hiding ?, q and i).
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -182,6 +188,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
         self.tournaments: list[dict[str, Any]] = []
         self.me: dict[str, Any] | None = None
         self.disputes: list[dict[str, Any]] = []
+        self.titles: dict[str, str] = {}  # tournament id -> name, for the disputes' lines
         self.pairings: dict[str, Pairing] = {}  # match → the pairing the socket announced
         self.seat_state: dict[str, str] = {}  # match → what the lobby is doing about its seat
         self.taken: set[str] = set()  # matches whose seat this lobby took (or tried to) by itself
@@ -435,6 +442,10 @@ class LobbyScreen(MinimumSize, Screen[None]):
             shown=MAX_TOURNAMENTS,
         )
         self.entries = lines.entries
+        self.titles = {
+            **{str(t.get("id")): str(t.get("name") or t.get("id")) for t in message.listed},
+            **{str(t.get("id")): str(t.get("name") or t.get("id")) for t in message.tournaments},
+        }
         self.open_lines = lines.open
         self.tournament_lines = lines.tournaments
         self._draw_list()
@@ -500,7 +511,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
 
     def _draw_disputes(self) -> None:
         box = self.query_one("#disputes", VerticalScroll)
-        lines = dispute_lines(self.disputes, self.player_id)
+        lines = dispute_lines(self.disputes, self.player_id, names=self.titles)
         self.query_one("#disputes-text", Static).update(literal("\n".join(line.text for line in lines)))
         box.border_title = f"your disputes ({len(self.disputes)}, newest first)"
         box.border_subtitle = "Tab: read them whole"
@@ -643,7 +654,8 @@ class LobbyScreen(MinimumSize, Screen[None]):
         decision = data.get("decision")
         note = data.get("note")
         said = f': "{note}"' if note else ""
-        words = f"the director ruled on the dispute of #{data.get('seq', '?')} in {data.get('match')}: {decision}{said}"
+        where = dispute_where({**data, "slot": self._slot_of(str(data.get("dispute")))}, self.titles)
+        words = f"the director ruled on the dispute of #{data.get('seq', '?')} in {where}: {decision}{said}"
         self.say(words, "bold")
         table = self._table_of(str(data.get("match")))
         if table is not None:
@@ -653,6 +665,10 @@ class LobbyScreen(MinimumSize, Screen[None]):
         self.app.bell()
 
     # ------------------------------------------------------------ opening tables
+
+    def _slot_of(self, dispute: str) -> str:
+        """The slot (``round.board``) of a dispute the lobby lists, else ""."""
+        return next((str(d.get("slot") or "") for d in self.disputes if d.get("id") == dispute), "")
 
     def _table_of(self, match: str) -> PlayScreen | None:
         for screen in self.app.screen_stack:

@@ -107,6 +107,7 @@ DISPUTES = [
         "id": "t_cup-d1",
         "tournament": "t_cup",
         "match": "m_cup1",
+        "slot": "1.1",
         "seq": 355,
         "player": "p_ann",
         "note": "the draw pile ran out oddly",
@@ -118,6 +119,7 @@ DISPUTES = [
         "id": "t_cup-d2",
         "tournament": "t_cup",
         "match": "m_cup2",
+        "slot": "2.1",
         "seq": 12,
         "player": "p_ann",
         "note": "slow join",
@@ -273,8 +275,8 @@ async def test_the_lobby_in_words(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         ]
         disputes = plain(screen.query_one("#disputes-text", Static)).splitlines()
         assert disputes == [
-            '#12 in m_cup2 (you): open, waiting for the director · "slow join"',
-            '#355 in m_cup1 (you): ruled — the result stands: "the pile was reshuffled (D9)"',
+            '#12 in Club Cup round 2 board 1 (you): open, waiting for the director · "slow join"',
+            '#355 in Club Cup round 1 board 1 (you): ruled — the result stands: "the pile was reshuffled (D9)"',
         ]
 
 
