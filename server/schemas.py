@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.rulings import RULING_RANGE
 from server.store.models import EventPublic, MatchSummaryPublic, PlayerPublic
 
 
@@ -246,7 +247,7 @@ class DisputePublic(BaseModel):
     decision: Literal["stands", "replay", "award"] | None
     ruling_note: str | None
     award_to: int | None = Field(description="the seat an award went to")
-    rule: str | None = Field(description="the ruling of RULES.md cited, D1 to D17")
+    rule: str | None = Field(description=f"the ruling of RULES.md cited, {RULING_RANGE}")
     ruled_at: str | None
     audit_view: str = Field(description="the path of the match's view just after the disputed event")
 
