@@ -8,24 +8,26 @@ from cli.db_guard import guarded
 
 db_app = typer.Typer(help="The database: migrations, read models, chain checks.", no_args_is_help=True)
 
-DB_HELP = "database URL (default: UNODUO_DATABASE_URL, else sqlite:///./unoduo.sqlite3)"
+DB_HELP = "database URL, or a SQLite file path (default: UNODUO_DATABASE_URL, else sqlite:///./unoduo.sqlite3)"
 
 
 def _url(db: str | None) -> str:
+    """``--db`` as ``unoduo serve`` reads it: a URL, or a SQLite file's path; else the settings'."""
     # Imported here, not at the top: every ``unoduo`` command loads this module at start.
+    from server.db import url_or_path
     from server.settings import Settings
 
-    return db or Settings().database_url
+    return url_or_path(db) if db else Settings().database_url
 
 
-def _require_head(what: str, url: str) -> None:
+def _require_head(command: str, url: str) -> None:
+    """Exit 1 unless the database is at the latest revision (``command``: ``unoduo ratings list``, …)."""
     from server.store.migrate import current_revision, head_revision
 
     current, head = current_revision(url), head_revision()
     if current != head:
         typer.echo(
-            f"unoduo db {what}: the database is at revision {current or 'none'}, not {head}: "
-            "run `unoduo db upgrade` first",
+            f"{command}: the database is at revision {current or 'none'}, not {head}: run `unoduo db upgrade` first",
             err=True,
         )
         raise typer.Exit(1)
@@ -59,7 +61,7 @@ def rebuild(db: str | None = typer.Option(None, "--db", help=DB_HELP)) -> None:
     def run() -> str:
         from server.db import make_engine
 
-        _require_head("rebuild", url)
+        _require_head("unoduo db rebuild", url)
         engine = make_engine(url)
         try:
             report = run_rebuild(engine)
@@ -84,7 +86,7 @@ def verify(
     url = _url(db)
 
     def run() -> list[tuple[str, int | None]]:
-        _require_head("verify", url)
+        _require_head("unoduo db verify", url)
         store = EventStore(make_engine(url), group_commit=False)
         try:
             check_engine(store.engine)

@@ -29,7 +29,7 @@ def rebuild(
         from server.settings import Settings
         from server.store.event_store import EventStore
 
-        _require_head("rebuild", url)
+        _require_head("unoduo ratings rebuild", url)
         store = EventStore(make_engine(url), group_commit=False)
         try:
             rate_casual = Settings().rate_casual if casual is None else casual
@@ -67,7 +67,7 @@ def list_ratings(
         from server.store.event_store import EventStore
         from server.store.ratings import rating_list
 
-        _require_head("list", url)
+        _require_head("unoduo ratings list", url)
         store = EventStore(make_engine(url), group_commit=False)
         try:
             Ratings(store, Settings().rate_casual, tournament_or_none(store)).catch_up()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -31,3 +33,17 @@ def test_rebuild_folds_the_same_ratings_and_list_ranks_them(url: str) -> None:
         assert {line.split()[1] for line in lines[1:]} == {"greedy", "random"}
         assert all(line.split()[2].endswith("?") for line in lines[1:])  # two matches: still provisional
         assert runner.invoke(app, ["ratings", "list", "--db", url, "--family", "chess"]).exit_code == 2
+
+
+def test_db_takes_a_sqlite_files_path_as_serve_does_and_names_the_command(tmp_path: Path) -> None:
+    """``--db`` of ``ratings`` and ``db`` reads a SQLite file's path like ``unoduo serve --db`` (it
+    refused it: "not a database URL"); a database not migrated is refused by the command's own
+    name (it said ``unoduo db list`` for ``unoduo ratings list``)."""
+    path = tmp_path / "club.sqlite3"
+    unmigrated = runner.invoke(app, ["ratings", "list", "--db", str(path)])
+    assert unmigrated.exit_code == 1, unmigrated.output
+    assert unmigrated.output.startswith("unoduo ratings list: the database is at revision none"), unmigrated.output
+    assert runner.invoke(app, ["db", "upgrade", "--db", str(path)]).exit_code == 0
+    listed = runner.invoke(app, ["ratings", "list", "--db", str(path)])
+    assert listed.exit_code == 0, listed.output
+    assert path.exists()

@@ -120,7 +120,7 @@ def test_cli_upgrade_uses_the_environment(db_url: str, monkeypatch: pytest.Monke
 @pytest.mark.parametrize(
     ("bad_url", "code", "message"),
     [
-        ("nonsense", 2, "not a database URL"),
+        ("nonsense:x", 2, "not a database URL"),  # a plain word is a SQLite file path, as for serve
         ("sqlite://", 2, "in-memory SQLite"),
         ("mysql://u@h/db", 2, "unsupported database"),
         ("postgresql+psycopg://nobody@127.0.0.1:1/none?connect_timeout=2", 1, "cannot use the database"),
