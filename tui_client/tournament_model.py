@@ -449,6 +449,9 @@ class TournamentLine:
         return f"tournament:{self.tournament}"
 
 
+YOURS = {"created": "you are in", "running": "you play", "finished": "you played"}  # the player's own, by status
+
+
 def tournament_lines(listed: Sequence[Mapping[str, Any]], mine: Iterable[str] = ()) -> list[TournamentLine]:
     """The lobby's tournament lines (``GET /api/tournaments``): running ones first, the
     player's own marked; ``t`` (or Enter) opens one."""
@@ -461,7 +464,7 @@ def tournament_lines(listed: Sequence[Mapping[str, Any]], mine: Iterable[str] = 
     lines = []
     for t in ranked:
         tid = str(t.get("id"))
-        you = " · you play" if tid in own else ""
+        you = f" · {YOURS.get(str(t.get('status')), 'you play')}" if tid in own else ""
         kind = {"swiss": " · Swiss", "tables": " · tables"}.get(str(t.get("format")), "")  # a round robin: as before
         text = (
             f"tour   {t.get('name') or tid}{kind} · {t.get('status')} · {t.get('opened', 0)}/{t.get('rounds', 0)} rounds"

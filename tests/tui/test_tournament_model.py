@@ -190,7 +190,8 @@ def test_disputes_title_and_lobby_lines() -> None:
             {"id": "t0", "name": "Old", "status": "finished"},
             {"id": "t1", "name": "Cup", "status": "running", "players": 3, "rounds": 3, "opened": 2},
         ],
-        ["t1"],
+        ["t1", "t0"],
     )
     assert [x.tournament for x in lines] == ["t1", "t0"]
     assert lines[0].text == "tour   Cup · running · 2/3 rounds · 3 players · you play"
+    assert lines[1].text.endswith(" · you played")  # a finished one is not one 'you play' (seen in a walk)
