@@ -466,10 +466,8 @@ def tournament_lines(listed: Sequence[Mapping[str, Any]], mine: Iterable[str] = 
         tid = str(t.get("id"))
         you = f" · {YOURS.get(str(t.get('status')), 'you play')}" if tid in own else ""
         kind = {"swiss": " · Swiss", "tables": " · tables"}.get(str(t.get("format")), "")  # a round robin: as before
-        text = (
-            f"tour   {t.get('name') or tid}{kind} · {t.get('status')} · {t.get('opened', 0)}/{t.get('rounds', 0)} rounds"
-            f" · {t.get('players', 0)} players{you}"
-        )
+        rounds = f"{t.get('opened', 0)}/{t.get('rounds', 0)}" if t.get("status") != "finished" else t.get("rounds", 0)
+        text = f"tour   {t.get('name') or tid}{kind} · {t.get('status')} · {rounds} rounds · {t.get('players', 0)} players{you}"
         lines.append(TournamentLine(tid, text))
     return lines
 

@@ -194,4 +194,4 @@ def test_disputes_title_and_lobby_lines() -> None:
     )
     assert [x.tournament for x in lines] == ["t1", "t0"]
     assert lines[0].text == "tour   Cup · running · 2/3 rounds · 3 players · you play"
-    assert lines[1].text.endswith(" · you played")  # a finished one is not one 'you play' (seen in a walk)
+    assert lines[1].text == "tour   Old · finished · 0 rounds · 0 players · you played"  # not 'you play' (a walk)
