@@ -409,6 +409,9 @@ def title_words(tournament: Mapping[str, Any]) -> str:
     ruleset = str(tournament.get("ruleset") or "")
     if target:
         ruleset += f" to {target}"
+    limit = rules.get("round_limit") if isinstance(rules, Mapping) else None
+    if isinstance(limit, int) and limit > 0:  # a round limit ends a match as often as the target
+        ruleset += f" or after round {limit}" if target else f" · after round {limit}"
     fmt = format_of(tournament)
     parts = [
         str(tournament.get("name") or tournament.get("id")),

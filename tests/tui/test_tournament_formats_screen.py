@@ -57,6 +57,8 @@ def test_the_title_says_the_format() -> None:
     assert title_words(tables()) == (
         "Club night · running · round 2/5 · tables of 4 · points 3/2/1/0 · classic to 500 · 16 players"
     )
+    limited = {**tables(), "rules": {"target": 500, "round_limit": 2}}  # the walk's 'classic to 500' under a limit
+    assert "classic to 500 or after round 2 · " in title_words(limited)
 
 
 def test_a_swiss_standings_follow_its_chain() -> None:
