@@ -120,6 +120,7 @@ def public_reads(client: TestClient, tournament_id: str, players: list[str], hea
         f"/api/tournaments/{tournament_id}/trf",
         f"/api/tournaments/{tournament_id}/fairplay",
         "/api/tournaments",
+        "/api/me/lobby",  # the caller's lobby state (issue 33): its watch lines, next, standings' words
         *(f"/api/players/{p}" for p in players),
         f"/api/players/{players[1]}/versus/{players[2]}",
         f"/api/players/{players[0]}/versus/{players[3]}",
