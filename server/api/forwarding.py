@@ -40,6 +40,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 from websockets.asyncio.client import ClientConnection
 
+from server.api.write_deadline import write_deadline
 from server.services.matches import MatchService
 from server.services.players import Caller
 
@@ -231,11 +232,12 @@ async def forward_socket(websocket: WebSocket, peer_url: str, send_timeout: floa
 
 
 async def _downstream(upstream: ClientConnection, websocket: WebSocket, send_timeout: float) -> None:
-    async for message in upstream:
-        if isinstance(message, str):
-            await asyncio.wait_for(websocket.send_text(message), send_timeout)
-        else:
-            await asyncio.wait_for(websocket.send_bytes(message), send_timeout)
+    async with write_deadline(send_timeout) as deadline:
+        async for message in upstream:
+            if isinstance(message, str):
+                await deadline.send_text(websocket, message)
+            else:
+                await deadline.send_bytes(websocket, message)
 
 
 async def _upstream(websocket: WebSocket, upstream: ClientConnection) -> None:

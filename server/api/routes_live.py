@@ -29,6 +29,7 @@ from pydantic import ValidationError
 from engine.errors import ErrorCode
 from server.api.commands import CommandMessage
 from server.api.forwarding import forward_socket, is_own_seat, owner_elsewhere, take_over
+from server.api.write_deadline import write_deadline
 from server.deps import authenticate
 from server.errors import CLOSE_TRY_AGAIN, Refusal, describe_validation, refusal_of
 from server.limits import ID_LEN, MATCH_ID_PATTERN, MAX_SEQ
@@ -145,8 +146,9 @@ async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int, frames: F
     and a feed whose database is unavailable (then the message says so); a refusal of the feed
     (its read gate, ``MatchReads.watch``) closes with the refusal's code, 4403."""
     try:
-        async for message in feed.messages(since, frames):
-            await asyncio.wait_for(websocket.send_text(message), send_timeout)
+        async with write_deadline(send_timeout) as deadline:
+            async for message in feed.messages(since, frames):
+                await deadline.send_text(websocket, message)
     except TimeoutError:
         await _close(websocket, CLOSE_TRY_AGAIN, "you took no message for too long: reconnect with since", timeout=1)
         raise SlowWatcher() from None

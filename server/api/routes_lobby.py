@@ -20,6 +20,7 @@ from typing import Annotated, Any
 import orjson
 from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
 
+from server.api.write_deadline import write_deadline
 from server.deps import PlayerDep, TournamentServiceDep, authenticate
 from server.errors import CLOSE_TRY_AGAIN, error_responses, refusal_of
 from server.schemas import DisputePublic, LobbyState
@@ -82,13 +83,14 @@ async def lobby_socket(
 async def _send(websocket: WebSocket, socket: LobbySocket, state: dict[str, Any], timeout: float) -> None:
     """The ``state`` first, then each queued message; a :class:`Closing` closes the socket as it says."""
     try:
-        await asyncio.wait_for(websocket.send_text(orjson.dumps(state).decode()), timeout)
-        while True:
-            message = await socket.queue.get()
-            if isinstance(message, Closing):
-                await _close(websocket, message.code, message.reason, timeout=1)
-                return
-            await asyncio.wait_for(websocket.send_text(orjson.dumps(message).decode()), timeout)
+        async with write_deadline(timeout) as deadline:
+            await deadline.send_text(websocket, orjson.dumps(state).decode())
+            while True:
+                message = await socket.queue.get()
+                if isinstance(message, Closing):
+                    await _close(websocket, message.code, message.reason, timeout=1)
+                    return
+                await deadline.send_text(websocket, orjson.dumps(message).decode())
     except TimeoutError:
         await _close(websocket, CLOSE_TRY_AGAIN, "you took no message for too long: reconnect for a fresh state", 1)
 
