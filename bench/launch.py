@@ -117,18 +117,32 @@ class ServerProcess:
         self.kills = 0
         self.up = False
 
+    def argv(self) -> list[str]:
+        """The command line that starts it (another program that answers ``GET /api`` may override it)."""
+        serve = [sys.executable, "-m", "cli.main", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
+        return [*serve, *self.args, "--db", self.db_url]
+
+    def rss_kib(self) -> int | None:
+        """Its resident memory now (``VmRSS``, KiB); None when it is not running or /proc cannot say."""
+        if self.process is None or self.process.poll() is not None:
+            return None
+        try:
+            for line in Path(f"/proc/{self.process.pid}/status").read_text(encoding="ascii").splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        except (OSError, ValueError, IndexError):
+            pass
+        return None
+
     def start(self) -> float:
         """Start it and wait until ``GET /api`` answers; the seconds that took (a recovery included).
         A process that exits fails at once; one that neither answers nor exits for the harness's
         stall window is stuck (a start is never failed for being slow)."""
         began = time.monotonic()
-        argv = [sys.executable, "-m", "cli.main", "serve", "--host", "127.0.0.1", "--port", str(self.port), *self.args]
         with self.log_path.open("ab") as log:
             log.write(f"\n===== start {self.starts + 1} of {self.name} =====\n".encode())
             log.flush()
-            self.process = subprocess.Popen(
-                [*argv, "--db", self.db_url], cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT
-            )
+            self.process = subprocess.Popen(self.argv(), cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         self.starts += 1
         while time.monotonic() - began < STALL_SECONDS:
             if self.process.poll() is not None:

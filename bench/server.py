@@ -320,6 +320,7 @@ class Client:
         self.port = int(port)
         self.http_client = http_client
         self.frames = "event"  # what match sockets ask for (``frames=``): event or decision
+        self.ping_interval: float | None = None  # the sockets' keep-alive pings (None: none)
         limits = httpx.Limits(max_connections=pool, max_keepalive_connections=pool)
         self.http = httpx.AsyncClient(base_url=base, limits=limits, timeout=httpx.Timeout(60.0))
         self.shared = HttpxRequester(self.http)
@@ -350,6 +351,10 @@ class Client:
         match_id = summary["id"]
         seats = [s.get("id") if isinstance(s, dict) else s for s in summary.get("seats", [])]
         seat = seats.index(player.id) if player.id in seats else 0
+        return await self.join(match_id, player, seat)
+
+    async def join(self, match_id: str, player: Player, seat: int) -> Match:
+        """``player`` joins the match at ``seat`` (fresh entropy): the match with the view of that seat."""
         response = await self.via().post(
             f"/api/matches/{match_id}/join", headers=player.headers, json={"entropy": secrets.token_hex(8)}
         )
@@ -361,7 +366,9 @@ class Client:
         url = f"{self.ws_base}/api/matches/{match.id}/ws?since={since}" + (f"&token={token}" if token else "")
         url += f"&frames={self.frames}" if self.frames != "event" else ""
         try:
-            return await connect(url, ping_interval=None, max_size=2**23, open_timeout=60, close_timeout=5)
+            return await connect(
+                url, ping_interval=self.ping_interval, max_size=2**23, open_timeout=60, close_timeout=5
+            )
         except (OSError, TimeoutError, websockets.exceptions.WebSocketException) as exc:
             raise BenchError(f"WS {url.split('?')[0]}: {type(exc).__name__}: {exc}") from None
 

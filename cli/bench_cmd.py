@@ -443,6 +443,31 @@ def scrub(
     run_scrub(file.resolve(), write_docs, command)
 
 
+@bench_app.command("startup")
+def startup(
+    runs: int = typer.Option(5, "--runs", min=1, max=100, help="runs of each figure (the median is shown)"),
+    against: Path | None = typer.Option(
+        None, "--against", help="another checkout (a git worktree at an older commit) measured in the same run: before"
+    ),
+    write_docs: bool = typer.Option(False, "--write-docs", help="update its section of docs/BENCHMARKS.md"),
+) -> None:
+    """Start-up: the CPU of unoduo --help and play --help against Typer's own, of serve to its first answer against a no-op FastAPI app, of importing the client against Textual."""
+    if against is not None and not (against / "cli" / "main.py").is_file():
+        typer.echo(f"unoduo bench startup: --against {against} is no checkout of unoduo (no cli/main.py)", err=True)
+        raise typer.Exit(2)
+    need_harness("startup")
+    from bench.launch import BenchError
+    from bench.startup import run_and_report as run_startup
+
+    where = f" --against {against}" if against is not None else ""
+    command = _command_line(f"unoduo bench startup --runs {runs}{where} --write-docs")
+    try:
+        run_startup(against, runs, write_docs, command)
+    except BenchError as exc:
+        typer.echo(f"unoduo bench startup: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
 @bench_app.command("chaos")
 def chaos(
     kills: int | None = typer.Option(
@@ -535,4 +560,69 @@ def soak(
         raise typer.Exit(1) from None
     print_report(report, typer.echo)
     if not report.ok:
+        raise typer.Exit(1)
+
+
+@bench_app.command("capacity")
+def capacity(
+    matches: str = typer.Option(
+        "100,500,1000,2000", "--matches", help="comma-separated counts of live matches, one step each"
+    ),
+    seconds: float = typer.Option(60.0, "--seconds", help="how long each step's play phase runs"),
+    idle_seconds: float = typer.Option(20.0, "--idle-seconds", help="how long each step's idle CPU is read"),
+    drivers: int | None = typer.Option(
+        None, "--drivers", min=1, max=16, help="driver processes (default: one per 500 matches)"
+    ),
+    floor: bool = typer.Option(True, "--floor/--no-floor", help="measure the floor (echo + one commit) too"),
+    db: str = typer.Option("sqlite", "--db", help="sqlite (a fresh file) or postgres (a throw-away schema)"),
+    postgres_url: str = typer.Option(
+        _server_postgres_url(), "--postgres-url", help="PostgreSQL server for --db postgres"
+    ),
+    py_spy: Path | None = typer.Option(
+        None, "--py-spy", help="record the server with py-spy (raw) in each play phase into this directory"
+    ),
+    write_docs: bool = typer.Option(False, "--write-docs", help="update its section of docs/BENCHMARKS.md"),
+) -> None:
+    """N live matches at human pace on one server: round trips, CPU per command against the floor, idle CPU, RSS."""
+    try:
+        counts = tuple(int(m) for m in matches.split(","))
+        if not counts or min(counts) < 1 or max(counts) > 10_000:
+            raise ValueError
+    except ValueError:
+        typer.echo("unoduo bench capacity: --matches must be whole numbers 1-10000, e.g. 100,500", err=True)
+        raise typer.Exit(2) from None
+    bad = [
+        f"{name} must be more than 0 and at most 3600"
+        for name, value in (("--seconds", seconds), ("--idle-seconds", idle_seconds))
+        if not 0 < value <= 3600
+    ]
+    if db not in ("sqlite", "postgres"):
+        bad.append("--db must be sqlite or postgres")
+    if bad:
+        typer.echo(f"unoduo bench capacity: {bad[0]}", err=True)
+        raise typer.Exit(2)
+    need_harness("capacity")
+    from bench.capacity import Options as CapacityOptions
+    from bench.capacity import run_and_report as run_capacity
+    from bench.launch import BenchError
+
+    options = CapacityOptions(
+        matches=counts,
+        seconds=seconds,
+        idle_seconds=idle_seconds,
+        drivers=drivers,
+        floor=floor,
+        db=db,
+        postgres_url=postgres_url,
+        py_spy=py_spy,
+    )
+    command = _command_line(
+        f"unoduo bench capacity --matches {matches} --seconds {seconds:g} --idle-seconds {idle_seconds:g} --write-docs"
+    )
+    try:
+        report = run_capacity(options, write_docs, command, typer.echo)
+    except BenchError as exc:
+        typer.echo(f"unoduo bench capacity: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if any(s.server.share.errors for s in report.steps):
         raise typer.Exit(1)
