@@ -1,0 +1,97 @@
+"""``unoduo --help`` and ``unoduo play`` import only what they use (issue 34, point 4).
+
+A child process runs the command and says which packages it imported (``sys.modules`` at its
+exit); no timing is asserted (``unoduo bench startup`` measures). The root's listing shows each
+command by the summary of cli/main.py's ``COMMANDS``: it must read as the command's own help.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer.main
+from typer.core import TyperGroup
+
+from cli.main import COMMANDS, LazyCommands, app, load_command
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER_SIDE = {"server", "sqlalchemy", "fastapi", "starlette", "uvicorn", "alembic"}
+RUN_UNODUO = "import sys; sys.argv = ['unoduo', *{args!r}]\ntry:\n    from cli.main import main; main()\nexcept SystemExit:\n    pass\n"
+REPORT = "\nimport sys\nprint(' '.join(sorted(sys.modules)))\n"
+
+
+def modules_after(code: str) -> set[str]:
+    """Every module a fresh interpreter has imported once ``code`` has run (its output ignored)."""
+    probe = "import contextlib, io\nwith contextlib.redirect_stdout(io.StringIO()):\n" + "".join(
+        f"    {line}\n" for line in code.splitlines()
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe + REPORT],
+        cwd=ROOT,
+        env={**os.environ, "COLUMNS": "100"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(done.stdout.split())
+
+
+def packages(modules: set[str]) -> set[str]:
+    return {name.split(".")[0] for name in modules}
+
+
+def test_help_imports_no_command_module_nor_what_they_use() -> None:
+    loaded = modules_after(RUN_UNODUO.format(args=["--help"]))
+    assert not packages(loaded) & (SERVER_SIDE | {"engine", "textual", "httpx", "tui_client", "pydantic"})
+    assert not {m for m in loaded if m.startswith("cli.") and m != "cli.main"}
+
+
+def test_play_help_imports_only_its_command() -> None:
+    loaded = modules_after(RUN_UNODUO.format(args=["play", "--help"]))
+    assert {m for m in loaded if m.startswith("cli.")} == {"cli.main", "cli.play_cmd"}
+    assert not packages(loaded) & (SERVER_SIDE | {"engine", "textual", "httpx"})
+
+
+def test_play_imports_the_client_not_the_server() -> None:
+    """What ``unoduo play`` imports: its command, then (when it runs) the terminal client."""
+    code = RUN_UNODUO.format(args=["play", "--help"]) + "import tui_client.play_app\n"
+    loaded = modules_after(code)
+    assert "textual" in packages(loaded)
+    assert not packages(loaded) & SERVER_SIDE
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_each_summary_is_the_commands_own_first_paragraph(name: str) -> None:
+    command = load_command(name)
+    own = command.short_help or command.help or ""
+    # How Typer's Markdown listing reads a command's help: its first paragraph, on one line.
+    first = inspect.cleandoc(own).split("\n\n")[0].replace("\n", " ").strip()
+    assert COMMANDS[name].summary == first
+
+
+def help_of(group: TyperGroup, capsys: pytest.CaptureFixture[str]) -> str:
+    """The root's ``--help`` as this group renders it (Typer prints it)."""
+    capsys.readouterr()
+    with group.make_context("unoduo", [], resilient_parsing=True) as ctx:
+        said = group.get_help(ctx)
+    return said + capsys.readouterr().out
+
+
+def test_the_listing_reads_the_same_once_every_command_is_loaded(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setenv("NO_COLOR", "1")
+    lazy, loaded = typer.main.get_command(app), typer.main.get_command(app)
+    assert isinstance(lazy, TyperGroup) and isinstance(loaded, TyperGroup)
+    for name in COMMANDS:
+        assert loaded.commands[name].name == name  # built: its listing shows the command itself
+    shown = help_of(lazy, capsys)
+    assert "Commands" in shown and COMMANDS["play"].summary[:40] in shown
+    assert shown == help_of(loaded, capsys)
+    assert isinstance(lazy.commands, LazyCommands) and not lazy.commands.own  # the listing loaded nothing
