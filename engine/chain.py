@@ -10,15 +10,14 @@ chain. Editing, inserting or removing any event breaks the chain from that point
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from engine.jsonfmt import canonical
+
+__all__ = ["ZERO_HASH", "canonical", "chain_envelope", "describe_break", "envelope_hash", "first_broken_seq"]
+
 ZERO_HASH = "0" * 64
-
-
-def canonical(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def envelope_hash(stream: str, seq: int, type_: str, data: Any, sealed: Mapping[str, str], at: str, prev: str) -> str:
