@@ -443,6 +443,31 @@ def scrub(
     run_scrub(file.resolve(), write_docs, command)
 
 
+@bench_app.command("startup")
+def startup(
+    runs: int = typer.Option(5, "--runs", min=1, max=100, help="runs of each figure (the median is shown)"),
+    against: Path | None = typer.Option(
+        None, "--against", help="another checkout (a git worktree at an older commit) measured in the same run: before"
+    ),
+    write_docs: bool = typer.Option(False, "--write-docs", help="update its section of docs/BENCHMARKS.md"),
+) -> None:
+    """Start-up: the CPU of unoduo --help and play --help against Typer's own, of serve to its first answer against a no-op FastAPI app, of importing the client against Textual."""
+    if against is not None and not (against / "cli" / "main.py").is_file():
+        typer.echo(f"unoduo bench startup: --against {against} is no checkout of unoduo (no cli/main.py)", err=True)
+        raise typer.Exit(2)
+    need_harness("startup")
+    from bench.launch import BenchError
+    from bench.startup import run_and_report as run_startup
+
+    where = f" --against {against}" if against is not None else ""
+    command = _command_line(f"unoduo bench startup --runs {runs}{where} --write-docs")
+    try:
+        run_startup(against, runs, write_docs, command)
+    except BenchError as exc:
+        typer.echo(f"unoduo bench startup: {exc}", err=True)
+        raise typer.Exit(1) from None
+
+
 @bench_app.command("chaos")
 def chaos(
     kills: int | None = typer.Option(
