@@ -25,6 +25,7 @@ from server.store import read_models
 from server.store.errors import ConcurrencyError, StoreError
 from server.store.records import AppendResult, Envelope
 from server.store.values import Clock, format_at
+from server.store.waiters import LoopWaiter
 
 ExtraRows = Callable[[str], Sequence[tuple[Table, Mapping[str, Any]]]]
 
@@ -43,6 +44,7 @@ class AppendRequest:
     result: Any
     extra_rows: ExtraRows | None
     future: Future[AppendResult] = field(default_factory=Future)
+    waiter: LoopWaiter | None = None  # a coroutine's wait, settled once per batch (server.store.waiters)
     # A chained append (``EventStore.append_chain_async``) is made only if ``after`` was.
     after: AppendRequest | None = None
     outcome: AppendResult | StoreError | None = None  # set as the request is applied

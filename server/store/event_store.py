@@ -51,6 +51,7 @@ from server.store.notify import LocalNotifier, PgListener
 from server.store.records import AppendResult, ChainedAppend, Envelope, ProcessedCommandInfo, StoredEvent
 from server.store.streams import is_valid_event_type, is_valid_stream
 from server.store.values import Clock, format_at, normalize_json, utc_now
+from server.store.waiters import LoopWaiter, wake_waiters
 
 __all__ = [
     "AppendResult",
@@ -314,7 +315,11 @@ class EventStore:
         }
         if self._committer is None:  # without the writer thread, an append runs in its caller's thread
             return await asyncio.to_thread(functools.partial(self.append, stream, events, **options))
-        return await asyncio.wrap_future(self.submit(stream, events, **options))
+        req = self._request(stream, events, expected_seq, command_id, result, extra_rows, seal_seed)
+        req.waiter = LoopWaiter.here()
+        self._committer.submit(req)
+        outcome: AppendResult = await req.waiter.future
+        return outcome
 
     async def append_chain_async(self, stream: str, steps: Sequence[ChainedAppend]) -> list[AppendResult | StoreError]:
         """Append several commands to ``stream`` in order, each only if the one before it appended
@@ -333,13 +338,16 @@ class EventStore:
             requests.append(req)
         if self._committer is None:
             await asyncio.to_thread(self._run_batch, requests)
+            waits = [asyncio.wrap_future(req.future) for req in requests]  # done already
         else:
             for req in requests:
+                req.waiter = LoopWaiter.here()
                 self._committer.submit(req)
+            waits = [req.waiter.future for req in requests if req.waiter is not None]
         outcomes: list[AppendResult | StoreError] = []
-        for req in requests:
+        for wait in waits:
             try:
-                result: AppendResult = await asyncio.wrap_future(req.future)
+                result: AppendResult = await wait
             except StoreError as error:
                 outcomes.append(error)
             else:
@@ -391,6 +399,18 @@ class EventStore:
         return StoreUnavailableError(f"could not append to {req.stream!r}: {cause}")
 
     def _run_batch(self, requests: list[AppendRequest]) -> None:
+        grown: list[tuple[str, int]] = []
+        try:
+            grown = self._settle_batch(requests)
+        finally:
+            # The results first: each caller learns what it appended before followers wake.
+            wake_waiters(requests)
+        for stream, head in grown:
+            self.notifier.notify(stream, head)
+
+    def _settle_batch(self, requests: list[AppendRequest]) -> list[tuple[str, int]]:
+        """Run ``requests`` in one transaction (one by one if it fails) and settle each one's
+        future; the streams that grew, with their new heads."""
         # Same-stream requests keep their order; sorting by stream makes every process take
         # PostgreSQL's row and index locks in one order, so batches do not deadlock each other.
         ordered = sorted(requests, key=lambda r: r.stream)
@@ -405,15 +425,13 @@ class EventStore:
                 for req in ordered:  # in order: a chained append reads the outcome of the one before
                     req.outcome = self._run_alone(req)
                     outcomes.append(req.outcome)
+        grown: list[tuple[str, int]] = []
         for req, outcome in zip(ordered, outcomes, strict=False):
             req.outcome = outcome  # what really happened (a chained append after it depends on it)
-            if isinstance(outcome, AppendResult):
-                # The result first: its caller learns what it appended before followers wake.
-                _hand_over(req.future, outcome)
-                if outcome.events and not outcome.duplicate:
-                    self.notifier.notify(req.stream, outcome.head_seq)
-            else:
-                _hand_over(req.future, outcome)
+            _hand_over(req.future, outcome)
+            if isinstance(outcome, AppendResult) and outcome.events and not outcome.duplicate:
+                grown.append((req.stream, outcome.head_seq))
+        return grown
 
     # ------------------------------------------------------------ reading
 
