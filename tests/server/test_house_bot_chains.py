@@ -1,0 +1,58 @@
+"""House bots with no think delay, every seat a bot: their moves go in chains, many moves a commit,
+and the match is exactly the one the engine alone plays (bench/tournament.py's reference)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from typing import Any
+
+from bench.tournament import PlayedMatch, play_alone
+from engine.replay import parse_replay
+from engine.rulesets import get_ruleset
+from engine.sealing import join
+from server.db import make_engine
+from server.services.matches import MatchService
+from server.services.players import ensure_house_bot
+from server.settings import Settings
+from server.store.event_store import EventStore
+
+
+def whole(line: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """A replay line's type and whole data (its public data and its opened values)."""
+    return line["type"], join(line["data"], line.get("open") or {})
+
+
+def test_a_bot_only_match_is_the_engine_alones_event_for_event_in_fewer_commits_than_moves(url: str) -> None:
+    store = EventStore(make_engine(url, Settings()))  # the real clock: the move clocks run on it
+    ruleset = dataclasses.replace(get_ruleset("uno-duo"), target=100)
+    bots = ("random", "greedy")
+    seats = [ensure_house_bot(store, f"bot:{name}") for name in bots]
+
+    async def play() -> tuple[str, int]:
+        over = asyncio.Event()
+        service = MatchService(store, bot_think_seconds=0, on_match_over=lambda _: over.set())
+        try:
+            before = store.stats["batches"]
+            await service.create_scheduled("chain-1", seats, ruleset, 60, "t-chain", 1)
+            await over.wait()
+            return service.replay("chain-1"), store.stats["batches"] - before
+        finally:
+            await service.stop()
+
+    try:
+        replay, commits = asyncio.run(play())
+    finally:
+        store.close()
+    _, lines = parse_replay(replay)
+    seed = bytes.fromhex(lines[-1]["data"]["server_seed"])
+    played = PlayedMatch(
+        "chain-1", 1, seed, bots, ruleset, tuple(x["type"] for x in lines), tuple(lines[0]["data"]["names"])
+    )
+    alone = play_alone(played)
+    # Event for event: the same types and the same whole data, in the same order.
+    assert [whole(x) for x in lines] == [(str(e.type), json.loads(json.dumps(e.data))) for e in alone.events]
+    moves = sum(1 for x in lines if x["type"] == "command")
+    assert moves > 20
+    assert commits < moves / 4, (commits, moves)
