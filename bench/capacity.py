@@ -651,11 +651,16 @@ def measure(process: ServerProcess, program: str, matches: int, options: Options
         run.rss_kib = (before, live, process.rss_kib())
 
         log(f"{program}: idle for {options.idle_seconds:g} s…")
+        idle_profiler = None
+        if options.py_spy is not None and program == "server":
+            idle_profiler = _py_spy(pid, options.idle_seconds, options.py_spy / f"capacity-{matches}-idle.txt")
         cpu0, d0, t0 = _cpu([pid]), _cpu(drivers.pids), time.perf_counter()
         time.sleep(options.idle_seconds)
         cpu1, d1 = _cpu([pid]), _cpu(drivers.pids)
         run.idle_seconds = time.perf_counter() - t0
         run.idle_cpu, run.idle_driver_cpu = _used(cpu0, cpu1), _used(d0, d1)
+        if idle_profiler is not None:
+            idle_profiler.wait()
 
         log(f"{program}: play for {options.seconds:g} s at about {run.offered:,.0f} commands/s offered…")
         profiler = None

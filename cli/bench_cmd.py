@@ -574,6 +574,13 @@ def capacity(
         None, "--drivers", min=1, max=16, help="driver processes (default: one per 500 matches)"
     ),
     floor: bool = typer.Option(True, "--floor/--no-floor", help="measure the floor (echo + one commit) too"),
+    ping_seconds: float = typer.Option(
+        20.0,
+        "--ping-seconds",
+        min=0,
+        max=3600,
+        help="the sockets' keep-alive ping (0: none); the terminal client's: 20",
+    ),
     db: str = typer.Option("sqlite", "--db", help="sqlite (a fresh file) or postgres (a throw-away schema)"),
     postgres_url: str = typer.Option(
         _server_postgres_url(), "--postgres-url", help="PostgreSQL server for --db postgres"
@@ -612,12 +619,15 @@ def capacity(
         idle_seconds=idle_seconds,
         drivers=drivers,
         floor=floor,
+        ping_seconds=ping_seconds or None,
         db=db,
         postgres_url=postgres_url,
         py_spy=py_spy,
     )
     command = _command_line(
-        f"unoduo bench capacity --matches {matches} --seconds {seconds:g} --idle-seconds {idle_seconds:g} --write-docs"
+        f"unoduo bench capacity --matches {matches} --seconds {seconds:g} --idle-seconds {idle_seconds:g}"
+        + (f" --ping-seconds {ping_seconds:g}" if ping_seconds != 20 else "")
+        + " --write-docs"
     )
     try:
         report = run_capacity(options, write_docs, command, typer.echo)
