@@ -95,3 +95,28 @@ def test_the_listing_reads_the_same_once_every_command_is_loaded(
     assert "Commands" in shown and COMMANDS["play"].summary[:40] in shown
     assert shown == help_of(loaded, capsys)
     assert isinstance(lazy.commands, LazyCommands) and not lazy.commands.own  # the listing loaded nothing
+
+
+def test_the_engine_imports_a_module_and_what_it_uses_only() -> None:
+    """What the terminal client takes from the engine loads neither pydantic nor the rest of it: the
+    package's names are imported when first used, pydantic when a ruleset is first read from data."""
+    loaded = modules_after("import engine, engine.cards, engine.commands, engine.rulesets, engine.seat_names\n")
+    assert "pydantic" not in packages(loaded)
+    assert not {"engine.decide", "engine.match", "engine.views", "engine.scenario"} & loaded
+
+
+def test_every_name_of_the_engine_is_its_modules_own() -> None:
+    """``from engine import decide`` is the function even when ``engine.decide`` (its module) was
+    imported first, as when the package imported every name at once."""
+    code = (
+        "import engine.decide, engine.evolve, engine.match\n"
+        "import engine\n"
+        "from engine import decide, evolve\n"
+        "from engine.decide import decide as own_decide\n"
+        "from engine.evolve import evolve as own_evolve\n"
+        "assert decide is own_decide and evolve is own_evolve\n"
+        "assert engine.decide is own_decide and engine.evolve is own_evolve\n"
+        "for name in engine.__all__:\n"
+        "    getattr(engine, name)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
