@@ -919,7 +919,8 @@ MEASURED = (
     " accepted. *Floor*: the same shape (N pairs of sockets, the same pace) against a Starlette app"
     " under uvicorn set up as `unoduo serve` sets it up, whose socket handler answers each message with"
     " one `INSERT` + `COMMIT` into a WAL SQLite file at `synchronous=FULL` and an echo; its CPU per"
-    " message is what a command cannot cost less than here. *RSS*: the server's `VmRSS` before the"
+    " message is what a command cannot cost less than here (its commit runs on its event loop, so its round"
+    " trips wait for each fsync: a CPU floor, not a latency floor). *RSS*: the server's `VmRSS` before the"
     " matches, once they are live (per match) and once their sockets are open (per socket). The"
     " driver processes' CPU is reported apart; they share the machine's cores with the server."
 )
@@ -933,7 +934,7 @@ def markdown(report: Report, command: str, kept: str = "") -> str:
     lines += [
         "",
         "| " + " | ".join(STEP_HEADERS) + " |",
-        "| ---: |" * len(STEP_HEADERS),
+        "|" + " ---: |" * len(STEP_HEADERS),
         *["| " + " | ".join(r) + " |" for r in step_rows(report)],
     ]
     floors = floor_lines(report)

@@ -50,6 +50,7 @@ def test_a_tiny_run_plays_two_human_seats_a_match_and_measures_the_floor(tmp_pat
     text = doc.read_text()
     assert "### Latest run (commit " in text and "### Before (commit abc)\n\n| kept |" in text
     assert "old" not in text and "## Engine\n\nx" in text and text.count(SECTION) == 1
+    assert "\n|" + " ---: |" * len(STEP_HEADERS) + "\n| 2 | 1 | " in text  # the steps' table, one row
     assert text.index("### Latest run") < text.index("### Before") < text.index("## Engine")
 
 
