@@ -72,6 +72,7 @@ from engine.rulesets import Ruleset, get_ruleset
 from engine.shuffle import Dealer, commitment_of
 from engine.state import Phase
 from engine.views import legal_commands, view
+from server.services.house_bots import BOT_CHAIN
 from server.tournaments.tables import table_sizes
 
 SECTION = "## Tournament"  # the round robin's section of docs/BENCHMARKS.md (the first, unchanged)
@@ -1012,11 +1013,11 @@ def reading(report: Report) -> list[str]:
         "" if report.server_cpu is None else f" (the server used {report.server_cpu / report.seconds:.2f} of a core)"
     )
     per_event = report.seconds / critical * 1000
-    other = "the next bot's" if report.options.format == "tables" else "the other bot's"
     lines = [
         f"Reading: a round lasts as long as its longest match, and the longest matches of the rounds hold"
         f" {critical / report.events:.0%} of all events ({critical:,}). In a match the events come one after"
-        f" another (a bot's move is decided and committed before {other}), so once a round is down to"
+        f" another (the bots' moves are decided a chain at a time, at most {BOT_CHAIN} moves, each on the state"
+        " the one before leads to, and a chain is committed before the next is decided), so once a round is down to"
         " its last match the server does one match's moves in sequence, and the wall time follows the latency"
         f" of a move, not the throughput{cores}: {per_event:.2f} ms of wall time per event of those longest"
         f" matches, where the engine alone takes {engine.seconds / engine.events * 1e6:.0f} µs an event."
