@@ -442,7 +442,10 @@ class Drivers:
             while not pipe.poll(1.0):
                 if not process.is_alive():
                     raise BenchError(f"a driver process died (exit {process.exitcode})")
-            status, reply = pipe.recv()
+            try:
+                status, reply = pipe.recv()
+            except (EOFError, OSError) as exc:
+                raise BenchError(f"a driver process went away ({type(exc).__name__}: {exc})") from None
             if status != "ok":
                 raise BenchError(f"a driver process: {reply}")
             replies.append(reply)
