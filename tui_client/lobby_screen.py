@@ -60,7 +60,6 @@ from tui_client.lobby_model import (
 )
 from tui_client.play_host import PlayHost, host_of
 from tui_client.play_widgets import ActionButton
-from tui_client.player_screen import PlayerScreen
 from tui_client.signin_screen import EXISTING, NEW, SignedInAs, SignInScreen, accounts_of
 from tui_client.table_screen import PlayScreen
 from tui_client.table_setup import TableSetupScreen
@@ -827,4 +826,6 @@ class LobbyScreen(MinimumSize, Screen[None]):
         if not self.player_id:
             self.say("register first", "bold #f9c80e")
             return
+        from tui_client.player_screen import PlayerScreen  # when first opened (tui_client.play_app)
+
         self.app.push_screen(PlayerScreen(self.player_id))

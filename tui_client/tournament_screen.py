@@ -63,29 +63,6 @@ from tui_client.widgets import TableAudit
 
 REFRESH_SECONDS = 3.0
 
-# Part of the app's CSS: the tournament screen, and the replay scrubber's layout (replay_app's
-# CSS, scoped to the scrubber opened from here: the table screen's ``#table { height: 2 }`` and
-# the lobby's ``#disputes`` must not reach these widgets, so every rule names its screen).
-TOURNAMENT_CSS = """
-TournamentScreen #tour-title { height: auto; max-height: 2; background: $panel; }
-TournamentScreen #standings { height: auto; max-height: 40%; border: round $primary; }
-TournamentScreen #schedule { height: 1fr; min-height: 7; border: round $primary; }
-TournamentScreen #disputes { height: auto; max-height: 8; border: round #ff5252; display: none; padding: 0; }
-TournamentScreen #disputes.shown { display: block; }
-TournamentScreen #tour-status { height: auto; display: none; }
-TournamentScreen #tour-status.shown { display: block; }
-TextScreen #tour-title { height: 1; background: $panel; }
-TextScreen #text-body { height: 1fr; border: round $primary; padding: 0 1; }
-MatchScrubber #main { height: 1fr; }
-MatchScrubber #left { width: 1fr; min-width: 36; }
-MatchScrubber #right { width: 1fr; min-width: 36; }
-MatchScrubber #table { height: auto; border: round $primary; padding: 0 1; }
-MatchScrubber #events { height: 1fr; min-height: 4; border: round $primary; padding: 0 1; }
-MatchScrubber #audit { border: round #ff5252; padding: 0 1; height: 1fr; }
-MatchScrubber #at { border: round #ff5252; padding: 0 1; height: 1fr; }
-MatchScrubber #scores { border: round $primary; padding: 0 1; height: 1fr; }
-"""
-
 
 class TournamentLoaded(Message):
     def __init__(self, tournament: dict[str, Any], disputes: list[dict[str, Any]] | None, note: str) -> None:

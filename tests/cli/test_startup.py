@@ -65,6 +65,22 @@ def test_play_imports_the_client_not_the_server() -> None:
     assert not packages(loaded) & SERVER_SIDE
 
 
+def test_the_client_imports_a_screen_when_it_is_first_opened() -> None:
+    """The lobby and the table come with the client; a tournament's and a player's screens, the
+    replay scrubber and its model (with the engine's audit) when first opened."""
+    loaded = modules_after("import tui_client.play_app\n")
+    later = {"tui_client.tournament_screen", "tui_client.player_screen", "tui_client.replay_app"}
+    assert not (later | {"tui_client.replay_model", "engine.audit_report"}) & loaded
+    assert {"tui_client.lobby_screen", "tui_client.table_screen"} <= loaded
+
+
+def test_the_server_imports_no_http_client() -> None:
+    """A server forwards to its peers with httpx (PostgreSQL, several servers): imported when it
+    first forwards, so a server on SQLite never loads it."""
+    loaded = modules_after("import server.app, server.connections, cli.serve_cmd\n")
+    assert "server.api.forwarding" in loaded and "httpx" not in packages(loaded)
+
+
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_each_summary_is_the_commands_own_first_paragraph(name: str) -> None:
     command = load_command(name)
