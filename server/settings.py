@@ -37,7 +37,10 @@ class Settings(BaseSettings):
     )
     notify_channel: str = Field(default="unoduo_events", description="PostgreSQL LISTEN/NOTIFY channel")
     follow_poll_seconds: float = Field(
-        default=2.0, gt=0, le=3600, description="a follower re-reads at least this often even without a notification"
+        default=2.0,
+        gt=0,
+        le=3600,
+        description="PostgreSQL: how often each process sweeps the heads of the streams it follows, for notifications lost; also a follower's retry while the database is away",
     )
     db_pool_size: int = Field(default=10, ge=1, le=1000, description="connections kept open per process")
     max_body_bytes: int = Field(

@@ -364,10 +364,12 @@ class LiveMatch:
         """Publish what other processes append, until the match is over (the follower task).
 
         What this process appends is published by the command path: the follower does not read
-        it again (``known``), so on one server it reads only on its slow poll. (If an append in
-        flight fails or was a duplicate, the command path reads what it missed itself.) ``moved()`` is called after
-        each event it publishes: the match moved in another process, so this one arms its clock
-        and its bots for the new position too (if that process dies, this one carries on).
+        it again (``known``), so on one server it never reads after its first (no poll; on
+        PostgreSQL the process's one sweep wakes it only if another process moved the match).
+        (If an append in flight fails or was a duplicate, the command path reads what it missed
+        itself.) ``moved()`` is called after each event it publishes: the match moved in another
+        process, so this one arms its clock and its bots for the new position too (if that
+        process dies, this one carries on).
         """
 
         def known() -> int:

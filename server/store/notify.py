@@ -4,17 +4,21 @@
 writer calls it after each commit). :class:`PgListener` adds other processes: every append
 transaction on PostgreSQL runs ``NOTIFY <channel>, '<stream>:<seq>'``, delivered at commit,
 and the listener (one psycopg async connection per event loop) turns each notification into a
-local wake-up. Followers also re-read every ``follow_poll_seconds``, so a notification lost while
-the listener reconnects only delays them.
+local wake-up. A follower never re-reads on a timer of its own: on SQLite only this process
+appends, so its wake-ups are all there is; on PostgreSQL the listener also sweeps, every
+``follow_poll_seconds``, the heads of all streams its followers wait on (one query) and wakes
+each follower that is behind, so a notification lost while the listener reconnects only delays
+them, and the idle cost is one query per process whatever the number of followers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 log = logging.getLogger(__name__)
 
@@ -29,11 +33,12 @@ class Waiter:
     follower must read whatever it knows.
     """
 
-    __slots__ = ("event", "forced", "known", "latest", "loop", "stream")
+    __slots__ = ("event", "forced", "known", "latest", "loop", "seen", "stream")
 
-    def __init__(self, stream: str, known: Callable[[], int] | None = None) -> None:
+    def __init__(self, stream: str, known: Callable[[], int] | None = None, seen: int = 0) -> None:
         self.stream = stream
         self.known = known  # the last seq the follower has by other means: a wake-up at or below it is skipped
+        self.seen = seen  # the last seq the follower has read: a wake-up at or below it is skipped too
         self.loop = asyncio.get_running_loop()
         self.event = asyncio.Event()
         self.latest = -1
@@ -43,8 +48,8 @@ class Waiter:
         if seq is None:
             self.forced = True
         else:
-            if self.known is not None and seq <= self.known():
-                return  # nothing the follower does not have (its own process's append): let it sleep
+            if seq <= self.seen or (self.known is not None and seq <= self.known()):
+                return  # nothing the follower does not have (read, or its own process's append): let it sleep
             if seq > self.latest:
                 self.latest = seq
         try:
@@ -55,8 +60,8 @@ class Waiter:
     def clear(self) -> None:
         self.event.clear()
 
-    async def wait(self, timeout: float) -> bool:
-        """True if woken, False after ``timeout`` seconds."""
+    async def wait(self, timeout: float | None) -> bool:
+        """True if woken, False after ``timeout`` seconds (None: no limit)."""
         # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a cancellation that
         # arrives as the event is set, and a cancelled follower would then run on for ever.
         try:
@@ -87,9 +92,9 @@ class LocalNotifier:
 
         return undo
 
-    def waiter(self, stream: str, known: Callable[[], int] | None = None) -> Waiter:
+    def waiter(self, stream: str, known: Callable[[], int] | None = None, seen: int = 0) -> Waiter:
         """A new waiter for ``stream``; call from inside the follower's event loop."""
-        waiter = Waiter(stream, known)
+        waiter = Waiter(stream, known, seen)
         with self._lock:
             self._waiters[stream].add(waiter)
         return waiter
@@ -101,6 +106,11 @@ class LocalNotifier:
                 waiters.discard(waiter)
                 if not waiters:
                     del self._waiters[waiter.stream]
+
+    def waiters_in(self, loop: asyncio.AbstractEventLoop) -> list[Waiter]:
+        """The waiters of followers running in ``loop``."""
+        with self._lock:
+            return [w for ws in self._waiters.values() for w in ws if w.loop is loop]
 
     @property
     def waiting(self) -> int:
@@ -132,24 +142,60 @@ def parse_payload(payload: str) -> tuple[str, int] | None:
 
 
 class PgListener:
-    """LISTEN on ``channel`` in the current event loop and wake local followers on each NOTIFY."""
+    """LISTEN on ``channel`` in the current event loop and wake local followers on each NOTIFY.
 
-    def __init__(self, conninfo: str, channel: str, notifier: LocalNotifier) -> None:
+    With ``heads`` (the head seq of each of some streams, read in one go: a blocking call, run in
+    a thread), it also sweeps every ``sweep_seconds``: the heads of the streams this loop's
+    followers wait on are read and each follower behind its stream's head is woken. That is what
+    catches a notification lost while the connection was down, for every follower at once.
+    """
+
+    def __init__(
+        self,
+        conninfo: str,
+        channel: str,
+        notifier: LocalNotifier,
+        heads: Callable[[Sequence[str]], Mapping[str, int]] | None = None,
+        sweep_seconds: float = 2.0,
+    ) -> None:
         self._conninfo = conninfo
         self._channel = channel
         self._notifier = notifier
+        self._heads = heads
+        self._sweep_seconds = sweep_seconds
         self._ready = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
+        self.sweeps = 0  # sweeps done (each one query, or none when nobody waits)
         self.last_error: BaseException | None = None
 
     async def start(self, timeout: float = 10.0) -> None:
         """Start listening; returns once LISTEN is in force (or raises if it cannot connect)."""
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name=f"unoduo-listen-{self._channel}")
+        if self._sweeper is None and self._heads is not None:
+            self._sweeper = asyncio.create_task(self._sweep(self._heads), name=f"unoduo-sweep-{self._channel}")
         try:
             await asyncio.wait_for(self._ready.wait(), timeout)
         except TimeoutError:
             raise ConnectionError(f"could not LISTEN on PostgreSQL: {self.last_error!r}") from None
+
+    async def _sweep(self, heads: Callable[[Sequence[str]], Mapping[str, int]]) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self._sweep_seconds)
+            waiters = self._notifier.waiters_in(loop)
+            if waiters:
+                try:
+                    found = await asyncio.to_thread(heads, sorted({w.stream for w in waiters}))
+                except Exception as exc:  # noqa: BLE001 - the database is away: the next sweep tries again
+                    log.warning("sweep of %d followed streams failed (%r); trying again", len(waiters), exc)
+                    continue
+                for waiter in waiters:
+                    head = found.get(waiter.stream)
+                    if head:
+                        waiter.wake(head)  # skipped unless the follower is behind
+            self.sweeps += 1
 
     async def _run(self) -> None:
         import psycopg  # imported here: SQLite-only installs never need it
@@ -169,13 +215,18 @@ class PgListener:
                             self._notifier.notify(*parsed)
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - connection lost or refused: retry, followers keep polling
+            except Exception as exc:  # noqa: BLE001 - connection lost or refused: retry; the sweep covers the gap
                 self.last_error = exc
                 log.warning("LISTEN %s failed (%r); retrying in %.1fs", self._channel, exc, backoff)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 5.0)
 
     async def close(self) -> None:
+        sweeper, self._sweeper = self._sweeper, None
+        if sweeper is not None:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
