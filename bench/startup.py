@@ -103,17 +103,14 @@ class Figures:
     imported: dict[str, list[str]] = field(default_factory=dict)
 
 
+SERVE_IMPORTS = "import uvicorn, server.app, server.connections, cli.serve_cmd"
 # What ``unoduo serve`` imports before it answers, step by step (each a fresh process, this checkout):
 # where its CPU goes beyond the no-op app's FastAPI and uvicorn.
 IMPORT_STEPS = (
     ("fastapi, uvicorn (what the no-op app imports)", "import fastapi, uvicorn"),
-    (
-        "+ sqlalchemy (orm, the PostgreSQL dialect)",
-        "import fastapi, uvicorn, sqlalchemy.orm, sqlalchemy.dialects.postgresql",
-    ),
-    ("+ engine", "import fastapi, uvicorn, sqlalchemy.orm, sqlalchemy.dialects.postgresql, engine"),
-    ("+ httpx", "import fastapi, uvicorn, sqlalchemy.orm, sqlalchemy.dialects.postgresql, engine, httpx"),
-    ("server.app (everything serve imports)", "import uvicorn, server.app, server.connections"),
+    ("+ sqlalchemy (orm), sqlmodel", "import fastapi, uvicorn, sqlalchemy.orm, sqlmodel"),
+    ("server.app (everything serve imports before it migrates)", SERVE_IMPORTS),
+    ("+ alembic (the migration at start)", SERVE_IMPORTS + ", server.store.migrate, alembic.ddl"),
 )
 
 
@@ -121,6 +118,7 @@ IMPORT_STEPS = (
 class References:
     typer_help_cpu: list[float] = field(default_factory=list)
     typer_command_help_cpu: list[float] = field(default_factory=list)
+    typer_renderer_cpu: list[float] = field(default_factory=list)
     noop_cpu: list[float] = field(default_factory=list)
     noop_wall: list[float] = field(default_factory=list)
     textual_cpu: list[float] = field(default_factory=list)
@@ -236,6 +234,7 @@ def measure(checkouts: Sequence[Checkout], runs: int, log: Callable[[str], None]
             refs.python_cpu.append(run_cpu([py, "-c", "pass"], here.path, env)[0])
             refs.typer_help_cpu.append(run_cpu([py, "-c", TYPER_ONLY, "--help"], here.path, env)[0])
             refs.typer_command_help_cpu.append(run_cpu([py, "-c", TYPER_ONLY, "one", "--help"], here.path, env)[0])
+            refs.typer_renderer_cpu.append(run_cpu([py, "-c", "import typer.rich_utils"], here.path, env)[0])
             refs.textual_cpu.append(run_cpu([py, "-c", "import textual.app"], here.path, env)[0])
             for what, code in IMPORT_STEPS:
                 refs.steps.setdefault(what, []).append(run_cpu([py, "-c", code], here.path, env)[0])
@@ -314,6 +313,10 @@ def lines(figures: Sequence[Figures], refs: References, runs: int) -> list[str]:
         f"{'met' if help_fig <= HELP_TARGET else 'NOT met'}; a one-command Typer app's own --help, the floor, "
         f"{_s(refs.typer_help_cpu)}). `unoduo serve` to its first answer: {serve_ratio:.2f}× the no-op FastAPI "
         f"app's CPU (target ≤ {SERVE_TARGET:g}×: {'met' if serve_ratio <= SERVE_TARGET else 'NOT met'}).",
+        "",
+        f"Typer's help renderer alone (`import typer.rich_utils`: rich's console, tables, panels, Markdown and "
+        f"traceback, in either markup mode) costs {_s(refs.typer_renderer_cpu)}: no help that Typer draws with rich "
+        "costs less.",
     ]
     return body
 
