@@ -81,12 +81,14 @@ _SQLITE_HEADS = text(
 )
 
 
-def _hand_over(future: Future[AppendResult], outcome: AppendResult | StoreError) -> None:
+def _hand_over(future: Future[AppendResult] | None, outcome: AppendResult | StoreError) -> None:
     """Give a request's waiter its outcome, unless the waiter was cancelled meanwhile (a server
     stopping cancels its clocks' and bots' tasks): its append stands in the store all the same.
     Setting a cancelled future raises, and the group commit then handed that error to every other
     request of the batch (a timeout of another match failed with InvalidStateError: found by the
     chaos test on two PostgreSQL servers)."""
+    if future is None:  # no thread waits: a coroutine's waiter is woken by the batch (wake_waiters)
+        return
     with contextlib.suppress(InvalidStateError):
         if isinstance(outcome, AppendResult):
             future.set_result(outcome)
@@ -271,11 +273,12 @@ class EventStore:
     ) -> Future[AppendResult]:
         """Start an append; the future holds its :class:`AppendResult` or its error."""
         req = self._request(stream, events, expected_seq, command_id, result, extra_rows, seal_seed)
+        future = req.promise()
         if self._committer is not None:
             self._committer.submit(req)
         else:
             self._run_batch([req])
-        return req.future
+        return future
 
     def append(
         self,
@@ -348,8 +351,8 @@ class EventStore:
             req.after = requests[-1] if requests else None
             requests.append(req)
         if self._committer is None:
+            waits = [asyncio.wrap_future(req.promise()) for req in requests]
             await asyncio.to_thread(self._run_batch, requests)
-            waits = [asyncio.wrap_future(req.future) for req in requests]  # done already
         else:
             for req in requests:
                 req.waiter = LoopWaiter.here()
@@ -413,6 +416,11 @@ class EventStore:
         grown: list[tuple[str, int]] = []
         try:
             grown = self._settle_batch(requests)
+        except Exception as exc:  # noqa: BLE001 - a bug: every request not settled yet gets it, no waiter hangs
+            for req in requests:
+                if req.outcome is None:
+                    req.outcome = _unexpected(exc)
+                    _hand_over(req.future, req.outcome)
         finally:
             # The results first: each caller learns what it appended before followers wake.
             wake_waiters(requests)

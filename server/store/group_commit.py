@@ -19,7 +19,7 @@ from server.store.errors import StoreClosedError
 
 class HasFuture(Protocol):
     @property
-    def future(self) -> Future[Any]: ...
+    def future(self) -> Future[Any] | None: ...  # None: nobody waits on a concurrent future
 
 
 R = TypeVar("R", bound=HasFuture)
@@ -93,7 +93,7 @@ class GroupCommitter(Generic[R]):
                 self._run_batch(batch)
             except BaseException as exc:  # noqa: BLE001 - a bug in run_batch must not leave callers waiting forever
                 for request in batch:
-                    if not request.future.done():
+                    if request.future is not None and not request.future.done():
                         request.future.set_exception(exc)
 
     def close(self, timeout: float | None = 30.0) -> None:

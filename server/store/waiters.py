@@ -11,9 +11,7 @@ append stands in the store all the same.
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import Iterable
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -33,49 +31,32 @@ class LoopWaiter:
 
 class Waited(Protocol):
     @property
-    def future(self) -> Future[Any]: ...
+    def waiter(self) -> LoopWaiter | None: ...
 
     @property
-    def waiter(self) -> LoopWaiter | None: ...
+    def outcome(self) -> object: ...  # the result, or the error, once the writer has run it
 
 
 def wake_waiters(requests: Iterable[Waited]) -> None:
-    """Settle the loop waiters of ``requests`` from their (concurrent) futures: one call per loop.
-    A request whose future is not done yet (the writer failed before settling it) is settled
-    when it is."""
-    by_loop: dict[asyncio.AbstractEventLoop, list[Waited]] = {}
+    """Hand each request's ``outcome`` to its loop waiter: one call per loop for them all."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], object]]] = {}
     for request in requests:
         if request.waiter is not None:
-            by_loop.setdefault(request.waiter.loop, []).append(request)
-    for loop, waiting in by_loop.items():
+            by_loop.setdefault(request.waiter.loop, []).append((request.waiter.future, request.outcome))
+    for loop, settled in by_loop.items():
         try:
-            loop.call_soon_threadsafe(_settle, waiting)
+            loop.call_soon_threadsafe(_settle, settled)
         except RuntimeError:  # the loop is closed: nobody is waiting any more
             pass
 
 
-def _settle(requests: list[Waited]) -> None:
-    for request in requests:
-        waiter = request.waiter
-        assert waiter is not None
-        if request.future.done():
-            _copy(request.future, waiter.future)
+def _settle(settled: list[tuple[asyncio.Future[Any], object]]) -> None:
+    for future, outcome in settled:
+        if future.done():  # cancelled: the append stands, nobody reads its outcome
+            continue
+        if outcome is None:
+            future.set_exception(RuntimeError("the store's writer stopped before this append was settled"))
+        elif isinstance(outcome, BaseException):
+            future.set_exception(outcome)
         else:
-            request.future.add_done_callback(functools.partial(_copy_later, waiter=waiter))
-
-
-def _copy_later(source: Future[Any], waiter: LoopWaiter) -> None:
-    try:
-        waiter.loop.call_soon_threadsafe(_copy, source, waiter.future)
-    except RuntimeError:  # the loop is closed: nobody is waiting any more
-        pass
-
-
-def _copy(source: Future[Any], target: asyncio.Future[Any]) -> None:
-    if target.done():  # cancelled: the append stands, nobody reads its outcome
-        return
-    error = source.exception()
-    if error is not None:
-        target.set_exception(error)
-    else:
-        target.set_result(source.result())
+            future.set_result(outcome)
