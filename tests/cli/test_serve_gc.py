@@ -2,7 +2,8 @@
 
 ``tune_garbage_collector`` raises the thresholds for latency, so that the collector itself ran
 not once in the soak's first 5 minutes, and closed connections' cycles piled up meanwhile (the
-soak's RSS growth, docs/RELIABILITY.md). The server's tick collects every ``COLLECT_SECONDS``.
+soak's RSS growth, docs/RELIABILITY.md). The server's tick collects every ``COLLECT_SECONDS`` what
+is new since the last pass, and every ``DEEP_COLLECT_SECONDS`` everything.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from cli.serve_cmd import StopRequests, _server
+from cli.serve_cmd import COLLECT_SECONDS, DEEP_COLLECT_SECONDS, StopRequests, _server
 from server.settings import Settings
 
 TICKS_A_MINUTE = 600  # uvicorn's main loop ticks every 0.1 s
@@ -27,6 +28,14 @@ class Node:
         self.me = self
 
 
+def _ticks(server: Any, first: int, last: int) -> None:
+    async def run() -> None:
+        for counter in range(first, last + 1):
+            await server.on_tick(counter)
+
+    asyncio.run(run())
+
+
 def test_a_minute_of_server_ticks_collects_cycles_but_not_on_every_tick() -> None:
     server = _server(FastAPI(), Settings(), StopRequests())
     passes: list[int] = []
@@ -35,10 +44,6 @@ def test_a_minute_of_server_ticks_collects_cycles_but_not_on_every_tick() -> Non
         if phase == "start":
             passes.append(info["generation"])
 
-    async def a_minute() -> None:
-        for counter in range(1, TICKS_A_MINUTE + 1):
-            await server.on_tick(counter)
-
     was_enabled = gc.isenabled()
     gc.disable()  # only the server's own passes may free the cycle
     gc.callbacks.append(counted)
@@ -46,10 +51,34 @@ def test_a_minute_of_server_ticks_collects_cycles_but_not_on_every_tick() -> Non
         cycle = Node()
         gone = weakref.ref(cycle)
         del cycle
-        asyncio.run(a_minute())
+        _ticks(server, 1, TICKS_A_MINUTE)
     finally:
         gc.callbacks.remove(counted)
+        gc.unfreeze()
         if was_enabled:
             gc.enable()
     assert gone() is None, "a minute of the server's ticks left a reference cycle uncollected"
     assert 1 <= len(passes) <= 6, f"{len(passes)} collections in a minute (each one pauses the event loop)"
+
+
+def test_a_pass_leaves_the_objects_it_kept_out_of_the_next_passes_until_the_deep_one() -> None:
+    """A cycle still held at a timed pass is frozen with the other survivors: the next passes do
+    not walk it again. Dropped later, it is freed by the deep pass, within DEEP_COLLECT_SECONDS."""
+    server = _server(FastAPI(), Settings(), StopRequests())
+    per_pass = COLLECT_SECONDS * TICKS_A_MINUTE // 60
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        held = Node()
+        gone = weakref.ref(held)
+        _ticks(server, 1, per_pass)  # one pass: ``held`` survives it and is frozen
+        assert gc.get_freeze_count() > 0
+        del held
+        _ticks(server, per_pass + 1, 2 * per_pass)
+        assert gone() is not None, "a frozen survivor was walked again by the next pass"
+        _ticks(server, 2 * per_pass + 1, DEEP_COLLECT_SECONDS * TICKS_A_MINUTE // 60)
+        assert gone() is None, "the deep pass left a dropped cycle uncollected"
+    finally:
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()
