@@ -1,8 +1,13 @@
-"""Alembic: upgrade from empty, down to base and up again, no drift from the models, the CLI."""
+"""Alembic: upgrade from empty, down to base and up again, no drift from the models, the CLI;
+a start on a database already at the head does not import Alembic."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 import sqlalchemy
@@ -13,7 +18,9 @@ from cli.main import app
 from engine.events import Event
 from server.db import make_engine
 from server.store.event_store import EventStore
-from server.store.migrate import current_revision, downgrade, drift, head_revision, upgrade
+from server.store.migrate import code_head, current_revision, downgrade, drift, head_revision, upgrade
+
+ROOT = Path(__file__).resolve().parents[3]
 
 TABLES = {
     "events",
@@ -101,6 +108,50 @@ def test_event_store_open_migrates(db_url: str) -> None:
         store.append("players", [Event("x", {})], expected_seq=None)
     finally:
         store.close()
+
+
+def test_the_head_read_from_the_files_is_alembics() -> None:
+    assert code_head() == head_revision() == "0011"
+
+
+def start_imports_alembic(url: str) -> bool:
+    """Whether a fresh process that opens the store on ``url`` as the server's start does imports Alembic."""
+    code = (
+        "import sys\nfrom server.store.event_store import EventStore\n"
+        "EventStore.open(sys.argv[1]).close()\nprint('alembic' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, url], cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, check=True
+    )
+    return {"True": True, "False": False}[done.stdout.strip()]
+
+
+def test_a_start_at_the_head_does_not_import_alembic(db_url: str) -> None:
+    upgrade(db_url)
+    assert not start_imports_alembic(db_url)
+    assert current_revision(db_url) == "0011"
+
+
+def test_a_start_on_an_older_database_migrates_it(db_url: str) -> None:
+    upgrade(db_url, "0010")
+    assert start_imports_alembic(db_url)
+    assert current_revision(db_url) == "0011"
+
+
+def test_a_database_ahead_of_the_code_is_refused(db_url: str) -> None:
+    """A revision this code does not know (a newer server migrated it): the upgrade fails, as Alembic says."""
+    from alembic.util import CommandError
+
+    upgrade(db_url)
+    engine = make_engine(db_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("UPDATE alembic_version SET version_num = '0012'"))
+    finally:
+        engine.dispose()
+    with pytest.raises(CommandError, match="Can't locate revision identified by '0012'"):
+        upgrade(db_url)
+    assert current_revision(db_url) == "0012"
 
 
 def test_cli_upgrade(db_url: str) -> None:
