@@ -82,34 +82,55 @@ def live_view(state: MatchState, viewer: Viewer, deadline: datetime | None, move
 
 
 class FeedItem:
-    """One event as every watcher receives it; each viewer's message is built once and shared."""
+    """One event as every watcher receives it; each viewer's message is built once and shared.
 
-    __slots__ = (
-        "_envelopes",
-        "_frames",
-        "_lines",
-        "_messages",
-        "_texts",
-        "_views",
-        "deadline",
-        "keep_back",
-        "move_seconds",
-        "state",
-        "stored",
-    )
+    The match right after the event (:attr:`state`) is folded when first asked for, from the item
+    before it: a decision's message needs only the state after its last event, which the command
+    path hands over (:meth:`LiveMatch.publish`), and whether the match is over (:attr:`over`).
+    """
 
-    def __init__(self, stored: StoredEvent, state: MatchState, deadline: datetime | None, move_seconds: int | None):
+    __slots__ = ("_after", "_awaiting_at", "_kept", "_prior", "keep_back", "move_seconds", "over", "stored")
+
+    def __init__(
+        self,
+        stored: StoredEvent,
+        prior: FeedItem | MatchState,
+        awaiting_at: datetime | None,
+        move_seconds: int | None,
+        state: MatchState | None = None,
+    ) -> None:
         self.stored = stored
-        self.state = state  # the match right after this event
-        self.deadline = deadline
+        self._after = state  # the match right after this event, once known
+        self._prior: FeedItem | MatchState | None = None if state is not None else prior  # what it folds from
+        self._awaiting_at = awaiting_at  # when the decision open after this event started
         self.move_seconds = move_seconds
         self.keep_back = False  # a duplicate round's match: no audit at its end (LiveMatch.keeps_back)
-        self._messages: dict[Viewer, dict[str, Any]] = {}
-        self._texts: dict[Viewer, str] = {}
-        self._lines: dict[Viewer, bytes] = {}
-        self._envelopes: dict[Viewer, dict[str, Any]] = {}
-        self._views: dict[Viewer, dict[str, Any]] = {}
-        self._frames: dict[FrameKey, str] = {}  # texts of messages ending with this event (server.services.frames)
+        before_over: bool = prior.over if isinstance(prior, FeedItem) else prior.phase is Phase.MATCH_OVER
+        self.over: bool = before_over or stored.type == EventType.MATCH_ENDED  # the match is over after it
+        # Speed: one dict of what each viewer was sent, not six (their making was 3% of a command, profiled).
+        self._kept: dict[tuple[str, Any], Any] = {}
+
+    @property
+    def state(self) -> MatchState:
+        """The match right after this event (folded from the nearest item whose state is known)."""
+        if self._after is not None:
+            return self._after
+        unfolded: list[FeedItem] = []
+        node: FeedItem | MatchState | None = self
+        while isinstance(node, FeedItem) and node._after is None:
+            unfolded.append(node)
+            node = node._prior
+        assert node is not None  # an item without a state always has a prior
+        state = node._after if isinstance(node, FeedItem) else node
+        assert state is not None
+        for item in reversed(unfolded):
+            state = evolve(state, item.stored.event())
+            item._after, item._prior = state, None
+        return state
+
+    @property
+    def deadline(self) -> datetime | None:
+        return deadline_of(self.state, self._awaiting_at, self.move_seconds)
 
     @property
     def seq(self) -> int:
@@ -123,56 +144,52 @@ class FeedItem:
     def viewer(self, base: Viewer) -> Viewer:
         """Once the match is over every viewer is an auditor (docs/FAIRNESS.md), but at a duplicate
         round's match, whose cards other matches of the round may still be playing."""
-        return AUDITOR if self.state.phase is Phase.MATCH_OVER and not self.keep_back else base
+        return AUDITOR if self.over and not self.keep_back else base
+
+    def _once(self, kind: str, key: Any, make: Callable[[], Any]) -> Any:
+        found = self._kept.get((kind, key))
+        if found is None:
+            found = self._kept[(kind, key)] = make()
+        return found
 
     def envelope(self, base: Viewer) -> dict[str, Any]:
         """The envelope and ``open``: the openings this viewer may see."""
         viewer = self.viewer(base)
-        found = self._envelopes.get(viewer)
-        if found is None:
-            found = self._envelopes[viewer] = self.stored.for_viewer(viewer)
-        return found
+        envelope: dict[str, Any] = self._once("envelope", viewer, lambda: self.stored.for_viewer(viewer))
+        return envelope
 
     def view(self, base: Viewer) -> dict[str, Any]:
         """This viewer's view right after the event, with the clock."""
         viewer = self.viewer(base)
-        found = self._views.get(viewer)
-        if found is None:
-            found = self._views[viewer] = live_view(self.state, viewer, self.deadline, self.move_seconds)
-        return found
+        seen: dict[str, Any] = self._once(
+            "view", viewer, lambda: live_view(self.state, viewer, self.deadline, self.move_seconds)
+        )
+        return seen
 
     def message(self, base: Viewer) -> dict[str, Any]:
         """The WebSocket message: the envelope, this viewer's openings, its view after the event."""
-        viewer = self.viewer(base)
-        found = self._messages.get(viewer)
-        if found is None:
-            found = {"type": "event", "event": self.envelope(base), "view": self.view(base)}
-            self._messages[viewer] = found
-        return found
+        message: dict[str, Any] = self._once(
+            "message",
+            self.viewer(base),
+            lambda: {"type": "event", "event": self.envelope(base), "view": self.view(base)},
+        )
+        return message
 
     def text(self, base: Viewer) -> str:
         """:meth:`message` as the JSON text of a WebSocket frame, encoded once per kind of viewer."""
-        viewer = self.viewer(base)
-        found = self._texts.get(viewer)
-        if found is None:
-            # Speed: orjson, not json.dumps; encoding the views was the largest cost of a socket (profiled).
-            found = self._texts[viewer] = orjson.dumps(self.message(base)).decode()
-        return found
+        # Speed: orjson, not json.dumps; encoding the views was the largest cost of a socket (profiled).
+        text: str = self._once("text", self.viewer(base), lambda: orjson.dumps(self.message(base)).decode())
+        return text
 
     def frame(self, key: FrameKey, make: Callable[[], str]) -> str:
         """The text of a message ending with this event, made once per ``key`` and kept with the event."""
-        found = self._frames.get(key)
-        if found is None:
-            found = self._frames[key] = make()
-        return found
+        text: str = self._once("frame", key, make)
+        return text
 
     def line(self, base: Viewer) -> bytes:
         """The NDJSON line of ``GET …/events?follow=1``: the envelope and this viewer's openings."""
-        viewer = self.viewer(base)
-        found = self._lines.get(viewer)
-        if found is None:
-            found = self._lines[viewer] = ndjson_line(self.envelope(base))
-        return found
+        line: bytes = self._once("line", self.viewer(base), lambda: ndjson_line(self.envelope(base)))
+        return line
 
 
 def annulled_view(seen: dict[str, Any], replaced_by: str | None) -> dict[str, Any]:
@@ -198,16 +215,13 @@ class ClosingItem(FeedItem):
     __slots__ = ("match_id", "replaced_by")
 
     def __init__(self, live: LiveMatch, replaced_by: str | None) -> None:  # no event: ``stored`` stays unset
-        self.state = live.state
-        self.deadline = None
+        self._after = live.state
+        self._prior = None
+        self._awaiting_at = None
         self.move_seconds = live.move_seconds
         self.keep_back = live.keeps_back
-        self._messages = {}
-        self._texts = {}
-        self._lines = {}
-        self._envelopes = {}
-        self._views = {}
-        self._frames = {}
+        self.over = live.state.phase is Phase.MATCH_OVER
+        self._kept = {}
         self.match_id = live.id
         self.replaced_by = replaced_by
 
@@ -219,35 +233,51 @@ class ClosingItem(FeedItem):
     def starts_decision(self) -> bool:
         return True  # a message of its own
 
+    @property
+    def deadline(self) -> datetime | None:
+        return None
+
     def message(self, base: Viewer) -> dict[str, Any]:
         viewer = self.viewer(base)
-        found = self._messages.get(viewer)
-        if found is None:
+
+        def make() -> dict[str, Any]:
             seen = annulled_view(live_view(self.state, viewer, None, self.move_seconds), self.replaced_by)
-            found = self._messages[viewer] = {
+            return {
                 "type": "annulled",
                 "match": self.match_id,
                 "replaced_by": self.replaced_by,
                 "message": annulled_message(self.match_id, self.replaced_by),
                 "view": seen,
             }
-        return found
+
+        message: dict[str, Any] = self._once("message", viewer, make)
+        return message
 
     def line(self, base: Viewer) -> bytes:
         return b""  # not an event: ``follow`` leaves it out
 
 
 def feed_items(
-    events: Iterable[StoredEvent], state: MatchState, awaiting_at: datetime | None, move_seconds: int | None
-) -> tuple[list[FeedItem], MatchState, datetime | None]:
-    """Fold ``events`` onto ``state``, one item per event; also the state and decision start after them."""
+    events: Iterable[StoredEvent],
+    before: FeedItem | MatchState,
+    awaiting_at: datetime | None,
+    move_seconds: int | None,
+    *,
+    last_state: MatchState | None = None,
+) -> tuple[list[FeedItem], datetime | None]:
+    """One item per event of ``events``, which follow ``before``; also when the decision open after
+    them started. Their states are folded when asked for; ``last_state``, the state after the last
+    event (the command path has it), spares that fold."""
     items: list[FeedItem] = []
+    prior = before
     for stored in events:
-        state = evolve(state, stored.event())
         if stored.type == EventType.AWAITING:
             awaiting_at = parse_at(stored.at)
-        items.append(FeedItem(stored, state, deadline_of(state, awaiting_at, move_seconds), move_seconds))
-    return items, state, awaiting_at
+        prior = FeedItem(stored, prior, awaiting_at, move_seconds)
+        items.append(prior)
+    if items and last_state is not None:
+        items[-1]._after, items[-1]._prior = last_state, None
+    return items, awaiting_at
 
 
 EventReader = Callable[[int, int], list[StoredEvent]]
@@ -313,18 +343,22 @@ class LiveMatch:
                 break
         if state.version > self.state.version:
             self.state = state
-        self.publish(events)
+        self.publish(events, state)
 
-    def publish(self, events: Iterable[StoredEvent]) -> None:
-        """Hand every event after ``feed_version`` to the watchers, in order, once."""
+    def publish(self, events: Iterable[StoredEvent], last_state: MatchState | None = None) -> None:
+        """Hand every event after ``feed_version`` to the watchers, in order, once. ``last_state``:
+        the match after the last of ``events``, if the caller has it (the command path)."""
         fresh = [e for e in events if e.seq > self.feed_version]
         if not fresh:
             return
         if fresh[0].seq != self.feed_version + 1:  # a gap: the follower will read it in order
             return
-        items, self.feed_state, self.feed_awaiting_at = feed_items(
-            fresh, self.feed_state, self.feed_awaiting_at, self.move_seconds
+        if last_state is not None and last_state.version != fresh[-1].seq:
+            last_state = None
+        items, self.feed_awaiting_at = feed_items(
+            fresh, self.feed_state, self.feed_awaiting_at, self.move_seconds, last_state=last_state
         )
+        self.feed_state = items[-1].state  # given, or folded here: only a decision's own items fold from each other
         for item in items:
             item.keep_back = self.keeps_back
         self.feed_version = items[-1].seq
@@ -518,4 +552,5 @@ def _page(
         state = evolve(state, stored.event())
         if stored.type == EventType.AWAITING:
             awaiting_at = parse_at(stored.at)
-    return feed_items(events[len(early) :], state, awaiting_at, move_seconds)
+    items, awaiting_at = feed_items(events[len(early) :], state, awaiting_at, move_seconds)
+    return items, items[-1].state if items else state, awaiting_at  # folded here, in the page's thread
