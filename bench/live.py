@@ -30,6 +30,7 @@ from engine.bots import get_bot
 from engine.match import LocalMatch
 from engine.state import Phase
 from engine.views import legal_commands, view
+from server.services.frames import Frames, run_text
 from server.services.matches import MatchService
 from server.services.players import Caller, ensure_house_bots, register_human
 from server.settings import Settings
@@ -41,15 +42,20 @@ SECTION = "## Live service (in one process)"
 @dataclass(frozen=True)
 class LiveFigures:
     commands: int
-    service_us: float  # CPU per player command through MatchService
+    service_us: float  # CPU per player command through MatchService, one message per event
     engine_us: float  # CPU per player command through the engine alone
+    decision_us: float  # the same with one message per decision (frames=decision, as the clients ask)
 
     @property
     def ratio(self) -> float:
         return self.service_us / self.engine_us
 
+    @property
+    def decision_ratio(self) -> float:
+        return self.decision_us / self.engine_us
 
-async def _service_run(matches: int, commands: int, folder: Path) -> tuple[int, float]:
+
+async def _service_run(matches: int, commands: int, folder: Path, frames: Frames = Frames.EVENT) -> tuple[int, float]:
     url = f"sqlite:///{folder / 'live.sqlite3'}"
     store = EventStore.open(url, Settings(database_url=url))
     try:
@@ -63,9 +69,9 @@ async def _service_run(matches: int, commands: int, folder: Path) -> tuple[int, 
             match_ids.append(summary.id)
 
         async def watch(match_id: str, caller: Caller) -> None:
-            async for run in service.watch(match_id, caller, 0):
-                for item in run:
-                    item.text(0)
+            by_decision = frames is Frames.DECISION
+            async for run in service.watch(match_id, caller, 0, by_decision=by_decision):
+                run_text(run, 0, frames)
 
         watchers = [asyncio.create_task(watch(m, Caller(player=p))) for m, p in zip(match_ids, players, strict=True)]
         await asyncio.sleep(0.1)  # every watcher has caught up with its match's history
@@ -128,8 +134,15 @@ def _engine_run(commands: int) -> float:
 def run(matches: int, commands: int) -> LiveFigures:
     with tempfile.TemporaryDirectory(prefix="unoduo-bench-live-") as folder:
         done, cpu = asyncio.run(_service_run(matches, commands, Path(folder)))
+    with tempfile.TemporaryDirectory(prefix="unoduo-bench-live-") as folder:
+        by_decision, decision_cpu = asyncio.run(_service_run(matches, commands, Path(folder), Frames.DECISION))
     engine = _engine_run(done)
-    return LiveFigures(commands=done, service_us=cpu / done * 1e6, engine_us=engine * 1e6)
+    return LiveFigures(
+        commands=done,
+        service_us=cpu / done * 1e6,
+        engine_us=engine * 1e6,
+        decision_us=decision_cpu / by_decision * 1e6,
+    )
 
 
 def run_and_report(matches: int, commands: int, write_docs: bool, command: str) -> LiveFigures:
@@ -138,22 +151,26 @@ def run_and_report(matches: int, commands: int, write_docs: bool, command: str) 
     figures = run(matches, commands)
     lines = [
         f"service: {figures.service_us:.0f} µs CPU per player command (bot reply, store, fan-out included)",
+        f"service, one message per decision: {figures.decision_us:.0f} µs CPU per player command",
         f"engine alone: {figures.engine_us:.0f} µs per player command (the same play, rules only)",
-        f"ratio: the service costs {figures.ratio:.1f}× the rules",
+        f"ratio: the service costs {figures.ratio:.1f}× the rules ({figures.decision_ratio:.1f}× with per-decision messages)",
     ]
     for line in lines:
         console.print(line)
     if write_docs:
         facts = [
             f"CPU: {cpu_model()}; process CPU time (time.process_time), SQLite with group commit, synchronous=FULL",
-            f"{matches} matches, {figures.commands} player commands; one watcher per match takes every event's message",
+            f"{matches} matches, {figures.commands} player commands; one watcher per match (the player's seat)"
+            " takes every message: one per event (the socket's default), then, in a second run, one per decision"
+            " (`frames=decision`, as the terminal client and the browser ask)",
         ]
         body = [
-            "| measure | µs CPU per player command |",
-            "| --- | ---: |",
-            f"| through `MatchService` (decide, append, bot reply, fan-out) | {figures.service_us:.0f} |",
-            f"| the engine alone, the same play (reference) | {figures.engine_us:.0f} |",
-            f"| ratio | {figures.ratio:.1f}× |",
+            "| measure | µs CPU per player command | ratio to the engine |",
+            "| --- | ---: | ---: |",
+            f"| through `MatchService` (decide, append, bot reply, fan-out), a message per event"
+            f" | {figures.service_us:.0f} | {figures.ratio:.1f}× |",
+            f"| the same, a message per decision | {figures.decision_us:.0f} | {figures.decision_ratio:.1f}× |",
+            f"| the engine alone, the same play (reference) | {figures.engine_us:.0f} | 1× |",
         ]
         write_docs_section(BENCHMARKS_MD, SECTION, "\n".join([*section_head(SECTION, command, facts), *body]) + "\n")
         console.print(f"wrote {BENCHMARKS_MD}")
