@@ -246,10 +246,7 @@ async def forward_socket(websocket: WebSocket, peer_url: str, send_timeout: floa
 async def _downstream(upstream: ClientConnection, websocket: WebSocket, send_timeout: float) -> None:
     async with write_deadline(send_timeout) as deadline:
         async for message in upstream:
-            if isinstance(message, str):
-                await deadline.send_text(websocket, message)
-            else:
-                await deadline.send_bytes(websocket, message)
+            await deadline.send(websocket, message)
 
 
 async def _upstream(websocket: WebSocket, upstream: ClientConnection) -> None:

@@ -148,7 +148,7 @@ async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int, frames: F
     try:
         async with write_deadline(send_timeout) as deadline:
             async for message in feed.messages(since, frames):
-                await deadline.send_text(websocket, message)
+                await deadline.send(websocket, message)
     except TimeoutError:
         await _close(websocket, CLOSE_TRY_AGAIN, "you took no message for too long: reconnect with since", timeout=1)
         raise SlowWatcher() from None

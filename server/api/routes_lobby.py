@@ -84,13 +84,13 @@ async def _send(websocket: WebSocket, socket: LobbySocket, state: dict[str, Any]
     """The ``state`` first, then each queued message; a :class:`Closing` closes the socket as it says."""
     try:
         async with write_deadline(timeout) as deadline:
-            await deadline.send_text(websocket, orjson.dumps(state).decode())
+            await deadline.send(websocket, orjson.dumps(state).decode())
             while True:
                 message = await socket.queue.get()
                 if isinstance(message, Closing):
                     await _close(websocket, message.code, message.reason, timeout=1)
                     return
-                await deadline.send_text(websocket, orjson.dumps(message).decode())
+                await deadline.send(websocket, orjson.dumps(message).decode())
     except TimeoutError:
         await _close(websocket, CLOSE_TRY_AGAIN, "you took no message for too long: reconnect for a fresh state", 1)
 

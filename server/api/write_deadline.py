@@ -25,19 +25,16 @@ class WriteDeadline:
         self._seconds = seconds
         self._loop = asyncio.get_running_loop()
 
-    async def send_text(self, websocket: WebSocket, text: str) -> None:
+    async def send(self, websocket: WebSocket, message: str | bytes) -> None:
+        """Send ``message`` as a text frame (a str) or a binary one (bytes), within the deadline."""
         # Speed: re-arming one timeout costs 4 µs a frame, asyncio.wait_for's task 21 µs (measured:
         # a send that returns at once, 100,000 frames).
         self._timeout.reschedule(self._loop.time() + self._seconds)
         try:
-            await websocket.send_text(text)
-        finally:
-            self._timeout.reschedule(None)
-
-    async def send_bytes(self, websocket: WebSocket, data: bytes) -> None:
-        self._timeout.reschedule(self._loop.time() + self._seconds)
-        try:
-            await websocket.send_bytes(data)
+            if isinstance(message, str):
+                await websocket.send_text(message)
+            else:
+                await websocket.send_bytes(message)
         finally:
             self._timeout.reschedule(None)
 

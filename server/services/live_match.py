@@ -268,15 +268,14 @@ def feed_items(
     """One item per event of ``events``, which follow ``before``; also when the decision open after
     them started. Their states are folded when asked for; ``last_state``, the state after the last
     event (the command path has it), spares that fold."""
+    events = list(events)
     items: list[FeedItem] = []
     prior = before
-    for stored in events:
+    for i, stored in enumerate(events, 1):
         if stored.type == EventType.AWAITING:
             awaiting_at = parse_at(stored.at)
-        prior = FeedItem(stored, prior, awaiting_at, move_seconds)
+        prior = FeedItem(stored, prior, awaiting_at, move_seconds, last_state if i == len(events) else None)
         items.append(prior)
-    if items and last_state is not None:
-        items[-1]._after, items[-1]._prior = last_state, None
     return items, awaiting_at
 
 
@@ -387,8 +386,8 @@ class LiveMatch:
             self.clock.cancel()
             self.clock = None
         # The follower ends too: after an end this process appended, nothing more comes, and a
-        # follower left waiting would re-read the finished stream every poll for as long as the
-        # process runs (one per match finished here). From inside the follower it returns by itself.
+        # follower left waiting would be one task and one waiter held for as long as the process
+        # runs (one per match finished here). From inside the follower it returns by itself.
         follower = self.follower
         with contextlib.suppress(RuntimeError):  # no running loop: no follower can be running either
             if follower is not None and follower is not asyncio.current_task():
