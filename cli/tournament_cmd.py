@@ -333,16 +333,6 @@ def round_table(round_: dict[str, Any], names: dict[str, str]) -> Table:
     return out
 
 
-def print_tournament(t: dict[str, Any]) -> None:
-    out = console()
-    for line in header(t):
-        out.print(Text(line))
-    out.print(standings_table(t))
-    names = names_of(t)
-    for round_ in t["rounds"]:
-        out.print(round_table(round_, names))
-
-
 # ---------------------------------------------------------------- the commands
 
 

@@ -585,16 +585,6 @@ def local_time_words(value: object) -> str:
     return f"{local:%a} {local.day} {local:%b %H:%M}"
 
 
-def starts_words(value: object, now: datetime | None = None) -> str:
-    """When a round starts, in the local zone: ``19:30`` today, else ``Tue 8 Dec 19:30``."""
-    at = parse_iso(value)
-    if at is None:
-        return ""
-    local = at.astimezone()
-    today = (now or datetime.now(UTC)).astimezone().date()
-    return f"{local:%H:%M}" if local.date() == today else local_time_words(value)
-
-
 def ordinal(place: int) -> str:
     """``1st``, ``2nd``, ``3rd``, ``4th`` … ``10th``."""
     suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")

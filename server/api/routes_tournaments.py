@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import Response
 from pydantic import AfterValidator, AwareDatetime, Field, StrictBool, StrictInt, StrictStr, field_validator
 
+from engine.rulesets import MAX_SEATS
 from engine.rulings import RULING_PATTERN, RULING_RANGE
 from server.api.bodies import RequestBody
 from server.api.routes_matches import BEARER_OPTIONAL, EventSeq, MatchId
@@ -141,10 +142,16 @@ class DisputeRequest(RequestBody):
 
 class RulingRequest(RequestBody):
     # The values are in the schema (an enum, a range, a pattern), not only in the descriptions:
-    # a request /openapi.json calls valid is one the server takes, but for the seat an award needs.
+    # a request /openapi.json calls valid is one the server takes, but for a seat the table lacks.
     decision: Literal["stands", "replay", "award"] = Field(description="stands, replay or award")
     note: StrictStr = Field(min_length=1, max_length=NOTE_LEN)
-    seat: StrictInt | None = Field(default=None, ge=0, le=1, description="award: the seat the match goes to (0 or 1)")
+    # The schema bounds a seat by the largest table; the service checks it against the match's own seats.
+    seat: StrictInt | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_SEATS - 1,
+        description="award: the seat the match goes to (0 … the table's seats − 1)",
+    )
     rule: StrictStr | None = Field(
         default=None, pattern=RULING_PATTERN, description=f"a ruling of RULES.md cited: {RULING_RANGE}"
     )

@@ -254,11 +254,3 @@ def ensure_house_bot(store: EventStore, entry: str, number: int = 1) -> PlayerPu
 
 def ensure_house_bots(store: EventStore) -> list[PlayerPublic]:
     return [ensure_house_bot(store, name) for name in bot_names()]
-
-
-def resolve_opponent(store: EventStore, entry: str) -> PlayerPublic | None:
-    """:func:`resolve_player` for a match's opponent; None if no such player or bot exists."""
-    try:
-        return resolve_player(store, entry)
-    except PlayerNotFound:
-        return None

@@ -140,17 +140,6 @@ class NotYours(NotASeat):
         DomainError.__init__(self, message)
 
 
-class MatchAnnulledReplaced(NotNow):
-    """A command on a match a ``replay`` ruling annulled: 409, naming the match that replays it."""
-
-    def __init__(self, match_id: str, replaced_by: str) -> None:
-        super().__init__(
-            f"match {match_id!r} was annulled by the director's replay ruling; it is played again as "
-            f"match {replaced_by!r}: join that one"
-        )
-        self.replaced_by = replaced_by
-
-
 @dataclass(frozen=True)
 class NewTournament:
     """What a director asks for (``POST /api/tournaments``), already shaped by the route."""

@@ -244,17 +244,18 @@ def test_a_dispute_at_a_table_replays_it_and_an_award_puts_a_seat_first(client: 
     new = table["match"]
     ok(client.post(f"/api/matches/{new}/join", headers=headers, json={"entropy": "dice again"}))
     second = ok(client.post(f"/api/matches/{new}/disputes", headers=headers, json={"seq": 1, "note": "still odd"}), 201)
-    me = seat_of_player(table, ada)
+    last_seat = 2  # a table's last seat: the award takes any seat of the table, not only 0 or 1
+    winner = table["seats"][last_seat]["id"]
     ok(
         client.post(
             f"/api/disputes/{second['id']}/ruling",
             headers=DIRECTOR,
-            json={"decision": "award", "seat": me, "note": "to ada"},
+            json={"decision": "award", "seat": last_seat, "note": "to the last seat"},
         )
     )
     t = wait_for(client, t["id"], lambda t: table_of(t, ada, 1)["status"] == "decided")
     result = table_of(t, ada, 1)["result"]
-    assert result["winner"] == ada and result["reason"] == "ruling" and result["places"][me] == 1
+    assert result["winner"] == winner and result["reason"] == "ruling" and result["places"][last_seat] == 1
     assert sorted(result["places"]) == [1, 3, 3]
 
 
