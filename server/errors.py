@@ -29,6 +29,7 @@ from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.errors import CommandRefused, ErrorCode
+from engine.socket_protocol import Close, close_reason
 from server.services.errors import (
     AmbiguousName,
     DomainError,
@@ -223,10 +224,7 @@ class Refusal:
     def close_code(self) -> int:
         """The socket's close code: 4000 + the HTTP status of a refusal (4400, 4401, 4404, 4429, …);
         1013 "try again later" for an unavailable database or a server that is stopping."""
-        return CLOSE_TRY_AGAIN if self.status == 503 else 4000 + self.status
-
-
-CLOSE_TRY_AGAIN = 1013
+        return Close.of_status(self.status)
 
 
 def refusal_of(exc: Exception) -> Refusal | None:
@@ -281,7 +279,7 @@ def install_error_handlers(app: FastAPI) -> None:
         """A socket's bad parameter (``since`` out of range): accepted, then closed 1008 saying why
         (refused before the handshake, uvicorn would answer a bare 403)."""
         await websocket.accept()
-        await websocket.close(CLOSE_POLICY, describe_validation(exc)[:120])
+        await websocket.close(Close.POLICY, close_reason(describe_validation(exc)))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -292,6 +290,3 @@ def install_error_handlers(app: FastAPI) -> None:
             allow = allowed_methods(request, headers.pop("Allow", None))
             headers.update({"Allow": allow} if allow else {})
         return _answer(exc.status_code, code, str(exc.detail), headers=headers or None)
-
-
-CLOSE_POLICY = 1008

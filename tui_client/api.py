@@ -19,10 +19,6 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus
 from tui_client.config import normalise_server
 
 USER_AGENT = "unoduo-play"
-# Close codes after which reconnecting cannot help (docs/SERVER.md): bad request, bad token,
-# no such match, a since out of range.
-FINAL_CLOSE_CODES = {4400: "bad request", 4401: "bad token", 4404: "no such match", 1008: "refused"}
-CLOSE_MATCH_OVER = 1000
 
 
 class ApiError(Exception):

@@ -4,7 +4,8 @@
 :func:`follow_lobby` reads the socket and hands every message on as a Textual message: the
 first one on each connection is ``{"type": "state", …}`` (what ``GET /api/me`` says), then one
 per thing that concerns the player (``pairing``, ``match``, ``ruling``, ``tournament``). When
-the socket drops it connects again after a growing pause (0.2 s up to :data:`MAX_DELAY`), and
+the socket drops it connects again after a growing pause (engine/socket_protocol.py's
+:class:`~engine.socket_protocol.Reconnect`, as the table's socket does), and
 the new connection's ``state`` replaces whatever the lobby knew: nothing said while it was down
 is lost, because the state says where things stand. A refused token stops it for good.
 """
@@ -20,13 +21,8 @@ from typing import Any, Protocol
 from textual.message import Message
 from websockets.exceptions import ConnectionClosed
 
+from engine.socket_protocol import FINAL, Reconnect
 from tui_client.api import ApiError
-
-RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0, 5.0)  # then every MAX_DELAY
-MAX_DELAY = RECONNECT_DELAYS[-1]
-# A refusal (a bad token), or 4409: a newer lobby socket of the same player took this one's place
-# (the server asks not to reconnect by itself). 1013 (fell behind) and 1012 (restarting) reconnect.
-FINAL_CLOSE = frozenset({4400, 4401, 4403, 4409, 1008})
 
 
 class FeedMessage(Message):
@@ -66,7 +62,8 @@ class LobbyApi(Protocol):
 
 
 def parse(text: str | bytes) -> dict[str, Any] | None:
-    """A lobby message as a dict with a string ``type``, or None for anything else."""
+    """A lobby message as a dict with a string ``type``, or None for anything else (a type this
+    client does not know is passed on: the lobby ignores it)."""
     try:
         data = json.loads(text)
     except ValueError:
@@ -78,7 +75,7 @@ def parse(text: str | bytes) -> dict[str, Any] | None:
 
 async def follow_lobby(api: LobbyApi, post: Callable[[Message], object]) -> None:
     """Read the lobby socket until cancelled (or refused for good), posting what it says."""
-    failures = 0
+    pauses = Reconnect()
     while True:
         try:
             socket: LobbySocket = await api.open_lobby_socket()
@@ -87,15 +84,14 @@ async def follow_lobby(api: LobbyApi, post: Callable[[Message], object]) -> None
                 post(FeedDown(error.message, final=True))
                 return
             post(FeedDown(error.message))
-            await asyncio.sleep(RECONNECT_DELAYS[min(failures, len(RECONNECT_DELAYS) - 1)])
-            failures += 1
+            await asyncio.sleep(pauses.next_delay())
             continue
         post(FeedUp())
         try:
             async for text in socket:
                 data = parse(text)
                 if data is not None:
-                    failures = 0  # a connection that speaks: the next drop starts the pauses again
+                    pauses.heard()
                     post(FeedMessage(data))
         except ConnectionClosed:
             pass
@@ -103,9 +99,8 @@ async def follow_lobby(api: LobbyApi, post: Callable[[Message], object]) -> None
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(socket.close(), 1.0)
         code, reason = socket.close_code, socket.close_reason or ""
-        if code in FINAL_CLOSE:
+        if code in FINAL:
             post(FeedDown(reason or f"closed ({code})", final=True))
             return
         post(FeedDown(reason or f"closed ({code})"))
-        await asyncio.sleep(RECONNECT_DELAYS[min(failures, len(RECONNECT_DELAYS) - 1)])
-        failures += 1
+        await asyncio.sleep(pauses.next_delay())

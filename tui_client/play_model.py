@@ -23,6 +23,7 @@ from typing import Any
 from engine.cards import COLOR_ORDER, parse_color
 from engine.errors import CardParseError
 from engine.score_words import result_words
+from engine.socket_protocol import envelopes_of
 from tui_client.api import refusal_words
 from tui_client.config import Receipt
 from tui_client.narration import Voice, awaiting_suffix, describe_event, table_after, table_result
@@ -35,7 +36,6 @@ __all__ = [
     "LogLine",
     "Offer",
     "PlayModel",
-    "message_events",
     "offered_actions",
     "prompt_words",
 ]
@@ -44,19 +44,6 @@ COLOUR_KEYS = {color.letter.lower(): color.value for color in COLOR_ORDER}  # r 
 MAX_LOG = 400
 
 # ---------------------------------------------------------------- the socket's messages
-
-
-def message_events(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The envelopes one socket message carries, in seq order: an ``event`` message's one, a
-    ``decision`` message's every one (docs/PROTOCOL.md); none for another message or a malformed one."""
-    kind = message.get("type")
-    if kind == "event":
-        found: list[Any] = [message.get("event")]
-    elif kind == "decision" and isinstance(message.get("events"), list):
-        found = list(message["events"])
-    else:
-        return []
-    return found if found and all(isinstance(e, Mapping) for e in found) else []
 
 
 # ---------------------------------------------------------------- what may be done now
@@ -307,7 +294,7 @@ class PlayModel:
         messages are; its view is the one after its last event."""
         kind = message.get("type")
         if kind in ("event", "decision"):
-            events = message_events(message)
+            events = envelopes_of(message)
             view = message.get("view")
             if not events or not isinstance(view, Mapping):
                 return [self.check._fail(f"an {kind} message without its events or view")]

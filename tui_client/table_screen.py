@@ -35,11 +35,12 @@ from textual.widgets import Button, Footer, Static
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
-from tui_client.api import CLOSE_MATCH_OVER, FINAL_CLOSE_CODES, Api, ApiError
+from engine.socket_protocol import FINAL, FINAL_WORDS, Close, Reconnect, envelopes_of
+from tui_client.api import Api, ApiError
 from tui_client.config import ConfigStore
 from tui_client.dispute_note import DisputeNoteScreen
 from tui_client.help_screen import HelpScreen
-from tui_client.play_model import PlayModel, message_events
+from tui_client.play_model import PlayModel
 from tui_client.play_widgets import (
     ActionButton,
     HandView,
@@ -55,7 +56,6 @@ from tui_client.play_widgets import (
 from tui_client.proof_key import PROOFS_DIR, write_last_proof
 from tui_client.too_small import MinimumSize
 
-RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0)  # then every 2 s
 UNANSWERED_SECONDS = 15.0  # a command with no answer by then is given up (the events would have said)
 SAVE_AFTER = frozenset({"awaiting", "round_ended", "match_ended", "seed_revealed", "uno_said", "uno_caught"})
 RETURN_SECONDS = 10.0  # after the match is over, back to the lobby (a table opened to play)
@@ -222,7 +222,7 @@ class PlayScreen(MinimumSize, Screen[None]):
     @work(exclusive=True, group="socket")
     async def follow(self) -> None:
         """Read the match's socket; reconnect from the last ``seq`` whenever it drops."""
-        failures = 0
+        pauses = Reconnect()
         while True:
             since = self.received_seq
             try:
@@ -232,12 +232,10 @@ class PlayScreen(MinimumSize, Screen[None]):
                     self.post_message(SocketEnded(await self._why_refused(error), final=True))
                     return
                 self.post_message(SocketDown(since, error.message))
-                await asyncio.sleep(RECONNECT_DELAYS[min(failures, len(RECONNECT_DELAYS) - 1)])
-                failures += 1
+                await asyncio.sleep(pauses.next_delay())
                 continue
             self.socket = socket
             self.post_message(SocketUp(since))
-            failures = 0
             try:
                 async for text in socket:
                     try:
@@ -246,7 +244,8 @@ class PlayScreen(MinimumSize, Screen[None]):
                         continue
                     if not isinstance(data, dict):
                         continue
-                    events = message_events(data)  # an event's, or a decision's (the last is the latest)
+                    pauses.heard()
+                    events = envelopes_of(data)  # an event's, or a decision's (the last is the latest)
                     seq = events[-1].get("seq") if events else None
                     if isinstance(seq, int):
                         self.received_seq = seq
@@ -258,15 +257,15 @@ class PlayScreen(MinimumSize, Screen[None]):
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(socket.close(), 1.0)
             code, reason = socket.close_code, socket.close_reason or ""
-            if code == CLOSE_MATCH_OVER:
+            if code == Close.OVER:
                 self.post_message(SocketEnded(reason or "the match is over", final=False))
                 return
-            if code in FINAL_CLOSE_CODES:  # the server's refusal: the HTTP view of the match says it best
-                closed = ApiError(0, "final", f"{FINAL_CLOSE_CODES[code]}: {reason}")
+            if code in FINAL:  # the server's refusal: the HTTP view of the match says it best
+                closed = ApiError(0, "final", f"{FINAL_WORDS[code]}: {reason}")
                 self.post_message(SocketEnded(await self._why_refused(closed), final=True))
                 return
             self.post_message(SocketDown(self.received_seq, reason or f"closed ({code})"))
-            await asyncio.sleep(RECONNECT_DELAYS[0])
+            await asyncio.sleep(pauses.next_delay())
 
     async def _why_refused(self, error: ApiError) -> str:
         """A socket refused before it opened says only 403: the HTTP view of the match says why."""
@@ -292,7 +291,7 @@ class PlayScreen(MinimumSize, Screen[None]):
         problems = self.model.apply(message.data)
         if problems:
             self.save_receipt()
-        elif any(event.get("type") in SAVE_AFTER for event in message_events(message.data)):
+        elif any(event.get("type") in SAVE_AFTER for event in envelopes_of(message.data)):
             self.receipt_due = True  # written by the next tick: one write for a burst of events
         self.redraw()
 

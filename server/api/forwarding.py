@@ -40,6 +40,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 from websockets.asyncio.client import ClientConnection
 
+from engine.socket_protocol import Close
 from server.api.write_deadline import write_deadline
 from server.services.matches import MatchService
 from server.services.players import Caller
@@ -55,7 +56,6 @@ PASSED_ON = ("authorization", "content-type")  # the request headers the owner n
 CONNECT_SECONDS = 3.0  # an owner that does not accept by then is taken as gone: the request is answered here
 ANSWER_SECONDS = 30.0  # a command's answer (a join waits for the match's claim, a few queries)
 UPSTREAM_MESSAGE_BYTES = 16 * 1024 * 1024  # the largest message taken from an owner (a page of history)
-CLOSE_RECONNECT = 1012  # the owner went away: reconnect with since
 
 
 def _headers(connection: HTTPConnection) -> dict[str, str]:
@@ -265,4 +265,4 @@ def _closing(upstream: ClientConnection, down: asyncio.Task[None]) -> tuple[int,
     received = upstream.protocol.close_rcvd
     if received is not None and received.code not in (1005, 1006):
         return received.code, received.reason
-    return CLOSE_RECONNECT, "the server playing this match went away: reconnect with since"
+    return Close.RESTART, "the server playing this match went away: reconnect with since"

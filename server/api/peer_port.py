@@ -19,10 +19,9 @@ from starlette.datastructures import State
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from engine.socket_protocol import Close
 from server.api.forwarding import from_a_peer
 from server.errors import not_for_clients_response
-
-CLOSE_POLICY = 1008
 
 
 class PeerPortGuard:
@@ -38,7 +37,7 @@ class PeerPortGuard:
                 if scope["type"] == "http":
                     await not_for_clients_response()(scope, receive, send)
                 else:
-                    await send({"type": "websocket.close", "code": CLOSE_POLICY, "reason": ""})
+                    await send({"type": "websocket.close", "code": Close.POLICY, "reason": ""})
                 return
         await self.app(scope, receive, send)
 

@@ -27,11 +27,13 @@ from fastapi import APIRouter, Path, Query, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
 from engine.errors import ErrorCode
+from engine.socket_protocol import Close, ResultOk, ResultRefused
+from server.api.closing import close_quietly
 from server.api.commands import CommandMessage
 from server.api.forwarding import forward_socket, is_own_seat, owner_elsewhere, take_over
 from server.api.write_deadline import write_deadline
 from server.deps import authenticate
-from server.errors import CLOSE_TRY_AGAIN, Refusal, describe_validation, refusal_of
+from server.errors import Refusal, describe_validation, refusal_of
 from server.limits import ID_LEN, MATCH_ID_PATTERN, MAX_SEQ
 from server.services.errors import MatchNotFound, ServerCode
 from server.services.frames import Frames
@@ -44,23 +46,14 @@ router = APIRouter()
 
 MATCH_ID = re.compile(MATCH_ID_PATTERN)
 
-CLOSE_INTERNAL = 1011  # the server could not go on with this socket (a bug; the log says which)
-REASON_LIMIT = 120  # bytes a close reason may hold (RFC 6455: 123)
 ORDINARY_ENDS = (WebSocketDisconnect, SlowWatcher, RuntimeError)  # RuntimeError: sending on a socket already closed
 
 log = logging.getLogger(__name__)
 
 
-async def _close(websocket: WebSocket, code: int, reason: str, *, timeout: float | None = None) -> None:
-    """Close with ``code``; quietly if the client has gone, and giving up after ``timeout`` seconds
-    if it does not read (the connection is then aborted: ``server.connections``)."""
-    with contextlib.suppress(RuntimeError, WebSocketDisconnect, TimeoutError):
-        await asyncio.wait_for(websocket.close(code, reason.encode()[:REASON_LIMIT].decode(errors="ignore")), timeout)
-
-
 async def _refuse(websocket: WebSocket, refusal: Refusal) -> None:
     await websocket.accept()
-    await _close(websocket, refusal.close_code, f"{refusal.code}: {refusal.message}")
+    await close_quietly(websocket, refusal.close_code, f"{refusal.code}: {refusal.message}")
 
 
 @router.websocket("/api/matches/{match_id}/ws")
@@ -119,15 +112,15 @@ async def _serve(
             await asyncio.wait({task})
     if sender in done and not sender.cancelled() and sender.exception() is None:
         code, reason = (
-            (1012, "the server is restarting: reconnect with since")
+            (Close.RESTART, "the server is restarting: reconnect with since")
             if matches.stopping
-            else (1000, "the match is over")
+            else (Close.OVER, "the match is over")
         )
-        await _close(websocket, code, reason)
+        await close_quietly(websocket, code, reason)
     elif receiver in done and not receiver.cancelled() and not isinstance(receiver.exception(), ORDINARY_ENDS):
         # A server bug ended the commands' task: say so (1011) rather than leave a socket that
         # still sends events but never answers a command again.
-        await _close(websocket, CLOSE_INTERNAL, "internal error: reconnect with since")
+        await close_quietly(websocket, Close.INTERNAL, "internal error: reconnect with since")
 
 
 def _collect(match_id: str, task: asyncio.Task[None]) -> None:
@@ -150,10 +143,14 @@ async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int, frames: F
             async for message in feed.messages(since, frames):
                 await deadline.send(websocket, message)
     except TimeoutError:
-        await _close(websocket, CLOSE_TRY_AGAIN, "you took no message for too long: reconnect with since", timeout=1)
+        await close_quietly(
+            websocket, Close.TRY_AGAIN, "you took no message for too long: reconnect with since", timeout=1
+        )
         raise SlowWatcher() from None
     except SlowWatcher:
-        await _close(websocket, CLOSE_TRY_AGAIN, "you fell too far behind: reconnect with since=<last seq you have>")
+        await close_quietly(
+            websocket, Close.TRY_AGAIN, "you fell too far behind: reconnect with since=<last seq you have>"
+        )
         raise
     except Exception as error:
         refusal = refusal_of(error)
@@ -161,9 +158,9 @@ async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int, frames: F
             raise
         if refusal.status == 503:
             reason = f"{refusal.code}: the database is unavailable; reconnect with since"
-            await _close(websocket, CLOSE_TRY_AGAIN, reason)
+            await close_quietly(websocket, Close.TRY_AGAIN, reason)
         else:  # the feed's own read gate refused it after all: closed as a refusal before the feed is
-            await _close(websocket, refusal.close_code, f"{refusal.code}: {refusal.message}")
+            await close_quietly(websocket, refusal.close_code, f"{refusal.code}: {refusal.message}")
         raise SlowWatcher() from None
 
 
@@ -176,7 +173,7 @@ async def _receive_commands(websocket: WebSocket, feed: LiveFeed, max_bytes: int
         await websocket.send_text(orjson.dumps(answer).decode())
 
 
-async def _answer(feed: LiveFeed, frame: Mapping[str, Any], max_bytes: int) -> dict[str, Any]:
+async def _answer(feed: LiveFeed, frame: Mapping[str, Any], max_bytes: int) -> ResultOk | ResultRefused:
     """The ``result`` message answering one frame (uvicorn has closed a frame over ``max_bytes`` 1009 already)."""
     text, data = frame.get("text"), frame.get("bytes")
     size = len(text.encode(errors="replace")) if text is not None else len(data or b"")
@@ -205,5 +202,5 @@ async def _answer(feed: LiveFeed, frame: Mapping[str, Any], max_bytes: int) -> d
     return {"type": "result", "command_id": message.command_id, "ok": True, "version": version}
 
 
-def _result(command_id: str | None, refusal: Refusal) -> dict[str, Any]:
+def _result(command_id: str | None, refusal: Refusal) -> ResultRefused:
     return {"type": "result", "command_id": command_id, "ok": False, "error": refusal.body().model_dump()}

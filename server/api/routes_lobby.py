@@ -15,28 +15,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import APIRouter, Query, Request, WebSocket
 
+from engine.socket_protocol import Close
+from server.api.closing import close_quietly
 from server.api.write_deadline import write_deadline
 from server.deps import PlayerDep, TournamentServiceDep, authenticate
-from server.errors import CLOSE_TRY_AGAIN, error_responses, refusal_of
+from server.errors import error_responses, refusal_of
 from server.schemas import DisputePublic, LobbyState
 from server.services.errors import Unauthorized
 from server.services.lobby import Closing, Lobby, LobbySocket
 from server.services.lobby_state import disputes_shown
 
 router = APIRouter()
-
-REASON_LIMIT = 120  # bytes a close reason may hold (RFC 6455: 123)
-
-
-async def _close(websocket: WebSocket, code: int, reason: str, timeout: float | None = None) -> None:
-    """Close with ``code``; quietly if the client has gone, giving up after ``timeout`` seconds."""
-    with contextlib.suppress(RuntimeError, WebSocketDisconnect, TimeoutError):
-        await asyncio.wait_for(websocket.close(code, reason.encode()[:REASON_LIMIT].decode(errors="ignore")), timeout)
 
 
 @router.websocket("/api/me/ws")
@@ -62,7 +57,7 @@ async def lobby_socket(
         if refusal is None:
             raise
         await websocket.accept()
-        await _close(websocket, refusal.close_code, f"{refusal.code}: {refusal.message}")
+        await close_quietly(websocket, refusal.close_code, f"{refusal.code}: {refusal.message}")
         return
     try:
         await websocket.accept()
@@ -80,7 +75,7 @@ async def lobby_socket(
         lobby.disconnect(socket)
 
 
-async def _send(websocket: WebSocket, socket: LobbySocket, state: dict[str, Any], timeout: float) -> None:
+async def _send(websocket: WebSocket, socket: LobbySocket, state: Mapping[str, Any], timeout: float) -> None:
     """The ``state`` first, then each queued message; a :class:`Closing` closes the socket as it says."""
     try:
         async with write_deadline(timeout) as deadline:
@@ -88,11 +83,12 @@ async def _send(websocket: WebSocket, socket: LobbySocket, state: dict[str, Any]
             while True:
                 message = await socket.queue.get()
                 if isinstance(message, Closing):
-                    await _close(websocket, message.code, message.reason, timeout=1)
+                    await close_quietly(websocket, message.code, message.reason, timeout=1)
                     return
                 await deadline.send(websocket, orjson.dumps(message).decode())
     except TimeoutError:
-        await _close(websocket, CLOSE_TRY_AGAIN, "you took no message for too long: reconnect for a fresh state", 1)
+        reason = "you took no message for too long: reconnect for a fresh state"
+        await close_quietly(websocket, Close.TRY_AGAIN, reason, timeout=1)
 
 
 async def _receive(websocket: WebSocket) -> None:

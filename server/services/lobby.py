@@ -42,11 +42,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from engine.events import EventType
+from engine.socket_protocol import Close, MatchMessage, PairingMessage, RulingMessage, TournamentMessage
 from server.services.live_match import parse_at
 from server.services.lobby_state import LobbyReader, me_state
 from server.services.matches import MatchService
@@ -82,9 +83,6 @@ log = logging.getLogger(__name__)
 
 SOCKETS_PER_PLAYER: Final = 4
 QUEUED: Final = 256
-CLOSE_REPLACED: Final = 4409  # a fifth socket of one player: the oldest is closed with this
-CLOSE_BEHIND: Final = 1013  # the reader fell QUEUED messages behind: reconnect for a fresh state
-CLOSE_RESTART: Final = 1012  # the server is stopping
 STOP_SECONDS: Final = 5.0  # how long a stop waits for the followers to end
 COALESCE: Final = 0.2  # seconds: events closer than this make one lobby state
 # A followed match's events that change a lobby line (a join, a hand's score, a forfeit, the end).
@@ -100,7 +98,7 @@ CHANGES_A_LINE: Final = frozenset(
 
 __all__ = ["Lobby", "LobbySocket", "me_state"]
 
-Message = dict[str, Any]
+Message = Mapping[str, Any]  # one of engine/socket_protocol.py's lobby messages
 
 
 @dataclass(frozen=True)
@@ -127,7 +125,7 @@ class LobbySocket:
         if self.closed:
             return True
         if self.queue.qsize() >= limit:
-            self.end(CLOSE_BEHIND, "you fell too far behind: reconnect for a fresh state")
+            self.end(Close.TRY_AGAIN, "you fell too far behind: reconnect for a fresh state")
             return False
         self.queue.put_nowait(message)
         return True
@@ -192,7 +190,7 @@ class Lobby:
         mine = self.sockets.setdefault(player.id, [])
         while len(mine) >= self.sockets_per_player:
             mine.pop(0).end(
-                CLOSE_REPLACED,
+                Close.REPLACED,
                 f"too_many_open: a newer lobby socket of this player took this one's place ({self.sockets_per_player} "
                 "at most); do not reconnect by itself",
             )
@@ -301,7 +299,7 @@ class Lobby:
             self._undo_prefix()
         for sockets in self.sockets.values():
             for socket in sockets:
-                socket.end(CLOSE_RESTART, "the server is restarting: reconnect")
+                socket.end(Close.RESTART, "the server is restarting: reconnect")
 
     async def stop(self) -> None:
         """The server is stopping: the sockets close, the follows end (``end_follows``, as a follower
@@ -419,7 +417,8 @@ class Lobby:
     def _tell(self, t: Tournament, event: TournamentEvent, stored: StoredEvent) -> None:
         if isinstance(event, TournamentStarted | TournamentFinished):
             status = "running" if isinstance(event, TournamentStarted) else "finished"
-            self._send(t.players, {"type": "tournament", "tournament": t.id, "name": t.name, "status": status})
+            said: TournamentMessage = {"type": "tournament", "tournament": t.id, "name": t.name, "status": status}
+            self._send(t.players, said)
         elif isinstance(event, RoundOpened):
             deadline = t.join_deadline(event.round)
             shown = format_at(deadline) if deadline is not None else None
@@ -435,19 +434,17 @@ class Lobby:
             dispute = t.disputes[event.dispute]
             disputed = t.slots.get(dispute.slot)
             seated = disputed.seats if disputed is not None else ()
-            self._send(
-                (dispute.player, *seated),
-                {
-                    "type": "ruling",
-                    "dispute": dispute.id,
-                    "tournament": t.id,
-                    "match": dispute.match,
-                    "seq": dispute.seq,
-                    "decision": event.decision,
-                    "note": event.note,
-                    "rule": event.rule,
-                },
-            )
+            ruled: RulingMessage = {
+                "type": "ruling",
+                "dispute": dispute.id,
+                "tournament": t.id,
+                "match": dispute.match,
+                "seq": dispute.seq,
+                "decision": event.decision,
+                "note": event.note,
+                "rule": event.rule,
+            }
+            self._send((dispute.player, *seated), ruled)
         elif isinstance(event, ResultRecorded) and event.reason == "no_show" and event.match is not None:
             slot = t.slots[event.slot]
             self._send(slot.seats, _match(event.match, ANNULLED, t.id, slot.round))
@@ -460,7 +457,7 @@ class Lobby:
     def _pairing(self, t: Tournament, key: str, match_id: str, deadline: str | None) -> None:
         slot = t.slots[key]
 
-        def message(player: str) -> Message:
+        def message(player: str) -> PairingMessage:
             others = slot.others(player)
             opponent = others[0]
             found = self.matches.player(opponent)
@@ -574,7 +571,7 @@ def starts_play(stored: StoredEvent) -> bool:
 
 def _match(
     match_id: str, status: str, tournament: str | None, round_number: int | None, *, replaced_by: str | None = None
-) -> Message:
+) -> MatchMessage:
     return {
         "type": "match",
         "match": match_id,

@@ -20,8 +20,9 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from engine.socket_protocol import Close
 from server.app import make_app
-from server.services.lobby import CLOSE_BEHIND, CLOSE_REPLACED, Closing, Lobby
+from server.services.lobby import Closing, Lobby
 from server.settings import Settings
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import ok, play_to_end, register
@@ -309,7 +310,7 @@ def test_a_fifth_socket_of_one_player_closes_the_oldest(client: TestClient) -> N
         assert receive(newest)["type"] == "state"
         with pytest.raises(WebSocketDisconnect) as closed:
             opened[0].receive_json()
-        assert closed.value.code == CLOSE_REPLACED and "too_many_open" in str(closed.value.reason)
+        assert closed.value.code == Close.REPLACED and "too_many_open" in str(closed.value.reason)
         assert len(client.app.state.lobby.sockets[_ada]) == 4  # type: ignore[attr-defined]
 
 
@@ -327,7 +328,7 @@ def test_a_reader_that_falls_behind_is_dropped_and_nothing_of_a_player_stays_aft
     for n in range(4):
         client.portal.call(_send_async, service, ada, n)  # type: ignore[union-attr]
     queued = [socket.queue.get_nowait() for _ in range(socket.queue.qsize())]
-    assert queued[-1] == Closing(CLOSE_BEHIND, "you fell too far behind: reconnect for a fresh state")
+    assert queued[-1] == Closing(Close.TRY_AGAIN, "you fell too far behind: reconnect for a fresh state")
     assert len(queued) == 4 and socket.closed and ada not in service.sockets
     # Sockets that come and go, with a match followed for them, leave nothing of the player.
     service.queued = 256

@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 
 from engine.events import HEAD_TYPES
+from engine.socket_protocol import envelopes_of
 from tests.tui.tables import MATCH, real_match, real_messages, seat_names
 from tui_client.api import socket_url
-from tui_client.play_model import PlayModel, message_events
+from tui_client.play_model import PlayModel
 
 
 def decisions(messages: list[str]) -> list[dict[str, Any]]:
@@ -73,12 +74,12 @@ def test_a_broken_chain_inside_a_decision_is_caught() -> None:
     assert problems[0].startswith(f"event #{target['events'][1]['seq']}:"), problems[0]
 
 
-def test_message_events() -> None:
+def test_envelopes_of() -> None:
     one = {"seq": 1}
-    assert message_events({"type": "event", "event": one}) == [one]
-    assert message_events({"type": "decision", "events": [one, {"seq": 2}]}) == [one, {"seq": 2}]
-    assert message_events({"type": "decision", "events": []}) == []
-    assert message_events({"type": "decision", "events": [one, 3]}) == []
-    assert message_events({"type": "result"}) == []
+    assert envelopes_of({"type": "event", "event": one}) == [one]
+    assert envelopes_of({"type": "decision", "events": [one, {"seq": 2}]}) == [one, {"seq": 2}]
+    assert envelopes_of({"type": "decision", "events": []}) == []
+    assert envelopes_of({"type": "decision", "events": [one, 3]}) == []
+    assert envelopes_of({"type": "result"}) == []
     model = PlayModel(MATCH, 0)
     assert model.apply({"type": "decision", "events": [], "view": {}}) and not model.check.ok
