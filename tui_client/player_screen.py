@@ -52,8 +52,9 @@ from tui_client.player_model import (
 from tui_client.remote import FetchFailed, fetch_replay
 from tui_client.replay_app import failure_lines
 from tui_client.replay_model import ReplayModel
+from tui_client.replay_screens import MatchScrubber, TextScreen
 from tui_client.too_small import MinimumSize
-from tui_client.tournament_screen import MatchScrubber, TextScreen, row_key_at
+from tui_client.widgets import row_key_at
 
 SHORT_DATES_BELOW = 76  # narrower than this, the history's dates lose their year
 

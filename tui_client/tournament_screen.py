@@ -22,8 +22,6 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
-from textual.coordinate import Coordinate
 from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
@@ -31,13 +29,14 @@ from textual.widgets import DataTable, Footer, Static
 
 from engine.errors import ReplayUnreadable
 from tui_client.api import Api, ApiError
-from tui_client.dispute_note import DisputeNoteScreen
 from tui_client.help_screen import HelpScreen
-from tui_client.literal import literal, notify_literal
+from tui_client.literal import literal
 from tui_client.play_host import PlayHost, host_of
+from tui_client.player_screen import PlayerScreen
 from tui_client.remote import FetchFailed, fetch_replay
-from tui_client.replay_app import ScrubberScreen, failure_lines
+from tui_client.replay_app import failure_lines
 from tui_client.replay_model import ReplayModel
+from tui_client.replay_screens import MatchScrubber, TextScreen
 from tui_client.too_small import MinimumSize
 from tui_client.tournament_model import (
     COMPACT_UP_TO,
@@ -59,7 +58,7 @@ from tui_client.tournament_model import (
     tournament_rule,
     with_labels,
 )
-from tui_client.widgets import TableAudit
+from tui_client.widgets import row_key_at
 
 REFRESH_SECONDS = 3.0
 
@@ -86,98 +85,6 @@ class OpenScreen(Message):
         self.screen = screen
 
 
-class MatchScrubber(ScrubberScreen):
-    """The replay scrubber opened from the tournament screen: it opens at ``seq`` (a disputed
-    event) in the audit perspective (both hands), and ``q`` goes back instead of quitting. For a
-    dispute, the right side is the audit of the table at the cursor (``TableAudit``; a
-    challenge's audit where there is one) and ``d`` goes back to the disputed event. A live
-    match's is the director's: the events so far (``ReplayModel.from_live``)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "back", "back"),
-        Binding("escape", "back", "back", show=False),
-        Binding("d", "to_dispute", "the disputed event"),
-        Binding("exclamation_mark", "dispute", "dispute", key_display="!"),
-    ]
-
-    def __init__(self, model: ReplayModel, seq: int = 1, dispute: DisputeRow | None = None) -> None:
-        audit = None
-        if dispute is not None:
-            note = f"dispute {dispute.id} · event #{dispute.seq} · {dispute.cells[4]}: {dispute.cells[5]}"
-            audit = TableAudit(model, note, dispute.seq, id="at-body")
-        super().__init__(model, seq, audit)
-        self.dispute = dispute
-        self.sent_disputes: list[dict[str, Any]] = []  # the disputes this player raised from here
-
-    def action_to_dispute(self) -> None:
-        if self.dispute is not None:
-            self.goto(self.dispute.seq)
-
-    # ------------------------------------------------------------ a player disputes an event
-
-    def my_seat(self) -> int | None:
-        """The seat this client's player held in the match (None: not a player of it)."""
-        credentials = getattr(self.app, "credentials", None)
-        players = self.model.header.get("players")
-        if credentials is None or not isinstance(players, list) or credentials.player_id not in players:
-            return None
-        return players.index(credentials.player_id)
-
-    def action_dispute(self) -> None:
-        """``!``: dispute the event under the cursor, with a note (a player of the match only)."""
-        if self.my_seat() is None:
-            self.notify("only a player of this match, signed in, can dispute one of its events", timeout=4)
-            return
-        seq = self.cursor
-        summary = self.model.describe(seq, self.viewer)
-
-        def send(note: str | None) -> None:
-            if note is None:
-                self.notify(f"no dispute of #{seq}", timeout=2)
-                return
-            self.send_dispute(seq, note)
-
-        self.app.push_screen(DisputeNoteScreen(seq, summary), send)
-
-    @work(group="dispute")
-    async def send_dispute(self, seq: int, note: str) -> None:
-        match = str(self.model.header.get("match"))
-        try:
-            dispute = await host_of(self).api.open_dispute(match, seq, note)
-        except ApiError as error:
-            words = f"the dispute of #{seq} was refused: {error.words()}"  # it may quote a name
-            notify_literal(self, words, severity="error", timeout=6)
-            return
-        self.sent_disputes.append(dispute)
-        notify_literal(self, f"dispute {dispute.get('id')} of #{seq} sent to the director", timeout=4)
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-
-class TextScreen(Screen[None]):
-    """Words to read (an audit view, a replay that failed verification); ``q`` goes back."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "back", "back"),
-        Binding("escape", "back", "back", show=False),
-    ]
-
-    def __init__(self, title: str, body: str) -> None:
-        super().__init__()
-        self.title_words = title
-        self.body = body
-
-    def compose(self) -> ComposeResult:
-        yield Static(Text(self.title_words, style="bold"), id="tour-title")
-        with VerticalScroll(id="text-body"):
-            yield Static(Text(self.body), id="text")
-        yield Footer()
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-
 async def director_events(api: Api, match: str) -> list[dict[str, Any]]:
     """Every event of ``match`` as the director reads it (``GET /api/matches/{id}/events``:
     NDJSON, each envelope with every opening)."""
@@ -201,14 +108,6 @@ async def director_events(api: Api, match: str) -> list[dict[str, Any]]:
             except json.JSONDecodeError:
                 raise ReplayUnreadable("an event line is not JSON") from None
     return envelopes
-
-
-def row_key_at(table: DataTable[Any], row: int) -> str | None:
-    """The key of the table's row ``row`` (None: no such row)."""
-    if not 0 <= row < table.row_count:
-        return None
-    key = table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value
-    return None if key is None else str(key)
 
 
 def seat_lines(parts: tuple[str, ...], room: int) -> list[str]:
@@ -557,8 +456,6 @@ class TournamentScreen(MinimumSize, Screen[None]):
 
     def action_player(self) -> None:
         """``p``: the page of the player highlighted in the standings (ratings, history)."""
-        from tui_client.player_screen import PlayerScreen  # here: the player screen imports this module
-
         standings = self.query_one("#standings", DataTable)
         player = row_key_at(standings, standings.cursor_row)
         if player is None:

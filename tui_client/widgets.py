@@ -7,9 +7,10 @@ from typing import Any
 
 from rich.text import Text
 from textual import events
+from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 from engine.audit_report import format_challenge, format_table
 from engine.score_words import rule_words
@@ -487,3 +488,11 @@ class TableAudit(Static):
                 out.append_text(coloured(line.strip()))
             out.append("\n")
         return out
+
+
+def row_key_at(table: DataTable[Any], row: int) -> str | None:
+    """The key of the table's row ``row`` (None: no such row)."""
+    if not 0 <= row < table.row_count:
+        return None
+    key = table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value
+    return None if key is None else str(key)

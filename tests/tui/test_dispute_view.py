@@ -24,7 +24,8 @@ from tests.tui.helpers import scrubber_ready, until, wait_for
 from tui_client.config import ConfigStore, Credentials
 from tui_client.dispute_note import DisputeNoteScreen
 from tui_client.play_app import make_play_app
-from tui_client.tournament_screen import MatchScrubber, TournamentScreen
+from tui_client.replay_screens import MatchScrubber
+from tui_client.tournament_screen import TournamentScreen
 from tui_client.widgets import TableAudit, TablePanel
 
 pytestmark = pytest.mark.anyio
