@@ -1,10 +1,13 @@
-"""The one server launcher of the bench harness: a fresh database, and ``unoduo serve`` as a real
-process on a free loopback port, started (again, on the same port, after a kill), killed, stopped.
+"""The one server launcher, of the bench harness and of the tests: a fresh database, and ``unoduo
+serve`` as a real process on a free loopback port, started (again, on the same port, after a
+kill), waited for until it answers, killed, stopped with Ctrl-C.
 
 Every run that needs a real server (``bench server``, ``bench tournament``, ``bench soak``,
-``bench chaos``) starts it here, so they agree on the environment (house bots that answer at once
-unless told otherwise, registrations unlimited: the harness registers its players from one address
-at once), on how long a start may take, and on what a clean stop is.
+``bench chaos``) starts it here, and so does every end-to-end test (``tests/cli/serving.py`` is
+the tests' front to it: their environment, their output, their failures), so they agree on the
+command, the environment (house bots that answer at once unless told otherwise; the harness's
+registrations unlimited: it registers its players from one address at once), on how long a
+start may take, and on what a clean stop is.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from tempfile import TemporaryDirectory
+from typing import Any, AnyStr
 
 import httpx
 
@@ -28,6 +32,9 @@ from bench.progress import STALL_SECONDS
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 STOP_SECONDS = 20.0  # after Ctrl-C, a server still running this much later is killed (not a clean stop)
+
+
+SERVE = [sys.executable, "-m", "cli.main", "serve"]  # ``unoduo serve`` from this checkout
 
 
 class BenchError(RuntimeError):
@@ -75,21 +82,54 @@ def database(kind: str, postgres_url: str, prefix: str = "unoduo_bench") -> Iter
         yield url
 
 
-def server_env(**settings: str) -> dict[str, str]:
-    """The environment of a bench server: house bots that answer at once, registrations and wrong
-    tokens unthrottled (every player registers from this one address), the database from ``--db``
-    only; ``settings`` (``UNODUO_…`` names) add or override."""
-    env = {
-        **os.environ,
-        "UNODUO_BOT_THINK_SECONDS": "0",
-        "UNODUO_REGISTER_PER_MINUTE": "0",
-        "UNODUO_CONNECTIONS_PER_ADDRESS": "0",  # every bench client and socket comes from this one address
-        "PYTHONUNBUFFERED": "1",
-        "PYTHONPATH": str(ROOT),
-    }
+def process_env(**settings: str) -> dict[str, str]:
+    """The environment of any server started here: this checkout's code, unbuffered output, house
+    bots that answer at once, no database but the one its command line names; ``settings``
+    (``UNODUO_…`` names) add or override."""
+    env = {**os.environ, "UNODUO_BOT_THINK_SECONDS": "0", "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT)}
     env.pop("UNODUO_DATABASE_URL", None)  # --db says which
     env.update(settings)
     return env
+
+
+def server_env(**settings: str) -> dict[str, str]:
+    """The environment of a bench server: :func:`process_env`, with registrations and wrong tokens
+    unthrottled (every player registers from this one address); ``settings`` add or override."""
+    unthrottled = {"UNODUO_REGISTER_PER_MINUTE": "0", "UNODUO_CONNECTIONS_PER_ADDRESS": "0"}
+    return process_env(**{**unthrottled, **settings})
+
+
+def wait_answering(
+    base: str, process: subprocess.Popen[Any], fail: Callable[[str], Exception], path: str = "/api"
+) -> float:
+    """Wait until ``GET base+path`` answers 200: the seconds that took. A process that exits fails at
+    once, ``fail(why)`` raised; one that neither answers nor exits for the harness's stall window is
+    stuck (a start is never failed for being slow: a loaded machine took more than 30 s)."""
+    began = time.monotonic()
+    while time.monotonic() - began < STALL_SECONDS:
+        if process.poll() is not None:
+            raise fail(f"exited at start (code {process.returncode})")
+        try:
+            if httpx.get(f"{base}{path}", timeout=2.0).status_code == 200:
+                return time.monotonic() - began
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)
+    raise fail(f"neither answered nor exited in {STALL_SECONDS:.0f} s")
+
+
+def interrupt(process: subprocess.Popen[AnyStr], seconds: float = STOP_SECONDS) -> tuple[int | None, AnyStr | None]:
+    """Ctrl-C (SIGINT), as an operator stops a server: its exit status (None: still running
+    ``seconds`` later, so it was killed) and its output, if it went to a pipe."""
+    if process.poll() is not None:
+        return process.returncode, process.communicate()[0]
+    process.send_signal(signal.SIGINT)
+    try:
+        output = process.communicate(timeout=seconds)[0]
+    except subprocess.TimeoutExpired:
+        process.kill()
+        return None, process.communicate()[0]
+    return process.returncode, output
 
 
 class ServerProcess:
@@ -119,8 +159,7 @@ class ServerProcess:
 
     def argv(self) -> list[str]:
         """The command line that starts it (another program that answers ``GET /api`` may override it)."""
-        serve = [sys.executable, "-m", "cli.main", "serve", "--host", "127.0.0.1", "--port", str(self.port)]
-        return [*serve, *self.args, "--db", self.db_url]
+        return [*SERVE, "--host", "127.0.0.1", "--port", str(self.port), *self.args, "--db", self.db_url]
 
     def rss_kib(self) -> int | None:
         """Its resident memory now (``VmRSS``, KiB); None when it is not running or /proc cannot say."""
@@ -144,17 +183,9 @@ class ServerProcess:
             log.flush()
             self.process = subprocess.Popen(self.argv(), cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         self.starts += 1
-        while time.monotonic() - began < STALL_SECONDS:
-            if self.process.poll() is not None:
-                raise BenchError(f"{self.name} exited at start (code {self.process.returncode}):\n{self.log_tail()}")
-            try:
-                if httpx.get(f"{self.base}/api", timeout=2.0).status_code == 200:
-                    self.up = True
-                    return time.monotonic() - began
-            except httpx.TransportError:
-                pass
-            time.sleep(0.05)
-        raise BenchError(f"{self.name} neither answered nor exited in {STALL_SECONDS:.0f} s:\n{self.log_tail()}")
+        wait_answering(self.base, self.process, lambda why: BenchError(f"{self.name} {why}:\n{self.log_tail()}"))
+        self.up = True
+        return time.monotonic() - began
 
     def kill(self) -> None:
         """SIGKILL: a crash; nothing is flushed or shut down."""
@@ -169,18 +200,8 @@ class ServerProcess:
     def stop(self) -> int | None:
         """Ctrl-C (SIGINT), as an operator stops it; its exit status, also kept in ``returncode``
         (None: still running :data:`STOP_SECONDS` later, so it was killed)."""
-        process = self.process
         self.up = False
-        if process is None or process.poll() is not None:
-            self.returncode = process.returncode if process else None
-            return self.returncode
-        process.send_signal(signal.SIGINT)
-        try:
-            self.returncode = process.wait(timeout=STOP_SECONDS)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-            self.returncode = None
+        self.returncode = None if self.process is None else interrupt(self.process)[0]
         return self.returncode
 
     def log_text(self) -> str:

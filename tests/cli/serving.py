@@ -1,44 +1,30 @@
-"""Running ``unoduo serve`` as a real process in tests: start it, wait for it, stop it."""
+"""Running ``unoduo serve`` as a real process in tests: the tests' front to the one launcher,
+``bench/launch.py`` (its command, environment, wait until it answers and Ctrl-C stop), with the
+tests' own environment (quick SQLite, no director token unless given), output (one text pipe or a
+log file) and failures (AssertionError with the server's output)."""
 
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-import httpx
-
+from bench.launch import ROOT, SERVE, free_port, interrupt, process_env, wait_answering
 from bench.progress import STALL_SECONDS
 
-ROOT = Path(__file__).resolve().parents[2]
+__all__ = ["ROOT", "STALL_SECONDS", "free_port", "running", "serve", "serve_env", "stop", "wait_until_up"]
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+STOP_SECONDS = 15.0  # after Ctrl-C, a test server still running this much later fails its test
 
 
 def serve_env(**settings: str) -> dict[str, str]:
-    """The environment of a test server: quick SQLite, bots that answer at once, no outside
-    database or director token unless ``settings`` (``UNODUO_…`` names) give them."""
-    env = {
-        **os.environ,
-        "UNODUO_SQLITE_SYNCHRONOUS": "NORMAL",
-        "UNODUO_BOT_THINK_SECONDS": "0",
-        "PYTHONUNBUFFERED": "1",
-        "PYTHONPATH": str(ROOT),
-    }
+    """The environment of a test server: the launcher's (bots that answer at once, this checkout),
+    quick SQLite, no outside database or director token unless ``settings`` (``UNODUO_…`` names)
+    give them."""
+    env = process_env(UNODUO_SQLITE_SYNCHRONOUS="NORMAL")
     env.pop("UNODUO_DIRECTOR_TOKEN", None)
-    env.pop("UNODUO_DATABASE_URL", None)
     env.update(settings)
     return env
 
@@ -52,7 +38,7 @@ def serve(
     with contextlib.ExitStack() as files:
         out: IO[str] | int = files.enter_context(log.open("w")) if log is not None else subprocess.PIPE
         return subprocess.Popen(
-            [sys.executable, "-m", "cli.main", "serve", *args],
+            [*SERVE, *args],
             cwd=cwd,
             env=env if env is not None else serve_env(),
             stdout=out,
@@ -61,32 +47,23 @@ def serve(
         )
 
 
-def wait_until_up(base: str, process: subprocess.Popen[str], seconds: float = STALL_SECONDS) -> None:
-    """Wait until the server answers; a process that exits fails at once. ``seconds`` is a cap
-    whose expiry is a clear failure (a server that neither answers nor exits), not a budget: a
-    loaded machine can take tens of seconds to start one (CI saw more than 30)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        assert process.poll() is None, f"the server exited early: {process.communicate()}"
-        try:
-            if httpx.get(f"{base}/openapi.json", timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise AssertionError(f"the server neither answered nor exited in {seconds:g} s")
+def wait_until_up(base: str, process: subprocess.Popen[str]) -> None:
+    """Wait until the server answers; a process that exits fails at once, with its output."""
+
+    def failure(why: str) -> AssertionError:
+        output = process.communicate()[0] if process.poll() is not None else "(still running)"
+        return AssertionError(f"the server {why}: {output}")
+
+    wait_answering(base, process, failure)
 
 
 def stop(process: subprocess.Popen[str]) -> str:
-    process.send_signal(signal.SIGINT)
-    try:
-        output, _ = process.communicate(timeout=15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        output, _ = process.communicate()
-        raise AssertionError(f"the server did not stop on Ctrl-C:\n{output}") from None
-    assert process.returncode == 0, output
-    return output or ""  # "" when the output went to a log file
+    """Ctrl-C; the server must exit 0 within :data:`STOP_SECONDS`. Its output ("" when it went to a log file)."""
+    code, output = interrupt(process, STOP_SECONDS)
+    if code is None:
+        raise AssertionError(f"the server did not stop on Ctrl-C:\n{output}")
+    assert code == 0, output
+    return output or ""
 
 
 @contextlib.contextmanager

@@ -15,7 +15,6 @@ import contextlib
 import json
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -85,13 +84,6 @@ def owner_url(url: str, match_id: str) -> str | None:
     finally:
         engine.dispose()
     return None if owner is None else owner.peer_url
-
-
-def wait_for(check: Any, what: str) -> None:
-    deadline = time.monotonic() + STALL_SECONDS
-    while not check():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
 
 
 def socket_url(base: str, match_id: str, token: str, since: int = 0) -> str:

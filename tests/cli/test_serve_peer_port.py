@@ -12,13 +12,12 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
-import time
 from collections.abc import Iterator
 
 from fastapi import FastAPI, WebSocket
 from websockets.sync.client import connect
 
-from bench.progress import STALL_SECONDS
+from bench.progress import STALL_SECONDS, wait_for
 from cli.serve_cmd import listening_socket, peer_url, uvicorn_config
 from server.connections import ConnectionLimits
 from server.settings import Settings
@@ -56,22 +55,13 @@ def serving(per_address: int) -> Iterator[tuple[int, int, ConnectionLimits]]:
     thread = threading.Thread(target=server.run, kwargs={"sockets": [public, peer]}, daemon=True)
     thread.start()
     try:
-        wait_for(lambda: server.started)
+        wait_for(lambda: server.started, "the server started")
         yield public_port, peer_port, app.state.connection_limits
     finally:
         server.should_exit = True
         thread.join(timeout=STALL_SECONDS)
         public.close()
         peer.close()
-
-
-def wait_for(condition: object, seconds: float = STALL_SECONDS) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if callable(condition) and condition():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"not so within {seconds:g} s")
 
 
 def ask(port: int) -> tuple[socket.socket, bytes]:
@@ -112,13 +102,13 @@ def test_connections_to_the_peer_port_are_not_capped_per_address_but_the_public_
         # A socket to the public port is counted (it takes its HTTP connection's place); one to the
         # peer port is not, and closing either gives back only what was taken.
         first.close()
-        wait_for(lambda: not limits.open)
+        wait_for(lambda: not limits.open, "every connection counted closed")
         with connect(f"ws://127.0.0.1:{public_port}/ws", open_timeout=STALL_SECONDS) as public_socket:
             public_socket.send("pong")
             assert public_socket.recv(timeout=STALL_SECONDS) == "pong"
             assert limits.open == {"127.0.0.1": 1}
         socket_to_peer.close()
-        wait_for(lambda: not limits.open)
+        wait_for(lambda: not limits.open, "every connection counted closed")
 
 
 def test_only_the_peer_ports_are_exempt() -> None:

@@ -18,8 +18,7 @@ import re
 import signal
 import socket
 import subprocess
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +26,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from bench.progress import STALL_SECONDS
+from bench.progress import STALL_SECONDS, wait_for
 from cli.main import app
 from engine.verify import verify_replay
 from server.api.forwarding import PEER_KEY
@@ -66,16 +65,6 @@ class Served:
     def peers(self) -> dict[int, str]:
         """Each worker process's pid → its peer URL, as the workers printed them."""
         return {int(pid): url for _n, pid, url in PEER.findall(self.output())}
-
-
-def wait_for(condition: Callable[[], object], what: str, seconds: float = STALL_SECONDS) -> None:
-    """Poll ``condition`` until it holds; ``seconds`` is a cap whose expiry is a clear failure."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"{what}: not so within {seconds:g} s")
 
 
 @contextlib.contextmanager

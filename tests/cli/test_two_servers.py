@@ -25,6 +25,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from bench.progress import wait_for
 from engine.jsonfmt import AT_FORMAT
 from engine.verify import verify_replay
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
@@ -70,15 +71,6 @@ def watch(base: str, match_id: str, token: str, into: list[dict[str, Any]], open
                 into.append(message)
 
 
-def wait_for(check: Any, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return False
-
-
 @pytest.mark.parametrize("db_kind", ["postgres"])
 def test_two_servers_share_a_match_live_and_its_clock_fires_once(two_servers: tuple[str, str]) -> None:
     one, two = two_servers
@@ -117,7 +109,7 @@ def test_two_servers_share_a_match_live_and_its_clock_fires_once(two_servers: tu
                 continue  # Ada's clock moved the match meanwhile: look again
             sent = time.monotonic()
             version = answer.json()["view"]["version"]
-            assert wait_for(lambda v=version: any(m["event"]["seq"] == v for m in seen), NOTIFIED_WITHIN)
+            wait_for(lambda v=version: any(m["event"]["seq"] == v for m in seen), "ada's socket got the move")
             arrived = next(m for m in seen if m["event"]["seq"] == version)
             assert arrived["received"] - sent < NOTIFIED_WITHIN
             assert arrived["view"]["viewer"] == 0 and arrived["view"]["version"] == version
@@ -125,8 +117,7 @@ def test_two_servers_share_a_match_live_and_its_clock_fires_once(two_servers: tu
         assert moves == 2, "Bob never got two decisions to make"
 
         # Nobody moves now: the owner's clock runs; each decision times out once, never early.
-        over = wait_for(lambda: ok(first.get(f"/api/matches/{match_id}"))["view"]["phase"] == "match_over", seconds=60)
-        assert over, "the clocks did not end the match"
+        wait_for(lambda: ok(first.get(f"/api/matches/{match_id}"))["view"]["phase"] == "match_over", "the match's end")
         events = [json.loads(line) for line in first.get(f"/api/matches/{match_id}/events").text.splitlines()]
         assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
         timeouts = [i for i, e in enumerate(events) if e["type"] == "timed_out"]

@@ -15,8 +15,7 @@ import os
 import random
 import socket
 import struct
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,15 +63,6 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) * 1024 / 1e6
     raise AssertionError(f"no VmRSS for {pid}")
-
-
-def wait_for(condition: Callable[[], bool], what: str, patience: float = PATIENCE) -> None:
-    """Poll ``condition`` until it holds; fail naming ``what`` if it never does."""
-    deadline = time.monotonic() + patience
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not so after {patience:.0f} s")
-        time.sleep(0.1)
 
 
 def raw_socket(port: int, rcvbuf: int | None = None) -> socket.socket:

@@ -26,6 +26,7 @@ import pytest
 from fastapi.testclient import TestClient
 from websockets.sync.client import connect
 
+from bench.progress import wait_for
 from engine.bots import get_bot
 from server.app import make_app
 from server.settings import Settings
@@ -35,7 +36,6 @@ from tests.reliability.attacks import (
     read_head,
     served,
     server_connections,
-    wait_for,
     ws_upgrade,
 )
 from tests.server.helpers import ok, register

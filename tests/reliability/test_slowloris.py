@@ -16,7 +16,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.reliability.attacks import raw_socket, read_head, served, server_connections, wait_for
+from bench.progress import wait_for
+from tests.reliability.attacks import raw_socket, read_head, served, server_connections
 
 TRICKLERS = 40
 TRICKLE_EVERY = 0.5  # seconds between two bytes of one trickling client

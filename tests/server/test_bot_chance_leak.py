@@ -256,11 +256,11 @@ def test_an_attacker_who_knows_the_bots_code_predicts_bot_random_no_better_than_
 def test_the_audit_re_derives_every_house_bot_move_of_a_server_tournament_match(client: TestClient) -> None:
     """Two house bots (tournament entries, ids ``bot-<name>-<tournament>-<n>``) play through the
     server; after the reveal, ``unoduo audit --bots`` asks each move again of its bot."""
-    from tests.server.test_tournaments import create, finished, start, wait_for
+    from tests.server.test_tournaments import create, finished, start, tournament_when
 
     t = create(client, ["bot:random", "bot:greedy"])
     start(client, t["id"])
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     [pairing] = [p for r in t["rounds"] for p in r["pairings"]]
     replay = client.get(f"/api/matches/{pairing['match']}/replay").text
     report = audit(replay, bots=True)

@@ -24,16 +24,14 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from typing import Any
 
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from bench.progress import Stall
 from engine.sealing import may_open
 from tests.server.helpers import ok, register, shedding, with_color
-from tests.server.test_tournaments import DIRECTOR, create, start
+from tests.server.test_tournaments import DIRECTOR, create, start, tournament_when
 
 Headers = dict[str, str]
 ANONYMOUS: Headers = {}
@@ -133,27 +131,17 @@ def public_reads(client: TestClient, tournament_id: str, players: list[str], hea
 
 
 def wait_for_reveal(client: TestClient, tournament_id: str, number: int) -> dict[str, Any]:
-    stall = Stall()
-    while True:
-        t = ok(client.get(f"/api/tournaments/{tournament_id}"))
-        if str(number) in t["deal_keys"]:
-            return dict(t)
-        stall.moved(repr(t["rounds"]))
-        assert not stall.stuck, "round 1 was never revealed"
-        time.sleep(0.05)
+    return tournament_when(client, tournament_id, lambda t: str(number) in t["deal_keys"])
 
 
 def wait_for_result(client: TestClient, tournament_id: str, match_id: str) -> dict[str, Any]:
     """The director's tournament once ``match_id``'s result is recorded."""
-    stall = Stall()
-    while True:
-        t = ok(client.get(f"/api/tournaments/{tournament_id}", headers=DIRECTOR))
+
+    def recorded(t: dict[str, Any]) -> bool:
         pairing = next(p for r in t["rounds"] for p in r["pairings"] if p["match"] == match_id)
-        if pairing["status"] == "decided" and pairing["result"] is not None:
-            return dict(t)
-        stall.moved(repr(t["rounds"]))
-        assert not stall.stuck, f"{match_id}'s result was never recorded"
-        time.sleep(0.05)
+        return bool(pairing["status"] == "decided" and pairing["result"] is not None)
+
+    return tournament_when(client, tournament_id, recorded, DIRECTOR)
 
 
 def first_deck(client: TestClient, match_id: str) -> list[int]:

@@ -11,7 +11,6 @@ lease, and its clock runs from the decision's start.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,6 +19,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
+from bench.progress import wait_for
 from server.app import make_app
 from server.services import ownership as ownership_module
 from server.services.matches import MatchService
@@ -29,8 +29,6 @@ from server.store import leases
 from server.store.models import match_leases_table
 from tests.server.helpers import ok, register
 from tests.server.test_lobby_socket import DIRECTOR_TOKEN, ON_POSTGRES
-
-STALL_SECONDS = 120.0  # a cap whose expiry is a clear failure, not a budget
 
 
 def settings(url: str, **more: Any) -> Settings:
@@ -61,13 +59,6 @@ def owner_id(client: TestClient, match_id: str) -> str | None:
     with service(client).store.engine.connect() as conn:
         row = conn.execute(select(match_leases_table.c.owner).where(match_leases_table.c.match_id == match_id)).first()
     return None if row is None else str(row.owner)
-
-
-def wait_until(check: Any, what: str) -> None:
-    deadline = time.monotonic() + STALL_SECONDS
-    while not check():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.02)
 
 
 def started_match(
@@ -105,7 +96,7 @@ def test_the_server_that_starts_a_match_owns_it_and_the_other_holds_nothing(
             command["color"] = "red"
         body = {"command_id": "b1", "expected_version": view["version"], "command": command}
         moved = ok(there.post(f"/api/matches/{match_id}/commands", headers=bob, json=body))["view"]["version"]
-        wait_until(lambda: mine.registry.live[match_id].state.version >= moved, "the owner never read the move")
+        wait_for(lambda: mine.registry.live[match_id].state.version >= moved, "the owner never read the move")
     assert match_id not in other.registry.live and other.clocks.armed() == 0
     assert mine.clocks.armed() == 1
 
@@ -122,7 +113,7 @@ def test_a_stopped_owners_matches_are_taken_over_with_their_clocks(url: str, db_
         finally:
             first.__exit__(None, None, None)  # its leases go with it
         other = service(there)
-        wait_until(lambda: match_id in other.registry.live, "the match was never taken over")
+        wait_for(lambda: match_id in other.registry.live, "the match was never taken over")
         assert owner_id(there, match_id) == other.ownership.server_id
         assert match_id in other.registry.live and other.clocks.armed() == 1
 
@@ -130,7 +121,7 @@ def test_a_stopped_owners_matches_are_taken_over_with_their_clocks(url: str, db_
             events = there.get(f"/api/matches/{match_id}/events", params={"since": version}).text
             return '"timed_out"' in events
 
-        wait_until(timed_out, "the new owner's clock never fired")
+        wait_for(timed_out, "the new owner's clock never fired")
 
 
 @ON_POSTGRES
@@ -142,7 +133,7 @@ def test_a_finished_match_gives_its_lease_up(two_apps: tuple[TestClient, TestCli
     ok(here.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
     assert owner_id(here, match_id) == service(here).ownership.server_id
     # Ada never moves: her third timeout forfeits the match, and its lease goes.
-    wait_until(lambda: owner_id(here, match_id) is None, "the finished match kept its lease")
+    wait_for(lambda: owner_id(here, match_id) is None, "the finished match kept its lease")
     assert ok(here.get(f"/api/matches/{match_id}"))["match"]["status"] == "finished"
     assert not service(here).ownership.owns(match_id)
 
@@ -204,7 +195,5 @@ def test_a_claim_the_database_could_not_take_leaves_an_orphan_that_the_next_beat
         assert any("not claimed, the database is unavailable" in r.getMessage() for r in caplog.records)
         mine = service(here)
         assert isinstance(mine.ownership, LeasedOwnership)
-        wait_until(lambda: owner_id(here, match_id) == mine.ownership.server_id, "no beat claimed the orphan")
-        wait_until(
-            lambda: match_id in mine.registry.live and mine.clocks.armed() == 1, "the claimed match was not held"
-        )
+        wait_for(lambda: owner_id(here, match_id) == mine.ownership.server_id, "no beat claimed the orphan")
+        wait_for(lambda: match_id in mine.registry.live and mine.clocks.armed() == 1, "the claimed match was not held")

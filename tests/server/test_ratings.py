@@ -18,7 +18,7 @@ from server.services.ratings import Ratings
 from server.store import ratings as rating_rows
 from tests.server.conftest import app_client
 from tests.server.helpers import ok, play_to_end, register
-from tests.server.test_tournaments import DIRECTOR, create, finished, start, wait_for
+from tests.server.test_tournaments import DIRECTOR, create, finished, start, tournament_when
 
 # ------------------------------------------------------------------ a reference Glicko-2
 
@@ -142,7 +142,7 @@ def play_my_matches(
     """Play ``player``'s matches of the tournament to the end as they open."""
     played: set[str] = set()
     while not finished(
-        t := wait_for(client, t["id"], lambda t: finished(t) or bool(my_open_matches(t, player, played)))
+        t := tournament_when(client, t["id"], lambda t: finished(t) or bool(my_open_matches(t, player, played)))
     ):
         for match_id, seat in my_open_matches(t, player, played):
             ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": "dice"}))
@@ -155,7 +155,7 @@ def play_round_one(client: TestClient, seed: int) -> tuple[str, dict[str, str], 
     ada, headers = register(client, "ada")
     t = create(client, [ada, "bot:random"], join_seconds=3600, double=True)
     start(client, t["id"])
-    t = wait_for(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
+    t = tournament_when(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
     ((match_id, seat),) = my_open_matches(t, ada, set())
     ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={}))
     play_to_end(client, match_id, headers, seat, random.Random(seed))
@@ -168,7 +168,7 @@ def test_a_tournament_is_rated_and_a_rebuild_gives_the_same_rows(url: str) -> No
         t = create(client, [ada, "bot:greedy", "bot:greedy", "bot:random"], join_seconds=3600)
         start(client, t["id"])
         play_my_matches(client, t, ada, headers, random.Random(7))
-        t = wait_for(client, t["id"], finished)
+        t = tournament_when(client, t["id"], finished)
         page = ok(client.get(f"/api/players/{ada}"))
         duo = page["ratings"]["uno-duo"]
         assert duo["games"] == 3 and duo["provisional"] and page["ratings"]["classic"]["games"] == 0
@@ -296,7 +296,7 @@ def test_two_processes_folding_at_once_agree_with_a_rebuild(url: str) -> None:
     with rated_client(url) as client:
         t = create(client, ["bot:greedy", "bot:random"], double=True)
         start(client, t["id"])
-        wait_for(client, t["id"], finished)
+        tournament_when(client, t["id"], finished)
         first = ratings_of(client)
         second = Ratings(first.store, first.rate_casual, first.tournament_of)
         barrier = threading.Barrier(2)

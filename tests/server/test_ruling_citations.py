@@ -8,14 +8,14 @@ from fastapi.testclient import TestClient
 
 from engine.rulings import LAST_RULING, RULINGS
 from tests.server.helpers import ok, register
-from tests.server.test_tournaments import DIRECTOR, _dispute, _rule, create, pairing_of, start, wait_for
+from tests.server.test_tournaments import DIRECTOR, _dispute, _rule, create, pairing_of, start, tournament_when
 
 
 def test_every_ruling_may_be_cited_and_nothing_else(client: TestClient) -> None:
     ada, headers = register(client, "ada")
     t = create(client, [ada, "bot:greedy"], join_seconds=3600)
     start(client, t["id"])
-    t = wait_for(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
+    t = tournament_when(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
     match_id = pairing_of(t, ada, 1)["match"]
     ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": "dice"}))
     first = _dispute(client, match_id, headers, 2, "the cut looked odd")

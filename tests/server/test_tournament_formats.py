@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from server.services.tournaments import TournamentService
 from tests.server.helpers import ok, register
-from tests.server.test_tournaments import DIRECTOR, QUICK, create, finished, row, show, start, wait_for
+from tests.server.test_tournaments import DIRECTOR, QUICK, create, finished, row, show, start, tournament_when
 
 
 def two_seat_games(t: dict[str, Any]) -> list[tuple[str, str, str | None]]:
@@ -33,7 +33,7 @@ def test_a_swiss_of_bots_is_paired_round_by_round_without_repeats_and_its_standi
     assert [r["status"] for r in t["rounds"]] == ["pending"] * 4 and not t["rounds"][0]["pairings"]
     started = start(client, t["id"])
     assert started["rounds"][0]["pairings"] and not started["rounds"][1]["pairings"]  # round 2 not paired yet
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
 
     games = two_seat_games(t)
     assert len(games) == 4 * 4
@@ -70,7 +70,7 @@ def test_a_swiss_of_bots_is_paired_round_by_round_without_repeats_and_its_standi
 def test_a_swiss_exports_as_fide_trf(client: TestClient) -> None:
     t = create(client, ["bot:random", "bot:greedy"] * 3, format="swiss", rounds=3)
     start(client, t["id"])
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     reply = client.get(f"/api/tournaments/{t['id']}/trf")
     assert reply.status_code == 200 and reply.headers["content-type"].startswith("text/plain")
     lines = reply.text.splitlines()
@@ -89,7 +89,7 @@ def test_a_tables_tournament_seats_16_players_in_5_rounds_so_that_everyone_meets
     t = create(client, entries, format="tables", ruleset="classic", rules=rules, rounds=5, table_size=4)
     assert t["format"] == "tables" and t["table_size"] == 4 and t["placement_points"] == [3, 2, 1, 0]
     start(client, t["id"])
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
 
     tables = [p for r in t["rounds"] for p in r["pairings"]]
     assert len(tables) == 5 * 4 and all(len(p["seats"]) == 4 for p in tables)
@@ -126,7 +126,7 @@ def test_a_round_whose_start_time_comes_opens_then_by_itself(client: TestClient)
     soon = datetime.now(UTC) + timedelta(seconds=1)
     t = create(client, ["bot:random", "bot:greedy"], round_starts=[soon.isoformat()])
     start(client, t["id"])
-    t = wait_for(client, t["id"], finished)  # the timer armed at the start opened round 1
+    t = tournament_when(client, t["id"], finished)  # the timer armed at the start opened round 1
     assert datetime.now(UTC) >= soon and t["rounds"][0]["pairings"][0]["result"]["reason"] == "played"
 
 
@@ -185,7 +185,7 @@ def test_a_seat_that_never_joins_its_table_leaves_it_and_finishes_last(client: T
     ada, _ = register(client, "ada")
     t = create(client, [ada, "bot:greedy", "bot:random"], **TABLES_QUICK, rounds=1, table_size=3, join_seconds=1)
     start(client, t["id"])
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     table = table_of(t, ada, 1)
     places = table["result"]["places"]
     assert places[seat_of_player(table, ada)] == 3 and sorted(places) == [1, 2, 3]
@@ -201,7 +201,7 @@ def test_a_player_who_withdraws_from_a_tables_tournament_is_seated_no_more(clien
     start(client, t["id"])
     t = ok(client.post(f"/api/tournaments/{t['id']}/withdraw", headers=DIRECTOR, json={"player": ada, "note": "ill"}))
     assert t["withdrawals"] == [{"player": ada, "annulled": True}]  # nothing played yet: every result annulled
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     for number in (1, 2, 3):
         table = table_of(t, ada, number)
         assert len(table["seats"]) == 3 and table["status"] == "decided"
@@ -217,7 +217,7 @@ def test_a_dispute_at_a_table_replays_it_and_an_award_puts_a_seat_first(client: 
     ada, headers = register(client, "ada")
     t = create(client, [ada, "bot:greedy", "bot:random"], **TABLES_QUICK, rounds=2, table_size=3, join_seconds=3600)
     start(client, t["id"])
-    t = wait_for(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
+    t = tournament_when(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
     table = table_of(t, ada, 1)
     match_id = table["match"]
     ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": "dice"}))
@@ -253,7 +253,7 @@ def test_a_dispute_at_a_table_replays_it_and_an_award_puts_a_seat_first(client: 
             json={"decision": "award", "seat": last_seat, "note": "to the last seat"},
         )
     )
-    t = wait_for(client, t["id"], lambda t: table_of(t, ada, 1)["status"] == "decided")
+    t = tournament_when(client, t["id"], lambda t: table_of(t, ada, 1)["status"] == "decided")
     result = table_of(t, ada, 1)["result"]
     assert result["winner"] == winner and result["reason"] == "ruling" and result["places"][last_seat] == 1
     assert sorted(result["places"]) == [1, 3, 3]
@@ -264,7 +264,7 @@ def test_a_swiss_pairs_a_withdrawn_player_no_more(client: TestClient) -> None:
     t = create(client, [ada, *(["bot:greedy", "bot:random"] * 3)], format="swiss", rounds=3, join_seconds=3600)
     start(client, t["id"])
     t = ok(client.post(f"/api/tournaments/{t['id']}/withdraw", headers=DIRECTOR, json={"player": ada, "note": "gone"}))
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     for r in t["rounds"][1:]:
         assert ada not in [s["id"] for p in r["pairings"] for s in p["seats"]] and r["bye"] != ada
         assert len(r["pairings"]) == 3 and r["bye"] is None  # six left: three boards, no bye

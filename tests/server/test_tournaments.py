@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import random
-import time
 from collections import Counter
 from typing import Any
 
 from fastapi.testclient import TestClient
 
-from bench.progress import Stall
+from bench.progress import wait_for
 from server.tournaments.model import lots
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import ok, play_to_end, register
@@ -37,19 +36,18 @@ def show(client: TestClient, tournament_id: str, headers: dict[str, str] | None 
     return ok(client.get(f"/api/tournaments/{tournament_id}", headers=headers))
 
 
-def wait_for(
+def tournament_when(
     client: TestClient, tournament_id: str, ready: Any, headers: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    """Poll until ``ready(t)`` (as ``headers`` see it: the director sees a duplicate round's results
-    before its reveal); fails only when the rounds and pairings have not moved for the stall window."""
-    stall = Stall()
-    while True:
-        t = show(client, tournament_id, headers)
-        if ready(t):
-            return t
-        stall.moved(repr(t["rounds"]))
-        assert not stall.stuck, f"stopped moving: {[(r['number'], r['status']) for r in t['rounds']]}"
-        time.sleep(0.05)
+    """The tournament once ``ready(t)`` holds (as ``headers`` see it: the director sees a duplicate
+    round's results before its reveal); fails only when its rounds and pairings have not moved for
+    the stall window."""
+    return wait_for(
+        lambda: show(client, tournament_id, headers),
+        "the tournament stopped moving",
+        until=ready,
+        moving=lambda t: repr(t["rounds"]),
+    )
 
 
 def finished(t: dict[str, Any]) -> bool:
@@ -82,7 +80,7 @@ def test_a_bot_round_robin_runs_to_the_end_by_the_berger_table_and_its_standings
     ]
     assert len({p["id"] for p in t["players"]}) == 4 and all(p["kind"] == "bot" for p in t["players"])
     start(client, t["id"])
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     ids = [p["id"] for p in t["players"]]
     numbers = {player: i + 1 for i, player in enumerate(ids)}
     table = [[(numbers[p["white"]["id"]], numbers[p["black"]["id"]]) for p in r["pairings"]] for r in t["rounds"]]
@@ -128,7 +126,7 @@ def test_a_bot_round_robin_runs_to_the_end_by_the_berger_table_and_its_standings
 def test_an_odd_field_gets_a_bye_each_and_a_double_round_robin_reverses_the_colours(client: TestClient) -> None:
     t = create(client, ["bot:random", "bot:greedy", "bot:random"], double=True)
     start(client, t["id"])
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     assert len(t["rounds"]) == 6
     assert Counter(r["bye"] for r in t["rounds"]) == {p["id"]: 2 for p in t["players"]}
     colours = Counter((p["white"]["id"], p["black"]["id"]) for r in t["rounds"] for p in r["pairings"])
@@ -143,7 +141,7 @@ def test_a_seat_that_does_not_join_by_the_deadline_forfeits_and_me_shows_the_nex
     start(client, t["id"])
     me = ok(client.get("/api/me", headers=headers))
     assert me["next"] or me["matches"]
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     results = [p["result"] for r in t["rounds"] for p in r["pairings"] if ada in (p["white"]["id"], p["black"]["id"])]
     assert len(results) == 2
     assert all(r["forfeit"] and r["reason"] == "join_deadline" and r["winner"] != ada for r in results)
@@ -157,7 +155,7 @@ def test_two_seats_that_never_join_both_lose_and_their_match_is_annulled(client:
     bob, _ = register(client, "bob")
     t = create(client, [ada, bob], join_seconds=1)
     start(client, t["id"])
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     pairing = t["rounds"][0]["pairings"][0]
     assert pairing["result"] == {
         "winner": None,
@@ -176,12 +174,12 @@ def test_a_withdrawal_after_half_way_forfeits_the_remaining_matches(client: Test
     t = create(client, [ada, "bot:greedy", "bot:random", "bot:greedy"], join_seconds=3600)
     start(client, t["id"])
     for rnd in (1, 2):
-        t = wait_for(client, t["id"], lambda t, rnd=rnd: t["rounds"][rnd - 1]["status"] == "running")
+        t = tournament_when(client, t["id"], lambda t, rnd=rnd: t["rounds"][rnd - 1]["status"] == "running")
         play_my_match(client, t, ada, headers, rnd)
-    t = wait_for(client, t["id"], lambda t: t["rounds"][2]["status"] == "running")
+    t = tournament_when(client, t["id"], lambda t: t["rounds"][2]["status"] == "running")
     t = ok(client.post(f"/api/tournaments/{t['id']}/withdraw", headers=DIRECTOR, json={"player": ada, "note": "ill"}))
     assert t["withdrawals"] == [{"player": ada, "annulled": False}]
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     last = pairing_of(t, ada, 3)
     assert last["result"]["forfeit"] and last["result"]["reason"] == "withdrawal" and last["result"]["winner"] != ada
     mine = row(t, ada)
@@ -195,13 +193,13 @@ def test_a_withdrawal_before_half_way_annuls_every_result_of_the_player(client: 
     ada, headers = register(client, "ada")
     t = create(client, [ada, "bot:greedy", "bot:random", "bot:greedy"], join_seconds=3600)
     start(client, t["id"])
-    t = wait_for(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
+    t = tournament_when(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
     play_my_match(client, t, ada, headers, 1)
-    t = wait_for(client, t["id"], lambda t: t["rounds"][1]["status"] == "running")
+    t = tournament_when(client, t["id"], lambda t: t["rounds"][1]["status"] == "running")
     live = pairing_of(t, ada, 2)["match"]
     t = ok(client.post(f"/api/tournaments/{t['id']}/withdraw", headers=DIRECTOR, json={"player": ada}))
     assert t["withdrawals"] == [{"player": ada, "annulled": True}]
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     assert all(pairing_of(t, ada, rnd)["status"] == "cancelled" for rnd in (1, 2, 3))
     assert ok(client.get(f"/api/matches/{live}"))["match"]["status"] == "annulled"
     refused = client.post(
@@ -227,7 +225,7 @@ def test_disputes_are_listed_with_the_audit_view_and_every_ruling_kind_applies(c
     _, stranger = register(client, "eve")
     t = create(client, [ada, "bot:greedy"], join_seconds=3600, double=True)
     start(client, t["id"])
-    t = wait_for(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
+    t = tournament_when(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
     match_id = pairing_of(t, ada, 1)["match"]
     ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": "dice"}))
     seen = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
@@ -274,13 +272,13 @@ def test_disputes_are_listed_with_the_audit_view_and_every_ruling_kind_applies(c
     # Award, while the new match is live: the other seat forfeits it.
     third = _dispute(client, replayed, headers, 1, "the bot was given my seat")
     ok(_rule(client, third["id"], decision="award", note="awarded to ada", seat=0))
-    t = wait_for(client, t["id"], lambda t: pairing_of(t, ada, 1)["result"] is not None)
+    t = tournament_when(client, t["id"], lambda t: pairing_of(t, ada, 1)["result"] is not None)
     result = pairing_of(t, ada, 1)["result"]
     assert (result["winner"], result["forfeit"], result["reason"]) == (ada, True, "ruling")
     # Round 2 (colours reversed) is played out; the tournament then ends and takes no dispute.
-    t = wait_for(client, t["id"], lambda t: t["rounds"][1]["status"] == "running")
+    t = tournament_when(client, t["id"], lambda t: t["rounds"][1]["status"] == "running")
     play_my_match(client, t, ada, headers, 2)
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     assert row(t, ada)["won"] >= 1 and sum(r["won"] for r in t["standings"]) == 2
     late = client.post(f"/api/matches/{replayed}/disputes", headers=headers, json={"seq": 1, "note": "late"})
     assert late.status_code == 409
@@ -291,9 +289,9 @@ def test_an_award_after_the_match_ended_replaces_its_result(client: TestClient) 
     ada, headers = register(client, "ada")
     t = create(client, [ada, "bot:greedy"], join_seconds=3600, double=True)
     start(client, t["id"])
-    t = wait_for(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
+    t = tournament_when(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
     play_my_match(client, t, ada, headers, 1)
-    t = wait_for(client, t["id"], lambda t: pairing_of(t, ada, 1)["result"] is not None)
+    t = tournament_when(client, t["id"], lambda t: pairing_of(t, ada, 1)["result"] is not None)
     match_id = pairing_of(t, ada, 1)["match"]
     dispute = _dispute(client, match_id, headers, 5, "a wrong score")
     bot_seat = 1  # ada is white (seat 0) in round 1
@@ -328,7 +326,7 @@ def test_a_player_may_keep_only_a_few_disputes_open(client: TestClient) -> None:
     ada, headers = register(client, "ada")
     t = create(client, [ada, "bot:greedy"], join_seconds=3600, double=True)
     start(client, t["id"])
-    t = wait_for(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
+    t = tournament_when(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
     match_id = pairing_of(t, ada, 1)["match"]
     filed = [_dispute(client, match_id, headers, 1, f"complaint {n}") for n in range(3)]
     refused = [

@@ -7,7 +7,6 @@ its progress reading (by default none: then the stall window is the cap) has hel
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
@@ -63,18 +62,6 @@ async def until(
         if stalled.stuck:
             raise AssertionError(f"no progress towards {what} for {stall:g} s")
         await pilot.pause(0.02)
-
-
-def wait_for(what: str, condition: Callable[[], Any]) -> Any:
-    """Poll (outside an app: a server, a file) until ``condition()`` is truthy and return it; a
-    clear failure after the stall window with nothing (a cap, not a budget)."""
-    stall = Stall(STALL_SECONDS)
-    while not stall.stuck:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"{what}: nothing for {STALL_SECONDS:g} s")
 
 
 def scrubber_ready(app: Any) -> bool:

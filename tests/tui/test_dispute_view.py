@@ -18,9 +18,10 @@ import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import ContentSwitcher, DataTable
 
+from bench.progress import wait_for
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.server.helpers import Http, ok, play_to_end, with_color
-from tests.tui.helpers import scrubber_ready, until, wait_for
+from tests.tui.helpers import scrubber_ready, until
 from tui_client.config import ConfigStore, Credentials
 from tui_client.dispute_note import DisputeNoteScreen
 from tui_client.play_app import make_play_app
@@ -74,7 +75,7 @@ def disputed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
                 seats = client.get(f"/api/matches/{match}").json()["match"]["seats"]
                 return [s["id"] for s in seats].index(pat["id"])
 
-            first = wait_for("round 1's match", lambda: match_of_round(1))
+            first = wait_for(lambda: match_of_round(1), "round 1's match")
             ok(client.post(f"/api/matches/{first}/join", headers=seat, json={"entropy": "ab" * 16}))
             final, _ = play_to_end(cast(Http, client), first, seat, seat_of(first), random.Random(5))
             finished_seq = 40
@@ -87,7 +88,7 @@ def disputed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
                 ),
                 201,
             )
-            second = wait_for("round 2's match", lambda: match_of_round(2))
+            second = wait_for(lambda: match_of_round(2), "round 2's match")
             joined = ok(client.post(f"/api/matches/{second}/join", headers=seat, json={"entropy": "cd" * 16}))
             view, rng = joined["view"], random.Random(9)
             for step in range(60):  # through the draft, into play: both hands hold cards

@@ -6,14 +6,13 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from bench.progress import STALL_SECONDS
+from bench.progress import STALL_SECONDS, wait_for
 from tests.tui.helpers import SAMPLE, tampered_text
 
 TMUX = shutil.which("tmux")
@@ -48,15 +47,15 @@ class Terminal:
     def keys(self, *keys: str) -> None:
         self._tmux("send-keys", "-t", self.session, *keys)
 
-    def wait_for(self, text: str, timeout: float = STALL_SECONDS) -> str:
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if text in screen:
-                return screen
-            time.sleep(0.1)
-        raise AssertionError(f"{text!r} never appeared on the screen:\n{screen}")
+    def wait_for(self, *texts: str, timeout: float = STALL_SECONDS) -> str:
+        """The screen once it shows every one of ``texts`` (a screen is drawn a part at a time: one
+        text there says nothing of another); AssertionError after ``timeout`` s (a cap) without."""
+        try:
+            return wait_for(
+                self.screen, "the screen", until=lambda s: all(t in s for t in texts), stall_seconds=timeout
+            )
+        except AssertionError:
+            raise AssertionError(f"{texts!r} never all appeared on the screen:\n{self.screen()}") from None
 
     def alive(self) -> bool:
         assert TMUX is not None
@@ -67,6 +66,11 @@ class Terminal:
 
     def close(self) -> None:
         self._tmux("kill-server")
+
+
+def exit_status(status: Path) -> str:
+    """The exit status the command wrote to the file ``status`` once the app ended."""
+    return wait_for(lambda: status.exists() and status.read_text().strip(), "the app's exit status")
 
 
 @pytest.fixture
@@ -87,19 +91,18 @@ def test_w_shows_the_verdict_in_a_real_terminal(terminal: list[Terminal], tmp_pa
     terminal.append(term)
     term.wait_for("event 1/513")
     term.keys("w")
-    screen = term.wait_for("event 80/513")
-    assert "audit: challenge 1/4 · seq 80" in screen
-    assert "verdict: ILLEGAL" in screen and "ILLEGAL: YS could be played" in screen
-    assert "hand then: R3 R7 Y1 Y1 [YS] Y+2" in screen
-    assert "seat 0 challenged seat 1's Wild Draw Four" in screen  # the log
+    term.wait_for(
+        "event 80/513",
+        "audit: challenge 1/4 · seq 80",
+        "verdict: ILLEGAL",
+        "ILLEGAL: YS could be played",
+        "hand then: R3 R7 Y1 Y1 [YS] Y+2",
+        "seat 0 challenged seat 1's Wild Draw Four",  # the log
+    )
     term.keys("v")
-    screen = term.wait_for("view seat 0")
-    assert "▮▮▮▮▮▮ 6 cards" in screen  # seat 1's hand, face down
+    term.wait_for("view seat 0", "▮▮▮▮▮▮ 6 cards")  # seat 1's hand, face down
     term.keys("q")
-    deadline = time.monotonic() + STALL_SECONDS
-    while not status.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert status.read_text().strip() == "0"
+    assert exit_status(status) == "0"
 
 
 def test_a_tampered_replay_in_a_real_terminal(terminal: list[Terminal], tmp_path: Path) -> None:
@@ -108,10 +111,6 @@ def test_a_tampered_replay_in_a_real_terminal(terminal: list[Terminal], tmp_path
     status = tmp_path / "status"
     term = Terminal(_command(bad, status), width=100, height=30)
     terminal.append(term)
-    screen = term.wait_for("NOT VERIFIED: line 81")
-    assert "not scrubbed" in screen
+    term.wait_for("NOT VERIFIED: line 81", "not scrubbed")
     term.keys("q")
-    deadline = time.monotonic() + STALL_SECONDS
-    while not status.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert status.read_text().strip() == "1"
+    assert exit_status(status) == "1"

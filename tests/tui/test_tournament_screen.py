@@ -17,8 +17,9 @@ import httpx
 import pytest
 from textual.widgets import DataTable, OptionList, Static
 
+from bench.progress import wait_for
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
-from tests.tui.helpers import scrubber_ready, until, wait_for
+from tests.tui.helpers import scrubber_ready, until
 from tui_client.lobby_screen import LobbyScreen
 from tui_client.play_app import PlayApp, make_play_app
 from tui_client.replay_screens import MatchScrubber
@@ -61,7 +62,7 @@ def cup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                             return str(p["match"])
                 return None
 
-            match = wait_for("pat's first match", pats_match)
+            match = wait_for(pats_match, "pat's first match")
             seat = {"Authorization": f"Bearer {pat['token']}"}
             joined = client.post(f"/api/matches/{match}/join", headers=seat, json={"entropy": "ab" * 16})
             assert joined.status_code == 200, joined.text
