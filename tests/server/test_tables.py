@@ -226,13 +226,18 @@ def test_three_timeouts_in_a_row_take_a_seat_out_and_the_bots_finish_the_match(u
         match_id = made["id"]
         ok(client.post(f"/api/matches/{match_id}/join", headers=ada_h, json={"entropy": "a"}))
         stall = Stall()
+        ran_out: set[int] = set()  # the versions of ada's decisions whose clock was moved past its end
         while True:  # the clock is moved on only while it is ada's turn: the bots move by themselves
             seen = view_of(client, match_id, DIRECTOR)
             if seen["phase"] == "match_over":
                 break
             stall.moved(seen["version"])
             assert not stall.stuck, f"the table stopped at version {seen['version']}"
-            if seen["turn"] == 0:
+            # Once per decision: a second move before her timeout is applied (a loaded loop) would
+            # run out the clock of the bot whose turn that timeout opens (a bot at a table answers
+            # on a task of its own after a timeout).
+            if seen["turn"] == 0 and seen["version"] not in ran_out:
+                ran_out.add(seen["version"])
                 clock.advance(1.1)
             time.sleep(0.02)  # let the server's loop run what came due (polling, not a time budget)
         found = events(client, match_id)
