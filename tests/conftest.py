@@ -8,14 +8,21 @@ Migrated databases are made fast: SQLite copies a file migrated once per worker;
 runs, in a new schema, the SQL that ``alembic upgrade head --sql`` writes (the migrations'
 own DDL). The migration tests themselves run Alembic for real on empty databases.
 
-Two tiers (``.ci/run`` runs both): ``pytest -m "not e2e"`` is the fast tier, in one process
-(engine, store, services and routes through TestClient, the terminal client under Pilot);
+Three tiers (``.ci/run`` runs them all): ``pytest -m "not e2e and not slow"`` is the fast tier, in
+one process (engine, store, services and routes through TestClient, the terminal client under
+Pilot); ``pytest -m slow`` the long jobs: the sweeps (a property test's thousands of examples, the
+self-play statistics, the sample replays' search; each marked ``slow`` where it is written) and the
+PostgreSQL repeat of every test outside the store's own that also runs on SQLite (marked here: the
+store's tests, which are what differs between the two, run both in the fast tier);
 ``pytest -m e2e`` is the end-to-end tier, the tests that run real processes. A test is end-to-end
 when its module starts ``unoduo serve`` through the shared harness (it imports
 ``tests.cli.serving``) or drives the benchmark harness (it imports from ``bench``, other than
 ``bench.progress``, the waiting on progress that any test may use), or when it
-says so with ``pytestmark = pytest.mark.e2e`` (a real terminal, a browser). The rule is applied
+says so with ``pytestmark = pytest.mark.e2e`` (a real terminal, a browser). The rules are applied
 here, at collection, so a new test that starts a server is in the right tier without a mark.
+
+Hypothesis runs under the profile ``UNODUO_HYPOTHESIS_PROFILE`` names (tests/profiles.py): ``ci``
+(``.ci/run``: every count as written) or ``dev`` (the default: a fifth of them).
 """
 
 from __future__ import annotations
@@ -31,11 +38,13 @@ from types import ModuleType
 import psycopg
 import pytest
 from alembic import command
+from hypothesis import settings as hypothesis_settings
 
 from server.db import make_engine
 from server.settings import Settings
 from server.store.event_store import EventStore
 from server.store.migrate import alembic_config, upgrade
+from tests.profiles import chosen
 from tests.server.store.helpers import PG_URL, TickClock, create_pg_schema, drop_pg_schemas, pg_conninfo, pg_schema_url
 
 DATABASES = ["sqlite", "postgres"]
@@ -46,8 +55,14 @@ E2E_HARNESSES = ("tests.cli.serving", "bench")  # a module using either runs rea
 NOT_A_HARNESS = "bench.progress"  # waiting on progress: any tier may use it
 
 
+hypothesis_settings.load_profile(chosen())  # tests/profiles.py: dev, or ci as .ci/run sets
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: a store test that takes seconds (it still runs in CI)")
+    config.addinivalue_line(
+        "markers",
+        "slow: seconds or minutes of one job (a long sweep, a search); pytest -m 'not e2e and not slow' is the fast tier, CI runs them all",
+    )
     config.addinivalue_line(
         "markers",
         "e2e: end to end, real processes (a server, the bench harness, a terminal); pytest -m 'not e2e' skips them",
@@ -92,12 +107,26 @@ def runs_real_processes(module: ModuleType | None) -> bool:
     return module is not None and uses_harness(module.__name__)
 
 
+def repeats_on_postgres(item: pytest.Item, ids: set[str]) -> bool:
+    """Whether ``item`` is the PostgreSQL run of a test outside the store's own tests that also runs
+    on SQLite (its twin's id has ``sqlite`` in place of ``postgres``): the slow tier's. The store's
+    tests, and a test that runs on PostgreSQL only, stay where they are."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or callspec.params.get("db_kind") != "postgres":
+        return False
+    if STORE_TESTS in Path(str(item.fspath)).parents:
+        return False
+    head, _, params = item.nodeid.partition("[")
+    return f"{head}[{params.replace('postgres', 'sqlite', 1)}" in ids
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the end-to-end tier; in the store tests, an exception that kills a thread fails the test
-    (it is not just a warning)."""
+    """Mark the end-to-end tier and the PostgreSQL repeats of the slow tier (see the docstring); in the
+    store tests, an exception that kills a thread fails the test (it is not just a warning)."""
     strict = pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
     e2e = pytest.mark.e2e
     judged: dict[str, bool] = {}
+    ids = {item.nodeid for item in items}
     for item in items:
         if STORE_TESTS in Path(str(item.fspath)).parents:
             item.add_marker(strict)
@@ -107,6 +136,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             judged[name] = runs_real_processes(module)
         if judged[name] and item.get_closest_marker("e2e") is None:
             item.add_marker(e2e)
+        if repeats_on_postgres(item, ids):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

@@ -25,6 +25,7 @@ from engine.replay import header_line, replay_line, sealed_log, stream_of
 from engine.shuffle import Dealer, commitment_of
 from engine.verify import verify_replay
 from tests.engine.playing import next_actor, random_command
+from tests.profiles import examples
 from tools import replay_check
 
 SEED = bytes(range(32))
@@ -60,7 +61,7 @@ def decks(match: LocalMatch) -> dict[int, list[int]]:
     return {e.data["round"]: e.data["deck"] for e in match.events if e.type == EventType.ROUND_STARTED}
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seeds, st.integers(1, 30), entropy_lists, st.text(min_size=1, max_size=8), st.text(min_size=1, max_size=8))
 def test_every_match_of_a_round_gets_the_same_deck_order(
     seed: bytes, round_number: int, entropies: list[str], first: str, second: str
@@ -74,7 +75,7 @@ def test_every_match_of_a_round_gets_the_same_deck_order(
     assert one.server_seed != two.server_seed  # each match's own seed: its seals and bot chance apart
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seeds, st.integers(1, 30), st.integers(1, 30), entropy_lists)
 def test_different_rounds_and_entropies_deal_differently(seed: bytes, r: int, s: int, entropies: list[str]) -> None:
     if r == s:
@@ -85,7 +86,7 @@ def test_different_rounds_and_entropies_deal_differently(seed: bytes, r: int, s:
     assert round_deal_key(seed, r, [*entropies, "x"]) != one  # every entrant's entropy counts
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(seeds, st.text(max_size=10))
 def test_the_stored_secret_gives_the_right_dealer(seed: bytes, match_id: str) -> None:
     key = round_deal_key(seed, 1, ENTROPIES)

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.jsonfmt import canonical, compact, ndjson_line
+from tests.profiles import examples
 
 
 def json_compact(value: Any) -> str:
@@ -51,8 +52,9 @@ values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @given(values)
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 def test_any_json_value_is_written_as_json_writes_it(value: Any) -> None:
     same_as_json(value)
 

@@ -54,6 +54,7 @@ from engine.sealing import AUDITOR, SPECTATOR, SealedEvent, Viewer, commitment, 
 from engine.shuffle import commitment_of
 from engine.state import INITIAL_STATE
 from tests.engine.playing import next_actor, play_match, random_command, short
+from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "proof_check.py"
@@ -666,7 +667,7 @@ def _challenge_rules(ruleset: Ruleset) -> Ruleset:
     return ruleset if ruleset.name == "uno-duo" else Ruleset.from_dict({**ruleset.to_dict(), "wd4_check": "challenge"})
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(min_value=1, max_value=10**6), classic=st.booleans(), timeouts=st.sampled_from([0.0, 0.05]))
 def test_every_provable_event_of_a_random_match_proves_and_folds_right(
     seed: int, classic: bool, timeouts: float

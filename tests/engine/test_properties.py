@@ -16,6 +16,7 @@ import random
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -37,9 +38,10 @@ from engine.rulesets import Scoring
 from engine.sealing import may_open, split
 from engine.state import PendingKind
 from tests.engine.playing import play_match, short
+from tests.profiles import examples
 
 RULESETS = st.sampled_from([UNO_DUO, CLASSIC_2P])
-FAST = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def all_places(state: MatchState) -> list[int]:
@@ -159,6 +161,7 @@ def run_checked(seed: int, ruleset: Ruleset, bias: float) -> LocalMatch:
     return match
 
 
+@pytest.mark.slow
 @FAST
 @given(seed=st.integers(0, 2**32), ruleset=RULESETS, bias=st.sampled_from([0.5, 0.8, 0.95]))
 def test_whole_short_matches_keep_every_invariant(seed: int, ruleset: Ruleset, bias: float) -> None:
@@ -166,7 +169,7 @@ def test_whole_short_matches_keep_every_invariant(seed: int, ruleset: Ruleset, b
     run_checked(seed, short(ruleset, 25), bias)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), ruleset=RULESETS)
 def test_whole_matches_to_the_real_target(seed: int, ruleset: Ruleset) -> None:
     run_checked(seed, ruleset, 0.9)
@@ -177,7 +180,7 @@ def test_whole_matches_to_the_real_target(seed: int, ruleset: Ruleset) -> None:
 TIMEOUT_RATES = st.sampled_from([0.0, 0.1, 0.3])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(seed=st.integers(0, 2**32), ruleset=RULESETS, timeout_rate=TIMEOUT_RATES)
 def test_same_seed_and_commands_give_the_same_events_and_the_log_reruns(
     seed: int, ruleset: Ruleset, timeout_rate: float
@@ -188,7 +191,7 @@ def test_same_seed_and_commands_give_the_same_events_and_the_log_reruns(
     assert rerun(first.events, Dealer(seed.to_bytes(32, "big"))) is None
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(seed=st.integers(0, 2**32), ruleset=RULESETS, cut=st.data(), timeout_rate=TIMEOUT_RATES)
 def test_folding_any_prefix_equals_the_state_reached_step_by_step(
     seed: int, ruleset: Ruleset, cut: st.DataObject, timeout_rate: float
@@ -210,7 +213,7 @@ def test_folding_any_prefix_equals_the_state_reached_step_by_step(
     assert fold(prefix).timeouts == states[k].timeouts
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 2**32), ruleset=RULESETS)
 def test_timeouts_outlive_a_round_in_the_fold(seed: int, ruleset: Ruleset) -> None:
     """Every state of a match with timeouts, folded from its prefix, equals the one reached step by

@@ -28,6 +28,7 @@ from engine.cards import canonical_deck
 from engine.rulesets import Ruleset
 from engine.scenario import DEFAULT_SEED, build_dealer, parse_spec
 from tests.engine.playing import COLOURS, play_match, short
+from tests.profiles import examples
 
 CODES = sorted({c.code for c in canonical_deck(8)})
 TYPES = ["draft", "play", "draw", "pass", "dump", "accept", "challenge", "color", "uno"]
@@ -171,7 +172,8 @@ def normalise(command: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow
+@settings(max_examples=examples(2000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(index=st.integers(0, len(STATES) - 1), seat=st.sampled_from([0, 1, 0, 1, 2, -1]), command=commands)
 def test_any_input_is_either_legal_or_refused_with_a_code(index: int, seat: int, command: dict[str, Any]) -> None:
     state = STATES[index]

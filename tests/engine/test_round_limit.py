@@ -27,6 +27,7 @@ from engine.snapshot_codec import decode_state, encode_state
 from engine.state import MatchState
 from engine.verify import verify_replay
 from tests.engine.playing import reseal
+from tests.profiles import examples
 
 FOUR_GREEDY = ["greedy"] * 4
 
@@ -168,7 +169,8 @@ def limited_matches(draw: st.DrawFn) -> tuple[list[str], Ruleset]:
 
 # Ties at the top at the limit are rare (about 1 match in 70 with one-card hands), so two known
 # ones are always run: index 199 plays two rounds past its limit of 2, index 13 one past 1.
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(limited_matches(), st.integers(0, 10_000))
 @example((FOUR_GREEDY, replace(CLASSIC, round_limit=2, hand_size=1)), 199)
 @example((["greedy", "greedy"], replace(UNO_DUO, round_limit=1, hand_size=1)), 13)

@@ -230,6 +230,7 @@ def test_each_sample_shows_what_its_name_says(name: str) -> None:
 # ---------------------------------------------------------------- the generator
 
 
+@pytest.mark.slow
 def test_the_generator_finds_the_committed_files_up_to_date() -> None:
     done = subprocess.run(
         [sys.executable, str(REPLAYS / "make_samples.py"), "--check"],

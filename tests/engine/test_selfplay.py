@@ -192,6 +192,7 @@ def _counts(index: int) -> MatchResult:
     return play_match(["greedy", "random"], UNO_DUO, SEED, index).without_events()
 
 
+@pytest.mark.slow
 def test_greedy_beats_random_in_at_least_70_percent_of_1000_matches() -> None:
     started = time.perf_counter()
     context = multiprocessing.get_context("fork")
@@ -208,6 +209,7 @@ def test_greedy_beats_random_in_at_least_70_percent_of_1000_matches() -> None:
     assert summary.win_interval(0)[0] >= 0.70  # and not by luck: the whole 95% interval clears it
 
 
+@pytest.mark.slow
 def test_at_a_table_of_four_greedy_beats_three_random_bots_far_above_the_chance_of_one_in_four() -> None:
     """docs/BENCHMARKS.md: over 1,000 matches (seed 2026) greedy won every one, 95% interval
     99.6-100%. Here 200 matches of another seed, against a bound far below that: at least 80%,

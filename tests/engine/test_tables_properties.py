@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,6 +24,7 @@ from engine.evolve import fold
 from engine.rulesets import CLASSIC, MAX_SEATS, MIN_SEATS, DrawRule, Ruleset, WildDrawFourCheck
 from engine.selfplay import play_match
 from engine.state import MatchState, Phase
+from tests.profiles import examples
 
 DECK = list(range(CLASSIC.deck_size))
 # Rounds of random bots are long-tailed (they draw as readily as they play): of 160 one-round
@@ -57,7 +59,8 @@ def check_cards_accounted(state: MatchState) -> None:
     assert sorted(places) == DECK, "a card is missing or doubled"
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(table=tables(), seed=st.integers(0, 2**32), cut=st.data())
 def test_random_classic_tables_keep_the_cards_end_their_rounds_and_fold_to_the_stepped_state(
     table: tuple[list[str], Ruleset], seed: int, cut: st.DataObject

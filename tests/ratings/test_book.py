@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from server.ratings.book import Book, Result, family_of
+from tests.profiles import examples
 
 PLAYERS = ["ada", "bo", "cy", "di", "bot:greedy"]
 START = datetime(2026, 12, 1, 19, tzinfo=UTC)
@@ -27,7 +28,7 @@ table = st.tuples(
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.lists(duo_match, max_size=25))
 def test_a_winner_never_loses_points_and_games_count_the_rated_matches(log: list[tuple[str, str, bool, int]]) -> None:
     book = Book()
@@ -48,7 +49,7 @@ def test_a_winner_never_loses_points_and_games_count_the_rated_matches(log: list
     assert {p: book.of(p, "uno-duo").games for p in PLAYERS} == {p: games[p] for p in PLAYERS}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(table, max_size=15))
 def test_at_a_table_first_never_loses_and_last_never_gains(log: list[tuple[list[str], list[int], int]]) -> None:
     book = Book()

@@ -44,6 +44,7 @@ from server.app import make_app
 from server.settings import Settings
 
 DIRECTOR_TOKEN = "director-token-for-fuzzing-0123456789"
+pytestmark = pytest.mark.slow  # a sweep: CI runs it in the slow tier
 QUICK = 8  # examples per operation in CI
 EXAMPLES = int(os.environ.get("UNODUO_FUZZ_EXAMPLES", str(QUICK)))
 STATEFUL_EXAMPLES = max(4, EXAMPLES // 10)  # sequences per session

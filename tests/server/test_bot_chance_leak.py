@@ -219,6 +219,7 @@ def right_unplayable_claims(scheme: Scheme, passes: list[Decision]) -> int:
 
 # SQLite only: the bot decides before anything is stored, so the store adds nothing to this
 # test but a minute (the store's part, the replay the audit re-derives, runs on both below).
+@pytest.mark.slow
 @pytest.mark.parametrize("db_kind", ["sqlite"])
 def test_an_attacker_who_knows_the_bots_code_predicts_bot_random_no_better_than_chance(client: TestClient) -> None:
     sample = collect(client)

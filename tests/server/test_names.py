@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from server.names import NameRefused, check_name, name_key
 from server.store.models import players_table
+from tests.profiles import examples
 from tests.server.helpers import ok
 
 # The issue's findings, each accepted before this change (201), and a few of their cousins.
@@ -133,7 +134,7 @@ def main_script_lookalike(name: str) -> str | None:
     return None
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(POOL, min_size=1, max_size=12).map("".join))
 def test_no_accepted_name_is_blank_looking_hides_characters_or_mixes_lookalikes(raw: str) -> None:
     try:
@@ -148,7 +149,7 @@ def test_no_accepted_name_is_blank_looking_hides_characters_or_mixes_lookalikes(
     assert check_name(name) == name and name_key(name_key(name)) == name_key(name)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet="abcdemnopsuxy", min_size=2, max_size=12), st.data())
 def test_a_latin_name_with_one_letter_swapped_for_a_cyrillic_lookalike_is_refused(
     word: str, data: st.DataObject
@@ -226,7 +227,7 @@ def test_the_key_is_case_blind_and_a_fixed_point() -> None:
     assert name_key("Ali") == name_key("All")  # the price of a key blind to case and to I/l (server/names.py)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(alphabet="aceopxy", min_size=1, max_size=12))
 def test_a_latin_word_written_all_in_cyrillic_look_alikes_has_the_latin_word_s_key(word: str) -> None:
     """Whole-script look-alikes (no mixing, so the mixed-script check lets them through) are caught

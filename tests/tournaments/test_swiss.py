@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from server.tournaments.swiss import Pairings, SwissError, SwissGame, SwissRound, pair_round
+from tests.profiles import examples
 
 EIGHT = [f"p{n}" for n in range(1, 9)]
 
@@ -148,7 +149,8 @@ def tournaments(draw: st.DrawFn) -> tuple[list[str], int, int, list[tuple[int, s
     return players, rounds, seed, [(r, players[i]) for r, i in withdrawals]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tournaments())
 def test_invariants_of_generated_tournaments(case: tuple[list[str], int, int, list[tuple[int, str]]]) -> None:
     players, rounds_total, seed, withdrawals = case

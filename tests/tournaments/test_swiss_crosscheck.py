@@ -81,6 +81,7 @@ def test_fixtures_exist() -> None:
         assert len(list((FIXTURES / version).glob("*.json"))) >= 3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", FILES, ids=[f"{path.parent.name}/{path.stem}" for path in FILES])
 def test_agreement_with_bbppairings_is_at_least_as_measured(path: Path) -> None:
     measured = json.loads(path.read_text(encoding="utf-8"))["measured"]

@@ -17,6 +17,7 @@ from server.tournaments.tables import (
     table_schedule,
     table_sizes,
 )
+from tests.profiles import examples
 
 
 def field(n: int) -> list[str]:
@@ -70,7 +71,7 @@ def test_the_same_inputs_give_the_same_schedule() -> None:
     assert table_schedule(field(13), 4, 4) == table_schedule(field(13), 4, 4)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(n=st.integers(MIN_TABLE, 40), preferred=st.integers(MIN_TABLE, MAX_TABLE), rounds=st.integers(1, 6))
 def test_every_player_sits_once_a_round_at_a_table_of_three_to_ten(n: int, preferred: int, rounds: int) -> None:
     players = field(n)

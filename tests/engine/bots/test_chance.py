@@ -20,6 +20,7 @@ from engine.shuffle import ChanceRandom, Dealer, RandomStream, bot_chance_label,
 from tests.chance_bounds import most_hits_by_chance
 from tests.engine.bots.helpers import craft_view
 from tests.house_bot_chance import HouseBotChance
+from tests.profiles import examples
 
 SEEDS = st.binary(min_size=32, max_size=32)
 MATCH_IDS = st.text(min_size=1, max_size=40)
@@ -45,7 +46,7 @@ def draws(rng: random.Random) -> list[object]:
     ]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(SEEDS, MATCH_IDS, VERSIONS, SEATS)
 def test_the_bots_chance_is_the_published_stream(seed: bytes, match_id: str, version: int, seat: int) -> None:
     engine = Dealer(seed).bot_chance(match_id, version, seat)
@@ -53,7 +54,7 @@ def test_the_bots_chance_is_the_published_stream(seed: bytes, match_id: str, ver
     assert draws(engine) == draws(auditor)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(SEEDS, MATCH_IDS, VERSIONS, SEATS)
 def test_the_same_decision_gets_the_same_chance(seed: bytes, match_id: str, version: int, seat: int) -> None:
     """Two processes, or a repeated drive, ask the bot the same question with the same chance."""
