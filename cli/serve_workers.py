@@ -43,6 +43,7 @@ from cli.serve_cmd import (
     _bind_or_exit,
     _server,
     announce,
+    collector_off,
     listening_socket,
     peer_url,
     tune_garbage_collector,
@@ -258,13 +259,14 @@ def _work(fd: int, number: int, parent: int, stop: StopRequests) -> None:
             typer.echo(f"unoduo serve: worker {number}: {_peer_host_problem(settings.peer_host, exc)}", err=True)
             raise typer.Exit(2) from None
         try:
-            from server.app import make_app
-
             peer_port: int = private.getsockname()[1]
             settings = settings.model_copy(update={"peer_url": peer_url(settings.peer_host, peer_port)})
-            app = guarded("unoduo serve", lambda: make_app(settings))
-            typer.echo(f"worker {number} (pid {os.getpid()}): other servers reach it at {settings.peer_url}")
-            server = _server(app, settings, stop, peer_ports=frozenset({peer_port}), parent=parent)
+            with collector_off():
+                from server.app import make_app
+
+                app = guarded("unoduo serve", lambda: make_app(settings))
+                typer.echo(f"worker {number} (pid {os.getpid()}): other servers reach it at {settings.peer_url}")
+                server = _server(app, settings, stop, peer_ports=frozenset({peer_port}), parent=parent)
             tune_garbage_collector()
             server.run(sockets=[shared, private])
         finally:

@@ -13,9 +13,10 @@ import gc
 import weakref
 from typing import Any
 
+import pytest
 from fastapi import FastAPI
 
-from cli.serve_cmd import COLLECT_SECONDS, DEEP_COLLECT_SECONDS, StopRequests, _server
+from cli.serve_cmd import COLLECT_SECONDS, DEEP_COLLECT_SECONDS, StopRequests, _server, collector_off
 from server.settings import Settings
 
 TICKS_A_MINUTE = 600  # uvicorn's main loop ticks every 0.1 s
@@ -80,5 +81,24 @@ def test_a_pass_leaves_the_objects_it_kept_out_of_the_next_passes_until_the_deep
         assert gone() is None, "the deep pass left a dropped cycle uncollected"
     finally:
         gc.unfreeze()
+        if was_enabled:
+            gc.enable()
+
+
+def test_collector_off_turns_it_off_for_the_block_then_back_as_it_was() -> None:
+    """Start-up runs with the collector off (``collector_off``); after it, even one that failed,
+    the collector is on again, and one that was off before stays off."""
+    was_enabled = gc.isenabled()
+    gc.enable()
+    try:
+        with pytest.raises(RuntimeError), collector_off():
+            assert not gc.isenabled()
+            raise RuntimeError("a start that failed")
+        assert gc.isenabled()
+        gc.disable()
+        with collector_off():
+            pass
+        assert not gc.isenabled()
+    finally:
         if was_enabled:
             gc.enable()

@@ -81,6 +81,23 @@ def test_the_server_imports_no_http_client() -> None:
     assert "server.api.forwarding" in loaded and "httpx" not in packages(loaded)
 
 
+def test_a_server_on_sqlite_imports_neither_postgresql_nor_the_confusables_table(tmp_path: Path) -> None:
+    """PostgreSQL's dialect (only leases use it) and the confusables' data (only a name that mixes
+    scripts needs it) are imported at their first use: a server on SQLite, its app built on a
+    database at the head (a first start migrates, with Alembic, which imports every dialect), has
+    loaded neither."""
+    url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    code = (
+        "import server.app, server.connections, cli.serve_cmd\n"
+        "from server.settings import Settings\n"
+        f"server.app.make_app(Settings(database_url={url!r})).state.store.close()\n"
+    )
+    modules_after(code)  # the first start: it migrates the new file
+    loaded = modules_after(code)
+    assert "server.store.leases" in loaded
+    assert not {"sqlalchemy.dialects.postgresql", "confusable_homoglyphs.confusables"} & loaded
+
+
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_each_summary_is_the_commands_own_first_paragraph(name: str) -> None:
     command = load_command(name)
