@@ -42,7 +42,6 @@ from server.schemas import (
     NextMatch,
     SeatForfeit,
 )
-from server.services.errors import NotFound
 from server.services.match_reads import shown
 from server.services.matches import MatchService
 from server.services.tournament_listing import TournamentListing
@@ -190,20 +189,19 @@ def live_of(matches: MatchService, t: Tournament) -> list[MatchSummaryShown]:
     the live ones are watch lines; a waiting one becomes one as it starts, so the lobby follows
     it (its start may be appended by another process). Blocking."""
     secret = t.secret_rounds()
-    out = []
-    for number in range(1, t.opened + 1):
-        if number in secret:
-            continue
-        for slot in t.round_slots(number):
-            if slot.match is None:
-                continue
-            try:
-                summary = matches.summary(slot.match)
-            except NotFound:
-                continue
-            if summary.status in (LIVE, WAITING):
-                out.append(shown(matches.summary_public(summary), None))
-    return out
+    listed = [
+        slot.match
+        for number in range(1, t.opened + 1)
+        if number not in secret
+        for slot in t.round_slots(number)
+        if slot.match is not None
+    ]
+    found = matches.summaries(listed)  # one read, not one a match
+    return [
+        shown(matches.summary_public(summary), None)
+        for match_id in listed
+        if (summary := found.get(match_id)) is not None and summary.status in (LIVE, WAITING)
+    ]
 
 
 def byes_and_coming(t: Tournament, player_id: str, me: Me) -> tuple[list[LobbyBye], list[LobbyComing]]:

@@ -34,7 +34,7 @@ import contextlib
 import dataclasses
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -53,7 +53,7 @@ from server.store.errors import UNAVAILABLE
 from server.store.event_store import EventStore
 from server.store.models import MatchSummaryPublic, PlayerPublic
 from server.store.players import get_player
-from server.store.read_models import ANNULLED, MatchSummary, live_match_ids, match_summary
+from server.store.read_models import ANNULLED, MatchSummary, live_match_ids, match_summaries, match_summary
 from server.store.secrets import match_seed
 from server.store.snapshots import Snapshots
 from server.store.streams import match_stream
@@ -157,6 +157,10 @@ class MatchRegistry:
         if found is None:
             raise MatchNotFound(match_id)
         return found
+
+    def summaries(self, match_ids: Sequence[str]) -> dict[str, MatchSummary]:
+        """The summaries of those of ``match_ids`` that exist, by id, in one read (blocking)."""
+        return match_summaries(self.store.engine, match_ids)
 
     def player(self, player_id: str | None) -> PlayerPublic | None:
         """The player ``player_id`` (None: no such player); cached, as players never change."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
 from engine.rulesets import Ruleset
@@ -222,6 +222,9 @@ class MatchService:
 
     def summary(self, match_id: str) -> MatchSummary:
         return self.registry.summary(match_id)
+
+    def summaries(self, match_ids: Sequence[str]) -> dict[str, MatchSummary]:
+        return self.registry.summaries(match_ids)
 
     def player(self, player_id: str | None) -> PlayerPublic | None:
         return self.registry.player(player_id)

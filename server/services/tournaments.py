@@ -1149,15 +1149,16 @@ class TournamentViews:
         secret = set() if full else t.secret_rounds()
         shown = t if full else t.revealed_only()
         rows = shown.standings(seed)
+        listed = [s.match for s in shown.slots.values() if s.match is not None and s.round not in secret]
+        found = matches.summaries(listed)  # one read for the whole page, not one a match
         rounds: list[RoundPublic] = []
         for scheduled in t.rounds:
             number = scheduled.number
             pairings: list[PairingPublic] = []
             summaries: list[MatchSummaryPublic] = []
             for slot in shown.round_slots(number):
-                if slot.match is not None and number not in secret:
-                    with contextlib.suppress(NotFound):
-                        summaries.append(matches.summary_public(matches.summary(slot.match)))
+                if slot.match is not None and slot.match in found and number not in secret:
+                    summaries.append(matches.summary_public(found[slot.match]))
                 pairings.append(self._pairing(shown, slot, number in secret))
             rounds.append(
                 RoundPublic(

@@ -18,7 +18,7 @@ server's reads (:func:`match_summary`, :func:`matches_of`) go through SQLModel s
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
@@ -495,11 +495,25 @@ def read_rows(engine: Engine) -> dict[str, list[dict[str, Any]]]:
 
 
 def match_summary(engine: Engine, match_id: str) -> MatchSummary | None:
+    return match_summaries(engine, [match_id]).get(match_id)
+
+
+SUMMARIES_AT_ONCE: Final = 500  # ids in one query's IN list (well under SQLite's bound on parameters)
+
+
+def match_summaries(engine: Engine, match_ids: Sequence[str]) -> dict[str, MatchSummary]:
+    """The summaries of ``match_ids`` that exist, by id, read in one session (a few queries, not
+    two a match: a tournament's page shows up to thousands)."""
+    found: dict[str, MatchSummary] = {}
+    ids = list(dict.fromkeys(match_ids))
     with sqlmodel.Session(engine) as session:
-        row = session.get(MatchSummaryRow, match_id)
-        if row is None:
-            return None
-        return MatchSummary.from_row(row.model_dump(), _seat_rows(session.connection(), [match_id])[match_id])
+        for start in range(0, len(ids), SUMMARIES_AT_ONCE):
+            chunk = ids[start : start + SUMMARIES_AT_ONCE]
+            query = sqlmodel.select(MatchSummaryRow).where(sqlmodel.col(MatchSummaryRow.id).in_(chunk))
+            rows = [row.model_dump() for row in session.exec(query)]
+            seats = _seat_rows(session.connection(), [row["id"] for row in rows])
+            found.update((row["id"], MatchSummary.from_row(row, seats[row["id"]])) for row in rows)
+    return found
 
 
 def matches_of(engine: Engine, player_id: str, limit: int | None = None) -> list[MatchSummary]:

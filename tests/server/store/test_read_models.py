@@ -21,6 +21,7 @@ from server.store.read_models import (
     MatchSummary,
     Projection,
     Standing,
+    match_summaries,
     match_summary,
     matches_of,
     project,
@@ -165,6 +166,16 @@ def test_rebuild_gives_the_rows_the_appends_made(store: EventStore, url: str) ->
     assert result.exit_code == 0, result.output
     assert "4 matches, 2 standings rows" in result.output
     assert read_rows(store.engine) == incremental
+
+
+def test_summaries_read_at_once_are_those_read_one_by_one(store: EventStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    play_registered_matches(store)
+    monkeypatch.setattr("server.store.read_models.SUMMARIES_AT_ONCE", 3)  # four matches: two chunks
+    ids = ["c3", "t1", "nobody", "c1", "c2", "t1"]
+    found = match_summaries(store.engine, ids)
+    assert sorted(found) == ["c1", "c2", "c3", "t1"]  # a missing id is left out, one asked twice is read once
+    assert all(found[m] == match_summary(store.engine, m) for m in found)
+    assert match_summaries(store.engine, []) == {}
 
 
 def test_a_malformed_registry_event_is_refused(store: EventStore) -> None:
