@@ -83,6 +83,20 @@ def seal_event(
     server_seed: bytes | None,
 ) -> SealedEvent:
     public, hidden = split(type_, data)
+    return seal_split(stream, seq, type_, public, hidden, at, prev, server_seed)
+
+
+def seal_split(
+    stream: str,
+    seq: int,
+    type_: str,
+    public: dict[str, Any],
+    hidden: Mapping[str, Any],
+    at: str,
+    prev: str,
+    server_seed: bytes | None,
+) -> SealedEvent:
+    """:func:`seal_event` of data already :func:`split` into its public fields and its hidden values."""
     sealed: dict[str, str] = {}
     openings: dict[str, Opening] = {}
     if hidden:

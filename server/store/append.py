@@ -20,7 +20,7 @@ from sqlalchemy import Connection, Table, insert
 
 from engine.chain import ZERO_HASH
 from engine.jsonfmt import compact
-from engine.sealing import Opening, seal_event
+from engine.sealing import Opening, seal_split
 from server.store import read_models
 from server.store.errors import ConcurrencyError, StoreError
 from server.store.records import AppendResult, Envelope
@@ -37,7 +37,8 @@ class AppendRequest:
     """One command's append, validated and JSON-normalized by the caller's thread."""
 
     stream: str
-    events: list[tuple[str, dict[str, Any]]]  # whole data: ``seal_event`` splits it
+    # Each event as its type, its public data and its hidden values (``engine.sealing.split``).
+    events: list[tuple[str, dict[str, Any], dict[str, Any]]]
     seal_seed: bytes | None  # the match's server seed, which salts its sealed fields
     expected_seq: int | None
     command_id: str | None
@@ -167,9 +168,9 @@ class Batch:
         first_seq = seq + 1
         envelopes: list[Envelope] = []
         openings: list[dict[str, Opening]] = []
-        for type_, data in req.events:
+        for type_, public, hidden in req.events:
             seq += 1
-            sealed = seal_event(req.stream, seq, type_, data, at, prev, req.seal_seed)
+            sealed = seal_split(req.stream, seq, type_, public, hidden, at, prev, req.seal_seed)
             envelope = sealed.envelope
             prev = envelope["hash"]
             envelopes.append(envelope)

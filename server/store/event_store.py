@@ -233,7 +233,7 @@ class EventStore:
             raise InvalidAppendError("events must be a list of engine.events.Event")
         if not events and command_id is None:
             raise InvalidAppendError("nothing to append: no events and no command id to record")
-        checked: list[tuple[str, dict[str, Any]]] = []
+        checked: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
         for i, event in enumerate(events):
             if not isinstance(event, Event):
                 raise InvalidAppendError(f"events[{i}] is a {type(event).__name__}, not an engine.events.Event")
@@ -249,7 +249,7 @@ class EventStore:
                     f"events[{i}] ({type_}) has hidden fields ({', '.join(hidden)}) but no seed to seal them with"
                 )
             read_models.check_event(stream, type_, public)
-            checked.append((type_, data))
+            checked.append((type_, public, hidden))  # split once: the writer seals these parts
         return AppendRequest(
             stream=stream,
             events=checked,

@@ -147,6 +147,7 @@ def test_data_is_stored_as_json_and_hashes_as_read_back(store: EventStore) -> No
         ("match-a", [{"type": "x", "data": {}}], {}, "not an engine.events.Event"),
         ("match-a", [Event("x", [1])], {}, "must be a JSON object"),  # type: ignore[arg-type]
         ("match-a", [ev(x=math.nan)], {}, "cannot be stored as JSON"),
+        ("match-a", [ev(x=[1, ({"y": math.nan},)])], {}, r"events\[0\]\.data\.x\[1\]\[0\]\.y: nan cannot"),
         ("match-a", [Event("x", {"a": {1: 2}})], {}, "keys must be strings"),
         ("match-a", [ev(x=object())], {}, "is not JSON"),
         ("match-a", [ev(x={1, 2})], {}, "is not JSON"),
