@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from cli.main import app
 from server.store import ratings as rating_rows
 from tests.server.conftest import app_client
-from tests.server.test_tournaments import create, finished, start, wait_for
+from tests.server.test_tournaments import create, finished, start, tournament_when
 
 runner = CliRunner()
 
@@ -18,7 +18,7 @@ def test_rebuild_folds_the_same_ratings_and_list_ranks_them(url: str) -> None:
     with app_client(url) as client:
         t = create(client, ["bot:greedy", "bot:random"], double=True)
         start(client, t["id"])
-        wait_for(client, t["id"], finished)
+        tournament_when(client, t["id"], finished)
         assert client.get(f"/api/players/{t['players'][0]['id']}").json()["ratings"]["uno-duo"]["games"] == 2
         engine = client.app.state.store.engine  # type: ignore[attr-defined]
         before = rating_rows.all_rows(engine)

@@ -23,9 +23,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bench.progress import STALL_SECONDS
+from bench.progress import STALL_SECONDS, wait_for
 from tests.cli.serving import ROOT, free_port, serve, serve_env, wait_until_up
-from tests.cli.test_serve_workers import wait_for
 
 # Makes a signal land inside a garbage-collector callback, once, at the moment UNODUO_TEST_STOP_AT names:
 #   serve: in a single server, Ctrl-C (SIGINT) to itself as its server is about to run;

@@ -19,7 +19,16 @@ from cli.deal_check import check_deals
 from engine.duplicate import round_deal_key
 from engine.verify import verify_replay
 from tests.server.helpers import ok, register
-from tests.server.test_tournaments import DIRECTOR, create, finished, pairing_of, play_my_match, show, start, wait_for
+from tests.server.test_tournaments import (
+    DIRECTOR,
+    create,
+    finished,
+    pairing_of,
+    play_my_match,
+    show,
+    start,
+    tournament_when,
+)
 from tests.server.test_ws import receive_until
 
 
@@ -63,7 +72,7 @@ def test_a_duplicate_round_robin_deals_each_round_once_and_reveals_it(client: Te
     t = create(client, ["bot:random", "bot:greedy", "bot:random", "bot:greedy"], duplicate=True)
     assert t["duplicate"] is True and t["deal_keys"] == {}
     start(client, t["id"])
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     seed = bytes.fromhex(t["server_seed"])
     assert hashlib.sha256(seed).hexdigest() == t["commitment"]
     assert sorted(t["deal_keys"]) == ["1", "2", "3"]
@@ -106,7 +115,7 @@ def test_a_tournament_without_the_option_deals_and_reads_as_before(client: TestC
     t = create(client, ["bot:random", "bot:greedy"])
     assert t["duplicate"] is False
     start(client, t["id"])
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     assert t["deal_keys"] == {} and t["standings"][0]["same_deal"] is None
     lines = replay_lines(client, t["rounds"][0]["pairings"][0]["match"])
     assert "duplicate" not in lines[1]["data"] and "deal_key" not in lines[0]
@@ -123,7 +132,7 @@ def test_a_finished_match_keeps_its_cards_back_until_its_round_is_over(client: T
     def bots_done(t: dict[str, Any]) -> bool:  # the director's tournament: everything as it stands
         return next(p for p in t["rounds"][0]["pairings"] if p["match"] == other["match"])["result"] is not None
 
-    wait_for(client, t["id"], bots_done, headers=DIRECTOR)
+    tournament_when(client, t["id"], bots_done, headers=DIRECTOR)
     t = show(client, t["id"])
     assert t["deal_keys"] == {} and t["rounds"][0]["matches"] == []  # everyone else: nothing of the round
     assert all(p["status"] == "withheld" and p["result"] is None for p in t["rounds"][0]["pairings"])
@@ -143,7 +152,7 @@ def test_a_finished_match_keeps_its_cards_back_until_its_round_is_over(client: T
     assert reply.status_code == 409 and "round 1" in reply.text  # no replay before the round's key is out
 
     play_my_match(client, t, ada, headers, 1)
-    t = wait_for(client, t["id"], lambda t: "1" in t["deal_keys"])
+    t = tournament_when(client, t["id"], lambda t: "1" in t["deal_keys"])
     lines = replay_lines(client, other["match"])
     assert lines[0]["deal_key"] == t["deal_keys"]["1"]
     assert verify_replay("\n".join(json.dumps(line) for line in lines)).ok
@@ -182,7 +191,7 @@ def test_an_entrants_entropy_moves_the_deal(client: TestClient) -> None:
     t = start(client, t["id"])
     bot = next(p["id"] for p in t["players"] if p["id"] != ada)
     ok(client.post(f"/api/tournaments/{t['id']}/withdraw", headers=DIRECTOR, json={"player": ada}))
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     seed = bytes.fromhex(t["server_seed"])
     order = [p["id"] for p in t["players"]]
     entropies = ["ada's dice" if p == ada else "" for p in order]
@@ -196,7 +205,7 @@ def test_a_duplicate_swiss_deals_each_round_as_it_is_paired(client: TestClient) 
     t = create(client, ["bot:random", "bot:greedy"] * 3, format="swiss", rounds=3, duplicate=True)
     assert t["duplicate"] and t["format"] == "swiss"
     start(client, t["id"])
-    t = wait_for(client, t["id"], finished)
+    t = tournament_when(client, t["id"], finished)
     assert sorted(t["deal_keys"]) == ["1", "2", "3"]
 
     def replay_of(match_id: str) -> str:

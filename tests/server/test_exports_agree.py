@@ -30,7 +30,7 @@ from server.tournaments.schedule import Pairing, ScheduledRound, round_robin
 from server.tournaments.standings import row_score
 from server.tournaments.trf import tournament_trf
 from tests.server.helpers import ok, register
-from tests.server.test_tournaments import create, finished, show, start, wait_for
+from tests.server.test_tournaments import create, finished, show, start, tournament_when
 
 AT = "2026-12-01T19:00:00.000000Z"
 SEED = bytes(range(32))
@@ -209,7 +209,7 @@ def assert_exports_agree(client: TestClient, tournament_id: str) -> dict[str, An
 def test_a_finished_swiss_of_house_bots_exports_as_it_stands(client: TestClient) -> None:
     t = create(client, ["bot:random", "bot:greedy"] * 4, format="swiss", rounds=3)
     start(client, t["id"])
-    assert_exports_agree(client, wait_for(client, t["id"], finished)["id"])
+    assert_exports_agree(client, tournament_when(client, t["id"], finished)["id"])
 
 
 def test_a_finished_tables_tournament_ranks_its_players_pages_as_its_standings(client: TestClient) -> None:
@@ -224,7 +224,7 @@ def test_a_finished_tables_tournament_ranks_its_players_pages_as_its_standings(c
         table_size=3,
     )
     start(client, t["id"])
-    assert_exports_agree(client, wait_for(client, t["id"], finished)["id"])
+    assert_exports_agree(client, tournament_when(client, t["id"], finished)["id"])
 
 
 def test_exported_mid_round_the_game_in_play_is_left_out_and_the_ranks_agree(client: TestClient) -> None:
@@ -241,7 +241,7 @@ def test_exported_mid_round_the_game_in_play_is_left_out_and_the_ranks_agree(cli
     def bots_done(shown: dict[str, Any]) -> bool:
         return any(p["status"] == "decided" for p in shown["rounds"][0]["pairings"])
 
-    wait_for(client, t["id"], bots_done)
+    tournament_when(client, t["id"], bots_done)
     t = assert_exports_agree(client, t["id"])
     live = [p for p in t["rounds"][0]["pairings"] if p["status"] == "live"]
     assert live, "a game of round 1 is still being played"
