@@ -149,7 +149,9 @@ def visible_codes(view: dict[str, Any]) -> set[str]:
     return codes
 
 
-@pytest.mark.parametrize(("ruleset", "seed"), [("uno-duo", 1), ("classic-2p", 3)])
+@pytest.mark.parametrize(
+    ("ruleset", "seed"), [("uno-duo", 1), pytest.param("classic-2p", 3, marks=pytest.mark.slow)]
+)  # the second ruleset's whole match through the API: the slow tier's
 def test_a_seat_that_keeps_everything_recovers_no_hidden_card(client: TestClient, ruleset: str, seed: int) -> None:
     match_id, attacker = play_match(client, ruleset, seed)
     received = {env["seq"]: env for env in attacker.envelopes}

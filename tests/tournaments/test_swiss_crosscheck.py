@@ -91,6 +91,7 @@ def test_agreement_with_bbppairings_is_at_least_as_measured(path: Path) -> None:
         assert figures[name] >= measured[name], name
 
 
+@pytest.mark.slow  # with the files' own test: it reads their cached figures when one worker runs both
 @pytest.mark.parametrize("version", sorted(TOTALS))
 def test_total_agreement(version: str) -> None:
     totals = dict.fromkeys(("pairs", "pairs_agreeing", "colours_agreeing"), 0)
