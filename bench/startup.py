@@ -11,7 +11,10 @@ reference measured the same way in the same run:
 - ``unoduo serve`` from exec to its first 200 answer (``GET /api``, on a migrated SQLite file),
   CPU and wall, against a no-op FastAPI app (one route, served by uvicorn, started as a script the
   same way): the CPU of the server process read from /proc when the answer arrives;
-- importing the terminal client (``tui_client.play_app``) against importing Textual's ``App``.
+- importing the terminal client (``tui_client.play_app``) against importing Textual's ``App``;
+- the floor under ``unoduo serve``: what importing its libraries costs step by step, and, once they
+  are imported, where the server's own start goes by kind (FastAPI's routes, pydantic models,
+  SQLModel classes, dataclasses, the rest): the part that grows with the API's size.
 
 ``against`` (another checkout, e.g. a git worktree at the commit before a change) is measured in
 the same run, its runs interleaved with this checkout's: before and after on the same load.
@@ -104,18 +107,72 @@ class Figures:
 
 
 SERVE_IMPORTS = "import uvicorn, server.app, server.connections, cli.serve_cmd"
+LIBRARIES = "fastapi, uvicorn, sqlalchemy.orm, sqlmodel, pydantic_settings, typer"  # what serve's code is written with
 # What ``unoduo serve`` imports before it answers, step by step (each a fresh process, this checkout):
 # where its CPU goes beyond the no-op app's FastAPI and uvicorn.
 IMPORT_STEPS = (
     ("fastapi, uvicorn (what the no-op app imports)", "import fastapi, uvicorn"),
     ("+ sqlalchemy (orm), sqlmodel", "import fastapi, uvicorn, sqlalchemy.orm, sqlmodel"),
+    ("+ pydantic_settings, typer (the settings' and the command line's libraries)", f"import {LIBRARIES}"),
     ("server.app (everything serve imports before it answers, on a database at the head)", SERVE_IMPORTS),
     (
         "+ alembic (only a start on a database behind the code migrates)",
         SERVE_IMPORTS + ", server.store.migrate, alembic.ddl",
     ),
 )
-NOOP_STEP, STORE_STEP = IMPORT_STEPS[0][0], IMPORT_STEPS[1][0]  # the floor: the no-op app + the store's libraries
+# the floor: the no-op app + the store's libraries, + every library serve's code is written with
+NOOP_STEP, STORE_STEP, LIBRARIES_STEP = IMPORT_STEPS[0][0], IMPORT_STEPS[1][0], IMPORT_STEPS[2][0]
+# Where the server's own start goes, once its libraries are imported: a child imports what serve
+# imports and builds the app (on a database at the head), timing by kind the work the libraries do
+# for each route, model and dataclass the server defines (the outermost of them only: no time is
+# counted twice). It prints one line: KINDS, the routes' count, then each kind's CPU and the total.
+BREAKDOWN = (
+    "import sys, time, dataclasses\n"
+    f"import {LIBRARIES}\n"
+    """
+from fastapi.routing import APIRouter
+from pydantic._internal._model_construction import ModelMetaclass
+from sqlmodel.main import SQLModelMetaclass
+spent = dict.fromkeys(("routes", "models", "sqlmodel", "dataclasses"), 0.0)
+inside = [False]
+def timed(kind, fn):
+    def run(*args, **kwargs):
+        if inside[0]:
+            return fn(*args, **kwargs)
+        inside[0] = True
+        began = time.process_time()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            spent[kind] += time.process_time() - began
+            inside[0] = False
+    return run
+APIRouter.add_api_route = timed("routes", APIRouter.add_api_route)
+APIRouter.add_api_websocket_route = timed("routes", APIRouter.add_api_websocket_route)
+APIRouter.include_router = timed("routes", APIRouter.include_router)
+ModelMetaclass.__new__ = staticmethod(timed("models", ModelMetaclass.__new__))
+SQLModelMetaclass.__new__ = staticmethod(timed("sqlmodel", SQLModelMetaclass.__new__))
+SQLModelMetaclass.__init__ = timed("sqlmodel", SQLModelMetaclass.__init__)
+dataclasses._process_class = timed("dataclasses", dataclasses._process_class)
+began = time.process_time()
+import uvicorn, server.app, server.connections, cli.serve_cmd
+from server.settings import Settings
+app = server.app.make_app(Settings(database_url=sys.argv[1]))
+total = time.process_time() - began
+app.state.store.close()
+def count(routes):  # FastAPI keeps an included router whole (_IncludedRouter): its routes are inside
+    inner = [getattr(getattr(r, "original_router", None), "routes", None) for r in routes]
+    return sum(count(i) if i is not None else type(r).__name__ in ("APIRoute", "APIWebSocketRoute")
+               for r, i in zip(routes, inner))
+print("KINDS", count(app.routes), *(f"{v:.4f}" for v in spent.values()), f"{total:.4f}")
+"""
+)
+KINDS = (
+    "FastAPI's routes (each parameter, body and answer made a pydantic field)",
+    "pydantic models (API shapes, request bodies, settings)",
+    "SQLModel classes (the tables, mapped by SQLAlchemy, and their public shapes)",
+    "dataclasses (the engine's and the services' values)",
+)
 
 
 @dataclass
@@ -128,6 +185,8 @@ class References:
     textual_cpu: list[float] = field(default_factory=list)
     python_cpu: list[float] = field(default_factory=list)
     steps: dict[str, list[float]] = field(default_factory=dict)
+    kinds: list[list[float]] = field(default_factory=list)  # per run: each of KINDS, then the total
+    routes: int = 0
 
 
 def run_cpu(argv: Sequence[str], cwd: Path, env: dict[str, str]) -> tuple[float, str]:
@@ -145,6 +204,14 @@ def process_cpu(pid: int) -> float:
     """CPU seconds (user + system) a running process has used so far (/proc, clock ticks)."""
     fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_cpu_stdout(argv: Sequence[str], cwd: Path, env: dict[str, str]) -> str:
+    """Run ``argv`` to its end: its last line on stdout (it is not timed)."""
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise BenchError(f"{' '.join(argv[:3])}… exited {done.returncode}:\n{done.stderr}")
+    return done.stdout.strip().splitlines()[-1]
 
 
 def answered_200(port: int) -> bool | None:
@@ -242,6 +309,9 @@ def measure(checkouts: Sequence[Checkout], runs: int, log: Callable[[str], None]
             refs.textual_cpu.append(run_cpu([py, "-c", "import textual.app"], here.path, env)[0])
             for what, code in IMPORT_STEPS:
                 refs.steps.setdefault(what, []).append(run_cpu([py, "-c", code], here.path, env)[0])
+            said = run_cpu_stdout([py, "-c", BREAKDOWN, dbs[here.label]], here.path, env).split()
+            refs.routes = int(said[1])
+            refs.kinds.append([float(v) for v in said[2:]])
             port = free_port()
             cpu, wall = first_answer([py, "-c", NOOP_SERVER, str(port)], port, here.path, env)
             refs.noop_cpu.append(cpu)
@@ -266,6 +336,32 @@ def _s(values: list[float]) -> str:
     return f"{_m(values):.2f} s"
 
 
+def _fmt(seconds: float) -> str:
+    return f"{seconds:.2f} s"
+
+
+def kind_medians(refs: References) -> list[float]:
+    """The median of each of KINDS over the runs, then of the total."""
+    return [statistics.median(run[i] for run in refs.kinds) for i in range(len(KINDS) + 1)]
+
+
+def breakdown_lines(refs: References) -> list[str]:
+    """Where the server's own start goes (BREAKDOWN), by kind."""
+    *kinds, total = kind_medians(refs)
+    rows = [f"| {what} | {_fmt(cpu)} | {cpu / total:.0%} |" for what, cpu in zip(KINDS, kinds, strict=True)]
+    rest = total - sum(kinds)
+    return [
+        f"Where the server's own start goes, its libraries imported ({LIBRARIES}): importing what serve imports and "
+        f"building the app, {_fmt(total)} of CPU (median; a process instrumented by kind, the outermost only):",
+        "",
+        "| work | CPU | share |",
+        "| --- | --- | --- |",
+        *rows,
+        f"| the rest: the modules' own code, the engine, other libraries (ICU, argon2, …), the store's opening | "
+        f"{_fmt(rest)} | {rest / total:.0%} |",
+    ]
+
+
 HELP_TARGET = 0.2  # s of CPU for unoduo --help (issue 34)
 SERVE_TARGET = 2.0  # × the no-op FastAPI app's CPU to the first answer
 
@@ -276,7 +372,12 @@ def lines(figures: Sequence[Figures], refs: References, runs: int) -> list[str]:
     rule = "| --- |" + " --- |" * (len(figures) + 2)
     serve_ratio = _m(figures[-1].serve_cpu) / _m(refs.noop_cpu)
     help_fig = _m(figures[-1].help_cpu)
-    floor_ratio = (_m(refs.noop_cpu) + _m(refs.steps[STORE_STEP]) - _m(refs.steps[NOOP_STEP])) / _m(refs.noop_cpu)
+    noop = _m(refs.noop_cpu)
+    floor_ratio = (noop + _m(refs.steps[STORE_STEP]) - _m(refs.steps[NOOP_STEP])) / noop
+    libraries = _m(refs.steps[LIBRARIES_STEP]) - _m(refs.steps[NOOP_STEP])
+    libraries_ratio = (noop + libraries) / noop
+    api_work = sum(kind_medians(refs)[:3])  # routes, pydantic models, SQLModel classes
+    api_ratio = (noop + libraries + api_work) / noop
 
     def row(what: str, values: Callable[[Figures], list[float]], ref: list[float] | None, ref_name: str) -> str:
         cells = " | ".join(_s(values(f)) for f in figures)
@@ -306,6 +407,8 @@ def lines(figures: Sequence[Figures], refs: References, runs: int) -> list[str]:
         "| --- | --- |",
         *(f"| {what} | {_s(values)} |" for what, values in refs.steps.items()),
         "",
+        *breakdown_lines(refs),
+        "",
         "Heavy packages imported (of " + ", ".join(HEAVY) + "):",
         "",
     ]
@@ -320,7 +423,10 @@ def lines(figures: Sequence[Figures], refs: References, runs: int) -> list[str]:
         f"app's CPU (target ≤ {SERVE_TARGET:g}×: {'met' if serve_ratio <= SERVE_TARGET else 'NOT met'}). "
         f"Its floor, the no-op app plus importing the libraries the store is written with (sqlalchemy's ORM and "
         f"SQLModel: {_m(refs.steps[STORE_STEP]) - _m(refs.steps[NOOP_STEP]):.2f} s), is already "
-        f"{floor_ratio:.2f}× the no-op app, before any of the server's own code.",
+        f"{floor_ratio:.2f}× the no-op app, before any of the server's own code; with pydantic-settings and Typer "
+        f"too (every library serve's code is written with) {libraries_ratio:.2f}×; and with the work those "
+        f"libraries do for the server's {refs.routes} routes, its models and its tables ({_fmt(api_work)}: "
+        f"what a minimal app of the same routes and models would cost), {api_ratio:.2f}×.",
         "",
         f"Typer's help renderer alone (`import typer.rich_utils`: rich's console, tables, panels, Markdown and "
         f"traceback, in either markup mode) costs {_s(refs.typer_renderer_cpu)}: no help that Typer draws with rich "
