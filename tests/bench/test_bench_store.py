@@ -33,3 +33,17 @@ def test_the_event_store_section_is_replaced_and_other_sections_kept(tmp_path: P
     write_docs_section(doc, "## Event store", "## Event store\n\nsecond\n")
     text = doc.read_text()
     assert "second" in text and "first" not in text and "## Engine\n\nengine figures" in text
+
+
+def test_a_hand_kept_subsection_survives_a_rewrite_of_its_section(tmp_path: Path) -> None:
+    doc = tmp_path / "BENCHMARKS.md"
+    kept = "### Before and after (hand-kept)\n\n| run | ratio |\n| --- | ---: |\n| before | 4.8× |\n"
+    write_docs_section(doc, "## Tournament", f"## Tournament\n\nfirst run\n\n### By round\n\nold rounds\n\n{kept}")
+    doc.write_text(doc.read_text() + "\n## Tournament: Swiss\n\nswiss figures\n")
+    write_docs_section(doc, "## Tournament", "## Tournament\n\nsecond run\n\n### By round\n\nnew rounds\n")
+    text = doc.read_text()
+    assert "second run" in text and "new rounds" in text and "first run" not in text and "old rounds" not in text
+    assert text.count(kept) == 1 and text.index(kept) < text.index("## Tournament: Swiss\n\nswiss figures")
+    # a run that writes the subsection itself (bench capacity's "### Before") is not given a second copy
+    write_docs_section(doc, "## Tournament", f"## Tournament\n\nthird run\n\n{kept}")
+    assert doc.read_text().count("### Before and after (hand-kept)") == 1
