@@ -21,7 +21,7 @@ def export(
 ) -> None:
     """Write the replay file of a finished match from the database."""
     from server.db import make_engine, url_or_path
-    from server.services.errors import MatchLive, MatchNotFound, NotNow
+    from server.domain_errors import MatchLive, MatchNotFound, NotNow
     from server.services.matches import MatchService
     from server.services.tournaments import TournamentService
     from server.settings import Settings

@@ -33,9 +33,10 @@ from server.services.players import Callers, ensure_house_bots
 from server.services.rate_limits import RateLimit
 from server.services.ratings import Ratings
 from server.services.sign_in_gate import NAME_BUCKETS, SignInGate
-from server.services.subscribers import Subscribers
+from server.services.tournament_folds import TournamentFolds
 from server.services.tournament_listing import TournamentListing
-from server.services.tournaments import TournamentService, tournament_or_none
+from server.services.tournament_manager import TournamentManager
+from server.services.tournaments import TournamentService
 from server.settings import Settings
 from server.store.event_store import EventStore
 from server.store.secrets import ensure_director_token, peer_key
@@ -60,16 +61,13 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
         store.close()
         raise
 
-    match_over: Subscribers[str] = Subscribers()
-    matches = MatchService(
-        store, settings, clock=clock, on_match_over=match_over, ownership=ownership_of(store, settings, clock)
-    )
-    tournaments = TournamentService(store, matches, match_over, settings)
-    lobby = Lobby(store, matches, tournaments)
+    matches = MatchService(store, settings, clock=clock, ownership=ownership_of(store, settings, clock))
+    folds = TournamentFolds(store)
     # A duplicate round's matches count in no rating until the round is revealed (docs/RATINGS.md).
-    ratings = Ratings(store, settings.rate_casual, tournament_or_none(store), matches.registry.secrecy)
-    tournaments.ruled.subscribe(ratings.result_changed)
-    tournaments.seeding = ratings.seeding
+    ratings = Ratings(store, settings.rate_casual, folds.find, matches.registry.secrecy)
+    tournaments = TournamentService(store, matches, settings, seeding=ratings.seeding, folds=folds)
+    manager = TournamentManager(store, tournaments, result_changed=ratings.result_changed)
+    lobby = Lobby(store, matches, tournaments)
 
     peers = Peers()  # forwarding to the owners of matches (server.api.forwarding)
 
@@ -77,13 +75,14 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         try:
             await matches.recover()
-            await tournaments.recover()
+            await manager.start()
             matches.hold_live_matches()
             await lobby.start()
             yield
         finally:
             await lobby.stop()
             await peers.aclose()
+            await manager.stop()
             await tournaments.stop()
             await matches.stop()
             await store.aclose()

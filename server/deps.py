@@ -9,7 +9,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.requests import HTTPConnection
 
-from server.services.errors import Unauthorized
+from server.domain_errors import Unauthorized
 from server.services.matches import MatchService
 from server.services.player_pages import PlayerPages
 from server.services.players import Caller, Callers

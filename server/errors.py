@@ -1,6 +1,6 @@
 """HTTP errors in docs/PROTOCOL.md's shape, ``{"code", "message", "rule"}``: the one place that knows statuses.
 
-Services raise domain errors (``server.services.errors``), the engine ``CommandRefused``, the
+Services raise domain errors (``server.domain_errors``), the engine ``CommandRefused``, the
 store its ``StoreError``s; nothing below the routes builds an HTTP answer. This module maps
 each of them, and FastAPI's own refusals, to a status and an :class:`ErrorBody`:
 
@@ -30,7 +30,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.errors import CommandRefused, ErrorCode
 from engine.socket_protocol import Close, close_reason
-from server.services.errors import (
+from server.domain_errors import (
     AmbiguousName,
     DomainError,
     Malformed,

@@ -33,9 +33,9 @@ from server.api.commands import CommandMessage
 from server.api.forwarding import forward_socket, is_own_seat, owner_elsewhere, take_over
 from server.api.write_deadline import write_deadline
 from server.deps import authenticate
+from server.domain_errors import MatchNotFound, ServerCode
 from server.errors import Refusal, describe_validation, refusal_of
 from server.limits import ID_LEN, MATCH_ID_PATTERN, MAX_SEQ
-from server.services.errors import MatchNotFound, ServerCode
 from server.services.frames import Frames
 from server.services.live import LiveFeed
 from server.services.live_match import SlowWatcher

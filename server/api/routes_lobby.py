@@ -25,9 +25,9 @@ from engine.socket_protocol import Close
 from server.api.closing import close_quietly
 from server.api.write_deadline import write_deadline
 from server.deps import PlayerDep, TournamentServiceDep, authenticate
+from server.domain_errors import Unauthorized
 from server.errors import error_responses, refusal_of
 from server.schemas import DisputePublic, LobbyState
-from server.services.errors import Unauthorized
 from server.services.lobby import Closing, Lobby, LobbySocket
 from server.services.lobby_state import disputes_shown
 

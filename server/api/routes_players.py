@@ -26,10 +26,10 @@ from server.deps import (
     TournamentServiceDep,
     client_address,
 )
+from server.domain_errors import TooManyRequests, Unauthorized
 from server.errors import error_responses
 from server.names import name_key
 from server.schemas import Me, PlayerPage, PlayerWithToken, Versus
-from server.services.errors import TooManyRequests, Unauthorized
 from server.services.lobby import me_state
 from server.services.player_pages import DEFAULT_HISTORY, MAX_HISTORY
 from server.services.players import register, resolve_player

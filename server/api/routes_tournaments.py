@@ -17,12 +17,13 @@ from server.api.bodies import RequestBody
 from server.api.routes_matches import BEARER_OPTIONAL, EventSeq, MatchId
 from server.api.text import readable_text
 from server.deps import CallerDep, DirectorDep, TournamentServiceDep
+from server.domain_errors import Unauthorized
 from server.errors import error_responses
 from server.schemas import DisputePublic, TournamentListed, TournamentPublic
-from server.services.errors import Unauthorized
 from server.services.players import Caller
+from server.services.tournament_folds import TournamentNotFound
 from server.services.tournament_listing import DEFAULT_PAGE, MAX_PAGE, TournamentListing, UnknownCursor
-from server.services.tournaments import NewTournament, TournamentNotFound, TournamentViews, dispute_public
+from server.services.tournaments import NewTournament, TournamentViews, dispute_public
 from server.store.models import ID_LEN
 from server.tournaments.formats import start_time_problem
 

@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from typing import Any, Final, cast
 
 from engine.events import EventType
+from server.domain_errors import MatchNotFound
 from server.schemas import FairPlayReport, FairPlayRow
-from server.services.errors import MatchNotFound
 from server.services.tournaments import TournamentService
 from server.store.models import PlayerPublic
 from server.store.streams import match_stream

@@ -21,8 +21,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
+from server.domain_errors import TooManyOpen
 from server.services.clock import Clock, Timer
-from server.services.errors import TooManyOpen
 from server.services.live_match import parse_at
 from server.services.match_registry import MatchRegistry
 from server.store.errors import UNAVAILABLE

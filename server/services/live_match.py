@@ -308,7 +308,6 @@ class LiveMatch:
         self.feed_state = state
         self._watchers: set[asyncio.Queue[FeedItem | SlowWatcher | None]] = set()
         self.closed = state.phase is Phase.MATCH_OVER
-        self.reported = self.closed  # a tournament was told this match ended (MatchService.on_match_over)
         self.annulled = summary.status == "annulled"
         self.replaced_by: str | None = None  # an annulled match: the match a replay ruling plays instead
         self.follower: asyncio.Task[None] | None = None

@@ -175,7 +175,6 @@ class Lobby:
         self._flush: asyncio.Task[None] | None = None
         self._building = asyncio.Lock()  # one build at a time: an older state never overtakes a newer
         self._undo_prefix: Callable[[], None] | None = None
-        tournaments.started.subscribe(self._started_here)
 
     # ------------------------------------------------------------ sockets
 
@@ -371,12 +370,6 @@ class Lobby:
             self._untrack(annulled.match)
             if summary.tournament is None:  # a tournament's annulments are told from its own stream
                 self._send(summary.seats, _match(annulled.match, ANNULLED, None, None))
-
-    def _started_here(self, tournament_id: str) -> None:
-        """This process started ``tournament_id``: followed now, so its start reaches its players'
-        lobbies at once (another process's start is found with its first match, as before)."""
-        if not self.stopping and self._start is not None and tournament_id not in self.followed:
-            self._follow_from_start(tournament_id)
 
     async def _discover(self, tournament_id: str) -> None:
         """A tournament this process has not followed (made since it started): followed from its start.

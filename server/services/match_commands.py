@@ -24,7 +24,7 @@ from engine.commands import Forfeit, JoinSeat, SeatCommand, TimeOut, parse_actio
 from engine.decide import decide_step
 from engine.errors import CommandRefused
 from engine.state import MatchState, Phase
-from server.services.errors import NotNow, NotOpen
+from server.domain_errors import NotNow, NotOpen
 from server.services.house_bots import bot_move, bot_refused
 from server.services.live_match import LiveMatch
 from server.services.match_registry import MatchRegistry

@@ -28,7 +28,7 @@ from engine.rulesets import MAX_SEATS, RULESETS, Ruleset, get_ruleset, seats_all
 from engine.seat_names import player_label
 from engine.shuffle import Dealer, commitment_of
 from engine.state import INITIAL_STATE
-from server.services.errors import Malformed, PlayerNotFound
+from server.domain_errors import Malformed, PlayerNotFound
 from server.services.invitations import Invitations
 from server.services.live_match import LiveMatch
 from server.services.match_commands import OK, MatchCommands

@@ -21,8 +21,8 @@ from engine import ENGINE_VERSION
 from engine.replay import header_line, replay_line
 from engine.state import MatchState, Phase
 from engine.views import Viewer
+from server.domain_errors import Malformed, MatchLive
 from server.schemas import MatchDetail, MatchOutcome, MatchSummaryShown, MatchView
-from server.services.errors import Malformed, MatchLive
 from server.services.live_match import (
     ClosingItem,
     FeedItem,

@@ -43,8 +43,8 @@ from engine.duplicate import dealer_of_secret
 from engine.events import EventType
 from engine.state import MatchState, Phase
 from engine.views import AUDITOR, SPECTATOR, Viewer
+from server.domain_errors import MatchNotFound, NotASeat, NotNow, Withheld
 from server.services.clock import Clock, sleep
-from server.services.errors import MatchNotFound, NotASeat, NotNow, Withheld
 from server.services.live_match import LiveMatch, parse_at
 from server.services.ownership import Ownership, SoleOwnership
 from server.services.players import Caller, house_bot_of

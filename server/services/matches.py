@@ -12,8 +12,8 @@
 - ``invitations``: the per-player limit on open invitations and their expiry.
 
 What ties them together is :meth:`MatchService._after_change`: whenever a match moved, its
-clock is armed for the new decision, a house bot gets its move, and a tournament match that
-ended is reported to the ``on_match_over`` subscriber given at construction. All time comes from
+clock is armed for the new decision and a house bot gets its move (a tournament hears of a
+match's end from the store: ``server.services.tournament_manager``). All time comes from
 one injected :class:`~server.services.clock.Clock`; all tunables from :class:`~server.settings.Settings`.
 """
 
@@ -22,11 +22,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from engine.rulesets import Ruleset
-from engine.state import MatchState, Phase
+from engine.state import MatchState
 from engine.views import Viewer
 from server.schemas import MatchDetail, MatchOutcome, MatchSummaryShown
 from server.services.clock import Clock, SystemClock
@@ -47,9 +47,7 @@ from server.store.read_models import MatchSummary
 from server.store.records import Envelope, StoredEvent
 from server.store.snapshots import Snapshots
 
-__all__ = ["HOLD_SECONDS", "MatchOver", "MatchService", "new_match_id", "seat_command_id"]
-
-MatchOver = Callable[[str], None]  # told the id of each tournament match this process saw end
+__all__ = ["HOLD_SECONDS", "MatchService", "new_match_id", "seat_command_id"]
 
 
 class MatchService:
@@ -62,7 +60,6 @@ class MatchService:
         settings: Settings | None = None,
         *,
         clock: Clock | None = None,
-        on_match_over: MatchOver | None = None,
         snapshot_every: int | None = None,
         move_seconds: int | None = None,
         bot_think_seconds: float | None = None,
@@ -74,7 +71,6 @@ class MatchService:
         self._seat_sockets: Counter[str] = Counter()  # match id -> seats' own sockets open here
         self.store = store
         self.clock = clock or SystemClock()
-        self.on_match_over = on_match_over
         self.move_seconds = settings.move_seconds if move_seconds is None else move_seconds
         self.bot_think_seconds = settings.bot_think_seconds if bot_think_seconds is None else bot_think_seconds
         self.snapshots = Snapshots(store, every=settings.snapshot_every if snapshot_every is None else snapshot_every)
@@ -110,14 +106,9 @@ class MatchService:
     # ------------------------------------------------------------ what ties the parts together
 
     def _after_change(self, live: LiveMatch) -> None:
-        """The match moved: hold it live if it just started, report a tournament match that ended,
-        and, if this server owns it, arm its clock and give a bot its move (a finished match's
-        lease goes)."""
+        """The match moved: hold it live if it just started, and, if this server owns it, arm its
+        clock and give a bot its move (a finished match's lease goes)."""
         self.registry.settle(live)
-        if live.state.phase is Phase.MATCH_OVER and live.summary.tournament and not live.reported:
-            live.reported = True
-            if self.on_match_over is not None:
-                self.on_match_over(live.id)
         if live.closed or live.annulled:
             self.ownership.release(live.id)
         if self.registry.stopping or live.closed or not self.ownership.owns(live.id):

@@ -35,7 +35,7 @@ from typing import Any, Protocol, TypeVar
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from server.services.errors import TooManyRequests
+from server.domain_errors import TooManyRequests
 
 RUNNING = 2  # hashes at once: the server's two cores at most
 WAITING = 64  # hashes that may wait for a thread, all sources together

@@ -17,6 +17,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, cast
 
+from server.domain_errors import NotFound
 from server.ratings.book import FAMILIES, family_of
 from server.schemas import (
     FamilyRating,
@@ -27,7 +28,6 @@ from server.schemas import (
     TournamentPlayed,
     Versus,
 )
-from server.services.errors import NotFound
 from server.services.matches import MatchService
 from server.services.ratings import Ratings, family_ratings, identity_of
 from server.services.tournaments import TournamentService

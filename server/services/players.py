@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from engine.bots import BOT_PREFIX, UnknownBotError, bot_names, normalize_bot_name
 from engine.house_bots import house_bot_name, house_bot_of_id
 from engine.seat_names import BOT_ACCOUNT_LABEL
+from server.domain_errors import AmbiguousName, Malformed, NameTaken, PlayerNotFound
 from server.names import NameRefused, check_name, folded, name_key
-from server.services.errors import AmbiguousName, Malformed, NameTaken, PlayerNotFound
 from server.services.passwords import hasher
 from server.store.errors import InvalidAppendError
 from server.store.event_store import EventStore

@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from server.services.errors import TooManyRequests
+from server.domain_errors import TooManyRequests
 
 MAX_ADDRESSES = 10_000  # buckets kept (by default); the longest-idle ones go first
 

@@ -21,8 +21,8 @@ import re
 import secrets
 from datetime import datetime, timedelta
 
+from server.domain_errors import Malformed
 from server.names import name_key
-from server.services.errors import Malformed
 from server.services.passwords import hasher
 from server.services.players import resolve_player
 from server.store.event_store import EventStore, format_at

@@ -26,7 +26,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from server.services.errors import TooManyRequests
+from server.domain_errors import TooManyRequests
 from server.services.rate_limits import RateLimit
 
 AT_ONCE = 2  # sign-ins of one address, or to one name, being checked at the same time

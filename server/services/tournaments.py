@@ -1,9 +1,10 @@
-"""Round-robin tournaments (docs/TOURNAMENTS.md): the service that runs them. No HTTP here.
+"""Tournaments (docs/TOURNAMENTS.md): the service that runs them. No HTTP here.
 
 A tournament is the stream ``tournament-<id>``; :mod:`server.tournaments.model` folds it and
-answers every question about it. This service only appends what the rules say comes next and
-does what that asks of the matches: open a round (its matches made by ``MatchService``), record
-a match's result when it ends, enforce join deadlines, apply withdrawals and rulings, finish.
+:mod:`server.tournaments.decide` decides what comes next, purely. This service reads the fold and
+the facts a decision needs (a match's end, the ratings, the seed), asks the Decider, appends what
+it decides, and does what the events ask of the matches: a round's matches made, a replayed match
+annulled and made again, forfeits and annulments, join deadlines and scheduled starts armed.
 
 Every append names the version it was decided on (``expected_seq``) and a command id, so two
 processes, or a retry after a crash, never record a step twice: the loser of a race reads the
@@ -14,28 +15,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import functools
 import json
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Final, cast
 
 from engine.bots import UnknownBotError, normalize_bot_name
-from engine.duplicate import DEAL_FIELD, round_deal_key
+from engine.duplicate import DEAL_FIELD
 from engine.errors import shown
-from engine.events import Event, EventType
+from engine.events import Event
 from engine.replay import header_line
 from engine.rulesets import MAX_SEATS, RULESETS, Ruleset, RulesetError, deal_problem, seats_allowed
-from engine.rulings import RULING_RANGE, RULINGS
 from engine.seat_names import player_label
 from engine.shuffle import commitment_of
 from engine.state import Phase
+from server.domain_errors import (
+    DomainError,
+    Malformed,
+    NotASeat,
+    NotNow,
+    PlayerNotFound,
+)
 from server.names import name_key
-from server.ratings.book import family_of
 from server.schemas import (
     DisputePublic,
     PairingPublic,
@@ -46,19 +51,9 @@ from server.schemas import (
     WithdrawalPublic,
 )
 from server.services.clock import Timer
-from server.services.errors import (
-    DomainError,
-    Malformed,
-    NotASeat,
-    NotFound,
-    NotNow,
-    PlayerNotFound,
-    TooManyOpen,
-)
-from server.services.live_match import parse_at
 from server.services.matches import MatchService
 from server.services.players import Caller, ensure_house_bot, house_bot_id, house_bot_of, resolve_player
-from server.services.subscribers import Subscribers
+from server.services.tournament_folds import TournamentFolds, TournamentNotFound
 from server.settings import Settings
 from server.store.errors import UNAVAILABLE, ConcurrencyError
 from server.store.event_store import EventStore
@@ -67,70 +62,67 @@ from server.store.read_models import MatchSummary
 from server.store.secrets import match_seed, match_seed_rows, new_server_seed
 from server.store.streams import match_stream
 from server.store.values import format_at
+from server.tournaments.decide import (
+    MAX_PLAYERS,
+    Advance,
+    Command,
+    Decision,
+    DisputeNotFound,
+    Enter,
+    EntryNotFound,
+    Leave,
+    MatchEnd,
+    NoShow,
+    OpenDispute,
+    RecordResult,
+    Rule,
+    Start,
+    Withdraw,
+    after,
+    check_ruling,
+    deal_key,
+    decide,
+    refuse_once_started,
+    seeding_family,
+)
 from server.tournaments.formats import (
     FormatError,
     FormatRequest,
     check_request,
-    check_start,
-    pair_next,
-    schedule_at_start,
 )
 from server.tournaments.model import (
     CREATED,
-    DECISIONS,
     FINISHED,
     RUNNING,
     TOURNAMENT_PREFIX,
     Dispute,
     DisputeOpened,
     DisputeRuled,
-    DuplicateRevealed,
     Format,
     MatchReplayed,
-    PlayerEntered,
-    PlayerLeft,
-    PlayerWithdrew,
     ResultRecorded,
     RoundOpened,
-    RoundPaired,
     Slot,
     Tournament,
     TournamentCreated,
     TournamentEvent,
     TournamentFinished,
-    TournamentStarted,
-    evolve,
-    fold,
     tournament_stream,
 )
 from server.tournaments.standings import row_score
-from server.tournaments.swiss import SwissError
 from server.tournaments.tables import repeat_meetings
 from server.tournaments.trf import tournament_trf
 
 log = logging.getLogger(__name__)
 
-MAX_PLAYERS: Final = 64
+Effect = Callable[[Tournament, Decision], Awaitable[None]]  # done before a decision's events are appended
+Seeding = Callable[[list[str], str], dict[str, float]]  # (players, family) -> each one's rating
+
 BOT_PREFIX: Final = "bot:"
 RACE_RETRIES: Final = 50
 RETRY_SECONDS: Final = 1.0  # background work that found the database away tries again after this (doubling)
 MAX_RETRY_SECONDS: Final = 10.0
 MAX_FAILURES: Final = 5  # background work failing for another reason than the database is tried this often
-
-
-class TournamentNotFound(NotFound):
-    def __init__(self, tournament_id: str) -> None:
-        super().__init__(f"no tournament {shown(tournament_id)}")
-
-
-class DisputeNotFound(NotFound):
-    def __init__(self, dispute_id: str) -> None:
-        super().__init__(f"no dispute {shown(dispute_id)}")
-
-
-class EntryNotFound(NotFound):
-    def __init__(self, tournament_id: str, entry: str) -> None:
-        super().__init__(f"{shown(entry)} is not entered in tournament {shown(tournament_id)}")
 
 
 class NotYours(NotASeat):
@@ -162,24 +154,10 @@ class NewTournament:
     duplicate: bool = False  # duplicate rounds: every match of a round dealt the same (round_robin, swiss)
 
 
-def load_tournament(store: EventStore, tournament_id: str) -> Tournament:
-    """The fold of a tournament's stream (TournamentNotFound if it has no events)."""
-    events = store.read(tournament_stream(tournament_id), 1)
-    if not events:
-        raise TournamentNotFound(tournament_id)
-    return fold(tournament_id, ((e.type, e.data, e.at) for e in events))
-
-
 def tournament_or_none(store: EventStore) -> Callable[[str], Tournament | None]:
-    """:func:`load_tournament` answering None for a tournament nobody made (the ratings' loader)."""
-
-    def load(tournament_id: str) -> Tournament | None:
-        try:
-            return load_tournament(store, tournament_id)
-        except TournamentNotFound:
-            return None
-
-    return load
+    """A tournament's fold, read afresh each time, None for a tournament nobody made (an offline
+    reader's: ``unoduo ratings``; the server's own reads keep their folds, :class:`TournamentFolds`)."""
+    return TournamentFolds(store, kept=0).find
 
 
 def new_tournament_id() -> str:
@@ -192,41 +170,33 @@ def tournament_of_dispute(dispute_id: str) -> str | None:
     return head if sep and tail.isdigit() and head.startswith("t_") else None
 
 
-def scheduled_match_id(tournament_id: str, slot: Slot, attempt: int = 0) -> str:
-    base = f"m_{tournament_id.removeprefix('t_')}_{slot.round}_{slot.board}"
-    return base if attempt == 0 else f"{base}_{attempt}"
-
-
 class TournamentService:
     def __init__(
         self,
         store: EventStore,
         matches: MatchService,
-        match_over: Subscribers[str] | None = None,
         settings: Settings | None = None,
+        seeding: Seeding | None = None,
+        folds: TournamentFolds | None = None,
     ) -> None:
-        """``match_over``: told the id of each tournament match that ends (``MatchService``'s ``on_match_over``)."""
+        """``seeding``: each player's rating in a family, for a ``rating`` seeding (the ratings';
+        None: every tournament starts in its entry order)."""
         self.store = store
+        self.folds = folds or TournamentFolds(store)
         self.open_disputes_per_player = (settings or Settings()).open_disputes_per_player
         self.matches = matches
         self._locks: dict[str, asyncio.Lock] = {}
         self._deadlines: dict[tuple[str, int], Timer] = {}
         self.clock = matches.clock  # the join deadlines run on the matches' clock
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._seeds: dict[str, bytes] = {}  # tournament id -> its secret seed, read once
         self._stopping = False
-        # Told the id of each tournament this process starts (the lobby follows it from then on,
-        # not only once its first match exists: a round 1 with a start time has none yet).
-        self.started: Subscribers[str] = Subscribers()
-        self.ruled: Subscribers[str] = Subscribers()  # a ruling was recorded (the ratings read results again)
-        # The ratings to seed by: (players, family) -> rating; set by the app (server.services.ratings).
-        self.seeding: Callable[[list[str], str], dict[str, float]] | None = None
-        if match_over is not None:
-            match_over.subscribe(self.match_over)
+        self.seeding = seeding
 
     # ------------------------------------------------------------ reading
 
     def load(self, tournament_id: str) -> Tournament:
-        return load_tournament(self.store, tournament_id)
+        return self.folds.load(tournament_id)
 
     async def get(self, tournament_id: str) -> Tournament:
         return await asyncio.to_thread(self.load, tournament_id)
@@ -353,40 +323,16 @@ class TournamentService:
         await self.get(tournament_id)  # 404 for a tournament nobody made
 
         async def step(t: Tournament) -> bool:
-            if t.status != CREATED:
-                raise NotNow(f"tournament {tournament_id!r} has already started")
-            if len(t.players) < 2:
-                raise NotNow(
-                    f"tournament {tournament_id!r} has {len(t.players)} player{'' if len(t.players) == 1 else 's'}; "
-                    "it needs at least 2 to start"
-                )
-            try:
-                check_start(t, max(seats_allowed(Ruleset.from_dict(t.ruleset))))
-            except FormatError as exc:
-                raise NotNow(str(exc)) from None
-            started = await self._seeded_start(t)
+            ratings = None
+            if t.status == CREATED and t.seeding == "rating" and self.seeding is not None:
+                ratings = await asyncio.to_thread(self.seeding, list(t.players), seeding_family(t))
             # An entry that lands meanwhile moves the stream: the append fails, the step folds again.
-            await self._append(t, [started], "start")
+            await self._apply(t, Start(ratings))
             return False
 
         await self._decide(tournament_id, step)
-        self.started(tournament_id)
         await self.advance(tournament_id)
         return await self.get(tournament_id)
-
-    async def _seeded_start(self, t: Tournament) -> TournamentStarted:
-        """The start: the schedule, from the players in pairing-number order (docs/TOURNAMENTS.md
-        "Seeding"): the entry order, or with ``seeding: rating`` by rating in the tournament's
-        family, highest first (equal ratings keep their entry order)."""
-        if t.seeding != "rating" or self.seeding is None:
-            return TournamentStarted(tuple(schedule_at_start(t)))
-        family = family_of(str(t.ruleset.get("name"))) or "uno-duo"
-        ratings = await asyncio.to_thread(self.seeding, list(t.players), family)
-        order = sorted(t.players, key=lambda p: (-ratings.get(p, 0.0), t.players.index(p)))
-        seeded = replace(t, players=order)
-        return TournamentStarted(
-            tuple(schedule_at_start(seeded)), tuple(order), {p: round(ratings.get(p, 0.0)) for p in order}
-        )
 
     # ------------------------------------------------------------ entries (before the start)
 
@@ -411,7 +357,7 @@ class TournamentService:
             entry, by = caller.player.id, "player"
             if not t.open:
                 raise NotNow(f"tournament {tournament_id!r} is not open to entries: the director enters its players")
-        _refuse_once_started(t)
+        refuse_once_started(t)  # before a bot entrant is made
         if entry.startswith(BOT_PREFIX):
             player = await asyncio.to_thread(self._new_bot_entry, t, entry)
         else:
@@ -419,12 +365,7 @@ class TournamentService:
         _refuse_bot_account(player, t.bot_accounts)
 
         async def step(t: Tournament) -> bool:
-            _refuse_once_started(t)
-            if player.id in t.players:
-                raise NotNow(f"{player.name} is entered in this tournament already")
-            if len(t.players) >= MAX_PLAYERS:
-                raise NotNow(f"tournament {tournament_id!r} is full: {MAX_PLAYERS} players at most")
-            await self._append(t, [PlayerEntered(player.id, by, entropy)], f"enter-{player.id}-{t.version}")
+            await self._apply(t, Enter(player.id, player.name, by, entropy))
             return False
 
         await self._decide(tournament_id, step)
@@ -452,10 +393,7 @@ class TournamentService:
         by = "director" if caller.director else "player"
 
         async def step(t: Tournament) -> bool:
-            _refuse_once_started(t)
-            if player_id not in t.players:
-                raise EntryNotFound(tournament_id, entry)
-            await self._append(t, [PlayerLeft(player_id, by)], f"leave-{player_id}-{t.version}")
+            await self._apply(t, Leave(player_id, entry, by))
             return False
 
         await self._decide(tournament_id, step)
@@ -484,6 +422,18 @@ class TournamentService:
         )
         return not result.duplicate
 
+    async def _apply(self, t: Tournament, command: Command, *, before: Effect | None = None) -> Decision:
+        """Decide ``command`` on ``t`` (server.tournaments.decide) and append what it decides;
+        ``before`` does what the events rely on before they are appended (a round's matches made)."""
+        decision = decide(t, command, self.clock.now())
+        if decision.note:
+            log.warning("tournament %s: %s", t.id, decision.note)
+        if decision.events:
+            if before is not None:
+                await before(t, decision)
+            await self._append(t, decision.events, decision.command_id)
+        return decision
+
     async def _decide(self, tournament_id: str, step: Callable[[Tournament], Awaitable[bool]]) -> None:
         """Run ``step`` on a fresh fold until it has nothing to do; a race with another process
         (the stream moved) folds again and decides again."""
@@ -502,37 +452,29 @@ class TournamentService:
         await self._decide(tournament_id, self._advance_once)
 
     async def _advance_once(self, t: Tournament) -> bool:
-        revealed = await self._duplicate_reveals(t)
-        if revealed:
-            await self._append(t, list(revealed), f"duplicate-{revealed[0].round}")
-            return True
-        now = self.clock.now()
-        due = t.round_due(now)
-        if due is not None:
-            await self._open_round(t, due)
-            return True
+        seed = await self._seed(t.id)
+        # A thread: a Swiss round of 64 takes about 0.6 s of matching (docs/TOURNAMENTS.md).
+        decision = await asyncio.to_thread(decide, t, Advance(seed), self.clock.now())
+        if decision.note:
+            log.warning("tournament %s: %s", t.id, decision.note)
+        if decision.events:
+            opened = next((e for e in decision.events if isinstance(e, RoundOpened)), None)
+            if opened is not None:
+                await self._make_round(after(t, decision.events), opened, seed)
+            await self._append(t, decision.events, decision.command_id)
+            return not any(isinstance(e, TournamentFinished) for e in decision.events)
         ready = t.round_ready()
         start = t.starts_at(ready) if ready is not None else None
         if ready is not None and start is not None:  # the round before is done; this one waits for its start
             self._arm_round_start(t.id, ready, start.timestamp())
-        if t.finish_due():
-            seed = await asyncio.to_thread(self.seed, t.id)
-            await self._append(t, [TournamentFinished(seed.hex())], "finish")
-            return False
         return False
 
-    async def _duplicate_reveals(self, t: Tournament) -> list[DuplicateRevealed]:
-        """Duplicate rounds: the deal keys of opened rounds whose pairings are all decided and
-        whose key is not revealed yet (docs/FAIRNESS.md "Duplicate rounds")."""
-        due = [n for n in range(1, t.opened + 1) if t.duplicate and n not in t.deal_keys and t.round_done(n)]
-        if not due:
-            return []
-        seed = await asyncio.to_thread(self.seed, t.id)
-        return [DuplicateRevealed(n, self._deal_key(t, seed, n).hex()) for n in due]
-
-    @staticmethod
-    def _deal_key(t: Tournament, seed: bytes, number: int) -> bytes:
-        return round_deal_key(seed, number, t.deal_entropies())
+    async def _seed(self, tournament_id: str) -> bytes:
+        """The tournament's secret seed (read once: it never changes)."""
+        seed = self._seeds.get(tournament_id)
+        if seed is None:
+            seed = self._seeds[tournament_id] = await asyncio.to_thread(self.seed, tournament_id)
+        return seed
 
     def deal_key_of(self, summary: MatchSummary) -> bytes | None:
         """A duplicate match's deal key once its round revealed it (the replay's header carries it)."""
@@ -567,49 +509,18 @@ class TournamentService:
         line = header_line(match_id, header["ruleset"], header["players"], header["engine"], deal_key=key)
         return line + "\n" + rest
 
-    async def _open_round(self, t: Tournament, number: int) -> None:
+    async def _make_round(self, t: Tournament, opened: RoundOpened, seed: bytes) -> None:
+        """Make the matches of a round about to open (``t``: the fold with the round opened), before
+        the round's opening is appended, so that every match it names exists. Idempotent on the ids."""
         ruleset = Ruleset.from_record(t.ruleset)  # its to_dict record, read as made (RULES.md D25)
-        paired: list[TournamentEvent] = []
-        if t.needs_pairing(number):
-            try:
-                # A thread: a Swiss round of 64 takes about 0.6 s of matching (docs/TOURNAMENTS.md).
-                scheduled = await asyncio.to_thread(pair_next, t, number)
-            except SwissError as exc:
-                # Nobody left to pair without a repeat (withdrawals thinned the field): the
-                # tournament ends with the rounds played; said in the log and in the standings.
-                log.warning("tournament %s: round %d cannot be paired (%s); it ends here", t.id, number, exc)
-                await self._append(t, [TournamentFinished((await asyncio.to_thread(self.seed, t.id)).hex())], "finish")
-                return
-            paired.append(RoundPaired(scheduled))
-            t = _after(t, paired)
-        forfeits = t.forfeits_due(number)
-        skipped = {slot.key for slot, _ in forfeits}
-        matches: dict[str, str] = {}
-        deal = None
-        if t.duplicate:  # every match of the round dealt from the round's key (engine.duplicate)
-            deal = self._deal_key(t, await asyncio.to_thread(self.seed, t.id), number)
-        for slot in t.round_slots(number):
-            if slot.key in skipped or t.cancelled(slot):
-                continue
-            match_id = scheduled_match_id(t.id, slot)
-            seats = [self._known(p) for p in t.seated(slot)]
+        deal = deal_key(t, seed, opened.round) if t.duplicate else None  # every match dealt the round's key
+        for key, match_id in opened.matches.items():
+            seats = [self._known(p) for p in t.seated(t.slots[key])]
             if deal is None:
-                await self.matches.create_scheduled(match_id, seats, ruleset, t.move_seconds, t.id, number)
+                await self.matches.create_scheduled(match_id, seats, ruleset, t.move_seconds, t.id, opened.round)
             else:
-                await self.matches.creation.make(match_id, seats, ruleset, t.move_seconds, t.id, number, deal=deal)
-            matches[slot.key] = match_id
-        events: list[TournamentEvent] = [*paired, RoundOpened(number, matches)]
-        for slot, winner in forfeits:
-            events.append(_forfeit_result(slot, winner, "withdrawal", None))
-        await self._append(t, events, f"round-{number}")
-        self._arm_join_deadline(t.id, number, self.clock.now().timestamp() + t.join_seconds)
-        # A match (two house bots, no think delay) may have ended before its round was recorded
-        # as open: its end found no pairing then, so it is looked at again now.
-        for match_id in matches.values():
-            live = await self.matches.open(match_id, arm=False)
-            if live.state.phase is Phase.MATCH_OVER:
-                self._spawn(
-                    self._retrying(functools.partial(self.record_result, match_id), f"the result of {match_id}")
+                await self.matches.creation.make(
+                    match_id, seats, ruleset, t.move_seconds, t.id, opened.round, deal=deal
                 )
 
     def _known(self, player_id: str) -> PlayerPublic:
@@ -620,9 +531,18 @@ class TournamentService:
 
     # ------------------------------------------------------------ results
 
-    def match_over(self, match_id: str) -> None:
-        """MatchService: a tournament match ended here; record its result and go on."""
-        self._spawn(self._retrying(lambda: self.record_result(match_id), f"the result of {match_id}"))
+    async def record_result_later(self, tournament_id: str, match_id: str, end: MatchEnd) -> None:
+        """The process manager: ``match_id`` ended; its result is recorded in the background
+        (tried again while the database is away), and the tournament goes on."""
+        self._spawn(
+            self._retrying(
+                functools.partial(self.record_result, tournament_id, match_id, end), f"the result of {match_id}"
+            )
+        )
+
+    async def advance_later(self, tournament_id: str) -> None:
+        """The process manager: something may be due; :meth:`advance` in the background."""
+        self._spawn(self._retrying(functools.partial(self.advance, tournament_id), f"the next step of {tournament_id}"))
 
     async def _retrying(self, work: Callable[[], Awaitable[None]], what: str) -> None:
         """Background work (nobody waits for it, nothing else would do it): while the database is
@@ -659,70 +579,31 @@ class TournamentService:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def record_result(self, match_id: str) -> None:
-        summary = await asyncio.to_thread(self.matches.summary, match_id)
-        if summary.tournament is None:
-            return
-        tournament_id = summary.tournament
+    async def record_result(self, tournament_id: str, match_id: str, end: MatchEnd) -> None:
+        """``match_id`` ended as ``end`` says: its pairing's result (a table's seats read here)."""
 
         async def step(t: Tournament) -> bool:
             slot = t.slot_of_match(match_id)
-            if slot is None or slot.result is not None or t.cancelled(slot):
+            if slot is None or t.done(slot):
                 return False
-            result = await self._result_of(slot, match_id)
-            if result is None:
-                return False
-            await self._append(t, [result], f"result-{match_id}")
+            known = end
+            if len(slot.seats) > 2 and not end.seated:
+                known = replace(end, seated=tuple(await asyncio.to_thread(self._seated_at, match_id)))
+            await self._apply(t, RecordResult(match_id, known))
             return False
 
         await self._decide(tournament_id, step)
         await self.advance(tournament_id)
-
-    async def _result_of(self, slot: Slot, match_id: str) -> ResultRecorded | None:
-        """The result of a match that ended: its winner, totals, and whether by forfeit."""
-        live = await self.matches.open(match_id, arm=False)
-        state = live.state
-        if state.phase is not Phase.MATCH_OVER or state.winner is None or live.annulled:
-            return None
-
-        def forfeit_reason() -> str | None:
-            for stored in reversed(self.store.read(match_stream(match_id), max(1, state.version - 8))):
-                if stored.type == EventType.MATCH_FORFEITED:
-                    return str(stored.data["reason"])
-            return None
-
-        reason = await asyncio.to_thread(forfeit_reason)
-        if len(slot.seats) > 2:
-            return await self._table_result(slot, match_id, state.scores, live.places)
-        winner = slot.white if state.winner == 0 else slot.black
-        if reason is not None:
-            return _forfeit_result(slot, winner, reason, match_id)
-        return ResultRecorded(slot.key, match_id, winner, (state.scores[0], state.scores[1]), False, "played")
 
     def _seated_at(self, match_id: str) -> list[str | None]:
         """The player id in each seat of ``match_id`` (blocking: a read)."""
         public = self.matches.summary_public(self.matches.summary(match_id))
         return [p.id if p is not None else None for p in public.seats]
 
-    async def _table_result(
-        self, slot: Slot, match_id: str, scores: Sequence[int], places: Sequence[int] | None
-    ) -> ResultRecorded | None:
-        """A table's result in the slot's seat order from the match's final ``scores`` and
-        ``places`` (D23, the match's seat order); a player who withdrew before the table sat (no
-        seat at the match) shares the last place."""
-        if places is None:
-            return None
-        seated = await asyncio.to_thread(self._seated_at, match_id)
-        seat_of = {p: i for i, p in enumerate(seated) if p is not None}
-        last = len(slot.seats)
-        totals = tuple(scores[seat_of[p]] if p in seat_of else 0 for p in slot.seats)
-        ranked = tuple(places[seat_of[p]] if p in seat_of else last for p in slot.seats)
-        winner = next((p for p, place in zip(slot.seats, ranked, strict=True) if place == 1), None)
-        return ResultRecorded(slot.key, match_id, winner, totals, False, "played", ranked)
-
     # ------------------------------------------------------------ join deadlines
 
-    def _arm_join_deadline(self, tournament_id: str, number: int, when: float) -> None:
+    def arm_join_deadline(self, tournament_id: str, number: int, when: float) -> None:
+        """Round ``number``'s join deadline at ``when`` (a timestamp; once per round and process)."""
         if self._stopping or (tournament_id, number) in self._deadlines:
             return
         delay = max(0.0, when - self.clock.now().timestamp())
@@ -775,10 +656,7 @@ class TournamentService:
         await self.matches.annul(match_id, "no_show: neither seat joined before the deadline")
 
         async def step(t: Tournament) -> bool:
-            slot = t.slots[key]
-            if slot.result is None and slot.match == match_id:
-                result = _forfeit_result(slot, None, "no_show", match_id)
-                await self._append(t, [result], f"result-{match_id}")
+            await self._apply(t, NoShow(key, match_id))
             return False
 
         await self._decide(tournament_id, step)
@@ -791,24 +669,11 @@ class TournamentService:
         are forfeits won by the opponents. ``player_entry``: an id or a name."""
         t = await self.get(tournament_id)
         player_id = _resolve_in(t, self, player_entry) or player_entry
-        if player_id not in t.players:
-            raise PlayerNotFound(player_id)
-        if t.status != RUNNING:
-            raise NotNow(f"a withdrawal applies to a running tournament; this one is {t.status}")
-        if player_id in t.withdrawn:
-            raise NotNow(f"{player_id} has already withdrawn")
+        decide(t, Withdraw(player_id, note), self.clock.now())  # refused now, before any step
 
         async def step(t: Tournament) -> bool:
-            if player_id in t.withdrawn:
-                return False
-            record = PlayerWithdrew(
-                player=player_id,
-                annulled=t.withdrawal_annuls(player_id),
-                played=t.played_of(player_id),
-                scheduled=t.scheduled_count(player_id),
-                note=note,
-            )
-            await self._append(t, [record], f"withdraw-{player_id}")
+            if player_id not in t.withdrawn:  # a retry after the withdrawal landed: done
+                await self._apply(t, Withdraw(player_id, note))
             return False
 
         await self._decide(tournament_id, step)
@@ -844,31 +709,20 @@ class TournamentService:
             raise Malformed(f"seq must name an event of this match: 1 to {head}, not {seq}")
         player = caller.player.id
         tournament_id = summary.tournament
-        made: list[Dispute] = []
+        made: list[str] = []
 
         async def step(t: Tournament) -> bool:
-            if t.status == FINISHED:
-                raise NotNow("the tournament has ended: disputes are taken until its end")
-            slot = t.slot_of_match(match_id) or next((s for s in t.slots.values() if match_id in s.annulled), None)
-            if slot is None:  # pragma: no cover - every match of a tournament is in a slot
-                raise NotNow(f"match {match_id!r} is not one of this tournament's pairings")
-            mine = sum(1 for d in t.disputes.values() if d.open and d.player == player)
-            if mine >= self.open_disputes_per_player:
-                raise TooManyOpen(
-                    f"you have {mine} disputes waiting for the director's ruling in this tournament, the most one "
-                    "player may have open; add to one of them, or wait for a ruling"
-                )
-            dispute_id = f"{t.id}-d{len(t.disputes) + 1}"
-            record = DisputeOpened(dispute_id, slot.key, match_id, seq, seat, player, note)
-            await self._append(t, [record], f"dispute-{dispute_id}")
-            made.append(Dispute(dispute_id, slot.key, match_id, seq, seat, player, note, ""))
+            decision = await self._apply(
+                t, OpenDispute(match_id, seq, seat, player, note, self.open_disputes_per_player)
+            )
+            made.extend(e.dispute for e in decision.events if isinstance(e, DisputeOpened))
             return False
 
         await self._decide(tournament_id, step)
         if not made:  # pragma: no cover - the step either appends or raises
             raise NotNow("the dispute could not be recorded")
         t = await self.get(tournament_id)
-        return t.disputes[made[0].id]
+        return t.disputes[made[0]]
 
     async def disputes(self, only_open: bool) -> list[tuple[Tournament, Dispute]]:
         return [(t, d) for t in await self.all() for d in t.disputes.values() if d.open or not only_open]
@@ -883,55 +737,43 @@ class TournamentService:
             t = await self.get(tournament_id)
         except TournamentNotFound:
             raise DisputeNotFound(dispute_id) from None
-        if dispute_id not in t.disputes:
-            raise DisputeNotFound(dispute_id)
-        if decision not in DECISIONS:
-            raise Malformed(f"decision must be one of {', '.join(DECISIONS)}, not {shown(decision)}")
-        seats = len(t.slots[t.disputes[dispute_id].slot].seats)
-        if decision == "award" and (seat is None or not 0 <= seat < seats):
-            raise Malformed(f"an award names the seat it goes to: seat 0 to {seats - 1}")
-        if decision != "award" and seat is not None:
-            raise Malformed("only an award names a seat")
-        if rule is not None and rule not in RULINGS:
-            raise Malformed(f"rule must be one of RULES.md's rulings {RULING_RANGE}, not {shown(rule)}")
+        check_ruling(t, Rule(dispute_id, decision, note, seat, rule))  # a bad ruling is refused before any step
 
         async def step(t: Tournament) -> bool:
             dispute = t.disputes[dispute_id]
-            if not dispute.open:
-                raise NotNow(f"dispute {dispute_id} has been ruled already ({dispute.decision})")
-            slot = t.slots[dispute.slot]
-            events: list[TournamentEvent] = [DisputeRuled(dispute_id, decision, seat, note, rule)]
-            if decision == "replay":
-                if slot.match != dispute.match:
-                    raise NotNow("this match has been replayed already; dispute the new match instead")
-                attempt = len(slot.annulled) + 1
-                new_id = scheduled_match_id(t.id, slot, attempt)
-                await self.matches.annul(dispute.match, f"ruling on {dispute_id}: played again", replaced_by=new_id)
-                players = [self._known(p) for p in t.seated(slot)]
-                ruleset = Ruleset.from_record(t.ruleset)
-                await self.matches.create_scheduled(new_id, players, ruleset, t.move_seconds, t.id, slot.round)
-                events.append(MatchReplayed(slot.key, dispute.match, new_id))
-            elif decision == "award":
+            live = await self.matches.open(dispute.match, arm=False) if t.slots[dispute.slot].match else None
+            playing = live is not None and live.state.phase is not Phase.MATCH_OVER and not live.annulled
+            ruled = await self._apply(
+                t, Rule(dispute_id, decision, note, seat, rule, playing), before=self._before_ruling
+            )
+            if decision == "award" and playing and not any(isinstance(e, ResultRecorded) for e in ruled.events):
                 assert seat is not None
-                winner = slot.seats[seat]
-                live = await self.matches.open(dispute.match, arm=False) if slot.match else None
-                playing = live is not None and live.state.phase is not Phase.MATCH_OVER and not live.annulled
-                if playing and len(slot.seats) > 2:
-                    # A table still in play is stopped; the award puts the seat first, the rest last.
-                    await self.matches.annul(dispute.match, f"ruling on {dispute_id}: awarded to seat {seat}")
-                elif playing:
-                    await self._append(t, events, f"rule-{dispute_id}")
-                    await self.matches.forfeit(dispute.match, 1 - seat, "ruling")
-                    return False
-                events.append(_forfeit_result(slot, winner, "ruling", dispute.match))
-            await self._append(t, events, f"rule-{dispute_id}")
+                await self.matches.forfeit(dispute.match, 1 - seat, "ruling")  # its end records the result
             return False
 
         await self._decide(tournament_id, step)
-        self.ruled(tournament_id)
         await self.advance(tournament_id)
         t = await self.get(tournament_id)
         return t, t.disputes[dispute_id]
+
+    async def _before_ruling(self, t: Tournament, decision: Decision) -> None:
+        """What a ruling's events rely on, done before they are appended: a replayed match annulled
+        and its new match made; a table still in play when it was awarded stopped."""
+        ruled = next(e for e in decision.events if isinstance(e, DisputeRuled))
+        dispute = t.disputes[ruled.dispute]
+        for event in decision.events:
+            if isinstance(event, MatchReplayed):
+                slot = t.slots[event.slot]
+                reason = f"ruling on {ruled.dispute}: played again"
+                await self.matches.annul(event.old, reason, replaced_by=event.new)
+                players = [self._known(p) for p in t.seated(slot)]
+                ruleset = Ruleset.from_record(t.ruleset)
+                await self.matches.create_scheduled(event.new, players, ruleset, t.move_seconds, t.id, slot.round)
+            elif isinstance(event, ResultRecorded) and ruled.decision == "award" and len(t.slots[event.slot].seats) > 2:
+                live = await self.matches.open(dispute.match, arm=False)
+                if live.state.phase is not Phase.MATCH_OVER and not live.annulled:
+                    # A table still in play is stopped; the award puts the seat first, the rest last.
+                    await self.matches.annul(dispute.match, f"ruling on {ruled.dispute}: awarded to seat {ruled.seat}")
 
     # ------------------------------------------------------------ the next match of a player
 
@@ -1000,22 +842,6 @@ class TournamentService:
 
     # ------------------------------------------------------------ start-up and stop
 
-    async def recover(self) -> None:
-        """At start-up: record the results of matches that ended while no server was running,
-        re-arm the join deadlines of the rounds in play, and do whatever is due."""
-        for t in await self.all():
-            if t.status != RUNNING:
-                continue
-            await self.advance(t.id)  # a round whose opening was cut short opens first
-            t = await self.get(t.id)
-            for slot in t.open_slots():
-                assert slot.match is not None
-                await self.record_result(slot.match)
-            if t.opened:
-                opened = parse_at(t.opened_at[t.opened]).timestamp()
-                self._arm_join_deadline(t.id, t.opened, opened + t.join_seconds)
-            await self.advance(t.id)
-
     async def stop(self) -> None:
         self._stopping = True
         for handle in self._deadlines.values():
@@ -1053,11 +879,6 @@ def _refuse_bot_account(player: PlayerPublic, allowed: bool) -> None:
         )
 
 
-def _refuse_once_started(t: Tournament) -> None:
-    if t.status != CREATED:
-        raise NotNow(f"tournament {t.id!r} has started: entries are taken until the start")
-
-
 def _at_or_none(at: datetime | None) -> str | None:
     return format_at(at) if at is not None else None
 
@@ -1067,27 +888,6 @@ def _repeats(t: Tournament) -> int | None:
     if t.format is not Format.TABLES or not t.rounds:
         return None
     return repeat_meetings([[p.seats for p in r.pairings] for r in t.rounds])
-
-
-def _after(t: Tournament, events: list[TournamentEvent]) -> Tournament:
-    """A copy of ``t`` with ``events`` applied but still at ``t``'s version, so that what is
-    appended next (the events themselves among it) is appended where ``t`` was folded."""
-    ahead = copy.deepcopy(t)
-    for event in events:
-        evolve(ahead, event, "")
-    ahead.version = t.version
-    return ahead
-
-
-def _forfeit_result(slot: Slot, winner: str | None, reason: str, match_id: str | None) -> ResultRecorded:
-    """A pairing decided without play: no points; at a table, the winner (if any) first and
-    every other seat sharing the last place."""
-    zeros = tuple(0 for _ in slot.seats)
-    places = None
-    if len(slot.seats) > 2:
-        last = len(slot.seats)
-        places = tuple(1 if p == winner else last for p in slot.seats)
-    return ResultRecorded(slot.key, match_id, winner, zeros, True, reason, places)
 
 
 def _event(event: TournamentEvent) -> Event:

@@ -15,8 +15,8 @@ import sqlalchemy
 from fastapi.testclient import TestClient
 
 from server.app import make_app
+from server.domain_errors import AmbiguousName, NameTaken, PlayerNotFound
 from server.services import passwords
-from server.services.errors import AmbiguousName, NameTaken, PlayerNotFound
 from server.services.players import register_human, resolve_player
 from server.settings import Settings
 from server.store.event_store import EventStore

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import CommandRefused, ErrorCode
+from server import domain_errors as domain
+from server.domain_errors import DomainError, ServerCode
 from server.errors import refusal_of
-from server.services import errors as domain
-from server.services.errors import DomainError, ServerCode
 from server.store.errors import ConcurrencyError, StoreUnavailableError
 
 

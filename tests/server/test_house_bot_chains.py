@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from bench.tournament import PlayedMatch, play_alone
+from engine.events import EventType
 from engine.replay import parse_replay
 from engine.rulesets import get_ruleset
 from engine.sealing import join
@@ -17,6 +18,7 @@ from server.services.matches import MatchService
 from server.services.players import ensure_house_bot
 from server.settings import Settings
 from server.store.event_store import EventStore
+from server.store.streams import match_stream
 
 
 def whole(line: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -31,12 +33,13 @@ def test_a_bot_only_match_is_the_engine_alones_event_for_event_in_fewer_commits_
     seats = [ensure_house_bot(store, f"bot:{name}") for name in bots]
 
     async def play() -> tuple[str, int]:
-        over = asyncio.Event()
-        service = MatchService(store, bot_think_seconds=0, on_match_over=lambda _: over.set())
+        service = MatchService(store, bot_think_seconds=0)
         try:
             before = store.stats["batches"]
             await service.create_scheduled("chain-1", seats, ruleset, 60, "t-chain", 1)
-            await over.wait()
+            async for stored in store.follow(match_stream("chain-1")):  # until the match's last event
+                if stored.type == EventType.SEED_REVEALED:
+                    break
             return service.replay("chain-1"), store.stats["batches"] - before
         finally:
             await service.stop()

@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from server.services.tournaments import MAX_PLAYERS
+from server.tournaments.decide import MAX_PLAYERS
 from tests.server.helpers import ok, register
 from tests.server.test_tournaments import DIRECTOR, QUICK, show, start
 

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from server.app import make_app
-from server.services.errors import TooManyRequests
+from server.domain_errors import TooManyRequests
 from server.services.rate_limits import RateLimit
 from server.settings import Settings
 

@@ -24,8 +24,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from bench.progress import wait_for
+from server.domain_errors import TooManyRequests
 from server.services import passwords, players, sessions
-from server.services.errors import TooManyRequests
 from server.services.passwords import Hasher
 from server.services.rate_limits import RateLimit
 from server.services.sign_in_gate import SignInGate

@@ -1,4 +1,6 @@
-"""What the services refuse, as domain errors: no HTTP here (``server/errors.py`` maps them).
+"""What the server refuses, as domain errors: no HTTP here (``server/errors.py`` maps them). Below
+every layer of the server that decides (the services, and the tournaments' pure Decider), so each
+raises the same refusals.
 
 Each error carries docs/PROTOCOL.md's ``code`` and a message for the player; the HTTP status of
 each class is decided in ``server/errors.py`` alone. The engine's refusals

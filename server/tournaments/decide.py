@@ -1,0 +1,457 @@
+"""The tournament's Decider: ``decide(tournament, command, now) -> events``, pure, as the engine's
+``decide`` is for a match (docs/TOURNAMENTS.md "How a tournament decides").
+
+A command carries every fact the rules need that the tournament's own fold does not hold, read
+by the service before it asks: the ratings a ``rating`` seeding orders by, how a match ended,
+whether a disputed match is still being played, the tournament's seed for a duplicate round's
+reveal. So nothing here reads a store, a clock or a random source, and every rule of every format
+(entries, the start, opening rounds, results, join deadlines, withdrawals, disputes and rulings,
+duplicate reveals, the finish) is tested on a fold alone (``tests/tournaments/test_decide.py``).
+
+What a decision asks of the matches (make a round's matches, annul one, forfeit a seat) is not
+done here: the service does it from the events (``server.services.tournaments``). A refusal is
+raised as the server's domain errors (``server.domain_errors``); an empty list means there is
+nothing to do (a result already recorded, a round not due yet).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Final
+
+from engine.duplicate import round_deal_key
+from engine.errors import shown
+from engine.rulesets import Ruleset, seats_allowed
+from engine.rulings import RULING_RANGE, RULINGS
+from server.domain_errors import Malformed, NotFound, NotNow, PlayerNotFound, TooManyOpen
+from server.ratings.book import family_of
+from server.tournaments.formats import FormatError, check_start, pair_next, schedule_at_start
+from server.tournaments.model import (
+    CREATED,
+    DECISIONS,
+    FINISHED,
+    RUNNING,
+    DisputeOpened,
+    DisputeRuled,
+    DuplicateRevealed,
+    MatchReplayed,
+    PlayerEntered,
+    PlayerLeft,
+    PlayerWithdrew,
+    ResultRecorded,
+    RoundOpened,
+    RoundPaired,
+    Slot,
+    Tournament,
+    TournamentEvent,
+    TournamentFinished,
+    TournamentStarted,
+    evolve,
+)
+from server.tournaments.swiss import SwissError
+
+MAX_PLAYERS: Final = 64
+
+
+class EntryNotFound(NotFound):
+    def __init__(self, tournament_id: str, entry: str) -> None:
+        super().__init__(f"{shown(entry)} is not entered in tournament {shown(tournament_id)}")
+
+
+class DisputeNotFound(NotFound):
+    def __init__(self, dispute_id: str) -> None:
+        super().__init__(f"no dispute {shown(dispute_id)}")
+
+
+# ---------------------------------------------------------------- the commands
+
+
+@dataclass(frozen=True)
+class Enter:
+    """Before the start: ``player`` enters (``by`` the player, in an open tournament, or the director)."""
+
+    player: str
+    name: str  # how the refusal names them
+    by: str
+    entropy: str = ""
+
+
+@dataclass(frozen=True)
+class Leave:
+    """Before the start: ``player`` is taken out (``by`` themselves or the director)."""
+
+    player: str
+    entry: str  # as the request named them
+    by: str
+
+
+@dataclass(frozen=True)
+class Start:
+    """The director starts it. ``ratings``: with ``seeding: rating``, each player's rating in the
+    tournament's family (read by the service); None orders by entry."""
+
+    ratings: Mapping[str, float] | None = None
+
+
+@dataclass(frozen=True)
+class Advance:
+    """Do what is due ``now``: a duplicate round's reveal, the next round's opening (paired if a
+    Swiss), or the finish. ``seed``: the tournament's secret seed (deal keys, the finish's reveal)."""
+
+    seed: bytes
+
+
+@dataclass(frozen=True)
+class MatchEnd:
+    """How a match ended, as the service read it: the winner's seat, each seat's total and (a table
+    of more than two) place, in the match's seat order; the forfeit's reason if one ended it; and
+    the player in each seat of the match (a table without a withdrawn player has fewer seats)."""
+
+    winner: int
+    scores: tuple[int, ...]
+    seated: tuple[str | None, ...]
+    forfeit: str | None = None
+    places: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    """A match of the tournament ended: its result goes to its pairing (nothing if already decided)."""
+
+    match: str
+    end: MatchEnd
+
+
+@dataclass(frozen=True)
+class NoShow:
+    """Round's join deadline: neither seat of ``slot``'s ``match`` joined (the service annuls the match)."""
+
+    slot: str
+    match: str
+
+
+@dataclass(frozen=True)
+class Withdraw:
+    """The director withdraws ``player`` from a running tournament (docs/TOURNAMENTS.md "Withdrawals")."""
+
+    player: str
+    note: str
+
+
+@dataclass(frozen=True)
+class OpenDispute:
+    """A seated player disputes event ``seq`` of ``match`` (the service checked the seat and the seq)."""
+
+    match: str
+    seq: int
+    seat: int
+    player: str
+    note: str
+    most_open: int  # disputes one player may have waiting for a ruling in one tournament
+
+
+@dataclass(frozen=True)
+class Rule:
+    """The director rules on a dispute. ``playing``: the disputed match is still being played
+    (read by the service; an award then stops it)."""
+
+    dispute: str
+    decision: str
+    note: str
+    seat: int | None = None
+    rule: str | None = None
+    playing: bool = False
+
+
+Command = Enter | Leave | Start | Advance | RecordResult | NoShow | Withdraw | OpenDispute | Rule
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What :func:`decide` answers: the events to append, and the command id that makes the
+    append happen once (a retry, or another process deciding the same, is answered from it)."""
+
+    events: list[TournamentEvent] = field(default_factory=list)
+    command_id: str = ""
+    note: str = ""  # what the service should log (a Swiss round that could not be paired)
+
+
+def decide(t: Tournament, command: Command, now: datetime) -> Decision:
+    """The events ``command`` produces on ``t`` at ``now`` (none: nothing to do), or a refusal."""
+    match command:
+        case Enter():
+            return _enter(t, command)
+        case Leave():
+            return _leave(t, command)
+        case Start():
+            return _start(t, command)
+        case Advance():
+            return _advance(t, command, now)
+        case RecordResult():
+            return _record(t, command)
+        case NoShow():
+            return _no_show(t, command)
+        case Withdraw():
+            return _withdraw(t, command)
+        case OpenDispute():
+            return _open_dispute(t, command)
+        case Rule():
+            return _rule(t, command)
+
+
+# ---------------------------------------------------------------- before the start
+
+
+def refuse_once_started(t: Tournament) -> None:
+    if t.status != CREATED:
+        raise NotNow(f"tournament {t.id!r} has started: entries are taken until the start")
+
+
+def _enter(t: Tournament, command: Enter) -> Decision:
+    if command.by == "player" and not t.open:
+        raise NotNow(f"tournament {t.id!r} is not open to entries: the director enters its players")
+    refuse_once_started(t)
+    if command.player in t.players:
+        raise NotNow(f"{command.name} is entered in this tournament already")
+    if len(t.players) >= MAX_PLAYERS:
+        raise NotNow(f"tournament {t.id!r} is full: {MAX_PLAYERS} players at most")
+    entered = PlayerEntered(command.player, command.by, command.entropy)
+    return Decision([entered], f"enter-{command.player}-{t.version}")
+
+
+def _leave(t: Tournament, command: Leave) -> Decision:
+    refuse_once_started(t)
+    if command.player not in t.players:
+        raise EntryNotFound(t.id, command.entry)
+    return Decision([PlayerLeft(command.player, command.by)], f"leave-{command.player}-{t.version}")
+
+
+def _start(t: Tournament, command: Start) -> Decision:
+    if t.status != CREATED:
+        raise NotNow(f"tournament {t.id!r} has already started")
+    if len(t.players) < 2:
+        raise NotNow(
+            f"tournament {t.id!r} has {len(t.players)} player{'' if len(t.players) == 1 else 's'}; "
+            "it needs at least 2 to start"
+        )
+    try:
+        check_start(t, max(seats_allowed(Ruleset.from_dict(t.ruleset))))
+    except FormatError as exc:
+        raise NotNow(str(exc)) from None
+    return Decision([seeded_start(t, command.ratings)], "start")
+
+
+def seeding_family(t: Tournament) -> str:
+    """The rating family a ``rating`` seeding reads (uno-duo for a ruleset of none)."""
+    return family_of(str(t.ruleset.get("name"))) or "uno-duo"
+
+
+def seeded_start(t: Tournament, ratings: Mapping[str, float] | None) -> TournamentStarted:
+    """The start: the schedule, from the players in pairing-number order (docs/TOURNAMENTS.md
+    "Seeding"): the entry order, or with ``seeding: rating`` by rating in the tournament's
+    family, highest first (equal ratings keep their entry order)."""
+    if t.seeding != "rating" or ratings is None:
+        return TournamentStarted(tuple(schedule_at_start(t)))
+    order = sorted(t.players, key=lambda p: (-ratings.get(p, 0.0), t.players.index(p)))
+    seeded = replace(t, players=order)
+    return TournamentStarted(
+        tuple(schedule_at_start(seeded)), tuple(order), {p: round(ratings.get(p, 0.0)) for p in order}
+    )
+
+
+# ---------------------------------------------------------------- going on
+
+
+def scheduled_match_id(tournament_id: str, slot: Slot, attempt: int = 0) -> str:
+    """The match that plays ``slot`` (``attempt``: the n-th replay ruling's)."""
+    base = f"m_{tournament_id.removeprefix('t_')}_{slot.round}_{slot.board}"
+    return base if attempt == 0 else f"{base}_{attempt}"
+
+
+def deal_key(t: Tournament, seed: bytes, number: int) -> bytes:
+    """A duplicate round's deal key (docs/FAIRNESS.md "Duplicate rounds")."""
+    return round_deal_key(seed, number, t.deal_entropies())
+
+
+def _advance(t: Tournament, command: Advance, now: datetime) -> Decision:
+    due = [n for n in range(1, t.opened + 1) if t.duplicate and n not in t.deal_keys and t.round_done(n)]
+    if due:
+        reveals = [DuplicateRevealed(n, deal_key(t, command.seed, n).hex()) for n in due]
+        return Decision(list(reveals), f"duplicate-{due[0]}")
+    number = t.round_due(now)
+    if number is not None:
+        return _open_round(t, number, command.seed)
+    if t.finish_due():
+        return Decision([TournamentFinished(command.seed.hex())], "finish")
+    return Decision()
+
+
+def _open_round(t: Tournament, number: int, seed: bytes) -> Decision:
+    """Round ``number`` opens: paired first if a Swiss (from the results so far), each pairing's
+    match named, and a pairing with a withdrawn player decided by forfeit without one."""
+    paired: list[TournamentEvent] = []
+    if t.needs_pairing(number):
+        try:
+            scheduled = pair_next(t, number)  # a Swiss round of 64: about 0.6 s (docs/TOURNAMENTS.md)
+        except SwissError as exc:
+            # Nobody left to pair without a repeat (withdrawals thinned the field): the tournament
+            # ends with the rounds played (said in the standings; the service logs the note).
+            note = f"round {number} cannot be paired ({exc}); it ends here"
+            return Decision([TournamentFinished(seed.hex())], "finish", note)
+        paired.append(RoundPaired(scheduled))
+        t = after(t, paired)
+    forfeits = t.forfeits_due(number)
+    skipped = {slot.key for slot, _ in forfeits}
+    matches = {
+        slot.key: scheduled_match_id(t.id, slot)
+        for slot in t.round_slots(number)
+        if slot.key not in skipped and not t.cancelled(slot)
+    }
+    events: list[TournamentEvent] = [*paired, RoundOpened(number, matches)]
+    events.extend(forfeit_result(slot, winner, "withdrawal", None) for slot, winner in forfeits)
+    return Decision(events, f"round-{number}")
+
+
+def after(t: Tournament, events: Sequence[TournamentEvent]) -> Tournament:
+    """A copy of ``t`` with ``events`` applied but still at ``t``'s version, so that what is
+    appended next (the events themselves among it) is appended where ``t`` was folded."""
+    ahead = copy.deepcopy(t)
+    for event in events:
+        evolve(ahead, event, "")
+    ahead.version = t.version
+    return ahead
+
+
+def forfeit_result(slot: Slot, winner: str | None, reason: str, match_id: str | None) -> ResultRecorded:
+    """A pairing decided without play: no points; at a table, the winner (if any) first and
+    every other seat sharing the last place."""
+    zeros = tuple(0 for _ in slot.seats)
+    places = None
+    if len(slot.seats) > 2:
+        last = len(slot.seats)
+        places = tuple(1 if p == winner else last for p in slot.seats)
+    return ResultRecorded(slot.key, match_id, winner, zeros, True, reason, places)
+
+
+# ---------------------------------------------------------------- results
+
+
+def _record(t: Tournament, command: RecordResult) -> Decision:
+    slot = t.slot_of_match(command.match)
+    if slot is None or slot.result is not None or t.cancelled(slot):
+        return Decision()
+    result = result_of(slot, command.match, command.end)
+    return Decision([result], f"result-{command.match}")
+
+
+def result_of(slot: Slot, match_id: str, end: MatchEnd) -> ResultRecorded:
+    """A match's result in the slot's seat order: its winner, totals, and whether by forfeit. At a
+    table, each seat's place (D23); a player who withdrew before the table sat (no seat at the
+    match) shares the last place."""
+    if len(slot.seats) > 2 and end.places is not None:
+        seat_of = {p: i for i, p in enumerate(end.seated) if p is not None}
+        last = len(slot.seats)
+        totals = tuple(end.scores[seat_of[p]] if p in seat_of else 0 for p in slot.seats)
+        ranked = tuple(end.places[seat_of[p]] if p in seat_of else last for p in slot.seats)
+        winner = next((p for p, place in zip(slot.seats, ranked, strict=True) if place == 1), None)
+        return ResultRecorded(slot.key, match_id, winner, totals, False, "played", ranked)
+    winner_id = slot.white if end.winner == 0 else slot.black
+    if end.forfeit is not None:
+        return forfeit_result(slot, winner_id, end.forfeit, match_id)
+    return ResultRecorded(slot.key, match_id, winner_id, (end.scores[0], end.scores[1]), False, "played")
+
+
+def _no_show(t: Tournament, command: NoShow) -> Decision:
+    slot = t.slots.get(command.slot)
+    if slot is None or slot.result is not None or slot.match != command.match:
+        return Decision()
+    return Decision([forfeit_result(slot, None, "no_show", command.match)], f"result-{command.match}")
+
+
+# ---------------------------------------------------------------- withdrawals
+
+
+def _withdraw(t: Tournament, command: Withdraw) -> Decision:
+    player = command.player
+    if player not in t.players:
+        raise PlayerNotFound(player)
+    if t.status != RUNNING:
+        raise NotNow(f"a withdrawal applies to a running tournament; this one is {t.status}")
+    if player in t.withdrawn:
+        raise NotNow(f"{player} has already withdrawn")
+    record = PlayerWithdrew(
+        player=player,
+        annulled=t.withdrawal_annuls(player),
+        played=t.played_of(player),
+        scheduled=t.scheduled_count(player),
+        note=command.note,
+    )
+    return Decision([record], f"withdraw-{player}")
+
+
+# ---------------------------------------------------------------- disputes and rulings
+
+
+def _open_dispute(t: Tournament, command: OpenDispute) -> Decision:
+    if t.status == FINISHED:
+        raise NotNow("the tournament has ended: disputes are taken until its end")
+    match_id = command.match
+    slot = t.slot_of_match(match_id) or next((s for s in t.slots.values() if match_id in s.annulled), None)
+    if slot is None:
+        raise NotNow(f"match {match_id!r} is not one of this tournament's pairings")
+    mine = sum(1 for d in t.disputes.values() if d.open and d.player == command.player)
+    if mine >= command.most_open:
+        raise TooManyOpen(
+            f"you have {mine} disputes waiting for the director's ruling in this tournament, the most one "
+            "player may have open; add to one of them, or wait for a ruling"
+        )
+    dispute_id = f"{t.id}-d{len(t.disputes) + 1}"
+    opened = DisputeOpened(dispute_id, slot.key, match_id, command.seq, command.seat, command.player, command.note)
+    return Decision([opened], f"dispute-{dispute_id}")
+
+
+def check_ruling(t: Tournament, command: Rule) -> None:
+    """What a ruling must be, whatever the state of its dispute: a known decision, an award's seat
+    at the table, a seat only for an award, a ruling of RULES.md."""
+    if command.dispute not in t.disputes:
+        raise DisputeNotFound(command.dispute)
+    if command.decision not in DECISIONS:
+        raise Malformed(f"decision must be one of {', '.join(DECISIONS)}, not {shown(command.decision)}")
+    seats = len(t.slots[t.disputes[command.dispute].slot].seats)
+    seat = command.seat
+    if command.decision == "award" and (seat is None or not 0 <= seat < seats):
+        raise Malformed(f"an award names the seat it goes to: seat 0 to {seats - 1}")
+    if command.decision != "award" and seat is not None:
+        raise Malformed("only an award names a seat")
+    if command.rule is not None and command.rule not in RULINGS:
+        raise Malformed(f"rule must be one of RULES.md's rulings {RULING_RANGE}, not {shown(command.rule)}")
+
+
+def _rule(t: Tournament, command: Rule) -> Decision:
+    """``stands``: the ruling alone. ``replay``: the match is played again as a new match (the
+    service annuls the old one and makes the new one). ``award``: the pairing goes to the seat as
+    a forfeit; a two-seat match still in play ends by the other seat's forfeit (the service
+    forfeits it, and its end records the result), a table still in play is stopped (annulled) and
+    the award puts the seat first, the rest last."""
+    check_ruling(t, command)
+    dispute = t.disputes[command.dispute]
+    if not dispute.open:
+        raise NotNow(f"dispute {command.dispute} has been ruled already ({dispute.decision})")
+    slot = t.slots[dispute.slot]
+    events: list[TournamentEvent] = [
+        DisputeRuled(command.dispute, command.decision, command.seat, command.note, command.rule)
+    ]
+    if command.decision == "replay":
+        if slot.match != dispute.match:
+            raise NotNow("this match has been replayed already; dispute the new match instead")
+        new_id = scheduled_match_id(t.id, slot, len(slot.annulled) + 1)
+        events.append(MatchReplayed(slot.key, dispute.match, new_id))
+    elif command.decision == "award":
+        assert command.seat is not None  # check_ruling
+        playing = command.playing and slot.match is not None
+        if not (playing and len(slot.seats) == 2):
+            events.append(forfeit_result(slot, slot.seats[command.seat], "ruling", dispute.match))
+    return Decision(events, f"rule-{command.dispute}")
