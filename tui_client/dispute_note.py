@@ -39,7 +39,7 @@ DisputeNoteScreen { align: center top; }
 #dispute-hint { height: auto; color: $text-muted; }
 """
 
-Clock = Callable[[], float | None]
+SecondsLeft = Callable[[], float | None]  # the seconds left for the player's move (None: not their move)
 
 
 def clock_text(seconds: float | None) -> Text:
@@ -59,7 +59,7 @@ class DisputeNoteScreen(ModalScreen[str | None]):
     DEFAULT_CSS = DISPUTE_NOTE_CSS
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "back", key_display="Esc")]
 
-    def __init__(self, seq: int, summary: str, draft: str = "", clock: Clock | None = None) -> None:
+    def __init__(self, seq: int, summary: str, draft: str = "", clock: SecondsLeft | None = None) -> None:
         super().__init__()
         self.seq = seq
         self.summary = summary

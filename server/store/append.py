@@ -24,7 +24,7 @@ from engine.sealing import Opening, seal_split
 from server.store import read_models
 from server.store.errors import ConcurrencyError, StoreError
 from server.store.records import AppendResult, Envelope
-from server.store.values import Clock, format_at
+from server.store.values import Now, format_at
 from server.store.waiters import LoopWaiter
 
 ExtraRows = Callable[[str], Sequence[tuple[Table, Mapping[str, Any]]]]
@@ -107,7 +107,7 @@ class WriteSql:
 class Batch:
     """One transaction's worth of appends; ``apply`` each request in order, then ``write``."""
 
-    def __init__(self, conn: Connection, sql: WriteSql, clock: Clock, channel: str) -> None:
+    def __init__(self, conn: Connection, sql: WriteSql, clock: Now, channel: str) -> None:
         self.conn = conn
         self.cursor = conn.connection.cursor()
         self.sql = sql

@@ -51,14 +51,14 @@ from server.store.models import COMMAND_ID_LEN, MAX_SEQ, events_table, processed
 from server.store.notify import LocalNotifier, PgListener
 from server.store.records import AppendResult, ChainedAppend, Envelope, ProcessedCommandInfo, StoredEvent
 from server.store.streams import is_valid_event_type, is_valid_stream
-from server.store.values import Clock, format_at, normalize_json, utc_now
+from server.store.values import Now, format_at, normalize_json, utc_now
 from server.store.waiters import LoopWaiter, wake_waiters
 
 __all__ = [
     "AppendResult",
-    "Clock",
     "Envelope",
     "EventStore",
+    "Now",
     "ProcessedCommandInfo",
     "StoredEvent",
     "format_at",
@@ -150,7 +150,7 @@ class EventStore:
         self,
         engine: Engine,
         *,
-        clock: Clock = utc_now,
+        clock: Now = utc_now,
         group_commit: bool = True,
         max_batch: int = 256,
         channel: str = "unoduo_events",
@@ -183,7 +183,7 @@ class EventStore:
         url: str | None = None,
         settings: Settings | None = None,
         *,
-        clock: Clock = utc_now,
+        clock: Now = utc_now,
         migrate: bool = True,
         **overrides: Any,
     ) -> EventStore:

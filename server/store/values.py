@@ -10,7 +10,7 @@ from typing import Any
 from engine.jsonfmt import AT_FORMAT
 from server.store.errors import InvalidAppendError
 
-Clock = Callable[[], datetime]
+Now = Callable[[], datetime]  # what time it is (the matches' clock's ``now`` in a server)
 
 
 def utc_now() -> datetime:
