@@ -51,6 +51,7 @@ from engine.socket_protocol import Close, MatchMessage, PairingMessage, RulingMe
 from server.services.live_match import parse_at
 from server.services.lobby_state import LobbyReader, me_state
 from server.services.matches import MatchService
+from server.services.tournament_streams import TournamentStreams
 from server.services.tournaments import TournamentService
 from server.store.errors import UNAVAILABLE
 from server.store.event_store import EventStore
@@ -64,7 +65,6 @@ from server.tournaments.model import (
     FINISHED as TOURNAMENT_FINISHED,
 )
 from server.tournaments.model import (
-    TOURNAMENT_PREFIX,
     DisputeRuled,
     MatchReplayed,
     PlayerWithdrew,
@@ -174,7 +174,7 @@ class Lobby:
         self.seen: set[str] = set()  # tournaments this process knows of (followed, or finished)
         self._flush: asyncio.Task[None] | None = None
         self._building = asyncio.Lock()  # one build at a time: an older state never overtakes a newer
-        self._undo_prefix: Callable[[], None] | None = None
+        self.new_tournaments = TournamentStreams(store, self._found, lambda t: t in self.seen)
 
     # ------------------------------------------------------------ sockets
 
@@ -253,22 +253,13 @@ class Lobby:
         await asyncio.shield(start)
 
     async def _begin(self) -> None:
-        loop = asyncio.get_running_loop()
-
-        def grew(stream: str) -> None:  # any thread: a tournament stream grew, here or elsewhere
-            tournament_id = stream.removeprefix(TOURNAMENT_PREFIX)
-            if tournament_id not in self.seen:
-                with contextlib.suppress(RuntimeError):  # the loop has closed: the server has stopped
-                    loop.call_soon_threadsafe(self._found, tournament_id)
-
-        self._undo_prefix = self.store.notifier.on_prefix(TOURNAMENT_PREFIX, grew)
+        self.new_tournaments.start()
         head = await asyncio.to_thread(self.store.head, MATCHES_STREAM)
         for t in await self.tournaments.all():
             self.seen.add(t.id)
             if t.status != TOURNAMENT_FINISHED:
                 self._follow_tournament(t)
         self._spawn(self._follow_matches(head))
-        self._spawn(self._scan_tournaments())
 
     def _found(self, tournament_id: str) -> None:
         """A tournament stream this process did not know grew (a tournament created here or on
@@ -278,24 +269,10 @@ class Lobby:
         self._follow_from_start(tournament_id)
         self._dirty()
 
-    async def _scan_tournaments(self) -> None:
-        """What a notification lost while the listener reconnected would have said: every
-        ``follow_poll_seconds`` the tournament streams are listed and any new one followed."""
-        with contextlib.suppress(asyncio.CancelledError):
-            while not self.stopping:
-                await asyncio.sleep(self.store.follow_poll_seconds)
-                try:
-                    heads = await asyncio.to_thread(self.store.stream_heads, TOURNAMENT_PREFIX)
-                except UNAVAILABLE:
-                    continue
-                for stream in heads:
-                    self._found(stream.removeprefix(TOURNAMENT_PREFIX))
-
     def stop_sockets(self) -> None:
         """The server is stopping: every socket closes (1012) and nothing new starts."""
         self.stopping = True
-        if self._undo_prefix is not None:
-            self._undo_prefix()
+        self.new_tournaments.stop()
         for sockets in self.sockets.values():
             for socket in sockets:
                 socket.end(Close.RESTART, "the server is restarting: reconnect")
@@ -306,6 +283,9 @@ class Lobby:
         self.stop_sockets()
         self.store.end_follows()
         tasks = [*self._tasks, *(t.task for t in self.tracked.values() if t.task is not None)]
+        sweep = self.new_tournaments.stop()
+        if sweep is not None:
+            tasks.append(sweep)
         if self._start is not None:
             tasks.append(self._start)
         if self._flush is not None:

@@ -29,8 +29,8 @@ from typing import Any, Final
 
 from engine.events import EventType
 from server.services.tournament_folds import TournamentNotFound
+from server.services.tournament_streams import TournamentStreams
 from server.services.tournaments import TournamentService
-from server.store.errors import UNAVAILABLE
 from server.store.event_store import EventStore
 from server.store.records import StoredEvent
 from server.store.streams import match_stream
@@ -38,7 +38,6 @@ from server.tournaments.decide import MatchEnd
 from server.tournaments.model import (
     EVENT_CLASSES,
     RUNNING,
-    TOURNAMENT_PREFIX,
     DisputeRuled,
     MatchReplayed,
     RoundOpened,
@@ -72,7 +71,7 @@ class TournamentManager:
         self.followed: set[str] = set()  # tournaments followed
         self.watched: set[str] = set()  # matches followed for their end
         self._tasks: set[asyncio.Task[None]] = set()
-        self._undo_prefix: Callable[[], None] | None = None
+        self.new_tournaments = TournamentStreams(store, self._found, lambda t: t in self.followed)
         self.stopping = False
 
     # ------------------------------------------------------------ starting and stopping
@@ -80,15 +79,7 @@ class TournamentManager:
     async def start(self) -> None:
         """Follow every running tournament (and any made later, here or elsewhere), pick up what
         was left undone while no server ran, and do what is due."""
-        loop = asyncio.get_running_loop()
-
-        def grew(stream: str) -> None:  # any thread: a tournament stream grew, here or elsewhere
-            tournament_id = stream.removeprefix(TOURNAMENT_PREFIX)
-            if tournament_id not in self.followed:
-                with contextlib.suppress(RuntimeError):  # the loop has closed: the server has stopped
-                    loop.call_soon_threadsafe(self._found, tournament_id)
-
-        self._undo_prefix = self.store.notifier.on_prefix(TOURNAMENT_PREFIX, grew)
+        self.new_tournaments.start()
         for t in await self.tournaments.all():
             if t.status != RUNNING:
                 continue
@@ -101,7 +92,6 @@ class TournamentManager:
                 if opened is not None:
                     self.tournaments.arm_join_deadline(t.id, t.opened, opened.timestamp() + t.join_seconds)
             self._spawn(self.tournaments.advance_later(t.id))
-        self._spawn(self._scan())
 
     def _found(self, tournament_id: str) -> None:
         """A tournament stream this process does not follow grew: followed from its start (a
@@ -109,24 +99,10 @@ class TournamentManager:
         if not self.stopping and tournament_id not in self.followed:
             self._follow(tournament_id, 0)
 
-    async def _scan(self) -> None:
-        """What a notification lost while the listener reconnected would have said: every
-        ``follow_poll_seconds`` the tournament streams are listed and any new one followed."""
-        with contextlib.suppress(asyncio.CancelledError):
-            while not self.stopping:
-                await asyncio.sleep(self.store.follow_poll_seconds)
-                try:
-                    heads = await asyncio.to_thread(self.store.stream_heads, TOURNAMENT_PREFIX)
-                except UNAVAILABLE:
-                    continue
-                for stream in heads:
-                    self._found(stream.removeprefix(TOURNAMENT_PREFIX))
-
     async def stop(self) -> None:
         self.stopping = True
-        if self._undo_prefix is not None:
-            self._undo_prefix()
-        tasks = list(self._tasks)
+        sweep = self.new_tournaments.stop()
+        tasks = [*self._tasks, *([sweep] if sweep is not None else [])]
         for task in tasks:
             task.cancel()
         if tasks:

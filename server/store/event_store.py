@@ -561,6 +561,13 @@ class EventStore:
 
     # ------------------------------------------------------------ following
 
+    @property
+    def shared(self) -> bool:
+        """Other processes may append to this database (PostgreSQL): what this process did not
+        write can appear, and a notification lost while the listener reconnected must be swept
+        for. On SQLite one process owns the file: nothing changes unseen, so nothing polls."""
+        return is_postgres(self.engine)
+
     async def _ensure_listener(self) -> None:
         if not is_postgres(self.engine):
             return
