@@ -168,11 +168,7 @@ class MatchCommands:
             state = live.state
             if state.phase is Phase.NEW or live.dealer is None:
                 raise NotOpen(f"match {match_id!r} was never opened; it cannot be joined")
-            if live.annulled:
-                raise NotNow(
-                    f"match {match_id!r} was annulled (by the tournament director, or it expired before it "
-                    "started); it cannot be joined"
-                )
+            await self.registry.refuse_if_annulled(live)
             for _ in range(JOIN_RACES):
                 if live.state.phase is not Phase.WAITING or live.state.entropies[seat] is not None:
                     break
@@ -216,8 +212,7 @@ class MatchCommands:
             try:
                 if live.dealer is None:
                     raise NotOpen(f"match {match_id!r} was never opened (no seed); it cannot be played")
-                if live.annulled:
-                    raise NotNow(f"match {match_id!r} was annulled by the tournament director; it is not played on")
+                await self.registry.refuse_if_annulled(live)
                 action = parse_action(command)
                 seat_command = SeatCommand(seat=seat, action=action, expected_version=expected_version)
                 appended = await self.apply(live, seat_command, command_id, bots_answer=self.bots_inline)

@@ -288,14 +288,13 @@ class MatchService:
         self.registry.annulled_elsewhere(match_id, replaced_by)
 
     async def _seat_reader(self, match_id: str, caller: Caller) -> Reader | None:
-        """Before a seat's command or join: 409 on an annulled match, naming the match that replays
-        it; and how the seat reads the match (``MatchRegistry.reader``), decided now so that the
-        answer is built the moment the command is applied. None for someone without a seat, whom
-        the command refuses."""
+        """Before a seat's command or join: how the seat reads the match (``MatchRegistry.reader``),
+        decided now so that the answer is built the moment the command is applied. None for
+        someone without a seat, whom the command refuses (as it refuses a command on an annulled
+        match, under the match's lock: ``MatchCommands``)."""
         live = await self.registry.open(match_id)
         if self.registry.seat_of(live.summary, caller) is None:
             return None
-        await self.registry.refuse_if_annulled(live)
         return await self.registry.gate(live.summary, caller)
 
     # ------------------------------------------------------------ a seat's command
