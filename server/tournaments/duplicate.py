@@ -9,17 +9,14 @@ one. The column is a player's matchpoints over all their rounds as a percentage 
 comparisons they had (50 is the field's average); None with no comparison (alone in every
 group). Forfeits, annulled results and replayed matches (dealt on their own) take no part.
 
-Pure: the fold in, numbers out.
+Pure: the fold's results in (``Tournament.deal_results``), numbers out.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the fold calls this module: no import at run time
-    from server.tournaments.model import Tournament
 
 
 @dataclass(frozen=True)
@@ -30,20 +27,6 @@ class DealResult:
     seat: int
     player: str
     margin: int
-
-
-def deal_results(t: Tournament) -> list[DealResult]:
-    """Every played result of ``t`` that was dealt its round's cards, one per seat."""
-    out: list[DealResult] = []
-    sign = -1 if t.lower_total_wins() else 1
-    for slot in t.slots.values():
-        r = slot.result
-        if r is None or r.forfeit or t.cancelled(slot) or not t.dealt_together(slot):
-            continue
-        white, black = r.scores[0], r.scores[1]
-        out.append(DealResult(slot.round, 0, slot.white, sign * (white - black)))
-        out.append(DealResult(slot.round, 1, slot.black, sign * (black - white)))
-    return out
 
 
 def matchpoints(results: list[DealResult]) -> dict[str, tuple[float, int]]:
@@ -61,11 +44,12 @@ def matchpoints(results: list[DealResult]) -> dict[str, tuple[float, int]]:
     return out
 
 
-def same_deal(t: Tournament) -> dict[str, float | None]:
-    """Each player's same-deal percentage (one decimal), None without a comparison."""
-    scores = matchpoints(deal_results(t))
+def same_deal(players: Sequence[str], results: list[DealResult]) -> dict[str, float | None]:
+    """Each player's same-deal percentage (one decimal), None without a comparison; ``results``:
+    every played result dealt its round's cards, one per seat (the fold's ``deal_results``)."""
+    scores = matchpoints(results)
     out: dict[str, float | None] = {}
-    for player in t.players:
+    for player in players:
         points, compared = scores.get(player, (0.0, 0))
         out[player] = round(100 * points / compared, 1) if compared else None
     return out

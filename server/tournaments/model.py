@@ -21,7 +21,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, Final
 
 from engine.shuffle import shuffle_ids
-from server.tournaments.duplicate import same_deal
+from server.tournaments.duplicate import DealResult, same_deal
 from server.tournaments.schedule import Pairing, ScheduledRound, rounds_per_cycle
 from server.tournaments.standings import SWISS_TIEBREAKS, TIEBREAKS, Result, StandingRow, standings
 from server.tournaments.table_standings import TableResult, table_standings
@@ -386,6 +386,20 @@ class Tournament:
         }
         return shown
 
+    def deal_results(self) -> list[DealResult]:
+        """Every played result of a duplicate round dealt its round's cards, one per seat, each
+        seat's margin the way its points count (docs/TOURNAMENTS.md "The same-deal column")."""
+        out: list[DealResult] = []
+        sign = -1 if self.lower_total_wins() else 1
+        for slot in self.slots.values():
+            r = slot.result
+            if r is None or r.forfeit or self.cancelled(slot) or not self.dealt_together(slot):
+                continue
+            white, black = r.scores[0], r.scores[1]
+            out.append(DealResult(slot.round, 0, slot.white, sign * (white - black)))
+            out.append(DealResult(slot.round, 1, slot.black, sign * (black - white)))
+        return out
+
     def lower_total_wins(self) -> bool:
         return bool(self.ruleset.get("scoring", "loser_scores") != "winner_scores")
 
@@ -418,7 +432,7 @@ class Tournament:
             rows[-1] = replace(rows[-1], decided_by="withdrawal")
         rows = rows + [replace(r, rank=len(rows) + r.rank) for r in tail]
         if self.duplicate:
-            column = same_deal(self)
+            column = same_deal(self.players, self.deal_results())
             rows = [replace(r, same_deal=column.get(r.player)) for r in rows]
         return rows
 
