@@ -12,7 +12,7 @@ from a few peers). PostgreSQL only: a SQLite database is one process's.
 
 Ctrl-C or SIGTERM to the supervisor stops every worker gracefully (SIGTERM to each: it stops as
 a single server does at Ctrl-C); a second Ctrl-C makes them stop at once. Every process counts
-its stops with its own handler from its start (:class:`cli.serve_cmd.StopRequests`): a stop that
+its stops with its own handler from its start (:class:`cli.serve_runtime.StopRequests`): a stop that
 reaches a worker still starting, or the supervisor while it prepares the database, is obeyed as
 soon as that is done (a worker's server starts and at once shuts down; the supervisor starts no
 workers), never lost. The supervisor exits
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import typer
 
 from cli.db_guard import guarded
-from cli.serve_cmd import (
+from cli.serve_runtime import (
     BACKLOG,
     StopRequests,
     _bind_or_exit,

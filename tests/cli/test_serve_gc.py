@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 
-from cli.serve_cmd import COLLECT_SECONDS, DEEP_COLLECT_SECONDS, StopRequests, _server, collector_off
+from cli.serve_runtime import COLLECT_SECONDS, DEEP_COLLECT_SECONDS, StopRequests, _server, collector_off
 from server.settings import Settings
 
 TICKS_A_MINUTE = 600  # uvicorn's main loop ticks every 0.1 s

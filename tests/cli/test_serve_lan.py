@@ -9,13 +9,13 @@ import httpx
 import pytest
 
 from bench.progress import STALL_SECONDS
-from cli import serve_cmd
-from cli.serve_cmd import lan_address, where_players_connect
+from cli import serve_runtime
+from cli.serve_runtime import lan_address, where_players_connect
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 
 
 def test_the_line_names_the_address_players_type(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(serve_cmd, "lan_address", lambda: "192.168.1.20")
+    monkeypatch.setattr(serve_runtime, "lan_address", lambda: "192.168.1.20")
     assert (
         where_players_connect("0.0.0.0", 8000)
         == "players on other machines: unoduo play --server http://192.168.1.20:8000"
@@ -28,7 +28,7 @@ def test_the_line_names_the_address_players_type(monkeypatch: pytest.MonkeyPatch
     assert where_players_connect("127.0.0.1", 8000).startswith(
         "only this machine can connect; for other laptops: unoduo serve --host 0.0.0.0"
     )
-    monkeypatch.setattr(serve_cmd, "lan_address", lambda: None)
+    monkeypatch.setattr(serve_runtime, "lan_address", lambda: None)
     assert "hostname -I" in where_players_connect("0.0.0.0", 8000)
 
 

@@ -18,7 +18,7 @@ from fastapi import FastAPI, WebSocket
 from websockets.sync.client import connect
 
 from bench.progress import STALL_SECONDS, wait_for
-from cli.serve_cmd import listening_socket, peer_url, uvicorn_config
+from cli.serve_runtime import listening_socket, peer_url, uvicorn_config
 from server.connections import ConnectionLimits
 from server.settings import Settings
 

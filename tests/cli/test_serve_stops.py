@@ -78,9 +78,9 @@ def the_supervisors_stop():
 WORKER = "cli.serve_workers" in sys.orig_argv  # python -m cli.serve_workers FD NUMBER PARENT
 
 if AT and MARK:
-    import cli.serve_cmd as serve_cmd
+    import cli.serve_runtime as serve_runtime  # patched before cli.serve_cmd and the supervisor import it
 
-    tune = serve_cmd.tune_garbage_collector
+    tune = serve_runtime.tune_garbage_collector
 
     def tune_and_stop():
         if AT == "serve" and not WORKER and once():
@@ -89,7 +89,7 @@ if AT and MARK:
             collect_with(the_supervisors_stop)
         tune()
 
-    serve_cmd.tune_garbage_collector = tune_and_stop
+    serve_runtime.tune_garbage_collector = tune_and_stop
     if AT == "prepare" and not WORKER:
         import cli.serve_workers as serve_workers
 

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from bench.progress import STALL_SECONDS
 from cli.main import app
-from cli.serve_cmd import listening_socket
+from cli.serve_runtime import listening_socket
 from cli.serve_workers import STOPS_IN_A_BURST, Supervisor
 
 # A worker that stops when told to (SIGTERM), saying so in the file named by its first argument

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from fastapi import FastAPI, Request
 
-from cli.serve_cmd import uvicorn_config
+from cli.serve_runtime import uvicorn_config
 from server.errors import install_error_handlers
 from server.limits import BodySizeLimit
 from server.settings import Settings
