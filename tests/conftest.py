@@ -6,7 +6,9 @@ cannot be reached, the PostgreSQL half of the suite fails; it is never skipped.
 
 Migrated databases are made fast: SQLite copies a file migrated once per worker; PostgreSQL
 runs, in a new schema, the SQL that ``alembic upgrade head --sql`` writes (the migrations'
-own DDL). The migration tests themselves run Alembic for real on empty databases.
+own DDL), and a test's schema is renamed, emptied and reused by a later test of the same worker
+when the test left its shape as it was (tests/pg_schemas.py). The migration tests themselves run
+Alembic for real on empty databases, fresh ones each time.
 
 Three tiers (``.ci/run`` runs them all): ``pytest -m "not e2e and not slow"`` is the fast tier, in
 one process (engine, store, services and routes through TestClient, the terminal client under
@@ -44,6 +46,7 @@ from server.db import make_engine
 from server.settings import Settings
 from server.store.event_store import EventStore
 from server.store.migrate import alembic_config, upgrade
+from tests.pg_schemas import MigratedSchemas
 from tests.profiles import chosen
 from tests.server.store.helpers import PG_URL, TickClock, create_pg_schema, drop_pg_schemas, pg_conninfo, pg_schema_url
 
@@ -167,6 +170,14 @@ def pg_migration_sql(postgres_reachable: None) -> str:
 
 
 @pytest.fixture(scope="session")
+def pg_migrated_schemas(pg_migration_sql: str) -> Iterator[MigratedSchemas]:
+    """This worker's migrated schemas, emptied between tests (tests/pg_schemas.py)."""
+    migrated = MigratedSchemas(pg_migration_sql)
+    yield migrated
+    migrated.close()
+
+
+@pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("template") / "store.sqlite3"
     upgrade(f"sqlite:///{path}")
@@ -197,10 +208,9 @@ def url(db_kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
         path = tmp_path / "store.sqlite3"
         shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
         return f"sqlite:///{path}"
-    schemas: list[str] = request.getfixturevalue("pg_schemas")
-    sql: str = request.getfixturevalue("pg_migration_sql")
-    schema = create_pg_schema(sql)
-    schemas.append(schema)
+    migrated: MigratedSchemas = request.getfixturevalue("pg_migrated_schemas")
+    schema = migrated.take()
+    request.addfinalizer(lambda: migrated.give_back(schema))
     return pg_schema_url(schema)
 
 
