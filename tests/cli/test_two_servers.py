@@ -25,7 +25,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from bench.progress import wait_for
+from bench.progress import STALL_SECONDS, Stall, wait_for
 from engine.jsonfmt import AT_FORMAT
 from engine.verify import verify_replay
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
@@ -33,7 +33,9 @@ from tests.server.helpers import ok, register
 
 DIRECTOR_TOKEN = "director-token-two-servers-0123456789"
 DIRECTOR = {"Authorization": f"Bearer {DIRECTOR_TOKEN}"}
-NOTIFIED_WITHIN = 10.0  # seconds; the servers' own poll is 60 s, so only a notification is this quick
+# The servers' sweep for lost notifications runs hourly: longer than any wait of this test
+# (bench.progress's stall window), so whatever reaches the other server came by a notification.
+SWEEP_SECONDS = "3600"
 
 
 @pytest.fixture
@@ -41,7 +43,7 @@ def two_servers(url: str) -> Iterator[tuple[str, str]]:
     env = serve_env(
         UNODUO_DATABASE_URL=url,
         UNODUO_DIRECTOR_TOKEN=DIRECTOR_TOKEN,
-        UNODUO_FOLLOW_POLL_SECONDS="60",
+        UNODUO_FOLLOW_POLL_SECONDS=SWEEP_SECONDS,
     )
     processes: list[subprocess.Popen[str]] = []
     bases: list[str] = []
@@ -62,13 +64,11 @@ def two_servers(url: str) -> Iterator[tuple[str, str]]:
 
 def watch(base: str, match_id: str, token: str, into: list[dict[str, Any]], opened: threading.Event) -> None:
     ws_url = base.replace("http://", "ws://") + f"/api/matches/{match_id}/ws?token={token}"
-    with connect(ws_url, open_timeout=10) as socket:
+    with connect(ws_url, open_timeout=STALL_SECONDS) as socket:
         opened.set()
         with contextlib.suppress(ConnectionClosed):  # a server stopping (test failed early) closes with 1012
             for text in socket:
-                message = json.loads(text)
-                message["received"] = time.monotonic()
-                into.append(message)
+                into.append(json.loads(text))
 
 
 @pytest.mark.parametrize("db_kind", ["postgres"])
@@ -85,16 +85,17 @@ def test_two_servers_share_a_match_live_and_its_clock_fires_once(two_servers: tu
         token = ada["Authorization"].removeprefix("Bearer ")
         watcher = threading.Thread(target=watch, args=(one, match_id, token, seen, opened), daemon=True)
         watcher.start()
-        assert opened.wait(10)
+        wait_for(opened.is_set, "ada's socket open")
         ok(second.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "bob"}))
 
         # Bob plays two decisions through server two; Ada's socket on server one gets each at once.
         moves = 0
-        give_up = time.monotonic() + 40  # Ada's own decisions take her clock's 2 s each to time out
+        stall = Stall()  # Ada's own decisions take her clock's 2 s each to time out: the match moves on
         for step in itertools.count():
-            if time.monotonic() > give_up:
-                break
             view = ok(second.get(f"/api/matches/{match_id}", headers=bob))["view"]
+            stall.moved(view["version"])
+            if stall.stuck:
+                break
             if view["phase"] == "match_over" or moves >= 2:
                 break
             if view["turn"] != 1 or not view["legal"]:
@@ -107,11 +108,9 @@ def test_two_servers_share_a_match_live_and_its_clock_fires_once(two_servers: tu
             answer = second.post(f"/api/matches/{match_id}/commands", headers=bob, json=body)
             if answer.status_code != 200:
                 continue  # Ada's clock moved the match meanwhile: look again
-            sent = time.monotonic()
             version = answer.json()["view"]["version"]
             wait_for(lambda v=version: any(m["event"]["seq"] == v for m in seen), "ada's socket got the move")
             arrived = next(m for m in seen if m["event"]["seq"] == version)
-            assert arrived["received"] - sent < NOTIFIED_WITHIN
             assert arrived["view"]["viewer"] == 0 and arrived["view"]["version"] == version
             moves += 1
         assert moves == 2, "Bob never got two decisions to make"
