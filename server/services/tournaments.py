@@ -122,6 +122,7 @@ BOT_PREFIX: Final = "bot:"
 RACE_RETRIES: Final = 50
 RETRY_SECONDS: Final = 1.0  # background work that found the database away tries again after this (doubling)
 MAX_RETRY_SECONDS: Final = 10.0
+SEEDS_KEPT: Final = 256  # tournaments whose seed is kept read (a club runs a handful at once)
 MAX_FAILURES: Final = 5  # background work failing for another reason than the database is tried this often
 
 
@@ -474,6 +475,8 @@ class TournamentService:
         seed = self._seeds.get(tournament_id)
         if seed is None:
             seed = self._seeds[tournament_id] = await asyncio.to_thread(self.seed, tournament_id)
+            while len(self._seeds) > SEEDS_KEPT:  # the oldest read first (dicts keep their order)
+                del self._seeds[next(iter(self._seeds))]
         return seed
 
     def deal_key_of(self, summary: MatchSummary) -> bytes | None:

@@ -53,3 +53,11 @@ def test_work_that_keeps_failing_is_given_up_and_said(
         asyncio.run(service()._retrying(work, "the result of m_y"))
     assert len(calls) == MAX_FAILURES + 1
     assert f"the result of m_y: failed {MAX_FAILURES + 1} times; given up" in caplog.text
+
+
+def test_the_seeds_kept_are_bounded() -> None:
+    kept = service()
+    kept.seed = lambda tournament_id: tournament_id.encode()  # type: ignore[method-assign]
+    for n in range(module.SEEDS_KEPT + 50):
+        asyncio.run(kept._seed(f"t_{n}"))
+    assert len(kept._seeds) == module.SEEDS_KEPT and "t_0" not in kept._seeds
