@@ -79,13 +79,20 @@ class StopRequests:
                 signal.signal(sig, handler)
 
 
+BACKLOG = 511  # the kernel's queue of connections not yet accepted (Linux caps it at somaxconn)
+
+
 def listening_socket(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to (``host``, ``port``), as uvicorn would bind it; OSError if it cannot be."""
+    """A TCP socket bound to (``host``, ``port``) and listening, as uvicorn would make it; OSError if
+    it cannot be. It listens at once, so a connection made before the server runs (another server
+    that read this process's peer URL, a client that saw the port printed) waits in the backlog
+    instead of being refused; uvicorn listens on it again with its own backlog."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        sock.listen(BACKLOG)
     except BaseException:
         sock.close()
         raise
@@ -268,9 +275,6 @@ def uvicorn_config(app: FastAPI, settings: Settings, peer_ports: frozenset[int] 
         timeout_keep_alive=settings.keep_alive_seconds,
         backlog=BACKLOG,
     )
-
-
-BACKLOG = 511  # the kernel's queue of connections not yet accepted (Linux caps it at somaxconn)
 
 
 def _server(

@@ -125,3 +125,15 @@ def test_the_peer_url_names_a_wildcard_address_by_the_host_name() -> None:
     assert peer_url("::1", 8000) == "http://[::1]:8000"
     assert peer_url("0.0.0.0", 8000) == f"http://{socket.gethostname()}:8000"
     assert peer_url("::", 9000) == f"http://{socket.gethostname()}:9000"
+
+
+def test_a_port_takes_connections_before_its_server_runs() -> None:
+    """A worker prints (and publishes) its peer URL before uvicorn serves: a server that reads it
+    at once must wait in the kernel's queue, not be refused (found by the CI: ECONNREFUSED)."""
+    with contextlib.closing(listening_socket("127.0.0.1", 0)) as sock:
+        port = sock.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port), timeout=STALL_SECONDS) as early:
+            early.sendall(REQUEST)  # taken into the queue: nobody serves it yet
+            accepted, _ = sock.accept()  # what the server does once it runs
+            with accepted:
+                assert accepted.recv(4096) == REQUEST
