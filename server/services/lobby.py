@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import logging
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -367,7 +368,10 @@ class Lobby:
 
     # ------------------------------------------------------------ tournaments
 
-    def _follow_tournament(self, t: Tournament) -> None:
+    def _follow_tournament(self, found: Tournament) -> None:
+        """Follow ``found`` (the service's cached fold) from its version, folding into a copy of it:
+        a fold handed out is never changed (server.services.tournament_folds)."""
+        t = copy.deepcopy(found)
         self.seen.add(t.id)
         self.followed[t.id] = t
         self._spawn(self._each(tournament_stream(t.id), t.version, lambda e: self._tournament_event(t, e)))

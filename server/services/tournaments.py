@@ -438,15 +438,17 @@ class TournamentService:
     async def _decide(self, tournament_id: str, step: Callable[[Tournament], Awaitable[bool]]) -> None:
         """Run ``step`` on a fresh fold until it has nothing to do; a race with another process
         (the stream moved) folds again and decides again."""
+        last: ConcurrencyError | None = None
         async with self._lock(tournament_id):
             for _ in range(RACE_RETRIES):
                 t = await self.get(tournament_id)
                 try:
                     if not await step(t):
                         return
-                except ConcurrencyError:
+                except ConcurrencyError as exc:
+                    last = exc
                     continue
-            log.error("tournament %s: gave up after %d races", tournament_id, RACE_RETRIES)
+            log.error("tournament %s: gave up after %d races (the last: %s)", tournament_id, RACE_RETRIES, last)
 
     async def advance(self, tournament_id: str) -> None:
         """Do what is due: open the next round (its matches and its forfeits), or finish."""

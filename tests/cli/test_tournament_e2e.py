@@ -237,7 +237,11 @@ def test_a_restart_in_the_middle_of_a_round_loses_nothing(tmp_path: Path, how: s
     process, base = _start(db)  # the same database file
     try:
         with httpx.Client(base_url=base, timeout=30.0) as client:
-            t = _wait_finished(client, tournament_id)
+            try:
+                t = _wait_finished(client, tournament_id)
+            except AssertionError as exc:  # what the restarted server said is the first thing to read
+                said = [line for line in stop(process).splitlines() if '"GET ' not in line]  # not the polls
+                raise AssertionError(f"{exc}\nthe restarted server's output:\n" + "\n".join(said[-80:])) from None
             matches = _check_round_robin(t, 5)
             after = {p["slot"]: p["result"] for r in t["rounds"] for p in r["pairings"]}
             for slot, result in decided.items():

@@ -24,7 +24,7 @@ from engine.socket_protocol import Close
 from server.app import make_app
 from server.services.lobby import Closing, Lobby
 from server.settings import Settings
-from tests.server.conftest import DIRECTOR_TOKEN
+from tests.server.conftest import DIRECTOR_TOKEN, app_client
 from tests.server.helpers import ok, play_to_end, register
 from tests.server.test_tournaments import DIRECTOR, QUICK, pairing_of, show, start
 
@@ -446,3 +446,27 @@ def test_a_start_whose_round_1_waits_for_its_start_time_is_told_at_once(client: 
         start(client, t["id"])
         told, before = until(ws, lambda m: m["type"] == "tournament")
         assert (told["tournament"], told["status"]) == (t["id"], "running") and not before
+
+
+def test_the_lobby_folds_its_own_copy_of_a_tournament_it_finds_running_at_start(url: str) -> None:
+    """At start the lobby follows each running tournament from the service's cached fold; folding
+    new events into that very object moved the cache ahead of the stream (a read that copied it
+    mid-fold applied an event twice: found after a kill -9, where results are recorded at start,
+    as "stream at seq 4, not at the expected 5" fifty times and a tournament that stopped)."""
+    with app_client(url) as before:
+        players = [register(before, name)[0] for name in ("ada", "bob", "cy")]  # nobody joins: it stays running
+        t = create(before, players)
+        start(before, t["id"])
+    with app_client(url) as after:  # a restart: the lobby finds the tournament running
+        tournaments, lobby = after.app.state.tournaments, after.app.state.lobby  # type: ignore[attr-defined]
+        handed_out = tournaments.load(t["id"])
+        version = handed_out.version
+        eventually(lambda: t["id"] in lobby.followed)
+        ok(
+            after.post(
+                f"/api/tournaments/{t['id']}/withdraw", headers=DIRECTOR, json={"player": players[0], "note": "ill"}
+            )
+        )
+        eventually(lambda: lobby.followed[t["id"]].version > version)
+        assert handed_out.version == version, "a fold handed out was changed afterwards"
+        assert tournaments.load(t["id"]).version == tournaments.store.head(f"tournament-{t['id']}")
