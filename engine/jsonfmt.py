@@ -3,17 +3,27 @@
 - :func:`compact`: JSON with no spaces and non-ASCII kept as is (stored JSON columns, NDJSON
   lines, replay files). Keys keep their order; the hashed form is ``engine.chain.canonical``.
 - :data:`AT_FORMAT`: an envelope's ``at``: ISO 8601 UTC with microseconds and a ``Z``
-  (``2026-11-29T19:55:34.123456Z``), the exact string the event store hashes and keeps.
+  (``2026-11-29T19:55:34.123456Z``), the exact string the event store hashes and keeps;
+  :func:`format_at` writes a moment so.
 """
 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any, Final
 
 import orjson
 
 AT_FORMAT: Final = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def format_at(moment: datetime) -> str:
+    """``moment`` as :data:`AT_FORMAT` says; ValueError for a naive datetime (no time zone)."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("an aware datetime is needed, not a naive one")
+    return moment.astimezone(UTC).strftime(AT_FORMAT)
+
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)

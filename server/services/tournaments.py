@@ -29,7 +29,7 @@ from engine.duplicate import DEAL_FIELD
 from engine.errors import shown
 from engine.events import Event
 from engine.replay import header_line
-from engine.rulesets import MAX_SEATS, RULESETS, Ruleset, RulesetError, deal_problem, seats_allowed
+from engine.rulesets import RULESETS, Ruleset, RulesetError
 from engine.seat_names import player_label
 from engine.shuffle import commitment_of
 from engine.state import Phase
@@ -66,6 +66,7 @@ from server.tournaments.decide import (
     MAX_PLAYERS,
     Advance,
     Command,
+    Create,
     Decision,
     DisputeNotFound,
     Enter,
@@ -85,11 +86,6 @@ from server.tournaments.decide import (
     refuse_once_started,
     seeding_family,
 )
-from server.tournaments.formats import (
-    FormatError,
-    FormatRequest,
-    check_request,
-)
 from server.tournaments.model import (
     CREATED,
     FINISHED,
@@ -104,7 +100,6 @@ from server.tournaments.model import (
     RoundOpened,
     Slot,
     Tournament,
-    TournamentCreated,
     TournamentEvent,
     TournamentFinished,
     tournament_stream,
@@ -223,65 +218,43 @@ class TournamentService:
     # ------------------------------------------------------------ creating and starting
 
     async def create(self, request: NewTournament) -> Tournament:
+        """Resolve the entries (bots made), draw the seed, and let the Decider make the tournament."""
         ruleset = _ruleset(request.ruleset, request.rules)
-        least = 0 if request.open else 2  # an open tournament fills up by entries until its start
-        if not least <= len(request.players) <= MAX_PLAYERS:
-            raise Malformed(
-                f"a tournament needs 2 to {MAX_PLAYERS} players, not {len(request.players)} "
-                "(an open tournament may start empty: 'open': true)"
-            )
         try:
             kind = Format(request.format)
         except ValueError:
             raise Malformed(f"format must be round_robin, swiss or tables, not {shown(request.format)}") from None
-        table = request.table_size if kind is Format.TABLES else None
-        problem = deal_problem(ruleset, table) if table is not None and 2 <= table <= MAX_SEATS else None
-        if problem is not None:  # said before the format's "table_size: 3 to N", which does not say why
-            raise Malformed(f"rules: {problem}")
-        format_request = FormatRequest(
-            format=kind,
-            players=len(request.players),
-            seats=max(seats_allowed(ruleset)),
-            rounds=request.rounds,
-            table_size=request.table_size,
-            placement_points=request.placement_points,
-            double=request.double,
-            round_starts=request.round_starts,
-            open=request.open,
-            duplicate=request.duplicate,
-        )
-        try:
-            points = check_request(format_request)
-        except FormatError as exc:
-            raise Malformed(str(exc)) from None
+        if len(request.players) > MAX_PLAYERS:  # before any entry is looked up (the Decider says it again)
+            raise Malformed(f"a tournament needs 2 to {MAX_PLAYERS} players, not {len(request.players)}")
         tournament_id = new_tournament_id()
         players = await asyncio.to_thread(self._entrants, tournament_id, request.players)
         for player in players:
             _refuse_bot_account(player, request.bot_accounts)
         seed = new_server_seed()
-        created = TournamentCreated(
+        command = Create(
             name=request.name,
             players=tuple(p.id for p in players),
-            ruleset=ruleset.to_dict(),
+            ruleset=ruleset,
+            format=kind,
+            commitment=commitment_of(seed),
             double=request.double,
             move_seconds=request.move_seconds,
             join_seconds=request.join_seconds,
-            commitment=commitment_of(seed),
             open=request.open,
-            format=kind,
             rounds=request.rounds,
             table_size=request.table_size,
-            placement_points=points,
-            round_starts=tuple(format_at(at) for at in request.round_starts),
+            placement_points=None if request.placement_points is None else tuple(request.placement_points),
+            round_starts=tuple(request.round_starts),
             bot_accounts=request.bot_accounts,
             seeding=request.seeding,
             duplicate=request.duplicate,
         )
+        decision = decide(Tournament(tournament_id), command, self.clock.now())
         await self.store.append_async(
             tournament_stream(tournament_id),
-            [_event(created)],
+            [_event(e) for e in decision.events],
             expected_seq=0,
-            command_id="create",
+            command_id=decision.command_id,
             result={"ok": True},
             extra_rows=lambda at: match_seed_rows(tournament_id, seed, at),
         )

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.jsonfmt import AT_FORMAT
+from engine.jsonfmt import format_at as format_utc
 from server.store.errors import InvalidAppendError
 
 Now = Callable[[], datetime]  # what time it is (the matches' clock's ``now`` in a server)
@@ -19,9 +19,10 @@ def utc_now() -> datetime:
 
 def format_at(moment: datetime) -> str:
     """ISO 8601 UTC with microseconds and a ``Z``: exactly the string stored and hashed."""
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        raise InvalidAppendError("the store's clock must return an aware datetime, not a naive one")
-    return moment.astimezone(UTC).strftime(AT_FORMAT)
+    try:
+        return format_utc(moment)
+    except ValueError:
+        raise InvalidAppendError("the store's clock must return an aware datetime, not a naive one") from None
 
 
 class _NotPlain(Exception):

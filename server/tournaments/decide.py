@@ -24,11 +24,19 @@ from typing import Final
 
 from engine.duplicate import round_deal_key
 from engine.errors import shown
-from engine.rulesets import Ruleset, seats_allowed
+from engine.jsonfmt import format_at
+from engine.rulesets import MAX_SEATS, Ruleset, deal_problem, seats_allowed
 from engine.rulings import RULING_RANGE, RULINGS
 from server.domain_errors import Malformed, NotFound, NotNow, PlayerNotFound, TooManyOpen
 from server.ratings.book import family_of
-from server.tournaments.formats import FormatError, check_start, pair_next, schedule_at_start
+from server.tournaments.formats import (
+    FormatError,
+    FormatRequest,
+    check_request,
+    check_start,
+    pair_next,
+    schedule_at_start,
+)
 from server.tournaments.model import (
     CREATED,
     DECISIONS,
@@ -37,6 +45,7 @@ from server.tournaments.model import (
     DisputeOpened,
     DisputeRuled,
     DuplicateRevealed,
+    Format,
     MatchReplayed,
     PlayerEntered,
     PlayerLeft,
@@ -46,6 +55,7 @@ from server.tournaments.model import (
     RoundPaired,
     Slot,
     Tournament,
+    TournamentCreated,
     TournamentEvent,
     TournamentFinished,
     TournamentStarted,
@@ -67,6 +77,29 @@ class DisputeNotFound(NotFound):
 
 
 # ---------------------------------------------------------------- the commands
+
+
+@dataclass(frozen=True)
+class Create:
+    """The director makes a tournament. ``players``: the entries as player ids (resolved by the
+    service, bots made); ``commitment``: to the seed the service drew (kept apart from the events)."""
+
+    name: str
+    players: tuple[str, ...]
+    ruleset: Ruleset
+    format: Format
+    commitment: str
+    double: bool = False
+    move_seconds: int = 0
+    join_seconds: int = 0
+    open: bool = False
+    rounds: int | None = None
+    table_size: int | None = None
+    placement_points: tuple[int, ...] | None = None
+    round_starts: tuple[datetime, ...] = ()
+    bot_accounts: bool = False
+    seeding: str = "entry"
+    duplicate: bool = False
 
 
 @dataclass(frozen=True)
@@ -166,7 +199,7 @@ class Rule:
     playing: bool = False
 
 
-Command = Enter | Leave | Start | Advance | RecordResult | NoShow | Withdraw | OpenDispute | Rule
+Command = Create | Enter | Leave | Start | Advance | RecordResult | NoShow | Withdraw | OpenDispute | Rule
 
 
 @dataclass(frozen=True)
@@ -182,6 +215,8 @@ class Decision:
 def decide(t: Tournament, command: Command, now: datetime) -> Decision:
     """The events ``command`` produces on ``t`` at ``now`` (none: nothing to do), or a refusal."""
     match command:
+        case Create():
+            return _create(t, command)
         case Enter():
             return _enter(t, command)
         case Leave():
@@ -203,6 +238,57 @@ def decide(t: Tournament, command: Command, now: datetime) -> Decision:
 
 
 # ---------------------------------------------------------------- before the start
+
+
+def _create(t: Tournament, command: Create) -> Decision:
+    """A tournament's first event, once what the director asked for makes one (docs/TOURNAMENTS.md)."""
+    if t.version:
+        raise NotNow(f"tournament {t.id!r} exists already")
+    count = len(command.players)
+    least = 0 if command.open else 2  # an open tournament fills up by entries until its start
+    if not least <= count <= MAX_PLAYERS:
+        raise Malformed(
+            f"a tournament needs 2 to {MAX_PLAYERS} players, not {count} (an open tournament may start empty: 'open': true)"
+        )
+    table = command.table_size if command.format is Format.TABLES else None
+    problem = deal_problem(command.ruleset, table) if table is not None and 2 <= table <= MAX_SEATS else None
+    if problem is not None:  # said before the format's "table_size: 3 to N", which does not say why
+        raise Malformed(f"rules: {problem}")
+    asked = FormatRequest(
+        format=command.format,
+        players=count,
+        seats=max(seats_allowed(command.ruleset)),
+        rounds=command.rounds,
+        table_size=command.table_size,
+        placement_points=command.placement_points,
+        double=command.double,
+        round_starts=command.round_starts,
+        open=command.open,
+        duplicate=command.duplicate,
+    )
+    try:
+        points = check_request(asked)
+    except FormatError as exc:
+        raise Malformed(str(exc)) from None
+    created = TournamentCreated(
+        name=command.name,
+        players=command.players,
+        ruleset=command.ruleset.to_dict(),
+        double=command.double,
+        move_seconds=command.move_seconds,
+        join_seconds=command.join_seconds,
+        commitment=command.commitment,
+        open=command.open,
+        format=command.format,
+        rounds=command.rounds,
+        table_size=command.table_size,
+        placement_points=points,
+        round_starts=tuple(format_at(at) for at in command.round_starts),
+        bot_accounts=command.bot_accounts,
+        seeding=command.seeding,
+        duplicate=command.duplicate,
+    )
+    return Decision([created], "create")
 
 
 def refuse_once_started(t: Tournament) -> None:

@@ -20,6 +20,7 @@ from server.tournaments.decide import (
     MAX_PLAYERS,
     Advance,
     Command,
+    Create,
     Decision,
     DisputeNotFound,
     Enter,
@@ -347,3 +348,55 @@ def test_a_duplicate_round_is_revealed_once_decided_before_the_next_opens() -> N
     assert revealed.key == round_deal_key(SEED, 1, t.deal_entropies()).hex()
     assert "eve's dice" in t.deal_entropies()
     assert isinstance(apply(t, Advance(SEED)).events[0], RoundOpened)
+
+
+# ---------------------------------------------------------------- the creation
+
+
+def create(players: Sequence[str] = PLAYERS, **asked: Any) -> Decision:
+    command = Create(
+        name="club night",
+        players=tuple(players),
+        ruleset=RULESETS[asked.pop("ruleset", "uno-duo")],
+        format=asked.pop("format", Format.ROUND_ROBIN),
+        commitment="c" * 64,
+        **asked,
+    )
+    return decide(Tournament("t_0123456789abcdef"), command, NOW)
+
+
+def test_a_creation_is_the_first_event_with_what_the_format_fills_in() -> None:
+    starts = (NOW + timedelta(hours=1), NOW + timedelta(hours=2))
+    decision = create(
+        PLAYERS + ("eve", "fay"), ruleset="classic", format=Format.TABLES, rounds=2, table_size=3, round_starts=starts
+    )
+    assert decision.command_id == "create"
+    [created] = decision.events
+    assert isinstance(created, TournamentCreated)
+    assert created.placement_points == (2, 1, 0)  # tables of three: k-1 ... 0 unless asked
+    assert created.round_starts == ("2026-12-07T20:30:00.000000Z", "2026-12-07T21:30:00.000000Z")
+    t = Tournament("t_0123456789abcdef")
+    evolve(t, created, NOW.isoformat())
+    assert t.players == [*PLAYERS, "eve", "fay"] and t.format is Format.TABLES and t.version == 1
+
+
+@pytest.mark.parametrize(
+    ("players", "asked", "words"),
+    [
+        (("ann",), {}, "needs 2 to 64 players, not 1"),
+        (tuple(f"p{i}" for i in range(MAX_PLAYERS + 1)), {}, "not 65"),
+        (PLAYERS, {"rounds": 3}, "a round_robin has its rounds from its players"),
+        (PLAYERS, {"format": Format.TABLES, "rounds": 2, "table_size": 3}, "ruleset of 3 or more seats"),
+    ],
+)
+def test_a_creation_that_makes_no_tournament_is_refused(
+    players: tuple[str, ...], asked: dict[str, Any], words: str
+) -> None:
+    with pytest.raises(Malformed, match=words):
+        create(players, **asked)
+
+
+def test_an_open_tournament_may_be_made_empty_and_a_tournament_only_once() -> None:
+    assert create((), open=True).events
+    with pytest.raises(NotNow, match="exists already"):
+        decide(made(), Create("again", PLAYERS, RULESETS["uno-duo"], Format.ROUND_ROBIN, "c" * 64), NOW)
