@@ -311,8 +311,6 @@ class LiveMatch:
         self.annulled = summary.status == "annulled"
         self.replaced_by: str | None = None  # an annulled match: the match a replay ruling plays instead
         self.follower: asyncio.Task[None] | None = None
-        self.clock: asyncio.TimerHandle | None = None
-        self.clock_version = -1  # the version the armed clock belongs to
         self.bot_move: asyncio.Task[None] | None = None
         self.places: list[int] | None = summary.places  # each seat's final place, from ``match_ended``
 
@@ -381,9 +379,6 @@ class LiveMatch:
         for queue in self._watchers:
             queue.put_nowait(None)
         self._watchers.clear()
-        if self.clock is not None:
-            self.clock.cancel()
-            self.clock = None
         # The follower ends too: after an end this process appended, nothing more comes, and a
         # follower left waiting would be one task and one waiter held for as long as the process
         # runs (one per match finished here). From inside the follower it returns by itself.

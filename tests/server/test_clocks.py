@@ -26,7 +26,7 @@ from server.settings import Settings
 from server.store.errors import StoreUnavailableError
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import ok, register
-from tests.server.manual_clock import ManualClock
+from tests.server.manual_clock import ManualClock, ManualTimer
 
 DIRECTOR = {"Authorization": f"Bearer {DIRECTOR_TOKEN}"}
 
@@ -208,18 +208,65 @@ def test_a_clock_that_fires_early_waits_for_the_rest_and_does_not_time_out(
     client = app_client()
     match_id, ada, bob = human_match(client, move_seconds=30)
     ok(client.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
-    version = ok(client.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "b"}))["view"]["version"]
+    ok(client.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "b"}))
     matches: MatchService = client.app.state.matches  # type: ignore[attr-defined]
     live = matches._live[match_id]
     deadline = live.deadline
     assert deadline is not None
     clock.advance(10)
-    assert client.portal.call(matches.clocks.time_out, live, version) is False  # type: ignore[union-attr]
+    assert client.portal.call(matches.clocks.time_out, live) is False  # type: ignore[union-attr]
     assert not of_type(events(client, match_id), "timed_out")
     margin = [t.due - deadline for t in clock.pending()]  # the first timer, at the deadline, is pending too
     assert any(timedelta(milliseconds=1) < m < timedelta(milliseconds=10) for m in margin), margin
     advance_until(clock, lambda: bool(of_type(events(client, match_id), "timed_out")), step=5.0)
     assert of_type(events(client, match_id), "timed_out")[0]["data"]["count"] == 1
+
+
+def test_a_move_that_puts_the_deadline_later_sets_no_timer_and_the_next_deadline_still_times_out_once(
+    app_client: Callable[[], TestClient], clock: ManualClock
+) -> None:
+    """Timers are lazy: the timer set for the first decision stays as it is when a seat moves
+    (the next deadline is later); when it fires it finds the deadline moved on and waits for the
+    new one, where the decision pending then times out, once."""
+    client = app_client()
+    match_id, ada, bob = human_match(client, move_seconds=30)
+    ok(client.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
+    ok(client.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "b"}))
+    first = of_type(events(client, match_id), "awaiting")[-1]
+    armed = timers_due(clock, datetime.fromisoformat(first["at"]) + timedelta(seconds=30))
+    assert len(armed) == 1
+    clock.advance(20)
+    moved = move_once(client, match_id, (ada, bob))
+    opened = of_type(events(client, match_id), "awaiting")[-1]  # the decision the move opened
+    deadline = datetime.fromisoformat(opened["at"]) + timedelta(seconds=30)
+    assert opened["seq"] == moved
+    assert not armed[0].cancelled and not timers_due(clock, deadline)  # the timer stays, none is set
+    clock.advance(10.5)  # the first deadline passes: its timer fires and is set for the new one
+    poll_until(lambda: bool(timers_due(clock, deadline)))
+    assert not of_type(events(client, match_id), "timed_out")
+    advance_until(clock, lambda: bool(of_type(events(client, match_id), "timed_out")), step=5.0)
+    found = events(client, match_id)
+    timed_out = of_type(found, "timed_out")
+    assert len(timed_out) == 1 and timed_out[0]["seq"] == moved + 1
+    assert datetime.fromisoformat(timed_out[0]["at"]) >= deadline
+
+
+def timers_due(clock: ManualClock, due: datetime) -> list[ManualTimer]:
+    """The pending timers due at ``due`` or up to 10 ms after it."""
+    return [t for t in clock.pending() if timedelta(0) <= t.due - due < timedelta(milliseconds=10)]
+
+
+def move_once(client: TestClient, match_id: str, seats: tuple[dict[str, str], dict[str, str]]) -> int:
+    """The first seat with a legal command makes it; the version the match is at after it."""
+    for headers in seats:
+        seen = ok(client.get(f"/api/matches/{match_id}", headers=headers))["view"]
+        if seen["legal"]:
+            body = {"command_id": "move", "expected_version": seen["version"], "command": seen["legal"][0]}
+            version: int = ok(client.post(f"/api/matches/{match_id}/commands", headers=headers, json=body))["view"][
+                "version"
+            ]
+            return version
+    raise AssertionError("no seat could move")
 
 
 def test_a_clock_that_finds_the_database_away_tries_again(
