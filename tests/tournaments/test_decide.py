@@ -368,7 +368,7 @@ def create(players: Sequence[str] = PLAYERS, **asked: Any) -> Decision:
 def test_a_creation_is_the_first_event_with_what_the_format_fills_in() -> None:
     starts = (NOW + timedelta(hours=1), NOW + timedelta(hours=2))
     decision = create(
-        PLAYERS + ("eve", "fay"), ruleset="classic", format=Format.TABLES, rounds=2, table_size=3, round_starts=starts
+        (*PLAYERS, "eve", "fay"), ruleset="classic", format=Format.TABLES, rounds=2, table_size=3, round_starts=starts
     )
     assert decision.command_id == "create"
     [created] = decision.events
