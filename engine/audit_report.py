@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from engine import ENGINE_VERSION
+from engine.event_codec import read_event
 from engine.events import Event, EventType
 from engine.evolve import evolve
 from engine.house_bots import BotCheck, check_house_bots
@@ -163,7 +164,7 @@ def _bots_dict(check: BotCheck) -> dict[str, Any]:
 
 def full_events(lines: Sequence[dict[str, Any]]) -> list[Event]:
     """The engine's events of a replay's lines: public data joined with the opened values."""
-    return [Event(line["type"], join(line["data"], line["open"])) for line in lines]
+    return [read_event(line["type"], join(line["data"], line["open"])) for line in lines]
 
 
 def _codes(state: MatchState, ids: Sequence[int]) -> list[str]:

@@ -275,6 +275,12 @@ RECORDS: dict[EventType, type] = {
 }
 
 
+VERSIONS: dict[EventType, int] = dict.fromkeys(EventType, 1)
+"""Each engine event type's version: every one is at 1, the shape it has always had. A change of
+shape raises it and registers an upcaster from the old one (``engine.event_codec``, docs/EVENTS.md
+"Versions"); the engine's own hot path keeps building and folding plain dicts."""
+
+
 # ---------------------------------------------------------------- the schema, read off the records
 
 

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 from engine.cards import Card, parse_card
 from engine.commands import parse_seat_command
 from engine.errors import CardParseError, CommandRefused, ReplayUnreadable, ScenarioError, describe_invalid, shown
+from engine.event_codec import read_event
 from engine.events import HEAD_TYPES, Event
 from engine.evolve import fold
 from engine.match import LocalMatch
@@ -286,7 +287,7 @@ def load_replay(text: str, where: str) -> tuple[dict[str, Any], list[Event], byt
         at = f"line {report.line}: " if report.line is not None else ""
         raise ScenarioError(f"{where} does not verify ({at}{report.failure}); a what-if starts only from a true replay")
     header, lines = parse_replay(text)
-    events = [Event(line["type"], join(line["data"], line["open"])) for line in lines]
+    events = [read_event(line["type"], join(line["data"], line["open"])) for line in lines]
     return header, events, revealed_seed(events)
 
 

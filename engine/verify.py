@@ -18,7 +18,8 @@ from engine.audit import rerun
 from engine.chain import describe_break, first_broken_seq
 from engine.duplicate import DEAL_FIELD, link_problem
 from engine.errors import ReplayUnreadable
-from engine.events import Event, EventType
+from engine.event_codec import read_event
+from engine.events import EventType
 from engine.replay import parse_replay
 from engine.sealing import commitment, join, opening_problem, seal_salt, split
 from engine.shuffle import Dealer
@@ -172,7 +173,7 @@ def verify_replay(
         sealed_count += len(line["sealed"])
     report.checks.append(f"sealed fields: all {sealed_count} commitments open with their values")
 
-    events = [Event(line["type"], join(line["data"], line["open"])) for line in lines]
+    events = [read_event(line["type"], join(line["data"], line["open"])) for line in lines]
     for index, (line, event) in enumerate(zip(lines, events, strict=False)):
         public, hidden = split(event.type, event.data)
         if public != line["data"] or set(hidden) != set(line["sealed"]):

@@ -870,7 +870,7 @@ def _repeats(t: Tournament) -> int | None:
 
 def _event(event: TournamentEvent) -> Event:
     """A typed tournament event as the store appends it."""
-    return Event(event.TYPE, event.payload())
+    return event.event()
 
 
 def _ruleset(name: str, overrides: dict[str, Any]) -> Ruleset:

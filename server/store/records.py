@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from engine.event_codec import read_event
 from engine.events import Event
 from engine.sealing import Opening, Viewer, join, openings_for
 
@@ -46,7 +47,7 @@ class StoredEvent:
 
     def event(self) -> Event:
         """The whole event, hidden fields included: what the server folds."""
-        return Event(self.type, join(self.data, {k: o["value"] for k, o in self.openings.items()}))
+        return read_event(self.type, join(self.data, {k: o["value"] for k, o in self.openings.items()}))
 
     @classmethod
     def from_append(cls, envelope: Envelope, openings: dict[str, Opening]) -> StoredEvent:

@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, ClassVar, Final
 
+from engine.event_codec import CODEC, INLINED, Recorded, recorded_when_set
 from engine.shuffle import shuffle_ids
 from server.tournaments.duplicate import DealResult, same_deal
 from server.tournaments.schedule import Pairing, ScheduledRound, rounds_per_cycle
@@ -452,11 +453,20 @@ def lots(seed: bytes, players: Sequence[str]) -> list[str]:
 
 
 # ---------------------------------------------------------------- the events, typed
+#
+# Each class declares its type (``TYPE``), its version (``VERSION``) and its fields; the stored
+# data and its reading back are derived by ``engine.event_codec``. A field recorded only when set
+# keeps the shape events had before it existed; a field the current writer always records but
+# older ones left out is filled in by the type's version-0 upcaster (docs/EVENTS.md "Versions").
+
+CODEC.value_type(Pairing, lambda pairing: list(pairing.seats), lambda seats: Pairing(*seats))
 
 
+@CODEC.register
 @dataclass(frozen=True, slots=True)
-class TournamentCreated:
+class TournamentCreated(Recorded):
     TYPE: ClassVar[TournamentEventType] = TournamentEventType.CREATED
+    VERSION: ClassVar[int] = 1
 
     name: str
     players: tuple[str, ...]
@@ -466,182 +476,127 @@ class TournamentCreated:
     join_seconds: int
     commitment: str  # to the tournament's seed (the lots), revealed by ``tournament_finished``
     open: bool = False  # players enter themselves until the start (``player_entered``, ``player_left``)
-    format: Format = Format.ROUND_ROBIN  # absent before formats existed: a round-robin
-    rounds: int | None = None  # Swiss and tables: the number of rounds
-    table_size: int | None = None  # tables: the preferred size (3-10)
-    placement_points: tuple[int, ...] = ()  # tables: points for 1st, 2nd, ...
-    round_starts: tuple[str, ...] = ()  # ISO times, one per round from round 1 (fewer: the rest open when ready)
-    bot_accounts: bool = False  # bot accounts may enter; recorded only when true (older events hash the same)
-    seeding: str = "entry"  # "rating": pairing numbers by rating at the start; recorded only then
-    duplicate: bool = False  # duplicate rounds; recorded only when true (older events hash the same)
-
-    def payload(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "name": self.name,
-            "players": list(self.players),
-            "ruleset": dict(self.ruleset),
-            "double": self.double,
-            "move_seconds": self.move_seconds,
-            "join_seconds": self.join_seconds,
-            "commitment": self.commitment,
-            "open": self.open,
-            "format": self.format.value,
-        }
-        if self.rounds is not None:
-            data["rounds"] = self.rounds
-        if self.table_size is not None:
-            data["table_size"] = self.table_size
-        if self.placement_points:
-            data["placement_points"] = list(self.placement_points)
-        if self.round_starts:
-            data["round_starts"] = list(self.round_starts)
-        if self.bot_accounts:
-            data["bot_accounts"] = True
-        if self.seeding != "entry":
-            data["seeding"] = self.seeding
-        if self.duplicate:
-            data["duplicate"] = True
-        return data
-
-    @classmethod
-    def from_payload(cls, data: Mapping[str, Any]) -> TournamentCreated:
-        return cls(
-            name=data["name"],
-            players=tuple(data["players"]),
-            ruleset=dict(data["ruleset"]),
-            double=bool(data["double"]),
-            move_seconds=int(data["move_seconds"]),
-            join_seconds=int(data["join_seconds"]),
-            commitment=data["commitment"],
-            open=bool(data.get("open", False)),  # absent before open tournaments existed
-            format=Format(data.get("format", Format.ROUND_ROBIN)),
-            rounds=data.get("rounds"),
-            table_size=data.get("table_size"),
-            placement_points=tuple(data.get("placement_points", ())),
-            round_starts=tuple(data.get("round_starts", ())),
-            bot_accounts=data.get("bot_accounts") is True,
-            seeding=str(data.get("seeding", "entry")),
-            duplicate=data.get("duplicate") is True,
-        )
+    format: Format = Format.ROUND_ROBIN
+    rounds: int | None = recorded_when_set(None)  # Swiss and tables: the number of rounds
+    table_size: int | None = recorded_when_set(None)  # tables: the preferred size (3-10)
+    placement_points: tuple[int, ...] = recorded_when_set(())  # tables: points for 1st, 2nd, ...
+    # ISO times, one per round from round 1 (fewer: the rest open when ready)
+    round_starts: tuple[str, ...] = recorded_when_set(())
+    bot_accounts: bool = recorded_when_set(False)  # bot accounts may enter
+    seeding: str = recorded_when_set("entry")  # "rating": pairing numbers by rating at the start
+    duplicate: bool = recorded_when_set(False)  # duplicate rounds
 
 
+@CODEC.upcaster(TournamentEventType.CREATED, 0)
+def _created_before_open_and_formats(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 0: a creation written before open tournaments and formats existed: not open, a round-robin."""
+    data.setdefault("open", False)
+    data.setdefault("format", Format.ROUND_ROBIN.value)
+    return data
+
+
+@CODEC.register
 @dataclass(frozen=True, slots=True)
-class PlayerEntered:
+class PlayerEntered(Recorded):
     """Before the start: ``player`` entered (themselves, or the director entered them: ``by``)."""
 
     TYPE: ClassVar[TournamentEventType] = TournamentEventType.ENTERED
+    VERSION: ClassVar[int] = 1
 
     player: str
     by: str  # "player" (an open tournament's self-entry) or "director"
-    entropy: str = ""  # the player's own, for duplicate rounds' deals; recorded only when given
-
-    def payload(self) -> dict[str, Any]:
-        data = {"player": self.player, "by": self.by}
-        if self.entropy:
-            data["entropy"] = self.entropy
-        return data
-
-    @classmethod
-    def from_payload(cls, data: Mapping[str, Any]) -> PlayerEntered:
-        return cls(player=data["player"], by=str(data.get("by", "director")), entropy=str(data.get("entropy", "")))
+    entropy: str = recorded_when_set("")  # the player's own, for duplicate rounds' deals
 
 
+@CODEC.upcaster(TournamentEventType.ENTERED, 0)
+def _entered_without_by(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 0: an entry that does not say who made it: the director."""
+    data.setdefault("by", "director")
+    return data
+
+
+@CODEC.register
 @dataclass(frozen=True, slots=True)
-class PlayerLeft:
+class PlayerLeft(Recorded):
     """Before the start: ``player`` left the tournament (themselves, or the director took them out: ``by``)."""
 
     TYPE: ClassVar[TournamentEventType] = TournamentEventType.LEFT
+    VERSION: ClassVar[int] = 1
 
     player: str
     by: str
 
-    def payload(self) -> dict[str, Any]:
-        return {"player": self.player, "by": self.by}
 
-    @classmethod
-    def from_payload(cls, data: Mapping[str, Any]) -> PlayerLeft:
-        return cls(player=data["player"], by=str(data.get("by", "director")))
+@CODEC.upcaster(TournamentEventType.LEFT, 0)
+def _left_without_by(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 0: a leaving that does not say who made it: the director."""
+    data.setdefault("by", "director")
+    return data
 
 
+def _ratings_recorded(event: TournamentStarted, _ratings: Mapping[str, int]) -> bool:
+    return bool(event.order)
+
+
+@CODEC.register
 @dataclass(frozen=True, slots=True)
-class TournamentStarted:
+class TournamentStarted(Recorded):
     TYPE: ClassVar[TournamentEventType] = TournamentEventType.STARTED
+    VERSION: ClassVar[int] = 1
 
     rounds: tuple[ScheduledRound, ...]
     # A "rating" seeding: the players in pairing-number order and the ratings that ordered them
     # (recorded, so the fold never reads a rating); empty for the entry order.
-    order: tuple[str, ...] = ()
-    ratings: Mapping[str, int] = field(default_factory=dict)  # rounded: the order itself is recorded
-
-    def payload(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "rounds": [
-                {"number": r.number, "pairings": [list(p.seats) for p in r.pairings], "bye": r.bye} for r in self.rounds
-            ]
-        }
-        if self.order:
-            data["order"] = list(self.order)
-            data["ratings"] = dict(self.ratings)
-        return data
-
-    @classmethod
-    def from_payload(cls, data: Mapping[str, Any]) -> TournamentStarted:
-        return cls(
-            rounds=tuple(
-                ScheduledRound(
-                    number=r["number"],
-                    pairings=tuple(Pairing(*seats) for seats in r["pairings"]),
-                    bye=r.get("bye"),
-                )
-                for r in data["rounds"]
-            ),
-            order=tuple(data.get("order", ())),
-            ratings={str(k): int(v) for k, v in data.get("ratings", {}).items()},
-        )
+    order: tuple[str, ...] = recorded_when_set(())
+    # rounded: the order itself is recorded; written with the order
+    ratings: Mapping[str, int] = recorded_when_set({}, when=_ratings_recorded)
 
 
+def _round_with_bye(scheduled: dict[str, Any]) -> dict[str, Any]:
+    """A scheduled round that does not name its bye: it has none."""
+    return {**scheduled, "bye": scheduled.get("bye")}
+
+
+@CODEC.upcaster(TournamentEventType.STARTED, 0)
+def _started_without_byes(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 0: a schedule whose rounds do not name their bye: none."""
+    data["rounds"] = [_round_with_bye(r) for r in data["rounds"]]
+    return data
+
+
+@CODEC.register
 @dataclass(frozen=True, slots=True)
-class RoundPaired:
+class RoundPaired(Recorded):
     """A Swiss round's pairings, made from the results so far when the round opens (recorded
-    with the ``round_opened`` that follows it, in the same append)."""
+    with the ``round_opened`` that follows it, in the same append): the round's own fields."""
 
     TYPE: ClassVar[TournamentEventType] = TournamentEventType.ROUND_PAIRED
+    VERSION: ClassVar[int] = 1
 
-    round: ScheduledRound
-
-    def payload(self) -> dict[str, Any]:
-        r = self.round
-        return {"number": r.number, "pairings": [list(p.seats) for p in r.pairings], "bye": r.bye}
-
-    @classmethod
-    def from_payload(cls, data: Mapping[str, Any]) -> RoundPaired:
-        return cls(
-            ScheduledRound(
-                number=data["number"],
-                pairings=tuple(Pairing(*seats) for seats in data["pairings"]),
-                bye=data.get("bye"),
-            )
-        )
+    round: ScheduledRound = field(metadata=INLINED)
 
 
+@CODEC.upcaster(TournamentEventType.ROUND_PAIRED, 0)
+def _paired_without_bye(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 0: a paired round that does not name its bye: none."""
+    return _round_with_bye(data)
+
+
+@CODEC.register
 @dataclass(frozen=True, slots=True)
-class RoundOpened:
+class RoundOpened(Recorded):
     TYPE: ClassVar[TournamentEventType] = TournamentEventType.ROUND_OPENED
+    VERSION: ClassVar[int] = 1
 
     round: int
     matches: Mapping[str, str]  # slot key -> the match playing it
 
-    def payload(self) -> dict[str, Any]:
-        return {"round": self.round, "matches": dict(self.matches)}
 
-    @classmethod
-    def from_payload(cls, data: Mapping[str, Any]) -> RoundOpened:
-        return cls(round=data["round"], matches=dict(data["matches"]))
-
-
+@CODEC.register
 @dataclass(frozen=True, slots=True)
-class ResultRecorded:
+class ResultRecorded(Recorded):
     TYPE: ClassVar[TournamentEventType] = TournamentEventType.RESULT
+    VERSION: ClassVar[int] = 1
 
     slot: str
     match: str | None  # None when no match was played (a forfeit by withdrawal)
@@ -649,37 +604,22 @@ class ResultRecorded:
     scores: tuple[int, ...]  # in the slot's seat order
     forfeit: bool
     reason: str  # "played", or the forfeit's: timeouts, join_deadline, withdrawal, ruling, no_show
-    places: tuple[int, ...] | None = None  # a table's: each seat's final place (D23), in the slot's seat order
-
-    def payload(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "slot": self.slot,
-            "match": self.match,
-            "winner": self.winner,
-            "scores": list(self.scores),
-            "forfeit": self.forfeit,
-            "reason": self.reason,
-        }
-        if self.places is not None:
-            data["places"] = list(self.places)
-        return data
-
-    @classmethod
-    def from_payload(cls, data: Mapping[str, Any]) -> ResultRecorded:
-        return cls(
-            slot=data["slot"],
-            match=data.get("match"),
-            winner=data["winner"],
-            scores=tuple(data["scores"]),
-            forfeit=bool(data["forfeit"]),
-            reason=data["reason"],
-            places=tuple(data["places"]) if data.get("places") is not None else None,
-        )
+    # a table's: each seat's final place (D23), in the slot's seat order
+    places: tuple[int, ...] | None = recorded_when_set(None)
 
 
+@CODEC.upcaster(TournamentEventType.RESULT, 0)
+def _result_without_match(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 0: a result that does not name its match: none was played."""
+    data.setdefault("match", None)
+    return data
+
+
+@CODEC.register
 @dataclass(frozen=True, slots=True)
-class PlayerWithdrew:
+class PlayerWithdrew(Recorded):
     TYPE: ClassVar[TournamentEventType] = TournamentEventType.WITHDREW
+    VERSION: ClassVar[int] = 1
 
     player: str
     annulled: bool  # their results annulled (fewer than half of their matches played)
@@ -687,29 +627,21 @@ class PlayerWithdrew:
     scheduled: int
     note: str
 
-    def payload(self) -> dict[str, Any]:
-        return {
-            "player": self.player,
-            "annulled": self.annulled,
-            "played": self.played,
-            "scheduled": self.scheduled,
-            "note": self.note,
-        }
 
-    @classmethod
-    def from_payload(cls, data: Mapping[str, Any]) -> PlayerWithdrew:
-        return cls(
-            player=data["player"],
-            annulled=bool(data["annulled"]),
-            played=int(data.get("played", 0)),
-            scheduled=int(data.get("scheduled", 0)),
-            note=str(data.get("note", "")),
-        )
+@CODEC.upcaster(TournamentEventType.WITHDREW, 0)
+def _withdrawal_without_counts(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 0: a withdrawal without its counts or note: none played, none scheduled, no note."""
+    data.setdefault("played", 0)
+    data.setdefault("scheduled", 0)
+    data.setdefault("note", "")
+    return data
 
 
+@CODEC.register
 @dataclass(frozen=True, slots=True)
-class DisputeOpened:
+class DisputeOpened(Recorded):
     TYPE: ClassVar[TournamentEventType] = TournamentEventType.DISPUTE_OPENED
+    VERSION: ClassVar[int] = 1
 
     dispute: str
     slot: str
@@ -719,33 +651,12 @@ class DisputeOpened:
     player: str
     note: str
 
-    def payload(self) -> dict[str, Any]:
-        return {
-            "dispute": self.dispute,
-            "slot": self.slot,
-            "match": self.match,
-            "seq": self.seq,
-            "seat": self.seat,
-            "player": self.player,
-            "note": self.note,
-        }
 
-    @classmethod
-    def from_payload(cls, data: Mapping[str, Any]) -> DisputeOpened:
-        return cls(
-            dispute=data["dispute"],
-            slot=data["slot"],
-            match=data["match"],
-            seq=data["seq"],
-            seat=data["seat"],
-            player=data["player"],
-            note=data["note"],
-        )
-
-
+@CODEC.register
 @dataclass(frozen=True, slots=True)
-class DisputeRuled:
+class DisputeRuled(Recorded):
     TYPE: ClassVar[TournamentEventType] = TournamentEventType.DISPUTE_RULED
+    VERSION: ClassVar[int] = 1
 
     dispute: str
     decision: str  # one of DECISIONS
@@ -753,72 +664,46 @@ class DisputeRuled:
     note: str
     rule: str | None  # the RULES.md ruling it rests on, if named
 
-    def payload(self) -> dict[str, Any]:
-        return {
-            "dispute": self.dispute,
-            "decision": self.decision,
-            "seat": self.seat,
-            "note": self.note,
-            "rule": self.rule,
-        }
 
-    @classmethod
-    def from_payload(cls, data: Mapping[str, Any]) -> DisputeRuled:
-        return cls(
-            dispute=data["dispute"],
-            decision=data["decision"],
-            seat=data.get("seat"),
-            note=data["note"],
-            rule=data.get("rule"),
-        )
+@CODEC.upcaster(TournamentEventType.DISPUTE_RULED, 0)
+def _ruling_without_seat_or_rule(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 0: a ruling that names no award seat or no rule: none."""
+    data.setdefault("seat", None)
+    data.setdefault("rule", None)
+    return data
 
 
+@CODEC.register
 @dataclass(frozen=True, slots=True)
-class MatchReplayed:
+class MatchReplayed(Recorded):
     TYPE: ClassVar[TournamentEventType] = TournamentEventType.MATCH_REPLAYED
+    VERSION: ClassVar[int] = 1
 
     slot: str
     old: str
     new: str
 
-    def payload(self) -> dict[str, Any]:
-        return {"slot": self.slot, "old": self.old, "new": self.new}
 
-    @classmethod
-    def from_payload(cls, data: Mapping[str, Any]) -> MatchReplayed:
-        return cls(slot=data["slot"], old=data["old"], new=data["new"])
-
-
+@CODEC.register
 @dataclass(frozen=True, slots=True)
-class TournamentFinished:
+class TournamentFinished(Recorded):
     TYPE: ClassVar[TournamentEventType] = TournamentEventType.FINISHED
+    VERSION: ClassVar[int] = 1
 
     server_seed: str  # hex: the seed the creation committed to
 
-    def payload(self) -> dict[str, Any]:
-        return {"server_seed": self.server_seed}
 
-    @classmethod
-    def from_payload(cls, data: Mapping[str, Any]) -> TournamentFinished:
-        return cls(server_seed=data["server_seed"])
-
-
+@CODEC.register
 @dataclass(frozen=True, slots=True)
-class DuplicateRevealed:
+class DuplicateRevealed(Recorded):
     """Duplicate rounds: round ``round``'s deal key, revealed once every pairing of it is decided
     (docs/FAIRNESS.md "Duplicate rounds"): ``sha256(key)`` is the ``deal`` of each of its matches."""
 
     TYPE: ClassVar[TournamentEventType] = TournamentEventType.DUPLICATE_REVEALED
+    VERSION: ClassVar[int] = 1
 
     round: int
     key: str  # hex
-
-    def payload(self) -> dict[str, Any]:
-        return {"round": self.round, "key": self.key}
-
-    @classmethod
-    def from_payload(cls, data: Mapping[str, Any]) -> DuplicateRevealed:
-        return cls(round=int(data["round"]), key=str(data["key"]))
 
 
 TournamentEvent = (
