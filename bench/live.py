@@ -30,7 +30,7 @@ from engine.bots import get_bot
 from engine.match import LocalMatch
 from engine.state import Phase
 from engine.views import legal_commands, view
-from server.services.frames import Frames, run_text
+from server.services.frames import Frames
 from server.services.matches import MatchService
 from server.services.players import Caller, ensure_house_bots, register_human
 from server.settings import Settings
@@ -69,9 +69,8 @@ async def _service_run(matches: int, commands: int, folder: Path, frames: Frames
             match_ids.append(summary.id)
 
         async def watch(match_id: str, caller: Caller) -> None:
-            by_decision = frames is Frames.DECISION
-            async for run in service.watch(match_id, caller, 0, by_decision=by_decision):
-                run_text(run, 0, frames)
+            async for _message in service.reads.messages(match_id, caller, 0, frames):  # the socket's messages
+                pass
 
         watchers = [asyncio.create_task(watch(m, Caller(player=p))) for m, p in zip(match_ids, players, strict=True)]
         await asyncio.sleep(0.1)  # every watcher has caught up with its match's history
@@ -80,7 +79,7 @@ async def _service_run(matches: int, commands: int, folder: Path, frames: Frames
         async def play(match_id: str, caller: Caller, rng: random.Random) -> None:
             nonlocal done
             while done < commands:
-                live = await service.open(match_id)
+                live = await service.registry.open(match_id)
                 state = live.state
                 if state.phase is Phase.MATCH_OVER:
                     return

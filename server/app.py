@@ -26,6 +26,7 @@ from server.errors import install_error_handlers
 from server.limits import BodySizeLimit
 from server.services.clock import Clock, SystemClock
 from server.services.lobby import Lobby
+from server.services.match_registry import MatchRegistry
 from server.services.matches import MatchService
 from server.services.ownership import LeasedOwnership, Ownership, SoleOwnership
 from server.services.player_pages import PlayerPages
@@ -97,12 +98,14 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.state.peers = peers
     app.state.peer_key = peer_key(store) if isinstance(matches.ownership, LeasedOwnership) else None
     app.state.store = store
-    app.state.matches = matches
+    app.state.matches = matches  # creating, joining, a seat's commands, hand-over
+    app.state.match_reads = matches.reads  # views, events, streams, replays
+    app.state.match_registry = matches.registry  # look-ups, the read gate, the live copies
     app.state.tournaments = tournaments
     app.state.tournament_listing = TournamentListing(store)  # GET /api/tournaments, a page at a time
     app.state.lobby = lobby
     app.state.ratings = ratings
-    app.state.player_pages = PlayerPages(matches, tournaments, ratings)
+    app.state.player_pages = PlayerPages(matches.registry, tournaments, ratings)
     app.state.callers = Callers(store)
     app.state.registrations = RateLimit("registrations", settings.register_per_minute)
     app.state.bad_tokens = RateLimit("wrong tokens", settings.bad_tokens_per_minute)
@@ -132,7 +135,7 @@ def begin_shutdown(app: FastAPI) -> None:
     """
     store: EventStore = app.state.store
     store.end_follows()
-    matches: MatchService = app.state.matches
-    matches.stop_watchers()
+    registry: MatchRegistry = app.state.match_registry
+    registry.stop_watchers()
     lobby: Lobby = app.state.lobby
     lobby.stop_sockets()

@@ -10,6 +10,8 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.requests import HTTPConnection
 
 from server.domain_errors import Unauthorized
+from server.services.match_reads import MatchReads
+from server.services.match_registry import MatchRegistry
 from server.services.matches import MatchService
 from server.services.player_pages import PlayerPages
 from server.services.players import Caller, Callers
@@ -32,8 +34,20 @@ def get_match_service(request: Request) -> MatchService:
     return service
 
 
+def get_match_reads(request: Request) -> MatchReads:
+    reads: MatchReads = request.app.state.match_reads
+    return reads
+
+
+def get_match_registry(request: Request) -> MatchRegistry:
+    registry: MatchRegistry = request.app.state.match_registry
+    return registry
+
+
 StoreDep = Annotated[EventStore, Depends(get_store)]
-MatchServiceDep = Annotated[MatchService, Depends(get_match_service)]
+MatchServiceDep = Annotated[MatchService, Depends(get_match_service)]  # creating, joining, a seat's commands
+MatchReadsDep = Annotated[MatchReads, Depends(get_match_reads)]  # views, events, streams
+MatchRegistryDep = Annotated[MatchRegistry, Depends(get_match_registry)]  # look-ups and the read gate
 
 # auto_error=False: no header is a spectator, not an error; get_caller answers the rest.
 bearer = HTTPBearer(

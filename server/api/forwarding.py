@@ -42,8 +42,7 @@ from websockets.asyncio.client import ClientConnection
 
 from engine.socket_protocol import Close
 from server.api.write_deadline import write_deadline
-from server.services.matches import MatchService
-from server.services.players import Caller
+from server.services.match_registry import MatchRegistry
 
 if TYPE_CHECKING:
     import httpx
@@ -83,10 +82,10 @@ async def owner_elsewhere(connection: HTTPConnection, match_id: str) -> str | No
     """The peer URL of the server owning ``match_id``, if the request must go there (None: answer here)."""
     if forwarded(connection):
         return None
-    matches: MatchService = connection.app.state.matches
-    if matches.ownership.owns(match_id):
+    registry: MatchRegistry = connection.app.state.match_registry
+    if registry.ownership.owns(match_id):
         return None
-    return await matches.ownership.owner_url(match_id)
+    return await registry.ownership.owner_url(match_id)
 
 
 class Peers:
@@ -113,8 +112,8 @@ class Peers:
 
 def _unreachable(connection: HTTPConnection, peer_url: str, what: str, exc: BaseException) -> None:
     log.warning("forwarding %s to %s failed (%r): answering here", what, peer_url, exc)
-    matches: MatchService = connection.app.state.matches
-    matches.ownership.unreachable(peer_url)
+    registry: MatchRegistry = connection.app.state.match_registry
+    registry.ownership.unreachable(peer_url)
 
 
 def _peers(connection: HTTPConnection) -> Peers:
@@ -170,28 +169,17 @@ async def forward_stream(request: Request, peer_url: str) -> Response | None:
     return StreamingResponse(chunks(), upstream.status_code, media_type=upstream.headers.get("content-type"))
 
 
-async def is_own_seat(websocket: WebSocket, match_id: str, caller: Caller) -> bool:
-    """Whether this socket is a seat's own (not one another server forwarded here)."""
-    if forwarded(websocket) or caller.player is None:
-        return False
-    matches: MatchService = websocket.app.state.matches
-    live = await matches.open(match_id)
-    return matches.seat_of(live.summary, caller) is not None
-
-
-async def take_over(websocket: WebSocket, match_id: str, caller: Caller, peer_url: str) -> bool:
-    """A seat's own socket reached a server that does not own its match: ask the owner to hand the
+async def take_over(websocket: WebSocket, match_id: str, peer_url: str) -> bool:
+    """A seat's socket reached a server that does not own its match: ask the owner to hand the
     match over (it does unless a seat's own socket is open there), and claim it; whether this
-    server owns it now, so the socket is served here rather than forwarded."""
+    server owns it now, so the socket is served here rather than forwarded. Only for a seat's
+    socket: a spectator's is forwarded, as it moves no seat closer to the match."""
     import httpx
 
-    matches: MatchService = websocket.app.state.matches
+    registry: MatchRegistry = websocket.app.state.match_registry
     key: str | None = websocket.app.state.peer_key
-    if key is None or caller.player is None:
+    if key is None:
         return False
-    summary = await asyncio.to_thread(matches.summary, match_id)
-    if matches.seat_of(summary, caller) is None:
-        return False  # a spectator's socket is forwarded: it moves no seat closer to the match
     try:
         answer = await _peers(websocket).client.post(
             f"{peer_url}/api/matches/{match_id}/handoff", headers={PEER_KEY: key, FORWARDED: "1"}
@@ -201,7 +189,7 @@ async def take_over(websocket: WebSocket, match_id: str, caller: Caller, peer_ur
         return False
     if answer.status_code != 200 or not answer.json().get("handed_over"):
         return False
-    return await matches.ownership.claim(match_id, handed_over=True)
+    return await registry.ownership.claim(match_id, handed_over=True)
 
 
 def _socket_url(websocket: WebSocket, peer_url: str) -> str:

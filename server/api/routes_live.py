@@ -7,8 +7,11 @@ before the handshake, uvicorn would answer a bare 403): 4000 + the HTTP status i
 had (4401 bad token, 4403 a duplicate round's match not revealed yet to someone without a seat
 in it, 4404 no such match, 4429 too many wrong tokens), 1008 a bad parameter,
 1013 "try again later" when the database is unavailable. Commands are validated by the HTTP
-route's own model (``server.api.commands``) and refusals mapped by ``server.errors.refusal_of``.
-Messages (one per event, or per decision with ``frames=decision``): see ``server.services.live``.
+route's own model (``server.api.commands``), go through :meth:`MatchService.command_version`
+exactly as the POST route's go through :meth:`MatchService.command` (same ``command_id`` and
+``expected_version`` rules), and are answered by a ``result`` message; the events they cause reach
+the socket through the feed like anyone's. Refusals are mapped by ``server.errors.refusal_of``.
+Messages (one per event, or per decision with ``frames=decision``): ``MatchReads.messages``.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import functools
 import json
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Annotated, Any
 
 import orjson
@@ -30,16 +33,18 @@ from engine.errors import ErrorCode
 from engine.socket_protocol import Close, ResultOk, ResultRefused
 from server.api.closing import close_quietly
 from server.api.commands import CommandMessage
-from server.api.forwarding import forward_socket, is_own_seat, owner_elsewhere, take_over
+from server.api.forwarding import forward_socket, forwarded, owner_elsewhere, take_over
 from server.api.write_deadline import write_deadline
 from server.deps import authenticate
 from server.domain_errors import MatchNotFound, ServerCode
 from server.errors import Refusal, describe_validation, refusal_of
 from server.limits import ID_LEN, MATCH_ID_PATTERN, MAX_SEQ
 from server.services.frames import Frames
-from server.services.live import LiveFeed
 from server.services.live_match import SlowWatcher
+from server.services.match_reads import MatchReads
+from server.services.match_registry import MatchRegistry
 from server.services.matches import MatchService
+from server.services.players import Caller
 from server.settings import Settings
 
 router = APIRouter()
@@ -67,19 +72,19 @@ async def match_socket(
     """Each message: one event envelope, the openings this viewer may see, and its view after it;
     with ``frames=decision``, the envelopes of one decision and the view after the last."""
     matches: MatchService = websocket.app.state.matches
+    registry: MatchRegistry = websocket.app.state.match_registry
     settings: Settings = websocket.app.state.settings
     try:
         if len(match_id) > ID_LEN or MATCH_ID.fullmatch(match_id) is None:  # the HTTP routes' rule for match ids
             raise MatchNotFound(match_id[:40])
         caller = await authenticate(websocket, token)
-        await matches.may_read(match_id, caller)  # 4404 unknown, 4403 withheld: here, before any forwarding
+        summary = await registry.may_read(match_id, caller)  # 4404 unknown, 4403 withheld: before any forwarding
+        seated = registry.seat_of(summary, caller) is not None
         owner = await owner_elsewhere(websocket, match_id)
-        if owner and not await take_over(websocket, match_id, caller, owner):
+        if owner and not (seated and await take_over(websocket, match_id, owner)):
             if await forward_socket(websocket, owner, settings.ws_send_timeout_seconds):
                 return  # played on the server that owns the match (server.api.forwarding)
-        feed = LiveFeed(matches, match_id, caller)
-        await feed.check()
-        own_seat = await is_own_seat(websocket, match_id, caller)
+        own_seat = seated and not forwarded(websocket)  # a seat's own socket, not one another server forwarded
     except Exception as error:
         refusal = refusal_of(error)
         if refusal is None:
@@ -88,21 +93,24 @@ async def match_socket(
         return
     await websocket.accept()
     with matches.seat_socket(match_id) if own_seat else contextlib.nullcontext():
-        await _serve(websocket, matches, settings, feed, match_id, since, frames)
+        await _serve(websocket, matches, registry, settings, match_id, caller, since, frames)
 
 
 async def _serve(
     websocket: WebSocket,
     matches: MatchService,
+    registry: MatchRegistry,
     settings: Settings,
-    feed: LiveFeed,
     match_id: str,
+    caller: Caller,
     since: int,
     frames: Frames,
 ) -> None:
     """The accepted socket: the feed sent, commands answered, until either ends."""
-    sender = asyncio.create_task(_send_feed(websocket, feed, since, frames, settings.ws_send_timeout_seconds))
-    receiver = asyncio.create_task(_receive_commands(websocket, feed, settings.max_body_bytes))
+    reads: MatchReads = websocket.app.state.match_reads
+    feed = reads.messages(match_id, caller, since, frames)
+    sender = asyncio.create_task(_send_feed(websocket, feed, settings.ws_send_timeout_seconds))
+    receiver = asyncio.create_task(_receive_commands(websocket, matches, match_id, caller, settings.max_body_bytes))
     for task in (sender, receiver):
         task.add_done_callback(functools.partial(_collect, match_id))
     done, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
@@ -113,7 +121,7 @@ async def _serve(
     if sender in done and not sender.cancelled() and sender.exception() is None:
         code, reason = (
             (Close.RESTART, "the server is restarting: reconnect with since")
-            if matches.stopping
+            if registry.stopping
             else (Close.OVER, "the match is over")
         )
         await close_quietly(websocket, code, reason)
@@ -133,14 +141,14 @@ def _collect(match_id: str, task: asyncio.Task[None]) -> None:
         log.warning("socket on match %s ended by %r", match_id, error)
 
 
-async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int, frames: Frames, send_timeout: float) -> None:
+async def _send_feed(websocket: WebSocket, feed: AsyncIterator[str], send_timeout: float) -> None:
     """The feed, each message sent with backpressure: a client that takes none for ``send_timeout``
     seconds is closed 1013 (it resumes with since), as is a watcher cut off for falling behind
     and a feed whose database is unavailable (then the message says so); a refusal of the feed
     (its read gate, ``MatchReads.watch``) closes with the refusal's code, 4403."""
     try:
         async with write_deadline(send_timeout) as deadline:
-            async for message in feed.messages(since, frames):
+            async for message in feed:
                 await deadline.send(websocket, message)
     except TimeoutError:
         await close_quietly(
@@ -164,16 +172,20 @@ async def _send_feed(websocket: WebSocket, feed: LiveFeed, since: int, frames: F
         raise SlowWatcher() from None
 
 
-async def _receive_commands(websocket: WebSocket, feed: LiveFeed, max_bytes: int) -> None:
+async def _receive_commands(
+    websocket: WebSocket, matches: MatchService, match_id: str, caller: Caller, max_bytes: int
+) -> None:
     while True:
         frame = await websocket.receive()
         if frame["type"] == "websocket.disconnect":
             raise WebSocketDisconnect(frame.get("code", 1000), frame.get("reason"))
-        answer = await _answer(feed, frame, max_bytes)
+        answer = await _answer(matches, match_id, caller, frame, max_bytes)
         await websocket.send_text(orjson.dumps(answer).decode())
 
 
-async def _answer(feed: LiveFeed, frame: Mapping[str, Any], max_bytes: int) -> ResultOk | ResultRefused:
+async def _answer(
+    matches: MatchService, match_id: str, caller: Caller, frame: Mapping[str, Any], max_bytes: int
+) -> ResultOk | ResultRefused:
     """The ``result`` message answering one frame (uvicorn has closed a frame over ``max_bytes`` 1009 already)."""
     text, data = frame.get("text"), frame.get("bytes")
     size = len(text.encode(errors="replace")) if text is not None else len(data or b"")
@@ -193,7 +205,9 @@ async def _answer(feed: LiveFeed, frame: Mapping[str, Any], max_bytes: int) -> R
         usage = 'send {"type": "command", "command_id", "expected_version"?, "command"}: '
         return _result(shown_id, Refusal(400, ErrorCode.MALFORMED.value, usage + describe_validation(invalid)))
     try:
-        version = await feed.command(message.command_id, message.expected_version, message.command)
+        version = await matches.command_version(
+            match_id, caller, message.command_id, message.expected_version, message.command
+        )
     except Exception as error:
         refusal = refusal_of(error)
         if refusal is None:

@@ -13,7 +13,7 @@ from engine.rulesets import MAX_SEATS
 from server.api.bodies import RequestBody
 from server.api.commands import CommandRequest
 from server.api.forwarding import forward_request, forward_stream, from_a_peer, owner_elsewhere
-from server.deps import CallerDep, MatchServiceDep, PlayerDep, TournamentServiceDep
+from server.deps import CallerDep, MatchReadsDep, MatchRegistryDep, MatchServiceDep, PlayerDep, TournamentServiceDep
 from server.errors import error_responses
 from server.limits import ID_LEN, MATCH_ID_PATTERN, MAX_SEQ
 from server.schemas import MatchDetail, MatchOutcome
@@ -153,13 +153,13 @@ async def join_match(
 async def get_match(
     match_id: MatchId,
     caller: CallerDep,
-    matches: MatchServiceDep,
+    reads: MatchReadsDep,
     at: Annotated[EventSeq | None, Query(description="the view just after this event (seq) instead of now")] = None,
 ) -> MatchDetail:
     """The caller's view (seat, spectator, or audit) and the match summary; ``at``: as it was then.
     403 ``withheld``: a duplicate round's match before its round is revealed, to anyone but its seats
     and the director (docs/TOURNAMENTS.md "Duplicate rounds")."""
-    return await matches.show(match_id, caller, at)
+    return await reads.show(match_id, caller, at)
 
 
 @router.post(
@@ -186,18 +186,19 @@ async def match_events(
     request: Request,
     match_id: MatchId,
     caller: CallerDep,
-    matches: MatchServiceDep,
+    registry: MatchRegistryDep,
+    reads: MatchReadsDep,
     since: Annotated[Seq, Query(description=f"the last seq the client has (0 to {MAX_SEQ})")] = 0,
     follow: Annotated[int, Query(ge=0, le=1, description="1: keep the stream open until the match's last event")] = 0,
 ) -> Response:
     """The events after ``since`` the caller may see, one JSON envelope per line (403 ``withheld``: a
     duplicate round's match not revealed yet, to anyone but its seats and the director)."""
     if follow:
-        await matches.may_read(match_id, caller)  # an unknown match is a 404, a withheld one 403, before the stream
+        await registry.may_read(match_id, caller)  # an unknown match is a 404, a withheld one 403, before the stream
         if (owner := await owner_elsewhere(request, match_id)) and (streamed := await forward_stream(request, owner)):
             return streamed
-        return StreamingResponse(matches.follow(match_id, caller, since), media_type=NDJSON)
-    envelopes = await matches.events_since(match_id, caller, since)
+        return StreamingResponse(reads.follow(match_id, caller, since), media_type=NDJSON)
+    envelopes = await reads.events_since(match_id, caller, since)
     return Response(b"".join(ndjson_line(e) for e in envelopes), media_type=NDJSON)
 
 

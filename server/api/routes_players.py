@@ -17,7 +17,7 @@ from server.deps import (
     BearerDep,
     CallersDep,
     DirectorDep,
-    MatchServiceDep,
+    MatchReadsDep,
     PlayerDep,
     PlayerPagesDep,
     RegistrationsDep,
@@ -206,7 +206,7 @@ async def show_versus(
 
 
 @router.get("/me", response_model=Me, responses=error_responses(401, 429, 503))
-async def me(player: PlayerDep, matches: MatchServiceDep, tournaments: TournamentServiceDep) -> Me:
+async def me(player: PlayerDep, reads: MatchReadsDep, tournaments: TournamentServiceDep) -> Me:
     """Who the token belongs to, their matches, and their next pairing in each running tournament
     (the same body as the lobby socket's ``state`` message: ``server.services.lobby.me_state``)."""
-    return await me_state(matches, tournaments, player)
+    return await me_state(reads, tournaments, player)

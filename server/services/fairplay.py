@@ -73,7 +73,7 @@ class FairPlay:
                 self._kept.move_to_end(match_id)
                 return kept
         try:
-            seats = tuple(self.tournaments.matches.summary(match_id).seats)
+            seats = tuple(self.tournaments.registry.summary(match_id).seats)
         except MatchNotFound:
             return None
         last: list[str] = []
@@ -92,7 +92,7 @@ class FairPlay:
         return found
 
     def _row(self, r: PlayerSignals) -> FairPlayRow:
-        player = self.tournaments.player(r.player) or PlayerPublic(id=r.player, name=r.player, kind="human")
+        player = self.tournaments.registry.player(r.player) or PlayerPublic(id=r.player, name=r.player, kind="human")
         return FairPlayRow(
             player=player,
             matches=r.matches,

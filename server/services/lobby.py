@@ -33,7 +33,7 @@ behind is dropped, 1013, and reconnects to a fresh ``state``); a player's entrie
 followers of their matches go when their last socket does. The ``matches`` stream and the
 tournaments are followed from the server's start, whoever is connected (one follower each):
 the ``matches`` follower also stops this process's copy of a match that another process
-annulled (``MatchService.annulled_elsewhere``), so its table sockets end and its commands are
+annulled (``MatchRegistry.annulled_elsewhere``), so its table sockets end and its commands are
 refused here too.
 """
 
@@ -160,7 +160,8 @@ class Lobby:
         queued: int = QUEUED,
     ) -> None:
         self.store = store
-        self.matches = matches
+        self.registry = matches.registry
+        self.reads = matches.reads
         self.tournaments = tournaments
         self.sockets_per_player = sockets_per_player
         self.queued = queued
@@ -196,7 +197,7 @@ class Lobby:
             )
         mine.append(socket)
         try:
-            state = await me_state(self.matches, self.tournaments, player)
+            state = await me_state(self.reads, self.tournaments, player)
             for summary in state.matches:
                 if summary.status in (WAITING, LIVE):
                     seats = tuple(p.id if p is not None else None for p in summary.seats)
@@ -346,8 +347,8 @@ class Lobby:
                     self._send(registered.seats, _match(registered.match, WAITING, None, None))
         elif stored.type == ServerEventType.MATCH_ANNULLED:
             annulled = MatchAnnulled.from_payload(stored.data)
-            self.matches.annulled_elsewhere(annulled.match, annulled.replaced_by)  # appended here: nothing to do
-            summary = await asyncio.to_thread(self.matches.summary, annulled.match)
+            self.registry.annulled_elsewhere(annulled.match, annulled.replaced_by)  # appended here: nothing to do
+            summary = await asyncio.to_thread(self.registry.summary, annulled.match)
             self._untrack(annulled.match)
             if summary.tournament is None:  # a tournament's annulments are told from its own stream
                 self._send(summary.seats, _match(annulled.match, ANNULLED, None, None))
@@ -437,7 +438,7 @@ class Lobby:
         def message(player: str) -> PairingMessage:
             others = slot.others(player)
             opponent = others[0]
-            found = self.matches.player(opponent)
+            found = self.registry.player(opponent)
             return {
                 "type": "pairing",
                 "tournament": t.id,

@@ -42,7 +42,8 @@ from server.schemas import (
     NextMatch,
     SeatForfeit,
 )
-from server.services.match_reads import shown
+from server.services.match_reads import MatchReads, shown
+from server.services.match_registry import MatchRegistry
 from server.services.matches import MatchService
 from server.services.tournament_listing import TournamentListing
 from server.services.tournaments import TournamentService, dispute_public
@@ -135,7 +136,7 @@ def _soonest(n: NextMatch, names: dict[str, str]) -> tuple[int, str, str, int]:
 
 
 async def me_state(
-    matches: MatchService,
+    reads: MatchReads,
     tournaments: TournamentService,
     player: PlayerPublic,
     endings: Endings | None = None,
@@ -144,12 +145,12 @@ async def me_state(
     """What ``GET /api/me`` says: the player, their matches (with how each ended), their next
     pairings soonest first across all their tournaments (with join deadlines)."""
     if endings is None:
-        endings = _ENDINGS.get(matches.store)
+        endings = _ENDINGS.get(reads.store)
         if endings is None:
-            endings = _ENDINGS[matches.store] = Endings(matches.store)
+            endings = _ENDINGS[reads.store] = Endings(reads.store)
     every = folds if folds is not None else await tournaments.all()
     by_id = {t.id: t for t in every}
-    current = await asyncio.to_thread(matches.matches_of, player)
+    current = await asyncio.to_thread(reads.matches_of, player)
     mine = [
         MyMatch(**dict(m), ended=await asyncio.to_thread(ended, endings, m, by_id))
         if m.status in (FINISHED, ANNULLED)
@@ -175,8 +176,8 @@ async def disputes_shown(tournaments: TournamentService, player_id: str) -> list
         public = dispute_public(t, d)
         if d.player != player_id:
             if d.match not in finished:
-                summary = await asyncio.to_thread(tournaments.matches.summary, d.match)
-                secret = await asyncio.to_thread(tournaments.matches.registry.secret, summary)
+                summary = await asyncio.to_thread(tournaments.registry.summary, d.match)
+                secret = await asyncio.to_thread(tournaments.registry.secret, summary)
                 finished[d.match] = summary.status == FINISHED and not secret
             if not finished[d.match]:
                 public = public.model_copy(update={"note": OTHER_SEAT_NOTE})
@@ -184,7 +185,7 @@ async def disputes_shown(tournaments: TournamentService, player_id: str) -> list
     return out
 
 
-def live_of(matches: MatchService, t: Tournament) -> list[MatchSummaryShown]:
+def live_of(registry: MatchRegistry, t: Tournament) -> list[MatchSummaryShown]:
     """The live and waiting matches of ``t``'s opened rounds its page lists (no secret round's):
     the live ones are watch lines; a waiting one becomes one as it starts, so the lobby follows
     it (its start may be appended by another process). Blocking."""
@@ -196,9 +197,9 @@ def live_of(matches: MatchService, t: Tournament) -> list[MatchSummaryShown]:
         for slot in t.round_slots(number)
         if slot.match is not None
     ]
-    found = matches.summaries(listed)  # one read, not one a match
+    found = registry.summaries(listed)  # one read, not one a match
     return [
-        shown(matches.summary_public(summary), None)
+        shown(registry.summary_public(summary), None)
         for match_id in listed
         if (summary := found.get(match_id)) is not None and summary.status in (LIVE, WAITING)
     ]
@@ -235,7 +236,8 @@ class LobbyReader:
     """Builds :class:`LobbyState` for players; one call of :meth:`shared` per moment serves many players."""
 
     def __init__(self, store: EventStore, matches: MatchService, tournaments: TournamentService) -> None:
-        self.matches = matches
+        self.registry = matches.registry
+        self.reads = matches.reads
         self.tournaments = tournaments
         self.listing = TournamentListing(store)
         self.endings = Endings(store)
@@ -245,7 +247,7 @@ class LobbyReader:
         player: :func:`live_of`)."""
         folds = await self.tournaments.all()
         running = [t for t in folds if t.status == RUNNING]
-        live = await asyncio.to_thread(lambda: {t.id: live_of(self.matches, t) for t in running})
+        live = await asyncio.to_thread(lambda: {t.id: live_of(self.registry, t) for t in running})
         return folds, live
 
     async def state(
@@ -254,7 +256,7 @@ class LobbyReader:
         shared: tuple[list[Tournament], dict[str, list[MatchSummaryShown]]] | None = None,
     ) -> LobbyState:
         folds, live = shared if shared is not None else await self.shared()
-        me = await me_state(self.matches, self.tournaments, player, self.endings, folds)
+        me = await me_state(self.reads, self.tournaments, player, self.endings, folds)
         page = await asyncio.to_thread(self.listing.page, player.id, LISTED, None)
         mine = [t for t in folds if player.id in t.players]
         seated = {m.id for m in me.matches}

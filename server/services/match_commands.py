@@ -12,7 +12,6 @@ answers a client sees are built by ``server.services.match_reads``.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import hmac
 import logging
 from collections.abc import Callable
@@ -31,7 +30,6 @@ from server.services.match_registry import MatchRegistry
 from server.services.players import Caller
 from server.services.to_the_end import to_the_end
 from server.store.errors import ConcurrencyError
-from server.store.read_models import ANNULLED
 from server.store.records import AppendResult, ChainedAppend, StoredEvent
 from server.store.server_events import MatchAnnulled
 from server.store.streams import MATCHES_STREAM
@@ -272,8 +270,4 @@ class MatchCommands:
             command_id=f"annul-{live.id}",
             result=OK,
         )
-        live.annulled = True
-        live.replaced_by = replaced_by or live.replaced_by
-        live.summary = dataclasses.replace(live.summary, status=ANNULLED)
-        live.close()
-        self._changed(live)
+        self.registry.annulled(live, replaced_by)

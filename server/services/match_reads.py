@@ -1,4 +1,5 @@
-"""What a viewer reads of a match: summaries, views (now or at an event), events, live streams, replays.
+"""What a viewer reads of a match: summaries, views (now or at an event), events, live streams
+(NDJSON and the socket's messages), replays.
 
 Who sees what: every viewer receives the same event envelopes (hidden fields only as sealed
 commitments, docs/FAIRNESS.md), each with the openings that viewer may see: a seat its own
@@ -23,6 +24,7 @@ from engine.state import MatchState, Phase
 from engine.views import Viewer
 from server.domain_errors import Malformed, MatchLive
 from server.schemas import MatchDetail, MatchOutcome, MatchSummaryShown, MatchView
+from server.services.frames import Frames, run_text
 from server.services.live_match import (
     ClosingItem,
     FeedItem,
@@ -205,6 +207,18 @@ class MatchReads:
                 yield run
         if live.annulled:  # the last message says so, and where the pairing is played now
             yield [ClosingItem(live, await asyncio.to_thread(self.registry.replacement, live))]
+
+    async def messages(
+        self, match_id: str, caller: Caller, since: int, frames: Frames = Frames.EVENT
+    ) -> AsyncIterator[str]:
+        """The text messages of ``caller``'s socket on the match (docs/API.md ``WS /api/matches/{id}/ws``):
+        one per event after ``since``, or per decision (``server.services.frames``), each with the
+        viewer's view after it and encoded once for every viewer of the same kind. Ends after the
+        match's last event; from the moment the match is over every viewer is an auditor."""
+        live = await self.registry.open(match_id)
+        base = self.registry.base_viewer(live.summary, caller)
+        async for run in self.watch(match_id, caller, since, by_decision=frames is Frames.DECISION):
+            yield run_text(run, base, frames)
 
     async def follow(self, match_id: str, caller: Caller, since: int) -> AsyncIterator[bytes]:
         """NDJSON lines of the events after ``since``, live, until the match's last event.

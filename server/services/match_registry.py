@@ -189,16 +189,21 @@ class MatchRegistry:
             live.replaced_by = replacement_in(self.store, tournament, live.id)
         return live.replaced_by
 
-    def annulled_elsewhere(self, match_id: str, replaced_by: str | None) -> None:
-        """Another process annulled ``match_id``: the copy here (if any) is annulled and closed too."""
-        live = self.live.get(match_id) or self._idle.get(match_id)
-        if live is None or live.annulled:
-            return
+    def annulled(self, live: LiveMatch, replaced_by: str | None) -> None:
+        """``live``'s match was annulled (its ``match_annulled`` appended, here or by another process;
+        ``replaced_by``: the match a replay ruling plays instead): the copy says so and stops, so its
+        clock, bots and commands stop and its watchers are told."""
         live.annulled = True
         live.replaced_by = replaced_by or live.replaced_by
         live.summary = dataclasses.replace(live.summary, status=ANNULLED)
         live.close()
         self._changed(live)
+
+    def annulled_elsewhere(self, match_id: str, replaced_by: str | None) -> None:
+        """Another process annulled ``match_id``: the copy here (if any) is annulled and closed too."""
+        live = self.live.get(match_id) or self._idle.get(match_id)
+        if live is not None and not live.annulled:
+            self.annulled(live, replaced_by)
 
     async def refuse_if_annulled(self, live: LiveMatch) -> None:
         """Raise :class:`MatchAnnulled` (naming the replay, if any) for a command on an annulled match."""
@@ -253,6 +258,14 @@ class MatchRegistry:
         if self.secrecy.known_public(summary.tournament, summary.round):
             return Reader(self.base_viewer(summary, caller), False)
         return await asyncio.to_thread(self.reader, summary, caller)
+
+    async def may_read(self, match_id: str, caller: Caller) -> MatchSummary:
+        """Refuse, before a stream or a socket starts (or is forwarded to the match's owner), a
+        caller who may not read the match: MatchNotFound, or Withheld (:meth:`reader`). The
+        match's summary, for one who may."""
+        summary = await asyncio.to_thread(self.summary, match_id)
+        await self.gate(summary, caller)
+        return summary
 
     def secret(self, summary: MatchSummary) -> bool:
         """Whether this match's round is a duplicate round not revealed yet (blocking)."""

@@ -1,9 +1,11 @@
-"""Casual and tournament matches: the one service the routes and tournaments talk to.
+"""Casual and tournament matches: the parts, built and tied together.
 
-``MatchService`` is a thin facade over modules with one job each:
+``MatchService`` builds the modules that do the work, each with one job, and hands them out
+(``registry``, ``reads``, ``commands``, ``creation``; ``server.app`` gives them to the routes and
+services, which call them directly):
 
 - ``match_registry``: the matches held live in memory, loaded on demand, and the look-ups
-  (summaries, players, who a caller is at a table);
+  (summaries, players, who a caller is at a table) and the read gate;
 - ``match_creation``: registering and creating matches;
 - ``match_commands``: deciding a seat's command (and joins, forfeits, annulments) and appending it;
 - ``move_clocks``: the move clocks (docs/SERVER.md "Move clocks");
@@ -11,10 +13,13 @@
 - ``match_reads``: views, events, live streams and replays;
 - ``invitations``: the per-player limit on open invitations and their expiry.
 
-What ties them together is :meth:`MatchService._after_change`: whenever a match moved, its
-clock is armed for the new decision and a house bot gets its move (a tournament hears of a
-match's end from the store: ``server.services.tournament_manager``). All time comes from
-one injected :class:`~server.services.clock.Clock`; all tunables from :class:`~server.settings.Settings`.
+What the service does itself is what spans them: :meth:`MatchService._after_change` (whenever a
+match moved, its clock is armed for the new decision and a house bot gets its move; a
+tournament hears of a match's end from the store: ``server.services.tournament_manager``),
+start-up recovery, hand-over between servers, stopping, and creating, joining and a seat's
+command with the answer it gets (decided by ``match_commands``, built by ``match_reads``). All
+time comes from one injected :class:`~server.services.clock.Clock`; all tunables from
+:class:`~server.settings.Settings`.
 """
 
 from __future__ import annotations
@@ -22,17 +27,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 from engine.rulesets import Ruleset
-from engine.state import MatchState
-from engine.views import Viewer
-from server.schemas import MatchDetail, MatchOutcome, MatchSummaryShown
+from server.schemas import MatchOutcome
 from server.services.clock import Clock, SystemClock
 from server.services.house_bots import HouseBots
 from server.services.invitations import Invitations
-from server.services.live_match import FeedItem, LiveMatch
+from server.services.live_match import LiveMatch
 from server.services.match_commands import MatchCommands, seat_command_id
 from server.services.match_creation import MatchCreation, new_match_id
 from server.services.match_reads import MatchReads
@@ -43,15 +46,15 @@ from server.services.players import Caller
 from server.settings import Settings
 from server.store.event_store import EventStore
 from server.store.models import MatchSummaryPublic, PlayerPublic
-from server.store.read_models import MatchSummary
-from server.store.records import Envelope, StoredEvent
+from server.store.records import StoredEvent
 from server.store.snapshots import Snapshots
 
 __all__ = ["HOLD_SECONDS", "MatchService", "new_match_id", "seat_command_id"]
 
 
 class MatchService:
-    """Matches: create, join, command, clocks, bots, reads. Tunables come from ``settings``
+    """Matches: the parts (``registry``, ``reads``, ``commands``…), create, join, a seat's command,
+    recovery, hand-over and stop. Tunables come from ``settings``
     (``Settings()`` if None); a keyword given here overrides its setting (tools and tests)."""
 
     def __init__(
@@ -158,11 +161,6 @@ class MatchService:
         await self.clocks.apply_expired([live])
         self._after_change(live)
 
-    @property
-    def _live(self) -> dict[str, LiveMatch]:
-        """The matches held live (tests look at how many)."""
-        return self.registry.live
-
     # ------------------------------------------------------------ start-up and stop
 
     async def recover(self) -> int:
@@ -193,50 +191,6 @@ class MatchService:
         self.invitations.stop()
         await self.registry.stop()
         await self.ownership.stop()  # after the clocks: the leases go, the others take over at once
-
-    def stop_watchers(self) -> None:
-        self.registry.stop_watchers()
-
-    @property
-    def stopping(self) -> bool:
-        """The server is stopping: live streams are being ended (a socket says so as it closes)."""
-        return self.registry.stopping
-
-    @property
-    def bots_inline(self) -> bool:
-        return self.bots.inline
-
-    # ------------------------------------------------------------ look-ups
-
-    async def open(self, match_id: str, *, arm: bool = True) -> LiveMatch:
-        return await self.registry.open(match_id, arm=arm)
-
-    def summary(self, match_id: str) -> MatchSummary:
-        return self.registry.summary(match_id)
-
-    def summaries(self, match_ids: Sequence[str]) -> dict[str, MatchSummary]:
-        return self.registry.summaries(match_ids)
-
-    def player(self, player_id: str | None) -> PlayerPublic | None:
-        return self.registry.player(player_id)
-
-    def summary_public(self, summary: MatchSummary) -> MatchSummaryPublic:
-        return self.registry.summary_public(summary)
-
-    def seat_of(self, summary: MatchSummary, caller: Caller) -> int | None:
-        return self.registry.seat_of(summary, caller)
-
-    def base_viewer(self, summary: MatchSummary, caller: Caller) -> Viewer:
-        return self.registry.base_viewer(summary, caller)
-
-    def live_summary(self, live: LiveMatch) -> MatchSummaryShown:
-        return self.reads.live_summary(live)
-
-    def matches_of(self, player: PlayerPublic) -> list[MatchSummaryShown]:
-        return self.reads.matches_of(player)
-
-    def state_at(self, match_id: str, version: int) -> MatchState:
-        return self.reads.state_at(match_id, version)
 
     # ------------------------------------------------------------ creating and joining
 
@@ -274,18 +228,6 @@ class MatchService:
         live, appended, command_id = await self.commands.join(match_id, caller, entropy)
         await self.registry.settled(match_id)
         return await self._answer(live, reader, caller, appended, command_id)
-
-    async def forfeit(self, match_id: str, seat: int, reason: str) -> bool:
-        return await self.commands.forfeit(match_id, seat, reason)
-
-    async def annul(self, match_id: str, reason: str, replaced_by: str | None = None) -> None:
-        """Annul ``match_id``; ``replaced_by``: the match a replay ruling plays instead (its watchers are told)."""
-        await self.commands.annul(match_id, reason, replaced_by=replaced_by)
-
-    def annulled_elsewhere(self, match_id: str, replaced_by: str | None) -> None:
-        """Another process annulled ``match_id`` (its ``match_annulled``, read by the lobby's follower):
-        this process's copy stops too (clock, bots, commands) and its watchers are told."""
-        self.registry.annulled_elsewhere(match_id, replaced_by)
 
     async def _seat_reader(self, match_id: str, caller: Caller) -> Reader | None:
         """Before a seat's command or join: how the seat reads the match (``MatchRegistry.reader``),
@@ -330,28 +272,3 @@ class MatchService:
                 reader = Reader(self.registry.base_viewer(live.summary, caller), secret=True)
             return self.reads.outcome(live, reader, appended)
         return await asyncio.to_thread(self.reads.stored_outcome, live.id, caller, command_id)
-
-    # ------------------------------------------------------------ reads
-
-    async def may_read(self, match_id: str, caller: Caller) -> None:
-        """Refuse, before a stream or a socket starts (or is forwarded to the match's owner), a
-        caller who may not read the match: MatchNotFound, or Withheld (``MatchRegistry.reader``)."""
-        summary = await asyncio.to_thread(self.registry.summary, match_id)
-        await self.registry.gate(summary, caller)
-
-    async def show(self, match_id: str, caller: Caller, at: int | None = None) -> MatchDetail:
-        return await self.reads.show(match_id, caller, at)
-
-    async def events_since(self, match_id: str, caller: Caller, since: int) -> list[Envelope]:
-        return await self.reads.events_since(match_id, caller, since)
-
-    def watch(
-        self, match_id: str, caller: Caller, since: int, *, by_decision: bool = False
-    ) -> AsyncIterator[list[FeedItem]]:
-        return self.reads.watch(match_id, caller, since, by_decision=by_decision)
-
-    def follow(self, match_id: str, caller: Caller, since: int) -> AsyncIterator[bytes]:
-        return self.reads.follow(match_id, caller, since)
-
-    def replay(self, match_id: str) -> str:
-        return self.reads.replay(match_id)

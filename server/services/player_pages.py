@@ -28,7 +28,7 @@ from server.schemas import (
     TournamentPlayed,
     Versus,
 )
-from server.services.matches import MatchService
+from server.services.match_registry import MatchRegistry
 from server.services.ratings import Ratings, family_ratings, identity_of
 from server.services.tournaments import TournamentService
 from server.store import ratings as rating_rows
@@ -71,15 +71,15 @@ def _outcome(m: Meeting) -> Literal["won", "lost", "drawn"]:
 
 
 class PlayerPages:
-    def __init__(self, matches: MatchService, tournaments: TournamentService, ratings: Ratings) -> None:
-        self.matches = matches
+    def __init__(self, registry: MatchRegistry, tournaments: TournamentService, ratings: Ratings) -> None:
+        self.registry = registry
         self.tournaments = tournaments
         self.ratings = ratings
-        self.store = matches.store
-        self.secrecy = matches.registry.secrecy
+        self.store = registry.store
+        self.secrecy = registry.secrecy
 
     def _player(self, player_id: str) -> PlayerPublic:
-        player = self.matches.player(player_id)
+        player = self.registry.player(player_id)
         if player is None:
             raise NotFound(f"no player {player_id!r}")
         return player
@@ -141,7 +141,7 @@ class PlayerPages:
             counted.add((m.match_id, m.other))
             if key not in records:
                 records[key] = _Record(
-                    self.matches.player(m.other) or PlayerPublic(id=m.other, name=m.other, kind="human")
+                    self.registry.player(m.other) or PlayerPublic(id=m.other, name=m.other, kind="human")
                 )
             r = records[key]
             r.played += 1
@@ -170,7 +170,7 @@ class PlayerPages:
         unrated: dict[str, str | None],
         names: dict[str, str],
     ) -> HistoryItem:
-        shown = self.matches.summary_public(s)
+        shown = self.registry.summary_public(s)
         me = identity_of(player_id)
         seat = next(i for i, p in enumerate(s.seats) if p is not None and identity_of(p) == me)
         result: Literal["won", "lost", "drawn"] | None = None

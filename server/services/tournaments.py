@@ -180,7 +180,10 @@ class TournamentService:
         self.store = store
         self.folds = folds or TournamentFolds(store)
         self.open_disputes_per_player = (settings or Settings()).open_disputes_per_player
-        self.matches = matches
+        self.matches = matches  # creates the rounds' matches
+        self.registry = matches.registry  # look-ups: summaries, players, seats, the read gate
+        self.match_commands = matches.commands  # forfeits and annulments
+        self.match_reads = matches.reads  # replays
         self._locks: dict[str, asyncio.Lock] = {}
         self._deadlines: dict[tuple[str, int], Timer] = {}
         self.clock = matches.clock  # the join deadlines run on the matches' clock
@@ -211,9 +214,6 @@ class TournamentService:
         if seed is None:  # pragma: no cover - written with the creation, in the same transaction
             raise NotNow(f"tournament {tournament_id!r} has no seed")
         return seed
-
-    def player(self, player_id: str | None) -> PlayerPublic | None:
-        return self.matches.player(player_id)
 
     # ------------------------------------------------------------ creating and starting
 
@@ -469,11 +469,11 @@ class TournamentService:
         which ``unoduo verify`` checks against the chain (docs/FAIRNESS.md "Duplicate rounds").
         ``caller`` (the HTTP route's): passes the read gate first, so that anyone without a seat in
         such a match is refused as at every read of it (Withheld), whatever its state. Blocking."""
-        summary = self.matches.summary(match_id)
+        summary = self.registry.summary(match_id)
         if caller is not None:
-            self.matches.registry.reader(summary, caller)
-        text = self.matches.replay(match_id)
-        if self.matches.registry.secret(summary):
+            self.registry.reader(summary, caller)
+        text = self.match_reads.replay(match_id)
+        if self.registry.secret(summary):
             raise NotNow(
                 f"{match_id} was dealt round {summary.round}'s cards, which matches of its round may still be "
                 "playing: its replay is given once every pairing of the round is decided"
@@ -502,7 +502,7 @@ class TournamentService:
                 )
 
     def _known(self, player_id: str) -> PlayerPublic:
-        player = self.player(player_id)
+        player = self.registry.player(player_id)
         if player is None:  # pragma: no cover - entrants are checked at creation
             raise PlayerNotFound(player_id)
         return player
@@ -575,7 +575,7 @@ class TournamentService:
 
     def _seated_at(self, match_id: str) -> list[str | None]:
         """The player id in each seat of ``match_id`` (blocking: a read)."""
-        public = self.matches.summary_public(self.matches.summary(match_id))
+        public = self.registry.summary_public(self.registry.summary(match_id))
         return [p.id if p is not None else None for p in public.seats]
 
     # ------------------------------------------------------------ join deadlines
@@ -618,7 +618,7 @@ class TournamentService:
         for slot in t.round_slots(number):
             if slot.match is None or t.done(slot):
                 continue
-            live = await self.matches.open(slot.match, arm=False)
+            live = await self.registry.open(slot.match, arm=False)
             if live.state.phase is not Phase.WAITING:
                 continue
             seats = len(live.state.entropies)
@@ -627,11 +627,11 @@ class TournamentService:
                 await self._no_show(tournament_id, slot.key, slot.match)
             else:
                 for seat in missing:  # at a table of more, each seat that did not come leaves it
-                    await self.matches.forfeit(slot.match, seat, "join_deadline")
+                    await self.match_commands.forfeit(slot.match, seat, "join_deadline")
         await self.advance(tournament_id)
 
     async def _no_show(self, tournament_id: str, key: str, match_id: str) -> None:
-        await self.matches.annul(match_id, "no_show: neither seat joined before the deadline")
+        await self.match_commands.annul(match_id, "no_show: neither seat joined before the deadline")
 
         async def step(t: Tournament) -> bool:
             await self._apply(t, NoShow(key, match_id))
@@ -663,25 +663,24 @@ class TournamentService:
             if len(slot.seats) > 2:  # a table plays on: the player leaves it (D23 places them last)
                 seated = await asyncio.to_thread(self._seated_at, slot.match)
                 if player_id in seated:
-                    await self.matches.forfeit(slot.match, seated.index(player_id), "withdrawal")
+                    await self.match_commands.forfeit(slot.match, seated.index(player_id), "withdrawal")
             elif annulled:
-                await self.matches.annul(slot.match, f"withdrawal of {player_id}: results annulled")
+                await self.match_commands.annul(slot.match, f"withdrawal of {player_id}: results annulled")
             else:
                 seat = slot.seat_of(player_id)
                 assert seat is not None
-                await self.matches.forfeit(slot.match, seat, "withdrawal")
+                await self.match_commands.forfeit(slot.match, seat, "withdrawal")
         await self.advance(tournament_id)
         return await self.get(tournament_id)
 
     # ------------------------------------------------------------ disputes and rulings
 
     async def dispute(self, match_id: str, caller: Caller, seq: int, note: str) -> Dispute:
-        summary = await asyncio.to_thread(self.matches.summary, match_id)
+        summary = await asyncio.to_thread(self.registry.summary, match_id)
         if summary.tournament is None:
             raise Malformed("disputes are for tournament matches; a casual match has no director")
-        seat = self.matches.seat_of(summary, caller)
-        if seat is None or caller.player is None:
-            raise NotASeat(match_id)
+        seat = self.registry.require_seat(summary, caller)
+        assert caller.player is not None  # a seat is a player's
         head = await asyncio.to_thread(self.store.head, match_stream(match_id))
         if not 1 <= seq <= head:
             raise Malformed(f"seq must name an event of this match: 1 to {head}, not {seq}")
@@ -719,14 +718,14 @@ class TournamentService:
 
         async def step(t: Tournament) -> bool:
             dispute = t.disputes[dispute_id]
-            live = await self.matches.open(dispute.match, arm=False) if t.slots[dispute.slot].match else None
+            live = await self.registry.open(dispute.match, arm=False) if t.slots[dispute.slot].match else None
             playing = live is not None and live.state.phase is not Phase.MATCH_OVER and not live.annulled
             ruled = await self._apply(
                 t, Rule(dispute_id, decision, note, seat, rule, playing), before=self._before_ruling
             )
             if decision == "award" and playing and not any(isinstance(e, ResultRecorded) for e in ruled.events):
                 assert seat is not None
-                await self.matches.forfeit(dispute.match, 1 - seat, "ruling")  # its end records the result
+                await self.match_commands.forfeit(dispute.match, 1 - seat, "ruling")  # its end records the result
             return False
 
         await self._decide(tournament_id, step)
@@ -743,15 +742,17 @@ class TournamentService:
             if isinstance(event, MatchReplayed):
                 slot = t.slots[event.slot]
                 reason = f"ruling on {ruled.dispute}: played again"
-                await self.matches.annul(event.old, reason, replaced_by=event.new)
+                await self.match_commands.annul(event.old, reason, replaced_by=event.new)
                 players = [self._known(p) for p in t.seated(slot)]
                 ruleset = Ruleset.from_record(t.ruleset)
                 await self.matches.create_scheduled(event.new, players, ruleset, t.move_seconds, t.id, slot.round)
             elif isinstance(event, ResultRecorded) and ruled.decision == "award" and len(t.slots[event.slot].seats) > 2:
-                live = await self.matches.open(dispute.match, arm=False)
+                live = await self.registry.open(dispute.match, arm=False)
                 if live.state.phase is not Phase.MATCH_OVER and not live.annulled:
                     # A table still in play is stopped; the award puts the seat first, the rest last.
-                    await self.matches.annul(dispute.match, f"ruling on {ruled.dispute}: awarded to seat {ruled.seat}")
+                    await self.match_commands.annul(
+                        dispute.match, f"ruling on {ruled.dispute}: awarded to seat {ruled.seat}"
+                    )
 
     # ------------------------------------------------------------ the next match of a player
 
@@ -767,7 +768,7 @@ class TournamentService:
             for slot in t.scheduled_of(player_id):
                 if slot.round > t.opened or slot.match is None or t.done(slot):
                     continue
-                summary = await asyncio.to_thread(self.matches.summary, slot.match)
+                summary = await asyncio.to_thread(self.registry.summary, slot.match)
                 if summary.status != "waiting":
                     continue
                 deadline = t.join_deadline(slot.round)
@@ -785,7 +786,7 @@ class TournamentService:
         self, t: Tournament, slot: Slot, player_id: str, match: str | None, deadline: str | None
     ) -> dict[str, Any]:
         others = slot.others(player_id)
-        names = [(found.name if (found := self.player(p)) is not None else p) for p in others]
+        names = [(found.name if (found := self.registry.player(p)) is not None else p) for p in others]
         start = t.starts_at(slot.round)
         return {
             "tournament": t.id,
@@ -842,7 +843,7 @@ def _resolve_in(t: Tournament, service: TournamentService, entry: str) -> str | 
         return entry
     key = name_key(entry)
     for player_id in t.players:
-        player = service.player(player_id)
+        player = service.registry.player(player_id)
         if player is not None and name_key(player.name) == key:
             return player_id
     return None
@@ -915,20 +916,20 @@ class TournamentViews:
         self.service = service
 
     def _player(self, player_id: str) -> PlayerPublic:
-        return self.service.player(player_id) or PlayerPublic(id=player_id, name=player_id, kind="human")
+        return self.service.registry.player(player_id) or PlayerPublic(id=player_id, name=player_id, kind="human")
 
     def public(self, t: Tournament, *, full: bool = False) -> TournamentPublic:
         """The tournament as everyone sees it. A duplicate round not revealed yet shows only who
         meets whom: its pairings ``withheld`` (no result), none of its matches, no result of it in
         the standings (docs/TOURNAMENTS.md "Duplicate rounds"); ``full`` (the director) shows
         everything as it stands. Blocking."""
-        matches = self.service.matches
+        registry = self.service.registry
         seed = self.service.seed(t.id)
         secret = set() if full else t.secret_rounds()
         shown = t if full else t.revealed_only()
         rows = shown.standings(seed)
         listed = [s.match for s in shown.slots.values() if s.match is not None and s.round not in secret]
-        found = matches.summaries(listed)  # one read for the whole page, not one a match
+        found = registry.summaries(listed)  # one read for the whole page, not one a match
         rounds: list[RoundPublic] = []
         for scheduled in t.rounds:
             number = scheduled.number
@@ -936,7 +937,7 @@ class TournamentViews:
             summaries: list[MatchSummaryPublic] = []
             for slot in shown.round_slots(number):
                 if slot.match is not None and slot.match in found and number not in secret:
-                    summaries.append(matches.summary_public(found[slot.match]))
+                    summaries.append(registry.summary_public(found[slot.match]))
                 pairings.append(self._pairing(shown, slot, number in secret))
             rounds.append(
                 RoundPublic(

@@ -210,7 +210,7 @@ def test_a_clock_that_fires_early_waits_for_the_rest_and_does_not_time_out(
     ok(client.post(f"/api/matches/{match_id}/join", headers=ada, json={"entropy": "a"}))
     ok(client.post(f"/api/matches/{match_id}/join", headers=bob, json={"entropy": "b"}))
     matches: MatchService = client.app.state.matches  # type: ignore[attr-defined]
-    live = matches._live[match_id]
+    live = matches.registry.live[match_id]
     deadline = live.deadline
     assert deadline is not None
     clock.advance(10)

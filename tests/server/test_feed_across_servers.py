@@ -28,7 +28,7 @@ def test_another_servers_append_during_an_append_in_flight_reaches_the_feed(
     match = ok(here.post("/api/matches", headers=ada_h, json={"opponent": bob}), 201)["id"]
     ok(here.post(f"/api/matches/{match}/join", headers=ada_h, json={"entropy": "a"}))
     ok(there.post(f"/api/matches/{match}/join", headers=bob_h, json={"entropy": "b"}))
-    copy = there.portal.call(there.app.state.matches.open, match)  # type: ignore[attr-defined,union-attr]
+    copy = there.portal.call(there.app.state.match_registry.open, match)  # type: ignore[attr-defined,union-attr]
 
     def ada_view() -> dict[str, Any]:
         """Ada's view here once this server has what the other appended (bob's join, his moves)."""

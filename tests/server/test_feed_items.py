@@ -36,7 +36,7 @@ async def _played(folder: Path) -> list[StoredEvent]:
         summary = await service.create(player, "bot:random", None)
         await service.join(summary.id, caller, "a")
         rng = random.Random(5)
-        while (live := await service.open(summary.id)).state.phase is not Phase.MATCH_OVER:
+        while (live := await service.registry.open(summary.id)).state.phase is not Phase.MATCH_OVER:
             legal = legal_commands(live.state, 0)
             command = with_color(rng.choice(legal))
             await service.command_version(summary.id, caller, f"c{live.state.version}", live.state.version, command)

@@ -395,9 +395,9 @@ def test_finished_matches_kept_in_memory_are_bounded_and_the_dropped_ones_still_
             final, _ = play_to_end(client, match_id, headers, 0, random.Random(n))
             finished.append((match_id, final))
         service: MatchService = app.state.matches
-        held = [m for m, _ in finished if m in service._live]
+        held = [m for m, _ in finished if m in service.registry.live]
         assert len(held) <= 2, held  # the newest one, and the one a read may have just loaded back
         first_id, first_final = finished[0]
-        assert first_id not in service._live
+        assert first_id not in service.registry.live
         again = ok(client.get(f"/api/matches/{first_id}"))
         assert again["view"]["phase"] == "match_over" and again["view"]["version"] == first_final["version"]

@@ -40,7 +40,7 @@ def test_a_bot_only_match_is_the_engine_alones_event_for_event_in_fewer_commits_
             async for stored in store.follow(match_stream("chain-1")):  # until the match's last event
                 if stored.type == EventType.SEED_REVEALED:
                     break
-            return service.replay("chain-1"), store.stats["batches"] - before
+            return service.reads.replay("chain-1"), store.stats["batches"] - before
         finally:
             await service.stop()
 

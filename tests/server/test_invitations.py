@@ -109,15 +109,15 @@ def test_matches_nobody_started_hold_nothing_live(client: TestClient) -> None:
         made += [ok(invite(client, headers, victim), 201)["id"] for _ in range(LIMIT)]
     for match_id in made[:50]:  # reading them loads them on demand, and holds nothing either
         assert ok(client.get(f"/api/matches/{match_id}"))["match"]["status"] == "waiting"
-    assert len(matches._live) == 0 and running_tasks(client) <= tasks_before  # no follower, clock or poll each
+    assert len(matches.registry.live) == 0 and running_tasks(client) <= tasks_before  # no follower, clock or poll each
     assert matches.clocks.armed() == 0 and matches.registry.idle() <= IDLE_KEPT
     assert not any(live.follower for live in matches.registry._idle.values())
     # A seat joins: still waiting, still nothing held. Both seats: it is played, and held live.
     match_id = made[0]
     ok(client.post(f"/api/matches/{match_id}/join", headers=victim_headers, json={"entropy": "v"}))
-    assert len(matches._live) == 0
+    assert len(matches.registry.live) == 0
     ok(client.post(f"/api/matches/{match_id}/join", headers=creator_headers, json={"entropy": "c"}))
-    assert list(matches._live) == [match_id] and matches._live[match_id].follower is not None
+    assert list(matches.registry.live) == [match_id] and matches.registry.live[match_id].follower is not None
 
 
 def test_an_invitation_nobody_started_expires_and_cannot_be_joined(client: TestClient, clock: ManualClock) -> None:
@@ -152,8 +152,8 @@ def test_a_watcher_holds_an_unstarted_match_while_it_watches_and_sees_it_start(c
     quiet = ok(invite(client, ada, bob), 201)["id"]
     with client.websocket_connect(f"/api/matches/{quiet}/ws?since=0") as ws:
         assert ws.receive_json()["type"] == "event"  # the match's first event: the feed is open
-        assert list(matches._live) == [quiet]
-    poll(lambda: quiet not in matches._live)  # the last watcher left: idle again, its follower gone
+        assert list(matches.registry.live) == [quiet]
+    poll(lambda: quiet not in matches.registry.live)  # the last watcher left: idle again, its follower gone
     match_id = ok(invite(client, ada, bob), 201)["id"]
     with client.websocket_connect(f"/api/matches/{match_id}/ws?since=0") as ws:
         first = ws.receive_json()
@@ -162,4 +162,4 @@ def test_a_watcher_holds_an_unstarted_match_while_it_watches_and_sees_it_start(c
         seen = [first]
         while not any(m.get("event", {}).get("type") == "round_started" for m in seen):
             seen.append(ws.receive_json())
-    assert match_id in matches._live  # started: held live from now on
+    assert match_id in matches.registry.live  # started: held live from now on

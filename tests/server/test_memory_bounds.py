@@ -94,7 +94,7 @@ def test_finished_matches_kept_at_the_default_hold_little_memory(url: str) -> No
         final, _ = play_to_end(client, match_id, headers, 0, random.Random(7))
         assert final["phase"] == "match_over"
         service: MatchService = app.state.matches
-        held = service._live[match_id]
+        held = service.registry.live[match_id]
         assert held.closed  # held, finished, for quick reads
         one = owned_bytes(held)
     assert one > 1000  # a whole match's final state at least

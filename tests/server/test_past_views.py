@@ -50,7 +50,7 @@ def test_a_past_view_is_folded_from_the_nearest_snapshot_and_is_the_same_view(cl
             anonymous = ok(client.get(f"/api/matches/{match_id}", params={"at": at}))["view"]
             assert anonymous["version"] == at
             full = fold((e.event() for e in real_read(stream, 1, to_seq=at)), INITIAL_STATE)
-            assert matches.state_at(match_id, at) == full
+            assert matches.reads.state_at(match_id, at) == full
         # Folded from event 1, these views read sum(asked) events; from the snapshots, a small part of it.
         assert reads and 4 * sum(count for _first, count in reads) < sum(asked)
         reads.clear()

@@ -38,7 +38,7 @@ class Owners:
 
 class App:
     def __init__(self, key: str | None) -> None:
-        self.state = State({"peer_key": key, "matches": State({"ownership": Owners()})})
+        self.state = State({"peer_key": key, "match_registry": State({"ownership": Owners()})})
 
 
 def request(key: str | None, headers: dict[str, str]) -> Request:

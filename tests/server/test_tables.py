@@ -198,8 +198,8 @@ def test_a_seat_that_forfeits_leaves_a_table_of_four_and_the_rest_play_on(client
     ok(client.post(f"/api/matches/{match_id}/join", headers=bob_h, json={"entropy": "b"}))
     portal = client.portal
     assert portal is not None
-    assert portal.call(service(client).forfeit, match_id, 0, "ruling")  # the director's forfeit of ada's seat
-    assert not portal.call(service(client).forfeit, match_id, 0, "ruling")  # once: she has left
+    assert portal.call(service(client).commands.forfeit, match_id, 0, "ruling")  # the director's forfeit of ada's seat
+    assert not portal.call(service(client).commands.forfeit, match_id, 0, "ruling")  # once: she has left
     after = view_of(client, match_id, ada_h)
     assert after["phase"] != "match_over" and after["legal"] == [] and after["departed"][0] is True
     assert ok(client.get(f"/api/matches/{match_id}"))["match"]["status"] == "live"
@@ -263,10 +263,10 @@ def test_a_table_holds_nothing_live_until_every_seat_joined_and_expires_unstarte
     idle = table(client, bob_h, ["ada", "cy"])["id"]
     for headers in (ada_h, bob_h):  # two of the three people: still waiting, nothing held, no clock
         ok(client.post(f"/api/matches/{played}/join", headers=headers, json={}))
-    assert len(matches._live) == 0 and matches.clocks.armed() == 0
+    assert len(matches.registry.live) == 0 and matches.clocks.armed() == 0
     assert ok(client.get(f"/api/matches/{played}"))["match"]["status"] == "waiting"
     ok(client.post(f"/api/matches/{played}/join", headers=cy_h, json={}))  # the last seat: it starts
-    assert list(matches._live) == [played]
+    assert list(matches.registry.live) == [played]
     # the table nobody joined is annulled when invitations expire, and is shown so to every seat
     clock.advance(Settings().invitation_expiry_seconds + 1)
     deadline = Stall()

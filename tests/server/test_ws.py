@@ -194,7 +194,7 @@ def test_an_unavailable_database_means_the_same_on_the_socket_as_over_http(
 
         return down()
 
-    monkeypatch.setattr(matches, "watch", feed_down)
+    monkeypatch.setattr(client.app.state.match_reads, "watch", feed_down)  # type: ignore[attr-defined]
     with pytest.raises(WebSocketDisconnect) as closed, client.websocket_connect(f"/api/matches/{match_id}/ws") as ws:
         ws.receive_json()
     assert closed.value.code == 1013

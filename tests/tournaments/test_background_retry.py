@@ -15,7 +15,7 @@ from server.services.tournaments import MAX_FAILURES, TournamentService
 
 
 def service() -> TournamentService:
-    matches: Any = SimpleNamespace(clock=None)
+    matches: Any = SimpleNamespace(clock=None, registry=None, commands=None, reads=None)
     return TournamentService(store=cast(Any, None), matches=matches)
 
 
