@@ -53,6 +53,10 @@ FORWARDED = "x-unoduo-forwarded"  # a request one server sent on to another: nev
 PEER_KEY = "x-unoduo-peer-key"  # a request only another server may make (a handoff): its key
 PASSED_ON = ("authorization", "content-type")  # the request headers the owner needs
 CONNECT_SECONDS = 3.0  # an owner that does not accept by then is taken as gone: the request is answered here
+# How long a joined socket's end waits for the owner's closing handshake (websockets waits 10 s by
+# default): under the server's 2 s graceful stop, so a stopping server is not left waiting on a
+# loaded owner until its stop cancels the wait mid-close (a traceback in the log, seen under load).
+UPSTREAM_CLOSE_SECONDS = 1.0
 ANSWER_SECONDS = 30.0  # a command's answer (a join waits for the match's claim, a few queries)
 UPSTREAM_MESSAGE_BYTES = 16 * 1024 * 1024  # the largest message taken from an owner (a page of history)
 
@@ -211,6 +215,7 @@ async def forward_socket(websocket: WebSocket, peer_url: str, send_timeout: floa
             open_timeout=CONNECT_SECONDS,
             max_size=UPSTREAM_MESSAGE_BYTES,
             compression=None,
+            close_timeout=UPSTREAM_CLOSE_SECONDS,
         )
     except (OSError, TimeoutError, websockets.InvalidHandshake) as exc:
         _unreachable(websocket, peer_url, "a socket", exc)

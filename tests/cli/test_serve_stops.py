@@ -220,3 +220,13 @@ def test_ctrl_c_stops_workers_that_are_still_starting(url: str, tmp_path: Path) 
             process.wait()
     output = log.read_text()
     assert "did not stop" not in output and "Traceback" not in output, output
+
+
+def test_a_forwarded_sockets_end_waits_less_than_a_stop_gives_it() -> None:
+    """A socket joined to the match's owner on another server waits for the owner's closing
+    handshake at most UPSTREAM_CLOSE_SECONDS: a stopping server gives a running request
+    GRACEFUL_SHUTDOWN_SECONDS, and a wait cut off by the stop left a traceback in the log."""
+    from cli.serve_runtime import GRACEFUL_SHUTDOWN_SECONDS
+    from server.api.forwarding import UPSTREAM_CLOSE_SECONDS
+
+    assert UPSTREAM_CLOSE_SECONDS < GRACEFUL_SHUTDOWN_SECONDS
