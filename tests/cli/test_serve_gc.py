@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,6 +28,16 @@ class Node:
 
     def __init__(self) -> None:
         self.me = self
+
+
+@pytest.fixture(autouse=True)
+def unfrozen() -> Iterator[None]:
+    """Nothing frozen when a test starts, as in a server's process: the session's freeze
+    (tests/conftest.py) is undone for these tests and done again after them."""
+    gc.unfreeze()
+    yield
+    gc.collect()
+    gc.freeze()
 
 
 def _ticks(server: Any, first: int, last: int) -> None:
