@@ -46,7 +46,7 @@ the tournament finishes.
 - every tournament finished, and its standings add up: each pair met once, the sum of ``won``
   is the number of pairings with a winner, everyone played n - 1 and sat out the byes; its
   stream records each step once; every finished match's replay verifies with the clients'
-  receipts (``engine.verify``);
+  receipts (``engine.fairness.verify``);
 - no server answered 500, and no server logged a traceback.
 """
 
@@ -79,9 +79,9 @@ from bench.commands import shedding_choice
 from bench.launch import DEFAULT_POSTGRES_URL, BenchError, ServerProcess, free_port, postgres_schema
 from bench.progress import STALL_SECONDS, Stall, wait_until
 from bench.report import cpu_model
-from engine.jsonfmt import AT_FORMAT
-from engine.verify import Receipt as VerifyReceipt
-from engine.verify import verify_replay
+from engine.fairness.verify import Receipt as VerifyReceipt
+from engine.fairness.verify import verify_replay
+from engine.record.jsonfmt import AT_FORMAT
 
 REQUEST_SECONDS = 30.0
 POLL = 0.01  # a human waiting for the bot (or a clock) looks again this often

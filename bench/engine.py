@@ -12,7 +12,7 @@ machine hurts both sides alike):
   its command parsed by ``parse_seat_command`` (what ``unoduo simulate`` and the server's house
   bots do).
 - **fold**: the logs of about a second of engine-core self-play (played untimed, after the
-  measures above) folded from their events with ``engine.evolve.fold``, the one fold the
+  measures above) folded from their events with ``engine.game.evolve.fold``, the one fold the
   server and every replay use: whole matches, and one round at a time.
 - **a table of four**: the same engine-core self-play at a ``classic`` table of
   ``TABLE_SEATS`` seats (whatever ``--ruleset``), against RLCard's ``UnoGame`` of as many players.
@@ -39,16 +39,16 @@ from rich.table import Table
 from bench.report import BENCHMARKS_MD, cpu_model, section_head, write_docs_section
 from bench.report import ENGINE_SECTION as SECTION
 from engine.bots import get_bot
-from engine.commands import SeatCommand, parse_seat_command
-from engine.decide import decide_step
-from engine.events import Event
-from engine.evolve import fold
-from engine.legal import legal_actions
-from engine.match import LocalMatch
-from engine.rulesets import CLASSIC, Ruleset
-from engine.selfplay import match_seed
-from engine.state import INITIAL_STATE, MatchState, Phase
-from engine.views import view
+from engine.game.commands import SeatCommand, parse_seat_command
+from engine.game.decide import decide_step
+from engine.game.events import Event
+from engine.game.evolve import fold
+from engine.game.legal import legal_actions
+from engine.game.rulesets import CLASSIC, Ruleset
+from engine.game.state import INITIAL_STATE, MatchState, Phase
+from engine.play.match import LocalMatch
+from engine.play.selfplay import match_seed
+from engine.protocol.views import view
 
 ACTIONS_BAR = 2.0  # our self-play actions/s over RLCard's
 FOLD_BAR = 1_000_000  # events/s
@@ -301,9 +301,9 @@ def run_bench(ruleset: Ruleset, seconds: float, seed: int, log: Callable[[str], 
     sample = Rate()
     _selfplay(ruleset, seed, FOLD_SAMPLE_SECONDS, sample, through_views=False, first_match=30_000, keep_logs=True)
     whole = [(events, INITIAL_STATE) for events in sample.logs]
-    log("fold whole logs: engine.evolve.fold")
+    log("fold whole logs: engine.game.evolve.fold")
     fold_whole = _fold_rate(whole, half / 2, fold)
-    log("fold one round at a time: engine.evolve.fold")
+    log("fold one round at a time: engine.game.evolve.fold")
     fold_rounds = _fold_rate(_rounds_of(sample.logs), half / 2, fold)
     log("where an action's time goes")
     breakdown = _breakdown(ruleset, seed, half / 2)

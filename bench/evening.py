@@ -1,6 +1,6 @@
 """How long a club evening takes, per format and target: ``python -m bench.evening``.
 
-Greedy house bots play whole matches at each setting (``engine.selfplay``, seeded: the same
+Greedy house bots play whole matches at each setting (``engine.play.selfplay``, seeded: the same
 command prints the same figures); a match's length is counted in decisions (every command a seat
 sends, the draft's and UNO calls included), and turned into minutes at a human pace per decision.
 That pace is calibrated, not guessed: at the club evening of issue 33 a UNO Duo match to 60 took
@@ -16,8 +16,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from engine.rulesets import get_ruleset
-from engine.selfplay import play_match
+from engine.game.rulesets import get_ruleset
+from engine.play.selfplay import play_match
 
 CLUB_MINUTES_AT_60 = 8.0  # the longest UNO Duo match to 60 at the club evening (issue 33)
 

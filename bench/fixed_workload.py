@@ -13,13 +13,13 @@ import random
 import sys
 import time
 
-from engine.commands import SeatCommand
-from engine.decide import decide_step
-from engine.legal import legal_actions
-from engine.match import LocalMatch
-from engine.rulesets import get_ruleset
-from engine.selfplay import match_seed
-from engine.state import Phase
+from engine.game.commands import SeatCommand
+from engine.game.decide import decide_step
+from engine.game.legal import legal_actions
+from engine.game.rulesets import get_ruleset
+from engine.game.state import Phase
+from engine.play.match import LocalMatch
+from engine.play.selfplay import match_seed
 
 
 def run(matches: int, ruleset_name: str = "uno-duo") -> tuple[int, float]:

@@ -27,9 +27,9 @@ from rich.console import Console
 from bench.commands import with_color
 from bench.report import BENCHMARKS_MD, cpu_model, section_head, write_docs_section
 from engine.bots import get_bot
-from engine.match import LocalMatch
-from engine.state import Phase
-from engine.views import legal_commands, view
+from engine.game.state import Phase
+from engine.play.match import LocalMatch
+from engine.protocol.views import legal_commands, view
 from server.services.frames import Frames
 from server.services.matches import MatchService
 from server.services.players import Caller, ensure_house_bots, register_human

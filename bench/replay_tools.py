@@ -21,9 +21,9 @@ from pathlib import Path
 from rich.console import Console
 
 from bench.report import BENCHMARKS_MD, cpu_model, section_head, write_docs_section
-from engine.audit_report import audit
-from engine.replay import parse_replay
-from engine.verify import verify_replay
+from engine.fairness.audit_report import audit
+from engine.fairness.verify import verify_replay
+from engine.record.replay import parse_replay
 
 SECTION = "## Replay tools (verify, audit)"
 ROOT = Path(__file__).resolve().parents[1]

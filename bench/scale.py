@@ -28,7 +28,7 @@ clocks on. The server that owns the most live matches (PostgreSQL ``match_leases
 one is simply either) is killed with SIGKILL; for each of its live matches, the time from the kill
 to the first event appended after it (its ``at`` stamp, the server's clock, which is this
 machine's) is the takeover time. The killed server is started again before the next kill. Then the
-matches are let finish, and: every finished match's replay verifies (``engine.verify``), every
+matches are let finish, and: every finished match's replay verifies (``engine.fairness.verify``), every
 stream's seqs run 1…head, each covered by exactly one processed command, no clock fired early and
 no decision timed out twice, every chain verifies (``bench.chaos``'s audit), and no server logged a
 traceback or answered 500.
@@ -81,7 +81,7 @@ from bench.server import (
     percentile,
     run_phase,
 )
-from engine.jsonfmt import AT_FORMAT
+from engine.record.jsonfmt import AT_FORMAT
 
 SECTION = "## Scale-out"
 CPU_FACTOR_TARGET = 1.2  # server CPU per accepted command, summed over the servers, at most this × one server's

@@ -29,7 +29,7 @@ from pathlib import Path
 from rich.console import Console
 
 from bench.report import BENCHMARKS_MD, cpu_model, section_head, write_docs_section
-from engine.audit_report import table_at
+from engine.fairness.audit_report import table_at
 
 SECTION = "## Replay scrubber (jump to any event)"
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,7 +60,7 @@ class ScrubFigures:
 
 
 def _core(text: str) -> tuple[int, float, list[float], list[float]]:
-    from tui_client.replay_model import PERSPECTIVES, ReplayModel
+    from tui_client.models.replay_model import PERSPECTIVES, ReplayModel
 
     started = time.perf_counter()
     model = ReplayModel(text)
@@ -80,7 +80,7 @@ def _core(text: str) -> tuple[int, float, list[float], list[float]]:
 
 
 async def _screen(text: str, size: tuple[int, int]) -> ScreenFigures:
-    from tui_client.replay_app import ScrubberScreen, make_app
+    from tui_client.apps.replay_app import ScrubberScreen, make_app
 
     figures = ScreenFigures(size)
     app = make_app(text, freeze_gc=True)

@@ -7,11 +7,11 @@ reference measured the same way in the same run:
   ``from cli.main import main; main()``), against a one-command Typer app's ``--help`` in the same
   Markdown help mode: what Typer itself costs. A child process also says which heavy packages each
   imported (``sys.modules`` at its exit), and which the terminal client (``cli.play_cmd`` and
-  ``tui_client.play_app``, all ``unoduo play`` imports) brings in;
+  ``tui_client.apps.play_app``, all ``unoduo play`` imports) brings in;
 - ``unoduo serve`` from exec to its first 200 answer (``GET /api``, on a migrated SQLite file),
   CPU and wall, against a no-op FastAPI app (one route, served by uvicorn, started as a script the
   same way): the CPU of the server process read from /proc when the answer arrives;
-- importing the terminal client (``tui_client.play_app``) against importing Textual's ``App``;
+- importing the terminal client (``tui_client.apps.play_app``) against importing Textual's ``App``;
 - the floor under ``unoduo serve``: what importing its libraries costs step by step, and, once they
   are imported, where the server's own start goes by kind (FastAPI's routes, pydantic models,
   SQLModel classes, dataclasses, the rest): the part that grows with the API's size.
@@ -271,7 +271,7 @@ def imported(checkout: Checkout, code: str) -> list[str]:
 PLAY_HELP = (
     "import sys; sys.argv = ['unoduo', 'play', '--help']\ntry:\n    " + UNODUO + "\nexcept SystemExit:\n    pass\n"
 )
-PLAY_CLIENT = "import cli.play_cmd, tui_client.play_app"
+PLAY_CLIENT = "import cli.play_cmd, tui_client.apps.play_app"
 HELP_ONLY = "import sys; sys.argv = ['unoduo', '--help']\ntry:\n    " + UNODUO + "\nexcept SystemExit:\n    pass\n"
 
 
@@ -297,7 +297,7 @@ def measure(checkouts: Sequence[Checkout], runs: int, log: Callable[[str], None]
             f.imported = {
                 "unoduo --help": imported(c, HELP_ONLY),
                 "unoduo play --help": imported(c, PLAY_HELP),
-                "unoduo play (cli.play_cmd, tui_client.play_app)": imported(c, PLAY_CLIENT),
+                "unoduo play (cli.play_cmd, tui_client.apps.play_app)": imported(c, PLAY_CLIENT),
             }
         for run in range(1, runs + 1):
             log(f"run {run} of {runs}…")
@@ -320,7 +320,7 @@ def measure(checkouts: Sequence[Checkout], runs: int, log: Callable[[str], None]
                 env = c.env()
                 f.help_cpu.append(run_cpu([py, "-c", UNODUO, "--help"], c.path, env)[0])
                 f.play_help_cpu.append(run_cpu([py, "-c", UNODUO, "play", "--help"], c.path, env)[0])
-                f.client_cpu.append(run_cpu([py, "-c", "import tui_client.play_app"], c.path, env)[0])
+                f.client_cpu.append(run_cpu([py, "-c", "import tui_client.apps.play_app"], c.path, env)[0])
                 port = free_port()
                 cpu, wall = first_answer(serve_argv(dbs[c.label], port), port, c.path, env)
                 f.serve_cpu.append(cpu)

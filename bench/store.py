@@ -28,8 +28,8 @@ from sqlalchemy import insert, make_url, text
 
 from bench.report import BENCHMARKS_MD, cpu_model, section_head, write_docs_section
 from bench.report import STORE_SECTION as SECTION
-from engine.chain import ZERO_HASH, chain_envelope
-from engine.events import Event
+from engine.game.events import Event
+from engine.record.chain import ZERO_HASH, chain_envelope
 from server.db import make_engine
 from server.settings import Settings
 from server.store.event_store import EventStore, format_at, utc_now

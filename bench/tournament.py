@@ -64,14 +64,14 @@ from bench.progress import STALL_SECONDS, Stall
 from bench.report import BENCHMARKS_MD, cpu_model, section_head, write_docs_section
 from bench.server import CpuMeter
 from engine.bots import get_bot, normalize_bot_name
-from engine.commands import CreateMatch, JoinSeat, parse_seat_command
-from engine.errors import UnoDuoError
-from engine.match import LocalMatch
-from engine.replay import parse_replay
-from engine.rulesets import Ruleset, get_ruleset
-from engine.shuffle import Dealer, commitment_of
-from engine.state import Phase
-from engine.views import legal_commands, view
+from engine.game.commands import CreateMatch, JoinSeat, parse_seat_command
+from engine.game.errors import UnoDuoError
+from engine.game.rulesets import Ruleset, get_ruleset
+from engine.game.shuffle import Dealer, commitment_of
+from engine.game.state import Phase
+from engine.play.match import LocalMatch
+from engine.protocol.views import legal_commands, view
+from engine.record.replay import parse_replay
 from server.services.house_bots import BOT_CHAIN
 from server.tournaments.tables import table_sizes
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import typer
 
 from cli.replay_input import read_replay
-from engine.audit_report import audit, format_report
-from engine.errors import ReplayUnreadable
+from engine.fairness.audit_report import audit, format_report
+from engine.game.errors import ReplayUnreadable
 
 
 def audit_command(

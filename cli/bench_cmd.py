@@ -19,7 +19,7 @@ from pathlib import Path
 import typer
 
 from cli.db_guard import guarded
-from engine.rulesets import RULESETS, get_ruleset
+from engine.game.rulesets import RULESETS, get_ruleset
 
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 

@@ -3,10 +3,10 @@ for ``unoduo tournament deals``: from the tournament as ``GET /api/tournaments/{
 the replays of its matches, with no trust in the server.
 
 For each round whose deal key is revealed: every match dealt from it verifies as a replay (chain,
-seed, seals, shuffles, re-run: ``engine.verify``) with that key; its ``match_created`` names the
+seed, seals, shuffles, re-run: ``engine.fairness.verify``) with that key; its ``match_created`` names the
 round and ``sha256(key)``; and every such match of the round opened the same first deck. Once the
 tournament is finished: ``sha256(seed)`` is the creation's commitment, and each revealed key is
-``engine.duplicate.round_deal_key(seed, round, entropies)`` with the entrants' entropies in
+``engine.game.duplicate.round_deal_key(seed, round, entropies)`` with the entrants' entropies in
 pairing order. Pure: the caller fetches.
 """
 
@@ -18,9 +18,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.duplicate import DEAL_FIELD, deal_commitment, round_deal_key
-from engine.errors import ReplayUnreadable
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
+from engine.game.duplicate import DEAL_FIELD, deal_commitment, round_deal_key
+from engine.game.errors import ReplayUnreadable
 
 
 @dataclass

@@ -21,7 +21,7 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
-from engine.seat_names import player_label
+from engine.game.seat_names import player_label
 
 Tournament = Mapping[str, Any]
 

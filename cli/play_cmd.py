@@ -90,7 +90,7 @@ def play_command(
     if code is not None and password is not None:
         refuse(f"--code and a password ({'--password' if ask_password else PASSWORD_ENV}) do not go together")
     # Textual is imported only here: the other commands start without it.
-    from tui_client.play_app import make_play_app
+    from tui_client.apps.play_app import make_play_app
 
     make_play_app(
         server,
@@ -128,9 +128,9 @@ def read_password(ask: bool) -> str | None:
 
 def sign_out_saved(server: str, config_dir: Path | None) -> int:
     """``--sign-out``: the saved token signed out on the server and forgotten here; the exit status."""
-    from tui_client.accounts import Accounts
-    from tui_client.api import Api, ApiError
-    from tui_client.config import ConfigStore
+    from tui_client.connection.accounts import Accounts
+    from tui_client.connection.api import Api, ApiError
+    from tui_client.connection.config import ConfigStore
 
     async def run() -> int:
         store = ConfigStore(server, config_dir)

@@ -30,7 +30,7 @@ from cli.tournament_cmd import (
     shaped,
     table,
 )
-from tui_client.player_model import page_lines, versus_lines
+from tui_client.models.player_model import page_lines, versus_lines
 
 player_app = typer.Typer(
     help="Players on a running server: find them by name, show one, a one-time sign-in code (the director).",

@@ -21,7 +21,7 @@ import typer
 
 from cli.replay_input import read_replay
 from cli.tournament_cmd import DEFAULT_URL, Server, answer_to, fail
-from engine.proofs import (
+from engine.fairness.proofs import (
     PROOF_OPENINGS,
     ProofRefused,
     proof_from_events,
@@ -29,7 +29,7 @@ from engine.proofs import (
     proof_text,
     recorded_verdict,
 )
-from tui_client.config import ConfigStore
+from tui_client.connection.config import ConfigStore
 
 
 def server_events(server: Server, match: str) -> list[dict[str, Any]]:

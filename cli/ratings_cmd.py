@@ -59,7 +59,7 @@ def list_ratings(
     url = _url(db)
 
     def run() -> list[str]:
-        from engine.seat_names import player_label
+        from engine.game.seat_names import player_label
         from server.db import make_engine
         from server.services.ratings import Ratings
         from server.services.tournaments import tournament_or_none

@@ -14,7 +14,7 @@ from pathlib import Path
 import typer
 
 from cli.replay_input import read_replay
-from engine.errors import ReplayUnreadable
+from engine.game.errors import ReplayUnreadable
 
 
 def replay_command(
@@ -29,7 +29,7 @@ def replay_command(
         typer.echo("unoduo replay: give a FILE, or --server URL with --match ID", err=True)
         raise typer.Exit(2)
     # Textual is imported only here: the other commands start without it.
-    from tui_client.replay_app import make_app
+    from tui_client.apps.replay_app import make_app
 
     if file is not None:
         text = read_replay(file, "replay")

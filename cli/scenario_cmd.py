@@ -13,10 +13,10 @@ from typing import Any
 
 import typer
 
-from engine.errors import ReplayUnreadable, ScenarioError
-from engine.replay import parse_replay
-from engine.scenario import HandEdit, load_scenario, read_text, run_from_replay, run_scenario
-from engine.seat_names import seat_count
+from engine.game.errors import ReplayUnreadable, ScenarioError
+from engine.game.seat_names import seat_count
+from engine.play.scenario import HandEdit, load_scenario, read_text, run_from_replay, run_scenario
+from engine.record.replay import parse_replay
 
 
 def scenario(

@@ -32,10 +32,10 @@ from rich.progress import (
 from rich.table import Table
 
 from engine.bots import UnknownBotError, normalize_bot_name
-from engine.replay import replay_text
-from engine.rulesets import RULESETS, Ruleset, get_ruleset, seats_allowed
-from engine.selfplay import MatchResult, play_match
-from engine.tally import RunSummary, Tally
+from engine.game.rulesets import RULESETS, Ruleset, get_ruleset, seats_allowed
+from engine.play.selfplay import MatchResult, play_match
+from engine.play.tally import RunSummary, Tally
+from engine.record.replay import replay_text
 
 Task = tuple[tuple[str, ...], str, int, int, str | None]
 

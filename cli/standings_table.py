@@ -26,9 +26,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from engine.rulesets import RULESETS
-from engine.score_words import rule_words, totals_words
-from tui_client.tournament_model import (
+from engine.game.rulesets import RULESETS
+from engine.game.score_words import rule_words, totals_words
+from tui_client.models.tournament_model import (
     CHAIN_WORDS,
     NAME_WIDTH,
     chain_label,

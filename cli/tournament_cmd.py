@@ -28,10 +28,10 @@ from rich.table import Table
 from rich.text import Text
 
 from cli.dispute_list import dispute_list, ruling_words
-from engine.rulesets import RULESETS
-from engine.rulings import RULING_RANGE
-from engine.seat_names import player_label
-from tui_client.tournament_model import format_words, local_time_words, with_labels
+from engine.game.rulesets import RULESETS
+from engine.game.rulings import RULING_RANGE
+from engine.game.seat_names import player_label
+from tui_client.models.tournament_model import format_words, local_time_words, with_labels
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 TIMEOUT_SECONDS = 30.0

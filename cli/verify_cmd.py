@@ -14,7 +14,7 @@ from pathlib import Path
 import typer
 
 from cli.replay_input import read_replay
-from engine.verify import Receipt, ReplayUnreadable, verify_replay
+from engine.fairness.verify import Receipt, ReplayUnreadable, verify_replay
 
 STAGES = ("read", "chain", "seed", "seals", "re-run", "receipts")
 PROGRESS_FROM_LINES = 5_000  # below this a file verifies in well under a second: no bar

@@ -8,13 +8,11 @@ imports no web, database or UI library.
 from __future__ import annotations
 
 import importlib
-import sys
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from engine.cards import Card, Color, Rank, canonical_deck, format_card, parse_card, parse_color
-    from engine.commands import (
+    from engine.game.cards import Card, Color, Rank, canonical_deck, format_card, parse_card, parse_color
+    from engine.game.commands import (
         CreateMatch,
         Forfeit,
         JoinSeat,
@@ -24,8 +22,8 @@ if TYPE_CHECKING:
         parse_action,
         parse_seat_command,
     )
-    from engine.decide import decide
-    from engine.errors import (
+    from engine.game.decide import decide
+    from engine.game.errors import (
         CardParseError,
         CommandRefused,
         ErrorCode,
@@ -33,25 +31,25 @@ if TYPE_CHECKING:
         ScenarioError,
         UnoDuoError,
     )
-    from engine.events import Event, EventType
-    from engine.evolve import evolve, fold
-    from engine.legal import legal_actions
-    from engine.match import LocalMatch
-    from engine.rulesets import CLASSIC, CLASSIC_2P, RULESETS, UNO_DUO, Ruleset, get_ruleset
-    from engine.shuffle import Dealer, commitment_of, shuffle_ids, shuffle_key
-    from engine.state import INITIAL_STATE, MatchState, PendingKind, Phase
-    from engine.views import AUDITOR, SPECTATOR, legal_commands, view
+    from engine.game.events import Event, EventType
+    from engine.game.evolve import evolve, fold
+    from engine.game.legal import legal_actions
+    from engine.game.rulesets import CLASSIC, CLASSIC_2P, RULESETS, UNO_DUO, Ruleset, get_ruleset
+    from engine.game.shuffle import Dealer, commitment_of, shuffle_ids, shuffle_key
+    from engine.game.state import INITIAL_STATE, MatchState, PendingKind, Phase
+    from engine.play.match import LocalMatch
+    from engine.protocol.views import AUDITOR, SPECTATOR, legal_commands, view
 
 ENGINE_VERSION = "0.1.0"
 
 # Speed: each name below is imported from its module when first used (PEP 562), so ``import
-# engine.cards`` loads no more than it needs (measured: every module and pydantic were loaded, 0.3 s
+# engine.game.cards`` loads no more than it needs (measured: every module and pydantic were loaded, 0.3 s
 # of CPU in the terminal client's start-up).
 _MODULE_OF: dict[str, str] = {
     name: module
     for module, names in {
-        "engine.cards": ("Card", "Color", "Rank", "canonical_deck", "format_card", "parse_card", "parse_color"),
-        "engine.commands": (
+        "engine.game.cards": ("Card", "Color", "Rank", "canonical_deck", "format_card", "parse_card", "parse_color"),
+        "engine.game.commands": (
             "CreateMatch",
             "Forfeit",
             "JoinSeat",
@@ -61,8 +59,8 @@ _MODULE_OF: dict[str, str] = {
             "parse_action",
             "parse_seat_command",
         ),
-        "engine.decide": ("decide",),
-        "engine.errors": (
+        "engine.game.decide": ("decide",),
+        "engine.game.errors": (
             "CardParseError",
             "CommandRefused",
             "ErrorCode",
@@ -70,14 +68,14 @@ _MODULE_OF: dict[str, str] = {
             "ScenarioError",
             "UnoDuoError",
         ),
-        "engine.events": ("Event", "EventType"),
-        "engine.evolve": ("evolve", "fold"),
-        "engine.legal": ("legal_actions",),
-        "engine.match": ("LocalMatch",),
-        "engine.rulesets": ("CLASSIC", "CLASSIC_2P", "RULESETS", "UNO_DUO", "Ruleset", "get_ruleset"),
-        "engine.shuffle": ("Dealer", "commitment_of", "shuffle_ids", "shuffle_key"),
-        "engine.state": ("INITIAL_STATE", "MatchState", "PendingKind", "Phase"),
-        "engine.views": ("AUDITOR", "SPECTATOR", "legal_commands", "view"),
+        "engine.game.events": ("Event", "EventType"),
+        "engine.game.evolve": ("evolve", "fold"),
+        "engine.game.legal": ("legal_actions",),
+        "engine.play.match": ("LocalMatch",),
+        "engine.game.rulesets": ("CLASSIC", "CLASSIC_2P", "RULESETS", "UNO_DUO", "Ruleset", "get_ruleset"),
+        "engine.game.shuffle": ("Dealer", "commitment_of", "shuffle_ids", "shuffle_key"),
+        "engine.game.state": ("INITIAL_STATE", "MatchState", "PendingKind", "Phase"),
+        "engine.protocol.views": ("AUDITOR", "SPECTATOR", "legal_commands", "view"),
     }.items()
     for name in names
 }
@@ -97,19 +95,6 @@ if not TYPE_CHECKING:  # (mypy reads the names above; an unknown name stays an e
 def __dir__() -> list[str]:
     return sorted({*globals(), *_MODULE_OF})
 
-
-class _Engine(ModuleType):
-    """``engine.decide`` and ``engine.evolve`` stay the functions, as when this package imported them
-    at once: importing the submodule of the same name binds the module here, and this binds its
-    function instead (``from engine import decide`` is the function whatever was imported before)."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if isinstance(value, ModuleType) and _MODULE_OF.get(name) == value.__name__:
-            value = getattr(value, name)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Engine
 
 __all__ = [
     "AUDITOR",

@@ -4,7 +4,7 @@
     .venv/bin/python replays/make_samples.py --check    # exit 1 unless the committed files are what it makes
     .venv/bin/python replays/make_samples.py --explore-blocked 1000   # look further for a blocked round
 
-Every sample is a whole match between the project's own bots, played by ``engine.selfplay.play_match``
+Every sample is a whole match between the project's own bots, played by ``engine.play.selfplay.play_match``
 exactly as ``unoduo simulate`` plays it: match ``index`` of a run with master seed ``MASTER_SEED``
 (deck seed, bots' random streams and the referee's coin all derive from those two numbers, the
 players' entropies are empty). For each situation the generator takes the first match, in index
@@ -30,10 +30,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from engine.events import Event, EventType
-from engine.replay import replay_text
-from engine.rulesets import Ruleset
-from engine.selfplay import play_match, seat_order
+from engine.game.events import Event, EventType
+from engine.game.rulesets import Ruleset
+from engine.play.selfplay import play_match, seat_order
+from engine.record.replay import replay_text
 
 HERE = Path(__file__).resolve().parent
 MANIFEST = "samples.json"

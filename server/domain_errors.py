@@ -4,7 +4,7 @@ raises the same refusals.
 
 Each error carries docs/PROTOCOL.md's ``code`` and a message for the player; the HTTP status of
 each class is decided in ``server/errors.py`` alone. The engine's refusals
-(``engine.errors.CommandRefused``) and the store's errors (``server.store.errors``) are not
+(``engine.game.errors.CommandRefused``) and the store's errors (``server.store.errors``) are not
 wrapped: they reach ``server/errors.py`` as they are.
 """
 
@@ -13,11 +13,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import ClassVar
 
-from engine.errors import ErrorCode, shown
+from engine.game.errors import ErrorCode, shown
 
 
 class ServerCode(StrEnum):
-    """The error codes the server adds to the engine's (``engine.errors.ErrorCode``): every code
+    """The error codes the server adds to the engine's (``engine.game.errors.ErrorCode``): every code
     a client can receive is one of the two enums, never a literal string (docs/API.md "Errors")."""
 
     UNAUTHORIZED = "unauthorized"

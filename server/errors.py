@@ -28,8 +28,8 @@ from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from engine.errors import CommandRefused, ErrorCode
-from engine.socket_protocol import Close, close_reason
+from engine.game.errors import CommandRefused, ErrorCode
+from engine.protocol.socket_protocol import Close, close_reason
 from server.domain_errors import (
     AmbiguousName,
     DomainError,

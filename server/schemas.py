@@ -1,6 +1,6 @@
 """The API's answers that are not one table's public model (those are in ``server/store/models.py``).
 
-A view is ``engine.views.view()``'s dict: :class:`MatchView` documents the keys docs/PROTOCOL.md
+A view is ``engine.protocol.views.view()``'s dict: :class:`MatchView` documents the keys docs/PROTOCOL.md
 fixes and lets every other key through unchanged (a view may gain keys), rather than modelling
 each nested shape.
 """
@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.rulings import RULING_RANGE
+from engine.game.rulings import RULING_RANGE
 from server.store.models import EventPublic, MatchSummaryPublic, PlayerPublic
 
 

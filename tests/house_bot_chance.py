@@ -1,6 +1,6 @@
 """An auditor's own re-implementation of docs/FAIRNESS.md "House bots' chance", from the text alone.
 
-It shares no code with ``engine.shuffle``: the engine's tests compare the two, and the leak
+It shares no code with ``engine.game.shuffle``: the engine's tests compare the two, and the leak
 test uses it to try the derivation under keys an attacker can name (the commitment, a chain
 hash, a guess), which must get it nowhere.
 """

@@ -1,10 +1,10 @@
 """House bots: players that decide from a seat's view only (docs/PROTOCOL.md "View").
 
-A bot never sees the match state: it gets ``engine.views.view(state, seat)`` (a dict) and
+A bot never sees the match state: it gets ``engine.protocol.views.view(state, seat)`` (a dict) and
 returns a docs/PROTOCOL.md command object chosen from ``view["legal"]``, adding the ``color`` that
 wild plays and the ``color`` command need. Any randomness comes from the ``random.Random`` it is
 handed, so a seeded run is reproducible. On the server that is the match's secret chance
-(``engine.shuffle.Dealer.bot_chance``, docs/FAIRNESS.md "House bots' chance"), which nobody can
+(``engine.game.shuffle.Dealer.bot_chance``, docs/FAIRNESS.md "House bots' chance"), which nobody can
 foresee before the seed is revealed; self-play hands each seat a stream of its public master seed.
 
 Registry: every module of this package that defines ``NAME`` and ``create()`` is a bot, chosen
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, Protocol, runtime_checkable
 
-from engine.errors import UnoDuoError
+from engine.game.errors import UnoDuoError
 
 BOT_PREFIX = "bot:"
 

@@ -28,7 +28,7 @@ def opponents(view: dict[str, Any]) -> list[int]:
 
 def next_seat(view: dict[str, Any], seat: int, direction: int | None = None) -> int:
     """The next seat still at the table after ``seat`` in the view's direction (or ``direction``),
-    as ``engine.seating.next_seat`` finds it from the state: at two seats the other seat."""
+    as ``engine.game.seating.next_seat`` finds it from the state: at two seats the other seat."""
     departed = _departed(view)
     step = view.get("direction", 1) if direction is None else direction
     n = len(departed)

@@ -34,9 +34,9 @@ from typing import Any
 
 from engine.bots import CommandObject, View
 from engine.bots._common import COLOURS, WILDS, next_seat, opponents
-from engine.cards import Card, Color, Rank, parse_card
-from engine.rules import could_have_played
-from engine.rulesets import ReverseRule, Ruleset
+from engine.game.cards import Card, Color, Rank, parse_card
+from engine.game.rules import could_have_played
+from engine.game.rulesets import ReverseRule, Ruleset
 
 NAME = "greedy"
 

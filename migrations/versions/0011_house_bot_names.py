@@ -10,7 +10,7 @@ not make it ambiguous.
 Only the players table changes (``name`` and ``name_key``): events are never rewritten, so an
 older match's ``match_created`` still records the names its seats had (``greedy-1``), its replay
 and hash chain verify as before, and house bots are still recognised by their ids
-(``engine.house_bots``). Downgrading gives back the ``<engine>-<n>`` names.
+(``engine.fairness.house_bots``). Downgrading gives back the ``<engine>-<n>`` names.
 
 Revision ID: 0011
 Revises: 0010
@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 import sqlalchemy as sa
 from alembic import context, op
 
-from engine.house_bots import HOUSE_BOT_ID, house_bot_name_of_id
+from engine.fairness.house_bots import HOUSE_BOT_ID, house_bot_name_of_id
 from server.names import name_key
 from server.store.models import NAME_KEY_LEN, players_table
 

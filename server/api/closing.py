@@ -1,5 +1,5 @@
-"""Closing a socket the one way every route does: with a code of engine/socket_protocol.py's
-:class:`~engine.socket_protocol.Close`, a reason cut to what a close frame carries, quietly if the
+"""Closing a socket the one way every route does: with a code of engine/protocol/socket_protocol.py's
+:class:`~engine.protocol.socket_protocol.Close`, a reason cut to what a close frame carries, quietly if the
 client has gone, and giving up after ``timeout`` seconds if it does not read (the connection is
 then aborted: ``server.connections``)."""
 
@@ -10,7 +10,7 @@ import contextlib
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from engine.socket_protocol import close_reason
+from engine.protocol.socket_protocol import close_reason
 
 
 async def close_quietly(websocket: WebSocket, code: int, reason: str, *, timeout: float | None = None) -> None:

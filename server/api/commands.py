@@ -3,7 +3,7 @@
 ``CommandRequest`` is the HTTP body; ``CommandMessage`` is the same with the socket's
 ``"type": "command"``. Both refuse a field they do not have, at the top and inside ``command``
 (docs/PROTOCOL.md fixes each command's fields; a misspelt ``colour`` is refused by name, not
-dropped). What the fields mean is the engine's to judge (``engine.commands.parse_action``).
+dropped). What the fields mean is the engine's to judge (``engine.game.commands.parse_action``).
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.websockets import WebSocket, WebSocketDisconnect
 from websockets.asyncio.client import ClientConnection
 
-from engine.socket_protocol import Close
+from engine.protocol.socket_protocol import Close
 from server.api.write_deadline import write_deadline
 from server.services.match_registry import MatchRegistry
 

@@ -19,7 +19,7 @@ from starlette.datastructures import State
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from engine.socket_protocol import Close
+from engine.protocol.socket_protocol import Close
 from server.api.forwarding import from_a_peer
 from server.errors import not_for_clients_response
 

@@ -29,8 +29,8 @@ import orjson
 from fastapi import APIRouter, Path, Query, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
-from engine.errors import ErrorCode
-from engine.socket_protocol import Close, ResultOk, ResultRefused
+from engine.game.errors import ErrorCode
+from engine.protocol.socket_protocol import Close, ResultOk, ResultRefused
 from server.api.closing import close_quietly
 from server.api.commands import CommandMessage
 from server.api.forwarding import forward_socket, forwarded, owner_elsewhere, take_over

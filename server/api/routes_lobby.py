@@ -21,7 +21,7 @@ from typing import Annotated, Any
 import orjson
 from fastapi import APIRouter, Query, Request, WebSocket
 
-from engine.socket_protocol import Close
+from engine.protocol.socket_protocol import Close
 from server.api.closing import close_quietly
 from server.api.write_deadline import write_deadline
 from server.deps import PlayerDep, TournamentServiceDep, authenticate

@@ -8,8 +8,8 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import Response, StreamingResponse
 from pydantic import BeforeValidator, Discriminator, Field, StrictInt, StrictStr, Tag
 
-from engine.jsonfmt import ndjson_line
-from engine.rulesets import MAX_SEATS
+from engine.game.rulesets import MAX_SEATS
+from engine.record.jsonfmt import ndjson_line
 from server.api.bodies import RequestBody
 from server.api.commands import CommandRequest
 from server.api.forwarding import forward_request, forward_stream, from_a_peer, owner_elsewhere

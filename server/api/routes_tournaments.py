@@ -11,8 +11,8 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import Response
 from pydantic import AfterValidator, AwareDatetime, Field, StrictBool, StrictInt, StrictStr, field_validator
 
-from engine.rulesets import MAX_SEATS
-from engine.rulings import RULING_PATTERN, RULING_RANGE
+from engine.game.rulesets import MAX_SEATS
+from engine.game.rulings import RULING_PATTERN, RULING_RANGE
 from server.api.bodies import RequestBody
 from server.api.routes_matches import BEARER_OPTIONAL, EventSeq, MatchId
 from server.api.text import readable_text

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any, Final, cast
 
-from engine.events import EventType
+from engine.game.events import EventType
 from server.domain_errors import MatchNotFound
 from server.schemas import FairPlayReport, FairPlayRow
 from server.services.tournaments import TournamentService

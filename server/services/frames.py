@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from engine.views import Viewer
+from engine.protocol.views import Viewer
 from server.services.live_match import ClosingItem, FeedItem
 
 

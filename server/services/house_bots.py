@@ -17,11 +17,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from engine.bots import get_bot
-from engine.commands import Forfeit, JoinSeat, SeatCommand, TimeOut, parse_seat_command
-from engine.errors import CommandRefused
-from engine.seating import active_seats
-from engine.state import MatchState, Phase
-from engine.views import legal_commands, view
+from engine.game.commands import Forfeit, JoinSeat, SeatCommand, TimeOut, parse_seat_command
+from engine.game.errors import CommandRefused
+from engine.game.seating import active_seats
+from engine.game.state import MatchState, Phase
+from engine.protocol.views import legal_commands, view
 from server.services.clock import Clock, sleep
 from server.services.live_match import LiveMatch
 from server.store.errors import UNAVAILABLE, ConcurrencyError

@@ -26,12 +26,12 @@ from typing import Any
 
 import orjson
 
-from engine.events import HEAD_TYPES, EventType
-from engine.evolve import evolve
-from engine.jsonfmt import ndjson_line
-from engine.shuffle import Dealer
-from engine.state import INITIAL_STATE, MatchState, Phase
-from engine.views import AUDITOR, Viewer, view
+from engine.game.events import HEAD_TYPES, EventType
+from engine.game.evolve import evolve
+from engine.game.shuffle import Dealer
+from engine.game.state import INITIAL_STATE, MatchState, Phase
+from engine.protocol.views import AUDITOR, Viewer, view
+from engine.record.jsonfmt import ndjson_line
 from server.store.event_store import EventStore
 from server.store.read_models import MatchSummary
 from server.store.records import StoredEvent
@@ -431,7 +431,7 @@ class LiveMatch:
         too far behind.
 
         A decision is the events one append produced (one command, one bot move, one timeout,
-        one join…): a head event (``engine.events.HEAD_TYPES``) and what follows it up to the
+        one join…): a head event (``engine.game.events.HEAD_TYPES``) and what follows it up to the
         next head. A run is handed over once its decision is complete: the next head arrived, or
         nothing more is queued (an append is published whole, so that is its end; the events of
         another process's append may come in more than one run when its follower reads them in

@@ -47,8 +47,8 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from engine.events import EventType
-from engine.socket_protocol import Close, MatchMessage, PairingMessage, RulingMessage, TournamentMessage
+from engine.game.events import EventType
+from engine.protocol.socket_protocol import Close, MatchMessage, PairingMessage, RulingMessage, TournamentMessage
 from server.services.live_match import parse_at
 from server.services.lobby_state import LobbyReader, me_state
 from server.services.matches import MatchService
@@ -99,7 +99,7 @@ CHANGES_A_LINE: Final = frozenset(
 
 __all__ = ["Lobby", "LobbySocket", "me_state"]
 
-Message = Mapping[str, Any]  # one of engine/socket_protocol.py's lobby messages
+Message = Mapping[str, Any]  # one of engine/protocol/socket_protocol.py's lobby messages
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Final
 
-from engine.events import EventType
+from engine.game.events import EventType
 from server.schemas import (
     DisputePublic,
     LobbyBye,

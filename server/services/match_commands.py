@@ -19,10 +19,10 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from engine.commands import Forfeit, JoinSeat, SeatCommand, TimeOut, parse_action, parse_seat_command
-from engine.decide import decide_step
-from engine.errors import CommandRefused
-from engine.state import MatchState, Phase
+from engine.game.commands import Forfeit, JoinSeat, SeatCommand, TimeOut, parse_action, parse_seat_command
+from engine.game.decide import decide_step
+from engine.game.errors import CommandRefused
+from engine.game.state import MatchState, Phase
 from server.domain_errors import NotNow, NotOpen
 from server.services.house_bots import bot_move, bot_refused
 from server.services.live_match import LiveMatch

@@ -20,14 +20,14 @@ import contextlib
 import secrets
 
 from engine.bots import BOT_PREFIX, UnknownBotError, normalize_bot_name
-from engine.commands import CreateMatch
-from engine.decide import decide_step
-from engine.duplicate import deal_link, duplicate_dealer
-from engine.errors import shown
-from engine.rulesets import MAX_SEATS, RULESETS, Ruleset, get_ruleset, seats_allowed
-from engine.seat_names import player_label
-from engine.shuffle import Dealer, commitment_of
-from engine.state import INITIAL_STATE
+from engine.game.commands import CreateMatch
+from engine.game.decide import decide_step
+from engine.game.duplicate import deal_link, duplicate_dealer
+from engine.game.errors import shown
+from engine.game.rulesets import MAX_SEATS, RULESETS, Ruleset, get_ruleset, seats_allowed
+from engine.game.seat_names import player_label
+from engine.game.shuffle import Dealer, commitment_of
+from engine.game.state import INITIAL_STATE
 from server.domain_errors import Malformed, PlayerNotFound
 from server.services.invitations import Invitations
 from server.services.live_match import LiveMatch
@@ -146,7 +146,7 @@ class MatchCreation:
     ) -> LiveMatch:
         """Register and create ``match_id`` (idempotent on the id); its house bots take their seats.
 
-        ``deal``: a duplicate round's deal key (``engine.duplicate``): the match's seed derives
+        ``deal``: a duplicate round's deal key (``engine.game.duplicate``): the match's seed derives
         from it, its shuffles and seals are under it, and it is the secret stored for the match."""
         registered = MatchRegistered(
             match=match_id,

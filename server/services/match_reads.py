@@ -4,7 +4,7 @@
 Who sees what: every viewer receives the same event envelopes (hidden fields only as sealed
 commitments, docs/FAIRNESS.md), each with the openings that viewer may see: a seat its own
 hidden cards, anyone else nothing hidden; the director, and everyone once the match is over,
-every opening. Views follow the same rule (``engine.views.view``). Every read passes
+every opening. Views follow the same rule (``engine.protocol.views.view``). Every read passes
 ``MatchRegistry.gate`` first: a match of a duplicate round not revealed yet is read by its seats
 and the director only (``Withheld`` for anyone else), and shows its seats no more at its end than
 during play (docs/TOURNAMENTS.md "Duplicate rounds").
@@ -19,9 +19,9 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator
 
 from engine import ENGINE_VERSION
-from engine.replay import header_line, replay_line
-from engine.state import MatchState, Phase
-from engine.views import Viewer
+from engine.game.state import MatchState, Phase
+from engine.protocol.views import Viewer
+from engine.record.replay import header_line, replay_line
 from server.domain_errors import Malformed, MatchLive
 from server.schemas import MatchDetail, MatchOutcome, MatchSummaryShown, MatchView
 from server.services.frames import Frames, run_text

@@ -39,10 +39,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from engine.duplicate import dealer_of_secret
-from engine.events import EventType
-from engine.state import MatchState, Phase
-from engine.views import AUDITOR, SPECTATOR, Viewer
+from engine.game.duplicate import dealer_of_secret
+from engine.game.events import EventType
+from engine.game.state import MatchState, Phase
+from engine.protocol.views import AUDITOR, SPECTATOR, Viewer
 from server.domain_errors import MatchNotFound, NotASeat, NotNow, Withheld
 from server.services.clock import Clock, sleep
 from server.services.live_match import LiveMatch, parse_at

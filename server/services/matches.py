@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from engine.rulesets import Ruleset
+from engine.game.rulesets import Ruleset
 from server.schemas import MatchOutcome
 from server.services.clock import Clock, SystemClock
 from server.services.house_bots import HouseBots

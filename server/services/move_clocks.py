@@ -19,8 +19,8 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
-from engine.commands import TimeOut
-from engine.errors import CommandRefused
+from engine.game.commands import TimeOut
+from engine.game.errors import CommandRefused
 from server.services.clock import Clock, Timer
 from server.services.house_bots import Apply
 from server.services.live_match import LiveMatch

@@ -4,7 +4,7 @@ A house bot (``bot:greedy``, ``bot:random``, … one per module of ``engine.bots
 player with the fixed id ``bot-<name>-1`` and the name ``<name>`` (``greedy``), registered once
 under a fixed command id, so creating it on demand from several requests at once registers it once.
 A table (or a tournament) with several bots of one kind seats ``bot-<name>-1``, ``bot-<name>-2``,
-… named ``greedy``, ``greedy-2``, … (``engine.house_bots.house_bot_name``), each a player of its
+… named ``greedy``, ``greedy-2``, … (``engine.fairness.house_bots.house_bot_name``), each a player of its
 own, the same players at every table and in every tournament: a house bot's name is unique on the
 server and says what it is. (Servers before issue 33 named them ``greedy-1`` and made every
 tournament bot players of its own, ``bot-greedy-<tournament>-<n>``; migration 0011 renamed them.)
@@ -25,8 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.bots import BOT_PREFIX, UnknownBotError, bot_names, normalize_bot_name
-from engine.house_bots import house_bot_name, house_bot_of_id
-from engine.seat_names import BOT_ACCOUNT_LABEL
+from engine.fairness.house_bots import house_bot_name, house_bot_of_id
+from engine.game.seat_names import BOT_ACCOUNT_LABEL
 from server.domain_errors import AmbiguousName, Malformed, NameTaken, PlayerNotFound
 from server.names import NameRefused, check_name, folded, name_key
 from server.services.passwords import hasher

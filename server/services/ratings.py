@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
-from engine.house_bots import house_bot_of_id
+from engine.fairness.house_bots import house_bot_of_id
 from server.ratings.book import FAMILIES, UNO_DUO, Book, PlayerRating, Result, family_of, newcomer_in
 from server.services.secrecy import RoundSecrecy
 from server.store import ratings as rows

@@ -16,7 +16,7 @@ import threading
 from collections import OrderedDict
 from typing import Final
 
-from engine.errors import shown
+from engine.game.errors import shown
 from server.domain_errors import NotFound
 from server.store.event_store import EventStore
 from server.tournaments.model import EVENT_CLASSES, Tournament, evolve, parse_event, tournament_stream

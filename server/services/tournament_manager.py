@@ -27,7 +27,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any, Final
 
-from engine.events import EventType
+from engine.game.events import EventType
 from server.services.tournament_folds import TournamentNotFound
 from server.services.tournament_streams import TournamentStreams
 from server.services.tournaments import TournamentService

@@ -25,14 +25,14 @@ from datetime import datetime
 from typing import Any, Final, cast
 
 from engine.bots import UnknownBotError, normalize_bot_name
-from engine.duplicate import DEAL_FIELD
-from engine.errors import shown
-from engine.events import Event
-from engine.replay import header_line
-from engine.rulesets import RULESETS, Ruleset, RulesetError
-from engine.seat_names import player_label
-from engine.shuffle import commitment_of
-from engine.state import Phase
+from engine.game.duplicate import DEAL_FIELD
+from engine.game.errors import shown
+from engine.game.events import Event
+from engine.game.rulesets import RULESETS, Ruleset, RulesetError
+from engine.game.seat_names import player_label
+from engine.game.shuffle import commitment_of
+from engine.game.state import Phase
+from engine.record.replay import header_line
 from server.domain_errors import (
     DomainError,
     Malformed,

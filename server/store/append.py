@@ -18,9 +18,9 @@ from typing import Any
 
 from sqlalchemy import Connection, Table, insert
 
-from engine.chain import ZERO_HASH
-from engine.jsonfmt import compact
-from engine.sealing import Opening, seal_split
+from engine.record.chain import ZERO_HASH
+from engine.record.jsonfmt import compact
+from engine.record.sealing import Opening, seal_split
 from server.store import read_models
 from server.store.errors import ConcurrencyError, StoreError
 from server.store.records import AppendResult, Envelope
@@ -37,7 +37,7 @@ class AppendRequest:
     """One command's append, validated and JSON-normalized by the caller's thread."""
 
     stream: str
-    # Each event as its type, its public data and its hidden values (``engine.sealing.split``).
+    # Each event as its type, its public data and its hidden values (``engine.record.sealing.split``).
     events: list[tuple[str, dict[str, Any], dict[str, Any]]]
     seal_seed: bytes | None  # the match's server seed, which salts its sealed fields
     expected_seq: int | None

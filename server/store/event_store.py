@@ -33,9 +33,9 @@ from typing import Any
 from sqlalchemy import Connection, Engine, and_, func, select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from engine.chain import ZERO_HASH, first_broken_seq
-from engine.events import Event
-from engine.sealing import split
+from engine.game.events import Event
+from engine.record.chain import ZERO_HASH, first_broken_seq
+from engine.record.sealing import split
 from server.db import is_postgres, make_engine
 from server.settings import Settings
 from server.store import read_models
@@ -230,13 +230,13 @@ class EventStore:
         ):
             raise InvalidAppendError(f"command_id must be 1-{COMMAND_ID_LEN} printable characters, not {command_id!r}")
         if isinstance(events, (str, bytes, Mapping, Event)) or not isinstance(events, Sequence):
-            raise InvalidAppendError("events must be a list of engine.events.Event")
+            raise InvalidAppendError("events must be a list of engine.game.events.Event")
         if not events and command_id is None:
             raise InvalidAppendError("nothing to append: no events and no command id to record")
         checked: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
         for i, event in enumerate(events):
             if not isinstance(event, Event):
-                raise InvalidAppendError(f"events[{i}] is a {type(event).__name__}, not an engine.events.Event")
+                raise InvalidAppendError(f"events[{i}] is a {type(event).__name__}, not an engine.game.events.Event")
             if not is_valid_event_type(event.type):
                 raise InvalidAppendError(f"events[{i}]: bad event type {event.type!r}")
             if not isinstance(event.data, Mapping):
@@ -296,7 +296,7 @@ class EventStore:
         With ``command_id``, the first run's outcome is recorded with ``result``; a retry returns
         it (``duplicate=True``) and appends nothing. Raises ConcurrencyError if the head is
         elsewhere. ``extra_rows(at)`` gives rows to insert in the same transaction. Hidden fields
-        (``engine.events``) are sealed with salts from ``seal_seed``, the match's server seed.
+        (``engine.game.events``) are sealed with salts from ``seal_seed``, the match's server seed.
         """
         return self.submit(
             stream,

@@ -25,9 +25,9 @@ from typing import Any, Final, Protocol
 import sqlmodel
 from sqlalchemy import Connection, Engine, and_, case, delete, func, insert, literal, or_, select, text, update
 
-from engine.events import EventType
-from engine.house_bots import house_bot_of_id
-from engine.rulesets import MAX_SEATS, MIN_SEATS
+from engine.fairness.house_bots import house_bot_of_id
+from engine.game.events import EventType
+from engine.game.rulesets import MAX_SEATS, MIN_SEATS
 from server.store.errors import InvalidAppendError
 from server.store.models import (
     MatchStatus,

@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from engine.event_codec import read_event
-from engine.events import Event
-from engine.sealing import Opening, Viewer, join, openings_for
+from engine.game.events import Event
+from engine.record.event_codec import read_event
+from engine.record.sealing import Opening, Viewer, join, openings_for
 
 Envelope = dict[str, Any]  # docs/FAIRNESS.md: stream, seq, type, data, sealed, at, prev, hash
 

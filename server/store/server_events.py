@@ -1,8 +1,8 @@
 """The server's own events, typed: one class per event type, built and read through these only.
 
-Engine events are ``engine.events`` (a record per type); these are the events of the
+Engine events are ``engine.game.events`` (a record per type); these are the events of the
 ``matches`` and ``players`` streams (``server.store.streams``). Each class declares its type
-(``TYPE``) and version (``VERSION``) and its fields; ``engine.event_codec`` derives its stored
+(``TYPE``) and version (``VERSION``) and its fields; ``engine.record.event_codec`` derives its stored
 data (:meth:`payload`, :meth:`event`) and its reading back (``from_payload``) from them, and the
 upcasters below read the shapes older servers wrote (docs/EVENTS.md "Versions").
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from engine.event_codec import CODEC, Recorded, recorded_when_set
+from engine.record.event_codec import CODEC, Recorded, recorded_when_set
 from server.store.streams import ServerEventType
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, and_, delete, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from engine.evolve import fold
-from engine.snapshot_codec import SNAPSHOT_FORMAT, decode_state, encode_state
-from engine.state import INITIAL_STATE, MatchState
+from engine.game.evolve import fold
+from engine.game.state import INITIAL_STATE, MatchState
+from engine.record.snapshot_codec import SNAPSHOT_FORMAT, decode_state, encode_state
 from server.store.event_store import AppendResult, EventStore, format_at
 from server.store.models import snapshots_table
 

@@ -21,7 +21,7 @@ STREAM_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,199}")
 
 
 class ServerEventType(StrEnum):
-    """The server's own event types (engine events are ``engine.events.EventType``)."""
+    """The server's own event types (engine events are ``engine.game.events.EventType``)."""
 
     MATCH_REGISTERED = "match_registered"
     MATCH_ANNULLED = "match_annulled"

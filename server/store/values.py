@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.jsonfmt import format_at as format_utc
+from engine.record.jsonfmt import format_at as format_utc
 from server.store.errors import InvalidAppendError
 
 Now = Callable[[], datetime]  # what time it is (the matches' clock's ``now`` in a server)

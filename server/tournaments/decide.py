@@ -22,11 +22,11 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Final
 
-from engine.duplicate import round_deal_key
-from engine.errors import shown
-from engine.jsonfmt import format_at
-from engine.rulesets import MAX_SEATS, Ruleset, deal_problem, seats_allowed
-from engine.rulings import RULING_RANGE, RULINGS
+from engine.game.duplicate import round_deal_key
+from engine.game.errors import shown
+from engine.game.rulesets import MAX_SEATS, Ruleset, deal_problem, seats_allowed
+from engine.game.rulings import RULING_RANGE, RULINGS
+from engine.record.jsonfmt import format_at
 from server.domain_errors import Malformed, NotFound, NotNow, PlayerNotFound, TooManyOpen
 from server.ratings.book import family_of
 from server.tournaments.formats import (

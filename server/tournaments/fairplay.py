@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from engine.events import EventType
+from engine.game.events import EventType
 
 __all__ = ["MatchTimes", "PlayerSignals", "SeatTimes", "match_times", "micros_of", "signals"]
 

@@ -20,8 +20,8 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, ClassVar, Final
 
-from engine.event_codec import CODEC, INLINED, Recorded, recorded_when_set
-from engine.shuffle import shuffle_ids
+from engine.game.shuffle import shuffle_ids
+from engine.record.event_codec import CODEC, INLINED, Recorded, recorded_when_set
 from server.tournaments.duplicate import DealResult, same_deal
 from server.tournaments.schedule import Pairing, ScheduledRound, rounds_per_cycle
 from server.tournaments.standings import SWISS_TIEBREAKS, TIEBREAKS, Result, StandingRow, standings
@@ -155,7 +155,7 @@ class Tournament:
     bot_accounts: bool = False  # bot accounts (kind bot_account) may be entered (docs/BOTS.md)
     seeding: str = "entry"  # pairing numbers: "entry" (the entry order) or "rating" (fixed at the start)
     seed_ratings: dict[str, int] = field(default_factory=dict)  # a "rating" seeding's ratings at the start
-    duplicate: bool = False  # duplicate rounds: every match of a round dealt the same (engine.duplicate)
+    duplicate: bool = False  # duplicate rounds: every match of a round dealt the same (engine.game.duplicate)
     entropies: dict[str, str] = field(default_factory=dict)  # player -> the entropy given on entering
     deal_keys: dict[int, str] = field(default_factory=dict)  # duplicate: round -> its deal key (hex), once revealed
     format: Format = Format.ROUND_ROBIN
@@ -455,7 +455,7 @@ def lots(seed: bytes, players: Sequence[str]) -> list[str]:
 # ---------------------------------------------------------------- the events, typed
 #
 # Each class declares its type (``TYPE``), its version (``VERSION``) and its fields; the stored
-# data and its reading back are derived by ``engine.event_codec``. A field recorded only when set
+# data and its reading back are derived by ``engine.record.event_codec``. A field recorded only when set
 # keeps the shape events had before it existed; a field the current writer always records but
 # older ones left out is filled in by the type's version-0 upcaster (docs/EVENTS.md "Versions").
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from engine.seat_names import BOT_ACCOUNT_LABEL
+from engine.game.seat_names import BOT_ACCOUNT_LABEL
 from server.tournaments.model import Format, Tournament
 from server.tournaments.standings import StandingRow, row_score
 from server.tournaments.swiss import SwissRound

@@ -23,7 +23,7 @@ from typer.testing import Result
 
 from bench.progress import STALL_SECONDS, Stall
 from cli.main import app
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
 from tests.cli.serving import ROOT, serve_env, stop
 from tests.cli.test_tournament_cmd import runner
 from tests.cli.test_tournament_e2e import POLL, TOKEN, _replay, _start, _wait_finished

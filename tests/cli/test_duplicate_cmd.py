@@ -17,7 +17,7 @@ from cli.standings_table import print_show
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.cli.test_standings_table import runner
 from tests.cli.test_tournament_cmd import TOKEN, finished
-from tui_client.tournament_model import standings_cells, standings_columns, standings_legend
+from tui_client.models.tournament_model import standings_cells, standings_columns, standings_legend
 
 
 def test_create_show_and_verify_a_duplicate_round_robin(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
 from tests.cli.serving import stop
 from tests.cli.test_tournament_e2e import DIRECTOR, _replay, _start, _wait_finished
 from tests.server.helpers import ok

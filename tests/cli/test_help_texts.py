@@ -4,7 +4,7 @@ The commands' help comes from their docstrings, written with reST's ``literal`` 
 default "rich" markup mode showed those backticks as they are, and read any ``[word]`` as a
 style tag and dropped it. The root app renders help as Markdown (cli/main.py), once for every
 command: a literal is shown as code without its marks, brackets stay. ``tournament rule
---help`` names the rulings from the one list (engine/rulings.py), not a literal that fell behind.
+--help`` names the rulings from the one list (engine/game/rulings.py), not a literal that fell behind.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typer._click.core import Command  # Typer's own copy of click
 from typer.testing import CliRunner
 
 from cli.main import app
-from engine.rulings import LAST_RULING, RULING_RANGE
+from engine.game.rulings import LAST_RULING, RULING_RANGE
 
 BORDERS = re.compile(r"[│╭╮╰╯─]")
 

@@ -27,8 +27,8 @@ from sqlalchemy import create_engine
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from engine.jsonfmt import AT_FORMAT
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
+from engine.record.jsonfmt import AT_FORMAT
 from server.store import leases
 from tests.cli.serving import STALL_SECONDS, free_port, serve, serve_env, stop, wait_until_up
 from tests.server.helpers import ok, register

@@ -13,7 +13,7 @@ from typer.testing import CliRunner, Result
 
 from cli.main import app
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
-from tui_client.config import ConfigStore, Credentials
+from tui_client.connection.config import ConfigStore, Credentials
 
 TOKEN = "director-token-for-the-player-cli-tests"
 runner = CliRunner(env={"UNODUO_URL": None, "UNODUO_DIRECTOR_TOKEN": None, "UNODUO_PASSWORD": None, "COLUMNS": "80"})

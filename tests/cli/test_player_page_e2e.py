@@ -22,9 +22,9 @@ from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.cli.test_tournament_cmd import finished
 from tests.server.helpers import ok, play_to_end, register
 from tests.tui.helpers import plain, until
-from tui_client.play_app import make_play_app
-from tui_client.player_model import chart_series, rating_of
-from tui_client.player_screen import PlayerScreen, RatingChart
+from tui_client.apps.play_app import make_play_app
+from tui_client.models.player_model import chart_series, rating_of
+from tui_client.screens.player_screen import PlayerScreen, RatingChart
 
 TOKEN = "director-token-for-the-player-page-tests"
 runner = CliRunner(env={"UNODUO_URL": None, "UNODUO_DIRECTOR_TOKEN": None, "COLUMNS": "80"})

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 import cli.proof_cmd
 from cli.main import app
 from cli.tournament_cmd import Server
-from engine.sealing import Viewer
+from engine.record.sealing import Viewer
 from tests.engine.test_proofs import (
     judged_legal,
     of_type,
@@ -26,7 +26,7 @@ from tests.engine.test_proofs import (
     seen_by,
     wrong_server_log,
 )
-from tui_client.config import ConfigStore, Credentials
+from tui_client.connection.config import ConfigStore, Credentials
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "replays" / "sim-2026-uno-duo-16-greedy-vs-random.jsonl"

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from cli.main import app
 from tests.cli.serving import ROOT, free_port, serve, stop, wait_until_up
 from tests.server.helpers import ok, register, shedding, with_color
-from tui_client.config import ConfigStore, Credentials
+from tui_client.connection.config import ConfigStore, Credentials
 
 runner = CliRunner(env={"UNODUO_URL": None, "UNODUO_TOKEN": None, "COLUMNS": "200"})
 

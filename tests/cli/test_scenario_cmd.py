@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from engine import UNO_DUO
-from engine.replay import replay_text
-from engine.selfplay import play_match
+from engine.play.selfplay import play_match
+from engine.record.replay import replay_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "docs" / "scenarios"

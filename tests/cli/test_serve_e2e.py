@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
 from tests.cli.serving import free_port, serve, stop, wait_until_up
 from tests.server.helpers import ok, play_to_end, register
 

@@ -28,7 +28,7 @@ from typer.testing import CliRunner
 
 from bench.progress import STALL_SECONDS, wait_for
 from cli.main import app
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
 from server.api.forwarding import PEER_KEY
 from server.settings import Settings
 from server.store.event_store import EventStore

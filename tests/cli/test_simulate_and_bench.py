@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 import bench.engine as bench_engine
 from cli.main import app
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
 
 runner = CliRunner()
 

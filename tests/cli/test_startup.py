@@ -59,7 +59,7 @@ def test_play_help_imports_only_its_command() -> None:
 
 def test_play_imports_the_client_not_the_server() -> None:
     """What ``unoduo play`` imports: its command, then (when it runs) the terminal client."""
-    code = RUN_UNODUO.format(args=["play", "--help"]) + "import tui_client.play_app\n"
+    code = RUN_UNODUO.format(args=["play", "--help"]) + "import tui_client.apps.play_app\n"
     loaded = modules_after(code)
     assert "textual" in packages(loaded)
     assert not packages(loaded) & SERVER_SIDE
@@ -68,10 +68,10 @@ def test_play_imports_the_client_not_the_server() -> None:
 def test_the_client_imports_a_screen_when_it_is_first_opened() -> None:
     """The lobby and the table come with the client; a tournament's and a player's screens, the
     replay scrubber and its model (with the engine's audit) when first opened."""
-    loaded = modules_after("import tui_client.play_app\n")
-    later = {"tui_client.tournament_screen", "tui_client.player_screen", "tui_client.replay_app"}
-    assert not (later | {"tui_client.replay_model", "engine.audit_report"}) & loaded
-    assert {"tui_client.lobby_screen", "tui_client.table_screen"} <= loaded
+    loaded = modules_after("import tui_client.apps.play_app\n")
+    later = {"tui_client.screens.tournament_screen", "tui_client.screens.player_screen", "tui_client.apps.replay_app"}
+    assert not (later | {"tui_client.models.replay_model", "engine.fairness.audit_report"}) & loaded
+    assert {"tui_client.screens.lobby_screen", "tui_client.screens.table_screen"} <= loaded
 
 
 def test_the_server_imports_no_http_client() -> None:
@@ -133,20 +133,22 @@ def test_the_listing_reads_the_same_once_every_command_is_loaded(
 def test_the_engine_imports_a_module_and_what_it_uses_only() -> None:
     """What the terminal client takes from the engine loads neither pydantic nor the rest of it: the
     package's names are imported when first used, pydantic when a ruleset is first read from data."""
-    loaded = modules_after("import engine, engine.cards, engine.commands, engine.rulesets, engine.seat_names\n")
+    loaded = modules_after(
+        "import engine, engine.game.cards, engine.game.commands, engine.game.rulesets, engine.game.seat_names\n"
+    )
     assert "pydantic" not in packages(loaded)
-    assert not {"engine.decide", "engine.match", "engine.views", "engine.scenario"} & loaded
+    assert not {"engine.game.decide", "engine.play.match", "engine.protocol.views", "engine.play.scenario"} & loaded
 
 
 def test_every_name_of_the_engine_is_its_modules_own() -> None:
-    """``from engine import decide`` is the function even when ``engine.decide`` (its module) was
+    """``from engine import decide`` is the function even when ``engine.game.decide`` (its module) was
     imported first, as when the package imported every name at once."""
     code = (
-        "import engine.decide, engine.evolve, engine.match\n"
+        "import engine.game.decide, engine.game.evolve, engine.play.match\n"
         "import engine\n"
         "from engine import decide, evolve\n"
-        "from engine.decide import decide as own_decide\n"
-        "from engine.evolve import evolve as own_evolve\n"
+        "from engine.game.decide import decide as own_decide\n"
+        "from engine.game.evolve import evolve as own_evolve\n"
         "assert decide is own_decide and evolve is own_evolve\n"
         "assert engine.decide is own_decide and engine.evolve is own_evolve\n"
         "for name in engine.__all__:\n"

@@ -1,13 +1,13 @@
 """A ``classic`` table of five over real sockets (issue 21, "How it is shown"): two people and
 three house bots on ``unoduo serve``, the people playing over ``WS /api/matches/{id}/ws``.
 
-Each person's client checks every message as the terminal client does (``tui_client.receipts``:
+Each person's client checks every message as the terminal client does (``tui_client.models.receipts``:
 the chain link by link, every opening against its commitment, the seed against the commitment
 and every salt against the seed at the end), and that a seat is never opened another seat's
-hidden field while the match is live (``engine.sealing.may_open``: seat i sees ``hand_i`` of
+hidden field while the match is live (``engine.record.sealing.may_open``: seat i sees ``hand_i`` of
 ``cards_dealt`` and no other hand). A spectator's socket is checked the same way, and is
 opened nothing while the match is live. Every viewer receives the same envelopes, and the
-finished match's replay verifies (``engine.verify``, and ``unoduo verify`` itself), with the
+finished match's replay verifies (``engine.fairness.verify``, and ``unoduo verify`` itself), with the
 receipt each person kept.
 
 Waits are on events: each socket is read until the server closes it after the match's last
@@ -29,11 +29,11 @@ from websockets.exceptions import ConnectionClosedOK
 from websockets.sync.client import connect
 
 from bench.progress import wait_until
-from engine.sealing import may_open
-from engine.verify import Receipt, verify_replay
-from engine.views import SPECTATOR, Viewer
+from engine.fairness.verify import Receipt, verify_replay
+from engine.protocol.views import SPECTATOR, Viewer
+from engine.record.sealing import may_open
 from tests.cli.serving import ROOT, running
-from tui_client.receipts import ChainCheck
+from tui_client.models.receipts import ChainCheck
 
 COLORS = ("red", "yellow", "green", "blue")
 

@@ -20,8 +20,8 @@ import httpx
 import pytest
 
 from bench.progress import Stall
-from engine.replay import parse_replay
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
+from engine.record.replay import parse_replay
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.server.helpers import ok
 

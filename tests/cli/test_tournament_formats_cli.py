@@ -25,7 +25,7 @@ from cli.main import app
 from cli.standings_table import print_show, table_lines, wrapped
 from cli.tournament_cmd import header, round_starts
 from tests.cli.format_samples import LONG_NAME, swiss, tables
-from tui_client.tournament_model import format_words, local_time_words, ordinal
+from tui_client.models.tournament_model import format_words, local_time_words, ordinal
 
 TOKEN = "director-token-for-the-format-tests"
 TRF = "012 Winter Swiss\n001    1      ann                               1800 ...\n"

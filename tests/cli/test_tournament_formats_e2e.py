@@ -16,7 +16,7 @@ from typer.testing import CliRunner, Result
 from cli.main import app
 from tests.cli.serving import running
 from tests.cli.test_tournament_cmd import finished
-from tui_client.tournament_model import schedule_rows, standings_cells, standings_columns, title_words
+from tui_client.models.tournament_model import schedule_rows, standings_cells, standings_columns, title_words
 
 TOKEN = "director-token-for-the-format-e2e"
 

@@ -26,8 +26,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from bench.progress import STALL_SECONDS, Stall, wait_for
-from engine.jsonfmt import AT_FORMAT
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
+from engine.record.jsonfmt import AT_FORMAT
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.server.helpers import ok, register
 

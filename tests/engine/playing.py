@@ -8,9 +8,9 @@ from dataclasses import replace
 from typing import Any
 
 from engine import LocalMatch, Phase, Ruleset, TimeOut, legal_commands
-from engine.cards import COLOR_ORDER
-from engine.chain import ZERO_HASH, chain_envelope
-from engine.sealing import commitment, seal_salt
+from engine.game.cards import COLOR_ORDER
+from engine.record.chain import ZERO_HASH, chain_envelope
+from engine.record.sealing import commitment, seal_salt
 
 COLOURS = [c.value for c in COLOR_ORDER]
 

@@ -1,4 +1,4 @@
-"""``unoduo audit`` (engine/audit_report.py): the facts of every challenged Wild Draw Four, checked
+"""``unoduo audit`` (engine/fairness/audit_report.py): the facts of every challenged Wild Draw Four, checked
 against the events and an independent fold, and the table at any event."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from engine.audit_report import audit, format_report, full_events, table_at
-from engine.cards import Card, Color
-from engine.events import EventType
-from engine.evolve import evolve
-from engine.replay import parse_replay
-from engine.state import INITIAL_STATE
+from engine.fairness.audit_report import audit, format_report, full_events, table_at
+from engine.game.cards import Card, Color
+from engine.game.events import EventType
+from engine.game.evolve import evolve
+from engine.game.state import INITIAL_STATE
+from engine.record.replay import parse_replay
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "replays" / "sim-2026-uno-duo-16-greedy-vs-random.jsonl"
@@ -87,7 +87,7 @@ def test_the_command_prints_the_report_json_and_refuses_what_it_cannot_audit(tmp
 
 @pytest.fixture(scope="module")
 def table_text() -> str:
-    from engine.replay import replay_text
+    from engine.record.replay import replay_text
     from tests.engine.test_verify import play_table
 
     return replay_text("t5", "classic", [f"p{s}" for s in range(5)], play_table(5, 5))
@@ -142,9 +142,9 @@ def test_unoduo_audit_takes_any_seats_perspective(table_text: str, tmp_path: Pat
 
 
 def test_a_forfeit_decides_a_table_only_when_it_leaves_one_seat_playing() -> None:
-    from engine.audit_report import match_places, match_result
-    from engine.events import Event
-    from engine.rulesets import CLASSIC
+    from engine.fairness.audit_report import match_places, match_result
+    from engine.game.events import Event
+    from engine.game.rulesets import CLASSIC
 
     names = ["ann", "bob", "cy", "dee"]
     created = Event(EventType.MATCH_CREATED, {"ruleset": CLASSIC.to_dict(), "commitment": "", "seats": 4})

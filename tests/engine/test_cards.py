@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine import CLASSIC_2P, UNO_DUO, CardParseError, canonical_deck, format_card, parse_card, parse_color
-from engine.cards import Color, Rank
+from engine.game.cards import Color, Rank
 
 ALL_CODES = sorted({c.code for c in canonical_deck(8)})
 
@@ -69,7 +69,7 @@ def test_points_per_ruleset() -> None:
 
 
 def test_cards_are_equal_by_face_and_copies_in_the_deck_are_one_object() -> None:
-    from engine.cards import Card, Color, Rank, canonical_deck, parse_card
+    from engine.game.cards import Card, Color, Rank, canonical_deck, parse_card
 
     built = Card(Color.RED, Rank.DRAW_TWO)
     assert built == parse_card("r+2") and hash(built) == hash(parse_card("R+2"))

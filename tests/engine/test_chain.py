@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from engine.chain import ZERO_HASH, canonical, chain_envelope, first_broken_seq
+from engine.record.chain import ZERO_HASH, canonical, chain_envelope, first_broken_seq
 
 
 def chain(n: int) -> list[dict[str, object]]:

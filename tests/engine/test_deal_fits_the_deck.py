@@ -11,9 +11,8 @@ from dataclasses import replace
 
 import pytest
 
-from engine.errors import CommandRefused, ScenarioError
-from engine.match import LocalMatch
-from engine.rulesets import (
+from engine.game.errors import CommandRefused, ScenarioError
+from engine.game.rulesets import (
     CLASSIC,
     CLASSIC_2P,
     MAX_HAND_SIZE,
@@ -26,7 +25,8 @@ from engine.rulesets import (
     deal_problem,
     seats_allowed,
 )
-from engine.scenario import run_scenario
+from engine.play.match import LocalMatch
+from engine.play.scenario import run_scenario
 
 SEED = b"s" * 32
 

@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
-from engine.errors import ErrorCode
-from engine.scenario import run_scenario
+from engine.game.errors import ErrorCode
+from engine.play.scenario import run_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

@@ -1,4 +1,4 @@
-"""Duplicate rounds' seed scheme (engine/duplicate.py, docs/FAIRNESS.md "Duplicate rounds")."""
+"""Duplicate rounds' seed scheme (engine/game/duplicate.py, docs/FAIRNESS.md "Duplicate rounds")."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import UNO_DUO, LocalMatch, Phase
-from engine.commands import CreateMatch, JoinSeat
-from engine.duplicate import (
+from engine.fairness.verify import verify_replay
+from engine.game.commands import CreateMatch, JoinSeat
+from engine.game.duplicate import (
     deal_commitment,
     deal_link,
     dealer_of_secret,
@@ -20,10 +21,9 @@ from engine.duplicate import (
     match_seed,
     round_deal_key,
 )
-from engine.events import EventType
-from engine.replay import header_line, replay_line, sealed_log, stream_of
-from engine.shuffle import Dealer, commitment_of
-from engine.verify import verify_replay
+from engine.game.events import EventType
+from engine.game.shuffle import Dealer, commitment_of
+from engine.record.replay import header_line, replay_line, sealed_log, stream_of
 from tests.engine.playing import next_actor, random_command
 from tests.profiles import examples
 from tools import replay_check
@@ -163,7 +163,7 @@ def test_old_matches_are_dealt_exactly_as_before() -> None:
 
 
 def test_the_code_in_fairness_md_derives_the_same_keys() -> None:
-    """docs/FAIRNESS.md's snippets, run in order as the page says, agree with engine/duplicate.py."""
+    """docs/FAIRNESS.md's snippets, run in order as the page says, agree with engine/game/duplicate.py."""
     text = (Path(__file__).resolve().parents[2] / "docs" / "FAIRNESS.md").read_text(encoding="utf-8")
     namespace: dict[str, object] = {}
     for block in re.findall(r"```python\n(.*?)```", text, re.S):

@@ -1,4 +1,4 @@
-"""engine.event_codec: the stored data is derived from an event class's typed fields and read back
+"""engine.record.event_codec: the stored data is derived from an event class's typed fields and read back
 to the same event; a version above 1 is written as ``"v"`` and older shapes are upcast one
 version at a time; version-1 data (every engine event, every replay line) is read as it is."""
 
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.event_codec import CODEC, INLINED, EventCodec, UnknownEventType, read_event, recorded_when_set
-from engine.events import RECORDS, VERSIONS, EventType
-from engine.replay import parse_replay
+from engine.game.events import RECORDS, VERSIONS, EventType
+from engine.record.event_codec import CODEC, INLINED, EventCodec, UnknownEventType, read_event, recorded_when_set
+from engine.record.replay import parse_replay
 from tests.profiles import examples
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,5 +1,5 @@
 """docs/EVENTS.md documents every event type, every data field the engine emits, the batch heads,
-and, for every field of every event's schema (engine.events.SCHEMAS), whether it is public or
+and, for every field of every event's schema (engine.game.events.SCHEMAS), whether it is public or
 sealed, and to whom a sealed field is opened."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from engine import UNO_DUO, LocalMatch, Phase, TimeOut
-from engine.commands import CreateMatch, Forfeit, JoinSeat
-from engine.events import HEAD_TYPES, SCHEMAS, EventSchema, EventType, Sealed
-from engine.rulesets import MAX_SEATS
-from engine.scenario import DEFAULT_SEED, build_dealer, parse_spec, run_scenario
-from engine.shuffle import Dealer, commitment_of
-from engine.state import PendingKind
+from engine.game.commands import CreateMatch, Forfeit, JoinSeat
+from engine.game.events import HEAD_TYPES, SCHEMAS, EventSchema, EventType, Sealed
+from engine.game.rulesets import MAX_SEATS
+from engine.game.shuffle import Dealer, commitment_of
+from engine.game.state import PendingKind
+from engine.play.scenario import DEFAULT_SEED, build_dealer, parse_spec, run_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS_DOC = ROOT / "docs" / "EVENTS.md"
@@ -171,11 +171,13 @@ def visibility_problems(schema: EventSchema, section: str) -> list[str]:
         mark = schema.sealed.get(name)
         if mark is None:
             if cell != "public":
-                problems.append(f"{where}.{name} is public in engine/events.py, but its row says {cell!r}")
+                problems.append(f"{where}.{name} is public in engine/game/events.py, but its row says {cell!r}")
             continue
         audience = expected_audience(schema, mark)
         if not cell.startswith("sealed"):
-            problems.append(f"{where}.{name} is sealed in engine/events.py (to {mark.to!r}); its row says {cell!r}")
+            problems.append(
+                f"{where}.{name} is sealed in engine/game/events.py (to {mark.to!r}); its row says {cell!r}"
+            )
         elif audience not in cell:
             problems.append(f"{where}.{name} is sealed to {mark.to!r}: its row must name {audience!r}, not {cell!r}")
     return problems
@@ -186,7 +188,7 @@ def test_every_schema_field_is_documented_with_its_visibility(event_type: str) -
     section = sections().get(event_type)
     assert section is not None, f"{event_type} has no section"
     problems = visibility_problems(SCHEMAS[event_type], section)
-    assert not problems, "docs/EVENTS.md disagrees with engine/events.py:\n" + "\n".join(problems)
+    assert not problems, "docs/EVENTS.md disagrees with engine/game/events.py:\n" + "\n".join(problems)
 
 
 def test_the_table_reader_catches_an_undocumented_or_mislabelled_field() -> None:

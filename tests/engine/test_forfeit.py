@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from engine import UNO_DUO, LocalMatch, Phase
-from engine.audit import rerun
-from engine.commands import CreateMatch, Forfeit, JoinSeat
-from engine.errors import CommandRefused, ErrorCode
-from engine.events import EventType
-from engine.shuffle import Dealer, commitment_of
-from engine.snapshot_codec import decode_state, encode_state
+from engine.fairness.audit import rerun
+from engine.game.commands import CreateMatch, Forfeit, JoinSeat
+from engine.game.errors import CommandRefused, ErrorCode
+from engine.game.events import EventType
+from engine.game.shuffle import Dealer, commitment_of
+from engine.record.snapshot_codec import decode_state, encode_state
 
 SEED = b"\x07" * 32
 

@@ -1,4 +1,4 @@
-"""``unoduo audit --bots`` (engine/house_bots.py): every house-bot move of a server's replay is
+"""``unoduo audit --bots`` (engine/fairness/house_bots.py): every house-bot move of a server's replay is
 asked again of its bot, with its chance from the revealed seed, and must be the recorded one.
 
 The matches here are played the way the server plays a house bot (engine only): seat 1 is
@@ -18,14 +18,14 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from engine.audit_report import audit
 from engine.bots import get_bot
-from engine.house_bots import house_bot_of_id, house_bot_seats
-from engine.match import LocalMatch
-from engine.replay import replay_text
-from engine.rulesets import CLASSIC_2P, UNO_DUO, Ruleset
-from engine.shuffle import Dealer
-from engine.views import legal_commands, view
+from engine.fairness.audit_report import audit
+from engine.fairness.house_bots import house_bot_of_id, house_bot_seats
+from engine.game.rulesets import CLASSIC_2P, UNO_DUO, Ruleset
+from engine.game.shuffle import Dealer
+from engine.play.match import LocalMatch
+from engine.protocol.views import legal_commands, view
+from engine.record.replay import replay_text
 
 runner = CliRunner()
 MATCH = "m-house-bots"

@@ -1,4 +1,4 @@
-"""engine.jsonfmt writes by orjson where that is json's very text: compact, canonical (the hashed
+"""engine.record.jsonfmt writes by orjson where that is json's very text: compact, canonical (the hashed
 form) and NDJSON lines are exactly what ``json.dumps`` gives, for any JSON value, and refuse what it refuses."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.jsonfmt import canonical, compact, ndjson_line
+from engine.record.jsonfmt import canonical, compact, ndjson_line
 from tests.profiles import examples
 
 

@@ -2,7 +2,7 @@
 
 Checked on states sampled from whole random matches (both rulesets): every listed action is
 accepted, the JSON ``legal`` list is exactly its formatted form, and an action the list leaves
-out is refused. The per-card tables it reads agree with the rule predicates of ``engine.rules``.
+out is refused. The per-card tables it reads agree with the rule predicates of ``engine.game.rules``.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import random
 import pytest
 
 from engine import CLASSIC_2P, UNO_DUO, CommandRefused, Dealer, decide, legal_commands
-from engine.cards import COLOR_ORDER, Rank, canonical_deck, plays_on
-from engine.commands import Draw, Pass, Play, SayUno, SeatAction, SeatCommand, format_action
-from engine.deck_facts import deck_facts
-from engine.legal import legal_actions
+from engine.game.cards import COLOR_ORDER, Rank, canonical_deck, plays_on
+from engine.game.commands import Draw, Pass, Play, SayUno, SeatAction, SeatCommand, format_action
+from engine.game.deck_facts import deck_facts
+from engine.game.legal import legal_actions
 from tests.engine.test_refusals import SEAT0_CLASSIC, STATES, classic
 
 DEALER = Dealer(b"f" * 32)

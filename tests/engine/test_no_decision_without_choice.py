@@ -19,21 +19,21 @@ from typing import Any
 
 import pytest
 
-from engine.audit_report import full_events
 from engine.bots.greedy import rules_of
-from engine.commands import TimeOut
-from engine.errors import CommandRefused, ErrorCode
-from engine.events import Event, EventType
-from engine.evolve import fold
-from engine.match import LocalMatch
-from engine.replay import parse_replay, replay_text
-from engine.rulesets import CLASSIC, CLASSIC_2P, UNO_DUO, Ruleset
-from engine.scenario import build_dealer, parse_spec
-from engine.selfplay import play_match
-from engine.snapshot_codec import decode_state, encode_state
-from engine.state import MatchState, PendingKinds
-from engine.verify import verify_replay
-from engine.views import legal_commands, view
+from engine.fairness.audit_report import full_events
+from engine.fairness.verify import verify_replay
+from engine.game.commands import TimeOut
+from engine.game.errors import CommandRefused, ErrorCode
+from engine.game.events import Event, EventType
+from engine.game.evolve import fold
+from engine.game.rulesets import CLASSIC, CLASSIC_2P, UNO_DUO, Ruleset
+from engine.game.state import MatchState, PendingKinds
+from engine.play.match import LocalMatch
+from engine.play.scenario import build_dealer, parse_spec
+from engine.play.selfplay import play_match
+from engine.protocol.views import legal_commands, view
+from engine.record.replay import parse_replay, replay_text
+from engine.record.snapshot_codec import decode_state, encode_state
 from tests.engine.playing import reseal
 
 ROOT = Path(__file__).resolve().parents[2]

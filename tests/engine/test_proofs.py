@@ -1,9 +1,9 @@
-"""Proofs of one event (engine/proofs.py, tools/proof_check.py; docs/REPLAYS.md "Proofs of one
+"""Proofs of one event (engine/fairness/proofs.py, tools/proof_check.py; docs/REPLAYS.md "Proofs of one
 event"): a challenged Wild Draw Four or a caught UNO proved during the match, revealing nothing
 else.
 
 Matches are built from the stacked-deck scenarios of docs/scenarios (the scenario tools of
-engine/scenario.py) and sealed as the server seals them; each viewer gets the openings the server
+engine/play/scenario.py) and sealed as the server seals them; each viewer gets the openings the server
 would send it. The checker is loaded from its file, and also run as a third party would run it (a
 separate ``python -I`` process, away from the repo). Tampering is done as a dishonest holder of
 the proof would do it: a value swapped, a card dropped or added, an event edited and the chain
@@ -31,14 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import CLASSIC_2P, UNO_DUO, Phase
-from engine.chain import ZERO_HASH, chain_envelope
-from engine.commands import CreateMatch, JoinSeat
-from engine.duplicate import deal_link, duplicate_dealer
-from engine.errors import CommandRefused
-from engine.events import Event
-from engine.evolve import evolve
-from engine.match import LocalMatch
-from engine.proofs import (
+from engine.fairness.proofs import (
     ProofRefused,
     build_proof,
     proof_from_events,
@@ -47,12 +40,19 @@ from engine.proofs import (
     provable_seqs,
     recorded_verdict,
 )
-from engine.replay import header_line, replay_line, replay_text, sealed_log, stream_of
-from engine.rulesets import Ruleset
-from engine.scenario import _ruleset, build_dealer, parse_spec
-from engine.sealing import AUDITOR, SPECTATOR, SealedEvent, Viewer, commitment, openings_for
-from engine.shuffle import commitment_of
-from engine.state import INITIAL_STATE
+from engine.game.commands import CreateMatch, JoinSeat
+from engine.game.duplicate import deal_link, duplicate_dealer
+from engine.game.errors import CommandRefused
+from engine.game.events import Event
+from engine.game.evolve import evolve
+from engine.game.rulesets import Ruleset
+from engine.game.shuffle import commitment_of
+from engine.game.state import INITIAL_STATE
+from engine.play.match import LocalMatch
+from engine.play.scenario import _ruleset, build_dealer, parse_spec
+from engine.record.chain import ZERO_HASH, chain_envelope
+from engine.record.replay import header_line, replay_line, replay_text, sealed_log, stream_of
+from engine.record.sealing import AUDITOR, SPECTATOR, SealedEvent, Viewer, commitment, openings_for
 from tests.engine.playing import next_actor, play_match, random_command, short
 from tests.profiles import examples
 

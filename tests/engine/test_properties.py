@@ -33,10 +33,10 @@ from engine import (
     fold,
     view,
 )
-from engine.audit import rerun
-from engine.rulesets import Scoring
-from engine.sealing import may_open, split
-from engine.state import PendingKind
+from engine.fairness.audit import rerun
+from engine.game.rulesets import Scoring
+from engine.game.state import PendingKind
+from engine.record.sealing import may_open, split
 from tests.engine.playing import play_match, short
 from tests.profiles import examples
 

@@ -24,9 +24,9 @@ from engine import (
     legal_commands,
     parse_seat_command,
 )
-from engine.cards import canonical_deck
-from engine.rulesets import Ruleset
-from engine.scenario import DEFAULT_SEED, build_dealer, parse_spec
+from engine.game.cards import canonical_deck
+from engine.game.rulesets import Ruleset
+from engine.play.scenario import DEFAULT_SEED, build_dealer, parse_spec
 from tests.engine.playing import COLOURS, play_match, short
 from tests.profiles import examples
 
@@ -222,8 +222,8 @@ def test_d4_bad_colour_for_a_wild_starter_cites_d4() -> None:
     ],
 )
 def test_impossible_ruleset_overrides_are_refused(overrides: dict[str, Any]) -> None:
-    from engine.errors import ScenarioError
-    from engine.scenario import run_scenario
+    from engine.game.errors import ScenarioError
+    from engine.play.scenario import run_scenario
 
     with pytest.raises(ScenarioError):
         run_scenario({"ruleset": "uno-duo", "rules": overrides, "commands": []})

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from engine import CLASSIC_2P, ENGINE_VERSION, UNO_DUO, Ruleset
-from engine.chain import first_broken_seq
-from engine.errors import ReplayUnreadable
-from engine.events import Event
-from engine.evolve import fold
-from engine.replay import BASE_TIME, at_of, replay_lines, replay_text
-from engine.sealing import join
-from engine.selfplay import MatchResult, play_match
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
+from engine.game.errors import ReplayUnreadable
+from engine.game.events import Event
+from engine.game.evolve import fold
+from engine.play.selfplay import MatchResult, play_match
+from engine.record.chain import first_broken_seq
+from engine.record.replay import BASE_TIME, at_of, replay_lines, replay_text
+from engine.record.sealing import join
 
 REPLAYS = Path(__file__).resolve().parents[2] / "replays"
 

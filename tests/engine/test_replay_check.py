@@ -7,7 +7,7 @@ would do it. Some edits leave the hashes alone (the chain catches them); others 
 later hash (:func:`rechain`), or every commitment and hash with the seed in hand
 (:func:`reseal`), so that only the seal, the seed or the shuffle check can catch them. An edit
 of a public field with the chain rebuilt is beyond this checker (it needs the rules): the tests
-show it passes here and that ``engine.verify.verify_replay`` catches it.
+show it passes here and that ``engine.fairness.verify.verify_replay`` catches it.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from typing import Any
 import pytest
 
 from engine import CLASSIC_2P, UNO_DUO
-from engine.chain import ZERO_HASH, chain_envelope
-from engine.replay import replay_text
-from engine.sealing import commitment, seal_salt
-from engine.shuffle import Dealer, shuffle_ids, shuffle_key
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
+from engine.game.shuffle import Dealer, shuffle_ids, shuffle_key
+from engine.record.chain import ZERO_HASH, chain_envelope
+from engine.record.replay import replay_text
+from engine.record.sealing import commitment, seal_salt
 from tests.engine.playing import play_match, short
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,17 +11,17 @@ from typing import Any
 
 import pytest
 
-from engine.audit_report import audit, format_report, full_events
-from engine.commands import CreateMatch
-from engine.decide import decide_step
-from engine.errors import CommandRefused
-from engine.events import Event, EventType
-from engine.replay import parse_replay, replay_text
-from engine.rulesets import UNO_DUO
-from engine.seat_names import seat_label, seat_names
-from engine.shuffle import Dealer, commitment_of
-from engine.state import INITIAL_STATE
-from engine.verify import verify_replay
+from engine.fairness.audit_report import audit, format_report, full_events
+from engine.fairness.verify import verify_replay
+from engine.game.commands import CreateMatch
+from engine.game.decide import decide_step
+from engine.game.errors import CommandRefused
+from engine.game.events import Event, EventType
+from engine.game.rulesets import UNO_DUO
+from engine.game.seat_names import seat_label, seat_names
+from engine.game.shuffle import Dealer, commitment_of
+from engine.game.state import INITIAL_STATE
+from engine.record.replay import parse_replay, replay_text
 
 ROOT = Path(__file__).resolve().parents[2]
 LEGAL_UNO_DUO = ROOT / "replays" / "wd4-legal-challenge-uno-duo.jsonl"

@@ -1,10 +1,10 @@
 """The ruleset's ``round_limit`` (issue 22: a table tournament's "round limit the director sets").
 
-A project ruling over RULES.md D23 (``engine.decide._round_limit_winner``): once round
+A project ruling over RULES.md D23 (``engine.game.decide._round_limit_winner``): once round
 ``round_limit`` has ended with nobody at the target, the single best total wins (the highest
 where the winner scores, the lowest under ``loser_scores``) and the places follow the totals;
 while the best total is shared, one more round is played at a time. Matches are played by house
-bots through ``engine.selfplay.play_match``; the seeds below were picked for what they show (a
+bots through ``engine.play.selfplay.play_match``; the seeds below were picked for what they show (a
 clear leader at the limit, a tie at the top) and each test says what it relies on.
 """
 
@@ -18,14 +18,14 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from engine.events import EventType
-from engine.replay import replay_text
-from engine.rulesets import CLASSIC, CLASSIC_2P, UNO_DUO, Ruleset, RulesetError
-from engine.score_words import rule_words
-from engine.selfplay import MatchResult, play_match
-from engine.snapshot_codec import decode_state, encode_state
-from engine.state import MatchState
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
+from engine.game.events import EventType
+from engine.game.rulesets import CLASSIC, CLASSIC_2P, UNO_DUO, Ruleset, RulesetError
+from engine.game.score_words import rule_words
+from engine.game.state import MatchState
+from engine.play.selfplay import MatchResult, play_match
+from engine.record.replay import replay_text
+from engine.record.snapshot_codec import decode_state, encode_state
 from tests.engine.playing import reseal
 from tests.profiles import examples
 

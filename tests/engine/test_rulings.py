@@ -1,4 +1,4 @@
-"""The list of rulings a director may cite (engine/rulings.py) holds every ruling of docs/RULES.md
+"""The list of rulings a director may cite (engine/game/rulings.py) holds every ruling of docs/RULES.md
 and nothing else; the CLI's help and the server's check both read it (issue 33, point 7: the help
 said D1 … D17 after the rules reached D25, and the server refused D13c, D25 and D26)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from engine.rulings import LAST_RULING, RULING_PATTERN, RULING_RANGE, RULINGS
+from engine.game.rulings import LAST_RULING, RULING_PATTERN, RULING_RANGE, RULINGS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "RULES.md"
 

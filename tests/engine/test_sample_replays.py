@@ -15,15 +15,15 @@ from typing import Any
 
 import pytest
 
-from engine.audit_report import ChallengeFacts, audit, full_events
-from engine.cards import Card, Color, Rank, parse_card
-from engine.events import Event, EventType
-from engine.evolve import evolve, fold
-from engine.replay import parse_replay
-from engine.rulesets import Ruleset
-from engine.selfplay import play_match
-from engine.state import INITIAL_STATE, MatchState
-from engine.verify import verify_replay
+from engine.fairness.audit_report import ChallengeFacts, audit, full_events
+from engine.fairness.verify import verify_replay
+from engine.game.cards import Card, Color, Rank, parse_card
+from engine.game.events import Event, EventType
+from engine.game.evolve import evolve, fold
+from engine.game.rulesets import Ruleset
+from engine.game.state import INITIAL_STATE, MatchState
+from engine.play.selfplay import play_match
+from engine.record.replay import parse_replay
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLAYS = ROOT / "replays"

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from engine import CLASSIC_2P, UNO_DUO, Ruleset
-from engine.errors import ScenarioError
-from engine.events import HEAD_TYPES, Event, EventType
-from engine.evolve import evolve, fold
-from engine.replay import parse_replay, replay_text
-from engine.scenario import (
+from engine.game.errors import ScenarioError
+from engine.game.events import HEAD_TYPES, Event, EventType
+from engine.game.evolve import evolve, fold
+from engine.game.state import INITIAL_STATE, MatchState, PendingKind, Phase
+from engine.play.scenario import (
     HandEdit,
     check_deck,
     check_start,
@@ -26,9 +26,9 @@ from engine.scenario import (
     run_from_replay,
     run_scenario,
 )
-from engine.sealing import join
-from engine.selfplay import play_match
-from engine.state import INITIAL_STATE, MatchState, PendingKind, Phase
+from engine.play.selfplay import play_match
+from engine.record.replay import parse_replay, replay_text
+from engine.record.sealing import join
 
 # The sample replays of replays/ these tests start from, made again here the way ``unoduo simulate
 # --seed 2026`` made them (byte for byte the committed sim-2026-*.jsonl files), so the tests do not

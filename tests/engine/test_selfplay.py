@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-import engine.selfplay as selfplay
+import engine.play.selfplay as selfplay
 from engine import CLASSIC_2P, UNO_DUO
-from engine.cards import parse_card
-from engine.rulesets import CLASSIC, Ruleset
-from engine.selfplay import MatchResult, MatchStuck, match_seed, play_match
-from engine.tally import Tally, summarize, wilson_interval
+from engine.game.cards import parse_card
+from engine.game.rulesets import CLASSIC, Ruleset
+from engine.play.selfplay import MatchResult, MatchStuck, match_seed, play_match
+from engine.play.tally import Tally, summarize, wilson_interval
 from tests.engine.playing import short
 
 SEED = 2026  # the fixed seed of the README figure (`unoduo simulate -n 1000 --seed 2026`)

@@ -8,7 +8,7 @@ import hmac
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.shuffle import Dealer, RandomStream, commitment_of, shuffle_ids, shuffle_key
+from engine.game.shuffle import Dealer, RandomStream, commitment_of, shuffle_ids, shuffle_key
 
 
 def reference_shuffle(ids: list[int], key: bytes, label: str) -> list[int]:

@@ -1,4 +1,4 @@
-"""engine.snapshot_codec: MatchState <-> JSON-ready dict, exact in both directions."""
+"""engine.record.snapshot_codec: MatchState <-> JSON-ready dict, exact in both directions."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from engine.cards import Color
-from engine.rulesets import CLASSIC_2P, UNO_DUO, Ruleset
-from engine.snapshot_codec import SNAPSHOT_FORMAT, decode_state, encode_state
-from engine.state import MatchState, Pending, PendingKind, Phase, WildDrawFourContext
+from engine.game.cards import Color
+from engine.game.rulesets import CLASSIC_2P, UNO_DUO, Ruleset
+from engine.game.state import MatchState, Pending, PendingKind, Phase, WildDrawFourContext
+from engine.record.snapshot_codec import SNAPSHOT_FORMAT, decode_state, encode_state
 from tests.server.store.helpers import play_random
 
 

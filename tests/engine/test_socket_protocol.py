@@ -1,8 +1,16 @@
-"""engine/socket_protocol.py: the close codes and what they ask of a client, the reconnect policy."""
+"""engine/protocol/socket_protocol.py: the close codes and what they ask of a client, the reconnect policy."""
 
 from __future__ import annotations
 
-from engine.socket_protocol import FINAL, FINAL_WORDS, REASON_LIMIT, Close, Reconnect, close_reason, envelopes_of
+from engine.protocol.socket_protocol import (
+    FINAL,
+    FINAL_WORDS,
+    REASON_LIMIT,
+    Close,
+    Reconnect,
+    close_reason,
+    envelopes_of,
+)
 
 
 def test_a_refusal_closes_with_4000_plus_its_status_and_unavailable_asks_to_try_again() -> None:

@@ -8,13 +8,13 @@ import random
 import pytest
 
 from engine import CLASSIC, LocalMatch
-from engine.commands import Forfeit, SeatCommand, TimeOut
-from engine.errors import CommandRefused, ErrorCode
-from engine.evolve import fold
-from engine.legal import legal_actions
-from engine.rules import hand_points
-from engine.rulesets import Ruleset
-from engine.state import MatchState, Phases
+from engine.game.commands import Forfeit, SeatCommand, TimeOut
+from engine.game.errors import CommandRefused, ErrorCode
+from engine.game.evolve import fold
+from engine.game.legal import legal_actions
+from engine.game.rules import hand_points
+from engine.game.rulesets import Ruleset
+from engine.game.state import MatchState, Phases
 
 SEED = bytes(range(32))
 
@@ -145,8 +145,8 @@ def test_three_timeouts_in_a_row_take_one_seat_away_not_the_match() -> None:
 
 
 def test_a_seat_forfeited_before_it_joined_is_not_waited_for() -> None:
-    from engine.commands import CreateMatch, JoinSeat
-    from engine.shuffle import Dealer, commitment_of
+    from engine.game.commands import CreateMatch, JoinSeat
+    from engine.game.shuffle import Dealer, commitment_of
 
     match = LocalMatch(dealer=Dealer(SEED))
     match.apply(CreateMatch(CLASSIC, commitment_of(SEED), seats=3))

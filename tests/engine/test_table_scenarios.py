@@ -596,10 +596,10 @@ def server_seed(seed: int) -> bytes:
 def random_script(seed: int, length: int) -> list[list[Any]]:
     """A classic-2p match of random legal commands, with a refused one now and then (a play of a
     card not held, a seat out of turn, a draw when a pass is due), from the scenario's seed."""
-    from engine.commands import parse_seat_command
-    from engine.errors import CommandRefused
-    from engine.match import LocalMatch
-    from engine.rulesets import CLASSIC_2P
+    from engine.game.commands import parse_seat_command
+    from engine.game.errors import CommandRefused
+    from engine.game.rulesets import CLASSIC_2P
+    from engine.play.match import LocalMatch
 
     rng = random.Random(seed)
     match = LocalMatch.start(server_seed(seed), CLASSIC_2P)
@@ -709,7 +709,7 @@ def test_each_ruling_check_fails_on_a_forged_answer(outputs: dict[str, tuple[dic
 
 
 def test_a_what_if_from_a_five_seat_replay_edits_any_seats_hand(tmp_path: Path) -> None:
-    from engine.replay import replay_text
+    from engine.record.replay import replay_text
     from tests.engine.test_verify import play_table
 
     events = play_table(5, 5)

@@ -4,10 +4,10 @@ Each example seats a random mix of house bots (random, greedy; at least one gree
 ``ROUND_BOUND``) at a table of random size, under
 a random seed and a random choice of the table's switches (``draw_two_stacking``,
 ``wd4_check = challenge``, ``draw = until_playable``), with the target lowered so that a match
-takes a round or a few, and plays it through :func:`engine.selfplay.play_match`. It checks:
+takes a round or a few, and plays it through :func:`engine.play.selfplay.play_match`. It checks:
 - after every action the 108 cards are all there, each once: hands + draw pile + discard;
 - every round ends within ``ROUND_BOUND`` actions, and the match ends;
-- folding the recorded events (``engine.evolve.fold``) gives the state reached one command at a
+- folding the recorded events (``engine.game.evolve.fold``) gives the state reached one command at a
   time: the whole log, and the log up to a random action.
 """
 
@@ -19,11 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.events import Event
-from engine.evolve import fold
-from engine.rulesets import CLASSIC, MAX_SEATS, MIN_SEATS, DrawRule, Ruleset, WildDrawFourCheck
-from engine.selfplay import play_match
-from engine.state import MatchState, Phase
+from engine.game.events import Event
+from engine.game.evolve import fold
+from engine.game.rulesets import CLASSIC, MAX_SEATS, MIN_SEATS, DrawRule, Ruleset, WildDrawFourCheck
+from engine.game.state import MatchState, Phase
+from engine.play.selfplay import play_match
 from tests.profiles import examples
 
 DECK = list(range(CLASSIC.deck_size))

@@ -31,13 +31,13 @@ from engine import (
     fold,
     view,
 )
-from engine.audit import command_of, rerun
-from engine.replay import replay_text
-from engine.rules import TIMEOUTS_TO_FORFEIT
-from engine.scenario import DEFAULT_SEED, build_dealer, parse_spec
-from engine.selfplay import _result
-from engine.tally import Tally
-from engine.verify import verify_replay
+from engine.fairness.audit import command_of, rerun
+from engine.fairness.verify import verify_replay
+from engine.game.rules import TIMEOUTS_TO_FORFEIT
+from engine.play.scenario import DEFAULT_SEED, build_dealer, parse_spec
+from engine.play.selfplay import _result
+from engine.play.tally import Tally
+from engine.record.replay import replay_text
 from tests.engine.playing import play_match, reseal, short
 
 SEAT0 = ["R5", "W", "W+4", "B3", "R+2", "G7", "YS"]

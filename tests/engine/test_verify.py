@@ -1,6 +1,6 @@
 """`unoduo verify`: an auditor re-checks a replay with no trust in the server (docs/FAIRNESS.md).
 
-Replays here are made as a server makes them (``engine.replay``); tampering is done as a
+Replays here are made as a server makes them (``engine.record.replay``); tampering is done as a
 dishonest server would, with the seed in hand: edit, then recompute every commitment and hash
 after the edit. Each must still be caught, and named by its line.
 """
@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from engine import UNO_DUO
-from engine.replay import replay_text as make_replay
-from engine.verify import Receipt, verify_replay
+from engine.fairness.verify import Receipt, verify_replay
+from engine.record.replay import replay_text as make_replay
 from tests.engine.playing import play_match, short
 from tests.engine.playing import reseal as reseal_lines
 
@@ -271,7 +271,7 @@ def play_table(seed: int, seats: int, target: int = 200) -> list[Any]:
     import random
 
     from engine import LocalMatch, Phase
-    from engine.rulesets import CLASSIC, Ruleset
+    from engine.game.rulesets import CLASSIC, Ruleset
     from tests.engine.playing import random_command
 
     rng = random.Random(seed)

@@ -37,9 +37,9 @@ from hypothesis.stateful import get_state_machine_test
 from schemathesis.openapi.checks import RejectedPositiveData
 from schemathesis.python import asgi
 
-from engine.commands import SeatCommand, format_action, parse_action, parse_seat_command
-from engine.errors import CommandRefused, ErrorCode, ScenarioError, UnoDuoError
-from engine.scenario import ScenarioSpec, parse_spec, run_scenario
+from engine.game.commands import SeatCommand, format_action, parse_action, parse_seat_command
+from engine.game.errors import CommandRefused, ErrorCode, ScenarioError, UnoDuoError
+from engine.play.scenario import ScenarioSpec, parse_spec, run_scenario
 from server.app import make_app
 from server.settings import Settings
 

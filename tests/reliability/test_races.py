@@ -34,7 +34,7 @@ import httpx
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
-from engine.chain import ZERO_HASH, envelope_hash
+from engine.record.chain import ZERO_HASH, envelope_hash
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.server.helpers import ok, register, with_color
 

@@ -7,9 +7,9 @@ from typing import Any, Protocol
 
 import httpx
 
-from engine.chain import envelope_hash
-from engine.events import SCHEMAS
-from engine.sealing import may_open, opening_problem
+from engine.game.events import SCHEMAS
+from engine.record.chain import envelope_hash
+from engine.record.sealing import may_open, opening_problem
 
 COLORS = ("red", "yellow", "green", "blue")
 WILDS = ("W", "W+4")

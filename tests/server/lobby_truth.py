@@ -1,5 +1,5 @@
 """The proof of issue 33 ("Must exist" 1): two tournaments at once, and after every event each
-observed player's lobby lines, built by ``tui_client.lobby_model`` from the lobby socket's
+observed player's lobby lines, built by ``tui_client.models.lobby_model`` from the lobby socket's
 ``lobby`` state, are the lines the HTTP API gives at that moment.
 
 The same driver runs in-process (``TestClient``, SQLite and PostgreSQL) and against two real
@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tests.server.helpers import Http, ok, shedding, with_color
-from tui_client.lobby_model import bye_lines, lobby_lines, state_lines
+from tui_client.models.lobby_model import bye_lines, lobby_lines, state_lines
 
 STALL = 120.0  # seconds without a lobby message while the lines disagree: a failure, never a budget
 HIDDEN = ("hand", "hands", "draw_order", "deck", "server_seed", "entropy", "token")

@@ -12,7 +12,7 @@ import httpx
 from fastapi.testclient import TestClient
 from pydantic import BaseModel
 
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
 from server.api.routes_players import SignInCode
 from server.errors import ErrorBody
 from server.schemas import (

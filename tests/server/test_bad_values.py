@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from engine.rulesets import UNO_DUO
-from engine.shuffle import commitment_of
+from engine.game.rulesets import UNO_DUO
+from engine.game.shuffle import commitment_of
 from server.services.tournaments import _event, new_tournament_id
 from server.store.event_store import EventStore
 from server.store.secrets import match_seed_rows, new_server_seed

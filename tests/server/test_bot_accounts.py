@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from engine.house_bots import house_bot_of_id
+from engine.fairness.house_bots import house_bot_of_id
 from server.services.players import house_bot_of
 from server.store.models import PlayerPublic
 from server.tournaments.model import TournamentCreated

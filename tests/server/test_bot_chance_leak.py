@@ -38,14 +38,14 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from engine.audit_report import audit, full_events
 from engine.bots import get_bot
-from engine.commands import parse_action
-from engine.events import EventType
-from engine.evolve import evolve
-from engine.replay import parse_replay
-from engine.state import INITIAL_STATE
-from engine.views import view as seat_view
+from engine.fairness.audit_report import audit, full_events
+from engine.game.commands import parse_action
+from engine.game.events import EventType
+from engine.game.evolve import evolve
+from engine.game.state import INITIAL_STATE
+from engine.protocol.views import view as seat_view
+from engine.record.replay import parse_replay
 from tests.chance_bounds import fewest_hits_by_chance, most_hits_by_chance
 from tests.house_bot_chance import HouseBotChance
 from tests.server.helpers import ok, register, shedding, with_color

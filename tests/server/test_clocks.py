@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from engine.jsonfmt import AT_FORMAT
-from engine.replay import parse_replay
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
+from engine.record.jsonfmt import AT_FORMAT
+from engine.record.replay import parse_replay
 from server.app import make_app
 from server.services.matches import MatchService
 from server.settings import Settings

@@ -29,7 +29,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from engine.sealing import may_open
+from engine.record.sealing import may_open
 from tests.server.helpers import ok, register, shedding, with_color
 from tests.server.test_tournaments import DIRECTOR, create, start, tournament_when
 

@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from cli.deal_check import check_deals
-from engine.duplicate import round_deal_key
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
+from engine.game.duplicate import round_deal_key
 from tests.server.helpers import ok, register
 from tests.server.test_tournaments import (
     DIRECTOR,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import CommandRefused, ErrorCode
+from engine.game.errors import CommandRefused, ErrorCode
 from server import domain_errors as domain
 from server.domain_errors import DomainError, ServerCode
 from server.errors import refusal_of

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from cli.main import app
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
 from tests.server.helpers import ok, play_to_end, register
 
 runner = CliRunner()

@@ -20,7 +20,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from bench.progress import wait_for
-from engine.jsonfmt import AT_FORMAT
+from engine.record.jsonfmt import AT_FORMAT
 from tests.server.conftest import DIRECTOR_TOKEN, app_client
 from tests.server.helpers import ok, register, with_color
 from tests.server.manual_clock import ManualClock

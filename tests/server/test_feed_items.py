@@ -12,9 +12,9 @@ import random
 from pathlib import Path
 
 from bench.commands import with_color
-from engine.evolve import evolve
-from engine.state import INITIAL_STATE, MatchState, Phase
-from engine.views import legal_commands
+from engine.game.evolve import evolve
+from engine.game.state import INITIAL_STATE, MatchState, Phase
+from engine.protocol.views import legal_commands
 from server.services.live_match import FeedItem, feed_items
 from server.services.matches import MatchService
 from server.services.players import Caller, ensure_house_bots, register_human

@@ -19,9 +19,9 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from engine.cards import parse_card
-from engine.commands import parse_action
-from engine.errors import CardParseError, CommandRefused, shown
+from engine.game.cards import parse_card
+from engine.game.commands import parse_action
+from engine.game.errors import CardParseError, CommandRefused, shown
 from server.app import begin_shutdown, make_app
 from server.limits import BodySizeLimit
 from server.services.matches import MatchService

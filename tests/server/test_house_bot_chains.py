@@ -9,10 +9,10 @@ import json
 from typing import Any
 
 from bench.tournament import PlayedMatch, play_alone
-from engine.events import EventType
-from engine.replay import parse_replay
-from engine.rulesets import get_ruleset
-from engine.sealing import join
+from engine.game.events import EventType
+from engine.game.rulesets import get_ruleset
+from engine.record.replay import parse_replay
+from engine.record.sealing import join
 from server.db import make_engine
 from server.services.matches import MatchService
 from server.services.players import ensure_house_bot

@@ -35,9 +35,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from engine.cards import canonical_deck
-from engine.chain import canonical, envelope_hash
-from engine.sealing import SPECTATOR, Viewer, opening_problem
+from engine.game.cards import canonical_deck
+from engine.record.chain import canonical, envelope_hash
+from engine.record.sealing import SPECTATOR, Viewer, opening_problem
 from tests.server.helpers import ok, register, shedding, with_color
 
 ID_FIELDS = {"card", "cards", "deck", "set_aside", "hand_card", "pile_card"}
@@ -204,9 +204,9 @@ def test_a_seat_that_keeps_everything_recovers_no_hidden_card(client: TestClient
 def test_every_commitment_of_a_match_resists_all_guesses_without_the_salt() -> None:
     """Unit form: all 112 ids and every card code (alone, as a list, and as a code or id string)
     against every commitment of a sample match's replay: not one matches."""
-    from engine.replay import replay_text
-    from engine.rulesets import UNO_DUO
-    from engine.selfplay import play_match as self_play
+    from engine.game.rulesets import UNO_DUO
+    from engine.play.selfplay import play_match as self_play
+    from engine.record.replay import replay_text
 
     result = self_play(["greedy", "random"], UNO_DUO, 5, 0)
     lines = [
@@ -230,7 +230,7 @@ def test_every_commitment_of_a_match_resists_all_guesses_without_the_salt() -> N
 
 
 def _salt(lines: list[dict[str, Any]], line: dict[str, Any], name: str) -> str:
-    from engine.sealing import seal_salt
+    from engine.record.sealing import seal_salt
 
     seed = bytes.fromhex(lines[-1]["data"]["server_seed"])
     return seal_salt(seed, line["stream"], line["seq"], name).hex()
@@ -240,7 +240,7 @@ def _salt(lines: list[dict[str, Any]], line: dict[str, Any], name: str) -> str:
 #
 # Every seat of a five-seat classic table is an attacker, and a spectator is one too. Each keeps
 # what the server would send it over a whole match: every envelope with the openings
-# engine.sealing.openings_for gives that viewer, every view, every refusal of its probes. Then each
+# engine.record.sealing.openings_for gives that viewer, every view, every refusal of its probes. Then each
 # attacks as above (guessing commitments, looking for card ids) and also tries to *name* the cards
 # every other seat drew, with everything it holds; it must do no better than chance
 # (tests/chance_bounds.py), while the same guesser handed the auditor's openings names them all.
@@ -266,7 +266,7 @@ class TablePlay:
 
 
 def _table_ruleset() -> Any:
-    from engine.rulesets import CLASSIC, Ruleset
+    from engine.game.rulesets import CLASSIC, Ruleset
 
     return Ruleset.from_dict({**CLASSIC.to_dict(), "wd4_check": "challenge"})
 
@@ -274,13 +274,13 @@ def _table_ruleset() -> Any:
 def play_table(seed: int) -> TablePlay:
     """A whole five-seat match of random legal commands (challenging every Wild Draw Four it
     may, catching now and then), every viewer keeping its share."""
-    from engine.commands import CreateMatch, JoinSeat, parse_seat_command
-    from engine.errors import CommandRefused
-    from engine.match import LocalMatch
-    from engine.replay import sealed_log, stream_of
-    from engine.sealing import SPECTATOR, openings_for
-    from engine.shuffle import Dealer, commitment_of
-    from engine.views import view
+    from engine.game.commands import CreateMatch, JoinSeat, parse_seat_command
+    from engine.game.errors import CommandRefused
+    from engine.game.shuffle import Dealer, commitment_of
+    from engine.play.match import LocalMatch
+    from engine.protocol.views import view
+    from engine.record.replay import sealed_log, stream_of
+    from engine.record.sealing import SPECTATOR, openings_for
 
     rng = random.Random(seed)
     server_seed = hashlib.sha256(f"leak table {seed}".encode()).digest()
@@ -438,7 +438,7 @@ def check_challenged_hands(table_play: TablePlay) -> None:
 
 
 def check_views(table_play: TablePlay) -> None:
-    from engine.views import AUDITOR, view
+    from engine.protocol.views import AUDITOR, view
 
     for viewer, keeper in table_play.keepers.items():
         assert keeper.views
@@ -453,7 +453,7 @@ def check_views(table_play: TablePlay) -> None:
             others = [e for s, e in enumerate(seen["entropies"]) if s != viewer]
             assert others == [None] * len(others)
     # ...and a seat's own hand in its view is the hand the auditor sees it hold at that version.
-    from engine.evolve import fold
+    from engine.game.evolve import fold
 
     for viewer in range(TABLE_SEATS):
         for seen in table_play.keepers[viewer].views[::97]:
@@ -501,8 +501,8 @@ def play_server_table(client: TestClient, seed: int) -> TablePlay:
     """Five people at a classic table through the API, each keeping every envelope (with its
     openings), view, answer and refusal it receives while the match is live; a sixth client with
     no token watches as a spectator and keeps the same."""
-    from engine.audit_report import full_events
-    from engine.replay import parse_replay
+    from engine.fairness.audit_report import full_events
+    from engine.record.replay import parse_replay
 
     rng = random.Random(seed)
     names = [f"{who}{seed}" for who in ("ada", "bob", "cy", "dee", "eve")]

@@ -20,7 +20,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from engine.socket_protocol import Close
+from engine.protocol.socket_protocol import Close
 from server.app import make_app
 from server.services.lobby import Closing, Lobby
 from server.settings import Settings

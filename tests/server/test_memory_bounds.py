@@ -22,7 +22,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from engine.rulesets import Ruleset
+from engine.game.rulesets import Ruleset
 from server.app import make_app
 from server.services.live_match import format_deadline
 from server.services.matches import MatchService

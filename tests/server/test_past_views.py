@@ -11,8 +11,8 @@ import random
 
 from fastapi.testclient import TestClient
 
-from engine.evolve import fold
-from engine.state import INITIAL_STATE
+from engine.game.evolve import fold
+from engine.game.state import INITIAL_STATE
 from server.services.matches import MatchService
 from server.store.records import StoredEvent
 from server.store.streams import match_stream

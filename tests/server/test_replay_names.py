@@ -8,11 +8,11 @@ import random
 
 from fastapi.testclient import TestClient
 
-from engine.audit_report import audit, format_report
-from engine.verify import verify_replay
+from engine.fairness.audit_report import audit, format_report
+from engine.fairness.verify import verify_replay
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import ok, play_to_end, register
-from tui_client.replay_model import ReplayModel
+from tui_client.models.replay_model import ReplayModel
 
 DIRECTOR = {"Authorization": f"Bearer {DIRECTOR_TOKEN}"}
 

@@ -1,12 +1,12 @@
 """A director cites any ruling of RULES.md — D13c and the newest ones too — and nothing else
-(issue 33, point 7): the server's check reads the one list, engine/rulings.py. Before, its
+(issue 33, point 7): the server's check reads the one list, engine/game/rulings.py. Before, its
 pattern stopped at D24 and knew no D13c, so a ruling citing D25 was refused."""
 
 from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from engine.rulings import LAST_RULING, RULINGS
+from engine.game.rulings import LAST_RULING, RULINGS
 from tests.server.helpers import ok, register
 from tests.server.test_tournaments import DIRECTOR, _dispute, _rule, create, pairing_of, start, tournament_when
 

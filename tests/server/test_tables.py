@@ -15,9 +15,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from bench.progress import Stall
-from engine.replay import parse_replay
-from engine.sealing import SPECTATOR, Viewer, may_open, opening_problem
-from engine.verify import verify_replay
+from engine.fairness.verify import verify_replay
+from engine.record.replay import parse_replay
+from engine.record.sealing import SPECTATOR, Viewer, may_open, opening_problem
 from server.app import make_app
 from server.services.lobby import starts_play
 from server.services.matches import MatchService

@@ -9,11 +9,11 @@ import random
 from types import SimpleNamespace
 
 from engine.bots import get_bot
-from engine.commands import Forfeit
-from engine.events import EventType
-from engine.match import LocalMatch
-from engine.rulesets import get_ruleset
-from engine.state import Phase
+from engine.game.commands import Forfeit
+from engine.game.events import EventType
+from engine.game.rulesets import get_ruleset
+from engine.game.state import Phase
+from engine.play.match import LocalMatch
 from server.services.tournament_manager import MatchEnding
 from server.tournaments.decide import MatchEnd
 

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from engine.chain import ZERO_HASH
+from engine.record.chain import ZERO_HASH
 from server.store.errors import StoreUnavailableError
 from tests.server.helpers import check_seat_response, ok, play_to_end, register, shedding, with_color
 

@@ -19,8 +19,8 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from engine.chain import ZERO_HASH
-from engine.events import HEAD_TYPES
+from engine.game.events import HEAD_TYPES
+from engine.record.chain import ZERO_HASH
 from server.services import live_match
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import check_seat_response, ok, register, shedding, with_color

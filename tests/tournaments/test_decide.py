@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from engine.duplicate import round_deal_key
-from engine.rulesets import RULESETS
+from engine.game.duplicate import round_deal_key
+from engine.game.rulesets import RULESETS
 from server.domain_errors import Malformed, NotNow, PlayerNotFound, TooManyOpen
 from server.tournaments.decide import (
     MAX_PLAYERS,

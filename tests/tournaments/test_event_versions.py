@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.event_codec import CODEC
+from engine.record.event_codec import CODEC
 from server.store.server_events import MatchAnnulled, MatchRegistered, PlayerRegistered
 from server.store.streams import ServerEventType
 from server.tournaments.model import (

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.jsonfmt import AT_FORMAT
+from engine.record.jsonfmt import AT_FORMAT
 from server.tournaments.fairplay import MatchTimes, SeatTimes, match_times, micros_of, signals
 
 BASE = datetime(2026, 12, 2, 19, 0, tzinfo=UTC)

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.events import EventType
-from engine.rulesets import CLASSIC
-from engine.selfplay import play_match
+from engine.game.events import EventType
+from engine.game.rulesets import CLASSIC
+from engine.play.selfplay import play_match
 from server.tournaments.standings import StandingRow
 from server.tournaments.table_standings import (
     TABLE_TIEBREAKS,

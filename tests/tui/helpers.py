@@ -67,7 +67,7 @@ async def until(
 def scrubber_ready(app: Any) -> bool:
     """The app shows a match's scrubber whose mount has run (its panels exist and show a frame):
     a test that acts on it as soon as it is pushed races its compose on a loaded machine."""
-    from tui_client.replay_screens import MatchScrubber
+    from tui_client.screens.replay_screens import MatchScrubber
 
     screen = app.screen
     return isinstance(screen, MatchScrubber) and screen.is_mounted and getattr(screen, "frame", None) is not None

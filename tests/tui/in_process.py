@@ -14,7 +14,7 @@ from fastapi import FastAPI
 
 from server.app import make_app
 from server.settings import Settings
-from tui_client.api import Api
+from tui_client.connection.api import Api
 
 SERVER = "http://unoduo.test"
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import httpx
 
-from tui_client.api import Api
-from tui_client.play_app import PlayApp, make_play_app
+from tui_client.apps.play_app import PlayApp, make_play_app
+from tui_client.connection.api import Api
 
 SERVER = "http://unoduo.test"
 ANN = "p_ann0001"

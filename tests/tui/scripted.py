@@ -22,15 +22,15 @@ from textual.pilot import Pilot
 from textual.widgets import OptionList
 
 from bench.progress import STALL_SECONDS, Stall
-from engine.cards import Color, parse_card
-from engine.rules import could_have_played
-from engine.rulesets import WildDrawFourRule
+from engine.game.cards import Color, parse_card
+from engine.game.rules import could_have_played
+from engine.game.rulesets import WildDrawFourRule
 from tests.tui.helpers import until
-from tui_client.api import Api, ApiError
-from tui_client.lobby_screen import LobbyScreen
-from tui_client.play_app import PlayApp
-from tui_client.play_model import PlayModel
-from tui_client.table_screen import PlayScreen
+from tui_client.apps.play_app import PlayApp
+from tui_client.connection.api import Api, ApiError
+from tui_client.models.play_model import PlayModel
+from tui_client.screens.lobby_screen import LobbyScreen
+from tui_client.screens.table_screen import PlayScreen
 
 PASSWORD = "the scripted players' password"  # a module's tests share one server: a name is made once
 

@@ -1,5 +1,5 @@
 """A ``classic`` table of N seats on fixed data, for the table's screen tests: the envelopes of a
-few turns of a round (sealed and chained by ``engine.sealing`` as the server does) with the view
+few turns of a round (sealed and chained by ``engine.record.sealing`` as the server does) with the view
 of one seat after each (docs/PROTOCOL.md "Tables of more than two": ``seats``, ``dealer``,
 ``direction``, ``departed``, one entry per seat in ``hand_counts``, ``scores``, ``uno``).
 
@@ -22,19 +22,19 @@ import httpx
 from websockets.asyncio.client import ClientConnection
 
 from engine.bots import get_bot
-from engine.chain import ZERO_HASH
-from engine.commands import CreateMatch, JoinSeat
-from engine.evolve import evolve
-from engine.jsonfmt import AT_FORMAT
-from engine.match import LocalMatch
-from engine.replay import replay_text, sealed_log, stream_of
-from engine.rulesets import CLASSIC
-from engine.sealing import openings_for, seal_event
-from engine.shuffle import Dealer, commitment_of
-from engine.state import INITIAL_STATE
-from engine.views import view
+from engine.game.commands import CreateMatch, JoinSeat
+from engine.game.evolve import evolve
+from engine.game.rulesets import CLASSIC
+from engine.game.shuffle import Dealer, commitment_of
+from engine.game.state import INITIAL_STATE
+from engine.play.match import LocalMatch
+from engine.protocol.views import view
+from engine.record.chain import ZERO_HASH
+from engine.record.jsonfmt import AT_FORMAT
+from engine.record.replay import replay_text, sealed_log, stream_of
+from engine.record.sealing import openings_for, seal_event
 from tests.tui.test_play_snapshots import ReplayedSocket, refuse
-from tui_client.api import Api
+from tui_client.connection.api import Api
 
 MATCH = "m_table"
 SERVER = "http://unoduo.test"
@@ -138,7 +138,7 @@ class Table:
         self.uno[seat] = uno
         if code.endswith("R"):
             self.direction = -self.direction
-            data["direction"] = self.direction  # recorded at a table of 3+ (engine.events.CardPlayed)
+            data["direction"] = self.direction  # recorded at a table of 3+ (engine.game.events.CardPlayed)
         after = self.next_after(seat)
         self.turn = self.next_after(after) if code.endswith("S") else after
         return self.message("card_played", data)
@@ -236,7 +236,7 @@ def real_replay(seats: int, target: int = 60, seed: str = "tui-table") -> str:
 
 
 class FrozenClock(datetime):
-    """``tui_client.play_model``'s clock in the tests: always :data:`NOW` (the move clock reads 42 s)."""
+    """``tui_client.models.play_model``'s clock in the tests: always :data:`NOW` (the move clock reads 42 s)."""
 
     @classmethod
     def now(cls, tz: Any = None) -> FrozenClock:

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.seat_names import BOT_ACCOUNT_LABEL, player_label, seat_names
+from engine.game.seat_names import BOT_ACCOUNT_LABEL, player_label, seat_names
 from server.tournaments.trf import trf_text
-from tui_client.lobby_model import next_lines, pairing_of
-from tui_client.lobby_model import seat_names as lobby_seat_names
-from tui_client.tournament_model import cut_name, schedule_rows, standing_rows, with_labels
+from tui_client.models.lobby_model import next_lines, pairing_of
+from tui_client.models.lobby_model import seat_names as lobby_seat_names
+from tui_client.models.tournament_model import cut_name, schedule_rows, standing_rows, with_labels
 
 ROBO = {"id": "p_00000000000000aa", "name": "robo", "kind": "bot_account"}
 ANN = {"id": "p_00000000000000bb", "name": "ann", "kind": "human"}

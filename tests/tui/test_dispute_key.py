@@ -1,4 +1,4 @@
-"""The dispute's note (``tui_client.dispute_note``) and the table's dispute key on fixed data:
+"""The dispute's note (``tui_client.screens.dispute_note``) and the table's dispute key on fixed data:
 the note asked over the table with the event in words, an empty note refused before anything
 is sent, Esc sends nothing, and the server's refusal shown in words. (The dispute reaching a
 real server, and the ruling coming back: test_lobby_live.py.)"""
@@ -15,7 +15,7 @@ from textual.widgets import Input, Static
 
 from tests.tui.helpers import until
 from tests.tui.test_lobby_screens import canned_table, lobby_app
-from tui_client.dispute_note import DisputeNoteScreen
+from tui_client.screens.dispute_note import DisputeNoteScreen
 
 pytestmark = pytest.mark.anyio
 

@@ -14,16 +14,16 @@ from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
-from engine.jsonfmt import AT_FORMAT
+from engine.record.jsonfmt import AT_FORMAT
 from tests.tui.helpers import plain, sample_text, until
 from tests.tui.test_lobby_screens import canned_table, lobby_app
 from tests.tui.test_play_snapshots import NOW
-from tui_client.dispute_note import HINT, DisputeNoteScreen
-from tui_client.help_screen import HELP
-from tui_client.play_widgets import PlayLog
-from tui_client.replay_app import REPLAY_HELP, ReplayHelp, ScrubberScreen, make_app
-from tui_client.table_screen import PlayScreen
-from tui_client.tournament_screen import MatchScrubber
+from tui_client.apps.replay_app import REPLAY_HELP, ReplayHelp, ScrubberScreen, make_app
+from tui_client.screens.dispute_note import HINT, DisputeNoteScreen
+from tui_client.screens.help_screen import HELP
+from tui_client.screens.table_screen import PlayScreen
+from tui_client.screens.tournament_screen import MatchScrubber
+from tui_client.widgets.play_widgets import PlayLog
 
 pytestmark = pytest.mark.anyio
 

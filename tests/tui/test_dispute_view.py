@@ -22,12 +22,12 @@ from bench.progress import wait_for
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.server.helpers import Http, ok, play_to_end, with_color
 from tests.tui.helpers import scrubber_ready, until
-from tui_client.config import ConfigStore, Credentials
-from tui_client.dispute_note import DisputeNoteScreen
-from tui_client.play_app import make_play_app
-from tui_client.replay_screens import MatchScrubber
-from tui_client.tournament_screen import TournamentScreen
-from tui_client.widgets import TableAudit, TablePanel
+from tui_client.apps.play_app import make_play_app
+from tui_client.connection.config import ConfigStore, Credentials
+from tui_client.screens.dispute_note import DisputeNoteScreen
+from tui_client.screens.replay_screens import MatchScrubber
+from tui_client.screens.tournament_screen import TournamentScreen
+from tui_client.widgets.replay_widgets import TableAudit, TablePanel
 
 pytestmark = pytest.mark.anyio
 

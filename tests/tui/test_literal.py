@@ -1,4 +1,4 @@
-"""tui_client.literal: words a player chose are drawn as written, never read as markup."""
+"""tui_client.widgets.literal: words a player chose are drawn as written, never read as markup."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static
 
-from tui_client.literal import literal, literal_cells, notify_literal
+from tui_client.widgets.literal import literal, literal_cells, notify_literal
 
 pytestmark = pytest.mark.anyio
 

@@ -19,10 +19,10 @@ from textual.pilot import Pilot
 
 from tests.tui.helpers import plain, until
 from tests.tui.in_process import SERVER, InProcessApi, served
-from tui_client.play_app import make_play_app
-from tui_client.player_screen import PlayerScreen
-from tui_client.signin_screen import SignInScreen
-from tui_client.tournament_screen import TournamentScreen
+from tui_client.apps.play_app import make_play_app
+from tui_client.screens.player_screen import PlayerScreen
+from tui_client.screens.signin_screen import SignInScreen
+from tui_client.screens.tournament_screen import TournamentScreen
 
 pytestmark = pytest.mark.anyio
 

@@ -15,8 +15,8 @@ from tests.tui.helpers import until
 from tests.tui.test_dispute_screen import the_note
 from tests.tui.test_lobby_screens import loaded, lobby_app
 from tests.tui.test_play_snapshots import MATCH, canned_messages
-from tui_client.play_app import PlayApp
-from tui_client.replay_app import make_app
+from tui_client.apps.play_app import PlayApp
+from tui_client.apps.replay_app import make_app
 
 pytestmark = pytest.mark.anyio
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui_client.lobby_model import lobby_entries
+from tui_client.models.lobby_model import lobby_entries
 
 ANN = {"id": "p_ann", "name": "ann", "kind": "human"}
 BOB = {"id": "p_bob", "name": "bob", "kind": "human"}

@@ -16,8 +16,8 @@ from textual.widgets import OptionList
 from tests.tui.helpers import plain, until
 from tests.tui.in_process import SERVER, InProcessApi
 from tests.tui.test_literal_names import DIRECTOR, call, drawn, server  # noqa: F401 - the fixture
-from tui_client.lobby_screen import LobbyScreen
-from tui_client.play_app import make_play_app
+from tui_client.apps.play_app import make_play_app
+from tui_client.screens.lobby_screen import LobbyScreen
 
 pytestmark = pytest.mark.anyio
 

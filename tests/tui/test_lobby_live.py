@@ -21,11 +21,11 @@ from textual.widgets import Button, Input, OptionList, Static
 from tests.cli.serving import running
 from tests.tui.helpers import until
 from tests.tui.test_play_live import play_moves
-from tui_client import table_screen
-from tui_client.dispute_note import DisputeNoteScreen
-from tui_client.lobby_screen import LobbyScreen
-from tui_client.play_app import PlayApp, make_play_app
-from tui_client.table_screen import PlayScreen
+from tui_client.apps.play_app import PlayApp, make_play_app
+from tui_client.screens import table_screen
+from tui_client.screens.dispute_note import DisputeNoteScreen
+from tui_client.screens.lobby_screen import LobbyScreen
+from tui_client.screens.table_screen import PlayScreen
 
 pytestmark = pytest.mark.anyio
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tui_client.lobby_model import next_lines, pairing_of, pairing_words, start_words, waiting_lines
+from tui_client.models.lobby_model import next_lines, pairing_of, pairing_words, start_words, waiting_lines
 
 NOW = datetime(2026, 12, 8, 17, 0, tzinfo=UTC)
 CUP: dict[str, Any] = {

@@ -27,15 +27,15 @@ from textual.widgets import OptionList, Static
 
 from tests.tui.helpers import until
 from tests.tui.test_play_snapshots import MATCH, NAMES, FrozenClock, ReplayedSocket, canned_messages
-from tui_client import lobby_model, play_model
-from tui_client.api import Api
-from tui_client.config import ConfigStore, Credentials
-from tui_client.help_screen import HelpScreen
-from tui_client.lobby_screen import LobbyScreen
-from tui_client.play_app import PlayApp, make_play_app
-from tui_client.play_model import LogLine, PlayModel
-from tui_client.play_widgets import PlayLog
-from tui_client.table_screen import PlayScreen
+from tui_client.apps.play_app import PlayApp, make_play_app
+from tui_client.connection.api import Api
+from tui_client.connection.config import ConfigStore, Credentials
+from tui_client.models import lobby_model, play_model
+from tui_client.models.play_model import LogLine, PlayModel
+from tui_client.screens.help_screen import HelpScreen
+from tui_client.screens.lobby_screen import LobbyScreen
+from tui_client.screens.table_screen import PlayScreen
+from tui_client.widgets.play_widgets import PlayLog
 
 SERVER = "http://unoduo.test"
 NOW = datetime(2026, 1, 1, 0, 10, tzinfo=UTC)

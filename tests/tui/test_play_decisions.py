@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from engine.events import HEAD_TYPES
-from engine.socket_protocol import envelopes_of
+from engine.game.events import HEAD_TYPES
+from engine.protocol.socket_protocol import envelopes_of
 from tests.tui.tables import MATCH, real_match, real_messages, seat_names
-from tui_client.api import socket_url
-from tui_client.play_model import PlayModel
+from tui_client.connection.api import socket_url
+from tui_client.models.play_model import PlayModel
 
 
 def decisions(messages: list[str]) -> list[dict[str, Any]]:

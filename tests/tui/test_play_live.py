@@ -21,12 +21,12 @@ from textual.widgets import Button, OptionList, Static
 from bench.progress import STALL_SECONDS, Stall
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.tui.helpers import until
-from tui_client.config import ConfigStore
-from tui_client.lobby_screen import LobbyScreen
-from tui_client.play_app import PlayApp, make_play_app
-from tui_client.play_model import PlayModel, uno_window
-from tui_client.play_widgets import HandView
-from tui_client.table_screen import PlayScreen
+from tui_client.apps.play_app import PlayApp, make_play_app
+from tui_client.connection.config import ConfigStore
+from tui_client.models.play_model import PlayModel, uno_window
+from tui_client.screens.lobby_screen import LobbyScreen
+from tui_client.screens.table_screen import PlayScreen
+from tui_client.widgets.play_widgets import HandView
 
 pytestmark = pytest.mark.anyio
 

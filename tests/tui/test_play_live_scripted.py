@@ -40,10 +40,10 @@ from tests.tui.scripted import (
     press_for,
     settled,
 )
-from tui_client.play_app import PlayApp, make_play_app
-from tui_client.play_model import PlayModel, uno_window
-from tui_client.play_widgets import PlayLog
-from tui_client.table_screen import PlayScreen
+from tui_client.apps.play_app import PlayApp, make_play_app
+from tui_client.models.play_model import PlayModel, uno_window
+from tui_client.screens.table_screen import PlayScreen
+from tui_client.widgets.play_widgets import PlayLog
 
 pytestmark = pytest.mark.anyio
 

@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-from engine.chain import ZERO_HASH
-from engine.replay import stream_of
-from engine.sealing import openings_for, seal_event
-from tui_client.api import refusal_words, socket_url
-from tui_client.config import ConfigStore, Credentials, Receipt, server_key
-from tui_client.lobby_model import lobby_entries, next_lines
-from tui_client.narration import describe_event
-from tui_client.play_model import PlayModel, offered_actions, prompt_words
-from tui_client.play_widgets import hand_layout, status_text
-from tui_client.receipts import ChainCheck
+from engine.record.chain import ZERO_HASH
+from engine.record.replay import stream_of
+from engine.record.sealing import openings_for, seal_event
+from tui_client.connection.api import refusal_words, socket_url
+from tui_client.connection.config import ConfigStore, Credentials, Receipt, server_key
+from tui_client.models.lobby_model import lobby_entries, next_lines
+from tui_client.models.narration import describe_event
+from tui_client.models.play_model import PlayModel, offered_actions, prompt_words
+from tui_client.models.receipts import ChainCheck
+from tui_client.widgets.play_widgets import hand_layout, status_text
 
 MATCH = "m_canned"
 SEED = bytes(range(32))
@@ -29,7 +29,7 @@ NAMES = ["ann", "greedy-1"]
 
 
 class Chain:
-    """Envelopes as the server seals them (engine.sealing), with the openings ``viewer`` is sent."""
+    """Envelopes as the server seals them (engine.record.sealing), with the openings ``viewer`` is sent."""
 
     def __init__(self, viewer: int | str = 0) -> None:
         self.viewer = viewer

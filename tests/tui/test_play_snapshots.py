@@ -28,24 +28,24 @@ from textual.pilot import Pilot
 from websockets.asyncio.client import ClientConnection
 
 from engine.bots import get_bot
-from engine.evolve import evolve
-from engine.jsonfmt import AT_FORMAT
-from engine.match import LocalMatch
-from engine.replay import sealed_log, stream_of
-from engine.sealing import openings_for
-from engine.state import INITIAL_STATE
-from engine.views import view
+from engine.game.evolve import evolve
+from engine.game.state import INITIAL_STATE
+from engine.play.match import LocalMatch
+from engine.protocol.views import view
+from engine.record.jsonfmt import AT_FORMAT
+from engine.record.replay import sealed_log, stream_of
+from engine.record.sealing import openings_for
 from server.schemas import TournamentPublic
 from server.tournaments.schedule import round_robin
 from server.tournaments.standings import Result, standings
 from tests.tui.helpers import until
-from tui_client import play_model
-from tui_client.api import Api
-from tui_client.play_app import PlayApp, make_play_app
-from tui_client.signin_screen import SignInScreen
-from tui_client.table_screen import PlayScreen
-from tui_client.tournament_model import STANDING_COLUMNS
-from tui_client.tournament_screen import TournamentScreen
+from tui_client.apps.play_app import PlayApp, make_play_app
+from tui_client.connection.api import Api
+from tui_client.models import play_model
+from tui_client.models.tournament_model import STANDING_COLUMNS
+from tui_client.screens.signin_screen import SignInScreen
+from tui_client.screens.table_screen import PlayScreen
+from tui_client.screens.tournament_screen import TournamentScreen
 
 SERVER = "http://unoduo.test"
 

@@ -1,4 +1,4 @@
-"""The player screen's headless core (tui_client/player_model.py) on canned pages: the rating
+"""The player screen's headless core (tui_client/models/player_model.py) on canned pages: the rating
 lines, the chart (its braille dots and y-axis), the history's words, head-to-head, and the page as
 ``unoduo player show`` prints it."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import unicodedata
 
 from tests.tui.player_pages import DUO_RATINGS, GREEDY_SEAT, ann_page, item, newcomer_page
-from tui_client.player_model import (
+from tui_client.models.player_model import (
     BRAILLE_BASE,
     ChartSeries,
     axis_labels,

@@ -15,8 +15,8 @@ from textual.widgets import DataTable
 from tests.tui.helpers import plain, until
 from tests.tui.player_pages import ANN, BOB, pages_app
 from tests.tui.test_play_snapshots import loaded, tournament_app
-from tui_client.player_screen import PlayerScreen, RatingChart
-from tui_client.too_small import TooSmallNotice
+from tui_client.screens.player_screen import PlayerScreen, RatingChart
+from tui_client.screens.too_small import TooSmallNotice
 
 pytestmark = pytest.mark.anyio
 

@@ -1,4 +1,4 @@
-"""The table's ``e`` key (tui_client.proof_key): the proof of the last challenge or caught UNO the
+"""The table's ``e`` key (tui_client.models.proof_key): the proof of the last challenge or caught UNO the
 seat took part in, made from the events the table received and checked, written to a file whose
 place is said; refused in words when the seat holds none (the challenged seat, a spectator, a
 match with no challenge yet). Model-level on a stacked-deck match, and at a live table (Pilot)."""
@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from engine.evolve import evolve
-from engine.sealing import SPECTATOR, Viewer
-from engine.state import INITIAL_STATE
-from engine.views import view
+from engine.game.evolve import evolve
+from engine.game.state import INITIAL_STATE
+from engine.protocol.views import view
+from engine.record.sealing import SPECTATOR, Viewer
 from tests.engine.test_proofs import proof_check, scenario_match, sealed, seen_by
 from tests.tui.helpers import until
 from tests.tui.test_lobby_screens import canned_table, lobby_app
-from tui_client.play_model import PlayModel
-from tui_client.proof_key import PROOFS_DIR, write_last_proof
+from tui_client.models.play_model import PlayModel
+from tui_client.models.proof_key import PROOFS_DIR, write_last_proof
 
 
 def table_of(name: str, viewer: Viewer) -> PlayModel:

@@ -8,11 +8,11 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import ContentSwitcher
 
-from engine.errors import ReplayUnreadable
+from engine.game.errors import ReplayUnreadable
 from tests.tui.helpers import SAMPLE, plain, sample_text, tampered_text
-from tui_client.cards import HIGHLIGHT
-from tui_client.replay_app import FailureScreen, ReplayApp, ScrubberScreen, make_app
-from tui_client.widgets import AuditPanel, EventLog, TablePanel, Timeline, TitleBar
+from tui_client.apps.replay_app import FailureScreen, ReplayApp, ScrubberScreen, make_app
+from tui_client.widgets.cards import HIGHLIGHT
+from tui_client.widgets.replay_widgets import AuditPanel, EventLog, TablePanel, Timeline, TitleBar
 
 pytestmark = pytest.mark.anyio
 
@@ -104,7 +104,7 @@ async def test_v_cycles_the_perspective_and_a_seat_sees_card_backs() -> None:
         assert "waiting for seat 0: accept or challenge the Wild Draw Four" in plain(table)
         assert "legal now" not in plain(table)  # the auditor has no commands
         await pilot.press("v")
-        assert "legal now: accept, challenge" in plain(table)  # engine.views' legal list, for seat 0
+        assert "legal now: accept, challenge" in plain(table)  # engine.protocol.views' legal list, for seat 0
         await pilot.press("v")
         assert "legal now" not in plain(table)  # not seat 1's decision
 

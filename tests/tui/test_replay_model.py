@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.audit_report import audit, table_at
-from engine.errors import ReplayUnreadable
-from engine.sealing import AUDITOR
-from engine.views import view
+from engine.fairness.audit_report import audit, table_at
+from engine.game.errors import ReplayUnreadable
+from engine.protocol.views import view
+from engine.record.sealing import AUDITOR
 from tests.tui.helpers import CLASSIC, SAMPLE, sample_text, tampered_text
-from tui_client.replay_model import PERSPECTIVES, MarkKind, ReplayModel, TimelineBar
+from tui_client.models.replay_model import PERSPECTIVES, MarkKind, ReplayModel, TimelineBar
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +73,7 @@ def test_events_in_plain_words(model: ReplayModel) -> None:
         "seat 0 challenged seat 1's Wild Draw Four: it was illegal (YS could have been played)"
         " — seat 1 draws 4 — seat 1's hand: R3 R7 Y1 Y1 YS Y+2"
     )
-    # the words are the live table's (tui_client.narration), told with seat numbers: every event has a line
+    # the words are the live table's (tui_client.models.narration), told with seat numbers: every event has a line
     assert model.describe(76, AUDITOR) == "seat 1: play W+4 naming green"
     assert model.describe(78, AUDITOR) == "seat 0 may accept the Wild Draw Four or challenge it"
     played = [s for s in range(1, model.total + 1) if "faces 4" in model.describe(s, AUDITOR)]

@@ -11,8 +11,8 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_the_scrubber_calls_the_seats_by_name_and_says_the_result_winner_first() -> None:
-    from tui_client.replay_app import make_app
-    from tui_client.widgets import EventLog, TablePanel
+    from tui_client.apps.replay_app import make_app
+    from tui_client.widgets.replay_widgets import EventLog, TablePanel
 
     text = renamed(LEGAL_UNO_DUO, ["ann", "random-1"])
     app = make_app(text, source="named.jsonl")
@@ -31,8 +31,8 @@ async def test_the_scrubber_calls_the_seats_by_name_and_says_the_result_winner_f
 async def test_event_numbers_from_1000_on_stay_apart_from_the_words() -> None:
     from textual.app import App, ComposeResult
 
-    from tui_client.replay_model import Frame, LogLine
-    from tui_client.widgets import EventLog
+    from tui_client.models.replay_model import Frame, LogLine
+    from tui_client.widgets.replay_widgets import EventLog
 
     class One(App[None]):
         def compose(self) -> ComposeResult:

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from cli.main import app as cli_app
 from tests.tui.helpers import plain
-from tui_client.replay_app import FailureScreen, ScrubberScreen, make_app
-from tui_client.widgets import TitleBar
+from tui_client.apps.replay_app import FailureScreen, ScrubberScreen, make_app
+from tui_client.widgets.replay_widgets import TitleBar
 
 pytestmark = pytest.mark.anyio
 

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from engine.sealing import AUDITOR
-from engine.seating import next_seat
+from engine.game.seating import next_seat
+from engine.record.sealing import AUDITOR
 from tests.tui.helpers import plain, until
 from tests.tui.tables import MATCH, real_match, real_messages, real_replay, seat_names
-from tui_client.play_model import PlayModel
-from tui_client.play_widgets import opponents_text, turn_words
-from tui_client.replay_model import ReplayModel
-from tui_client.seating import around
+from tui_client.models.play_model import PlayModel
+from tui_client.models.replay_model import ReplayModel
+from tui_client.models.seating import around
+from tui_client.widgets.play_widgets import opponents_text, turn_words
 
 
 @pytest.mark.parametrize("seats", [4, 10])
@@ -82,8 +82,8 @@ def test_the_log_says_where_a_reverse_turns_and_who_a_skip_skips(four: ReplayMod
 
 @pytest.mark.anyio
 async def test_v_takes_every_seat_of_a_table_of_ten() -> None:
-    from tui_client.replay_app import ScrubberScreen, make_app
-    from tui_client.widgets import TablePanel, TitleBar
+    from tui_client.apps.replay_app import ScrubberScreen, make_app
+    from tui_client.widgets.replay_widgets import TablePanel, TitleBar
 
     app = make_app(real_replay(10), source="table10.jsonl")
     async with app.run_test(size=(100, 30)) as pilot:
@@ -104,7 +104,7 @@ async def test_v_takes_every_seat_of_a_table_of_ten() -> None:
 
 @pytest.mark.anyio
 async def test_a_table_of_ten_asks_for_more_lines_than_72x20() -> None:
-    from tui_client.replay_app import ScrubberScreen, make_app
+    from tui_client.apps.replay_app import ScrubberScreen, make_app
 
     app = make_app(real_replay(10), source="table10.jsonl")
     async with app.run_test(size=(72, 20)) as pilot:

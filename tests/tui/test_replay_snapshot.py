@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.tui.helpers import sample_text
-from tui_client.replay_app import make_app
+from tui_client.apps.replay_app import make_app
 
 pytestmark = pytest.mark.anyio
 

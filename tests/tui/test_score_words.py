@@ -1,11 +1,11 @@
-"""Results winner first, with the rule of the ruleset (engine/score_words.py), as the scrubber's
-and the table's narration say them (tui_client/narration.py)."""
+"""Results winner first, with the rule of the ruleset (engine/game/score_words.py), as the scrubber's
+and the table's narration say them (tui_client/models/narration.py)."""
 
 from __future__ import annotations
 
-from engine.rulesets import CLASSIC_2P, UNO_DUO
-from engine.score_words import result_words, rule_words, totals_words
-from tui_client.narration import Voice, describe, describe_event, match_result, rules_of_view
+from engine.game.rulesets import CLASSIC_2P, UNO_DUO
+from engine.game.score_words import result_words, rule_words, totals_words
+from tui_client.models.narration import Voice, describe, describe_event, match_result, rules_of_view
 
 
 def test_the_rule_of_each_ruleset() -> None:

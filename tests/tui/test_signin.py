@@ -19,11 +19,11 @@ from textual.widgets import Input
 from server.store.models import player_tokens_table, players_table
 from tests.tui.helpers import plain, until
 from tests.tui.in_process import SERVER, InProcessApi, served
-from tui_client.accounts import Accounts
-from tui_client.config import ConfigStore
-from tui_client.lobby_screen import LobbyScreen
-from tui_client.play_app import PlayApp, make_play_app
-from tui_client.signin_screen import EXISTING, NEW, SignInScreen
+from tui_client.apps.play_app import PlayApp, make_play_app
+from tui_client.connection.accounts import Accounts
+from tui_client.connection.config import ConfigStore
+from tui_client.screens.lobby_screen import LobbyScreen
+from tui_client.screens.signin_screen import EXISTING, NEW, SignInScreen
 
 pytestmark = pytest.mark.anyio
 

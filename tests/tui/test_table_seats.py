@@ -18,14 +18,22 @@ from textual.widgets import Footer, Static
 
 from tests.tui.helpers import plain, until
 from tests.tui.tables import MATCH, SERVER, FrozenClock, TableApi, seat_names, table_messages
-from tui_client import play_model
-from tui_client.lobby_model import lobby_entries
-from tui_client.play_app import PlayApp, make_play_app
-from tui_client.play_model import PlayModel
-from tui_client.play_widgets import SPARE_LINES, PlayLog, opponents_text, seat_grid, table_text, title_text, turn_words
-from tui_client.seating import around, next_seat, seat_rows
-from tui_client.signin_screen import SignInScreen
-from tui_client.table_screen import PlayScreen
+from tui_client.apps.play_app import PlayApp, make_play_app
+from tui_client.models import play_model
+from tui_client.models.lobby_model import lobby_entries
+from tui_client.models.play_model import PlayModel
+from tui_client.models.seating import around, next_seat, seat_rows
+from tui_client.screens.signin_screen import SignInScreen
+from tui_client.screens.table_screen import PlayScreen
+from tui_client.widgets.play_widgets import (
+    SPARE_LINES,
+    PlayLog,
+    opponents_text,
+    seat_grid,
+    table_text,
+    title_text,
+    turn_words,
+)
 
 
 def played(seats: int, seat: int | None = 0) -> PlayModel:

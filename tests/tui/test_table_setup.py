@@ -15,9 +15,9 @@ from textual.widgets import Input, Static
 from tests.cli.serving import running
 from tests.tui.helpers import until
 from tests.tui.test_lobby_live import live_lobby
-from tui_client.play_app import make_play_app
-from tui_client.table_screen import PlayScreen
-from tui_client.table_setup import GuestsError, TableSetupScreen, parse_guests
+from tui_client.apps.play_app import make_play_app
+from tui_client.screens.table_screen import PlayScreen
+from tui_client.screens.table_setup import GuestsError, TableSetupScreen, parse_guests
 
 pytestmark = pytest.mark.anyio
 

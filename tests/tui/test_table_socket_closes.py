@@ -1,4 +1,4 @@
-"""How the table follows its socket's close codes (engine/socket_protocol.py): a final close is
+"""How the table follows its socket's close codes (engine/protocol/socket_protocol.py): a final close is
 not tried again, a restart is, from the last ``seq``."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import httpx
 import pytest
 from websockets.asyncio.client import ClientConnection
 
-from engine.socket_protocol import Close
+from engine.protocol.socket_protocol import Close
 from tests.tui.helpers import until
-from tui_client.api import Api
-from tui_client.play_app import PlayApp, make_play_app
-from tui_client.signin_screen import SignInScreen
+from tui_client.apps.play_app import PlayApp, make_play_app
+from tui_client.connection.api import Api
+from tui_client.screens.signin_screen import SignInScreen
 
 SERVER = "http://unoduo.test"
 MATCH = "m_closes"

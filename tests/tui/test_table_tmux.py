@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from bench.progress import STALL_SECONDS
-from engine.house_bots import house_bot_name
+from engine.fairness.house_bots import house_bot_name
 from tests.cli.serving import running
 from tests.tui.test_replay_tmux import TMUX, UNODUO, Terminal
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 
-from engine.match import LocalMatch
-from engine.rulesets import CLASSIC, CLASSIC_2P, UNO_DUO
-from engine.views import view
-from tui_client.play_model import PlayModel, prompt_words
-from tui_client.play_widgets import goal_words, round_words, table_text, title_text
+from engine.game.rulesets import CLASSIC, CLASSIC_2P, UNO_DUO
+from engine.play.match import LocalMatch
+from engine.protocol.views import view
+from tui_client.models.play_model import PlayModel, prompt_words
+from tui_client.widgets.play_widgets import goal_words, round_words, table_text, title_text
 
 SEED = hashlib.sha256(b"unoduo-table-truths").digest()
 

@@ -1,4 +1,4 @@
-"""The minimum-size notice (tui_client/too_small.py): below ``MIN_SIZE`` a screen says how big
+"""The minimum-size notice (tui_client/screens/too_small.py): below ``MIN_SIZE`` a screen says how big
 the terminal must be instead of squeezing its panels; at or above it, the notice is gone."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from tui_client.too_small import MinimumSize, TooSmallNotice, is_too_small, notice_words
+from tui_client.screens.too_small import MinimumSize, TooSmallNotice, is_too_small, notice_words
 
 pytestmark = pytest.mark.anyio
 
@@ -69,7 +69,7 @@ async def test_the_notice_covers_a_small_terminal_and_goes_when_it_grows() -> No
 async def test_the_scrubber_says_so_below_72x20_instead_of_cutting_off_the_audit() -> None:
     from pathlib import Path
 
-    from tui_client.replay_app import ScrubberScreen, make_app
+    from tui_client.apps.replay_app import ScrubberScreen, make_app
 
     sample = Path(__file__).resolve().parents[2] / "replays" / "wd4-legal-challenge-uno-duo.jsonl"
     app = make_app(sample.read_text(encoding="utf-8"), source="sample")

@@ -17,11 +17,11 @@ from textual.widgets import DataTable
 
 from tests.tui.helpers import until
 from tests.tui.test_play_snapshots import SERVER, TOURNAMENT, loaded, refuse, tournament_app, tournament_detail
-from tui_client.api import Api
-from tui_client.play_app import PlayApp, make_play_app
-from tui_client.too_small import TooSmallNotice
-from tui_client.tournament_model import COMPACT_STANDING_COLUMNS, STANDING_COLUMNS
-from tui_client.tournament_screen import TournamentScreen, row_key_at
+from tui_client.apps.play_app import PlayApp, make_play_app
+from tui_client.connection.api import Api
+from tui_client.models.tournament_model import COMPACT_STANDING_COLUMNS, STANDING_COLUMNS
+from tui_client.screens.too_small import TooSmallNotice
+from tui_client.screens.tournament_screen import TournamentScreen, row_key_at
 
 pytestmark = pytest.mark.anyio
 

@@ -18,9 +18,9 @@ from textual.widgets import DataTable, Static
 
 from tests.cli.format_samples import LONG_NAME, swiss, tables
 from tests.tui.test_play_snapshots import SERVER, loaded, refuse
-from tui_client.api import Api
-from tui_client.play_app import PlayApp, make_play_app
-from tui_client.tournament_model import (
+from tui_client.apps.play_app import PlayApp, make_play_app
+from tui_client.connection.api import Api
+from tui_client.models.tournament_model import (
     STANDING_COLUMNS,
     schedule_columns,
     schedule_rows,
@@ -30,7 +30,7 @@ from tui_client.tournament_model import (
     title_words,
     tournament_lines,
 )
-from tui_client.tournament_screen import TournamentScreen, seat_lines
+from tui_client.screens.tournament_screen import TournamentScreen, seat_lines
 
 pytestmark = pytest.mark.anyio
 

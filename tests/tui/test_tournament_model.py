@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui_client.tournament_model import (
+from tui_client.models.tournament_model import (
     STANDING_COLUMNS,
     decided_by_words,
     dispute_rows,

@@ -19,9 +19,9 @@ from textual.widgets import DataTable
 
 from tests.tui.helpers import plain, until
 from tests.tui.in_process import SERVER, InProcessApi, served
-from tui_client.help_screen import HelpScreen
-from tui_client.play_app import make_play_app
-from tui_client.tournament_screen import TournamentScreen
+from tui_client.apps.play_app import make_play_app
+from tui_client.screens.help_screen import HelpScreen
+from tui_client.screens.tournament_screen import TournamentScreen
 
 pytestmark = pytest.mark.anyio
 

@@ -20,12 +20,12 @@ from textual.widgets import DataTable, OptionList, Static
 from bench.progress import wait_for
 from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.tui.helpers import scrubber_ready, until
-from tui_client.lobby_screen import LobbyScreen
-from tui_client.play_app import PlayApp, make_play_app
-from tui_client.replay_screens import MatchScrubber
-from tui_client.table_screen import PlayScreen
-from tui_client.tournament_model import STANDING_COLUMNS
-from tui_client.tournament_screen import TournamentScreen
+from tui_client.apps.play_app import PlayApp, make_play_app
+from tui_client.models.tournament_model import STANDING_COLUMNS
+from tui_client.screens.lobby_screen import LobbyScreen
+from tui_client.screens.replay_screens import MatchScrubber
+from tui_client.screens.table_screen import PlayScreen
+from tui_client.screens.tournament_screen import TournamentScreen
 
 pytestmark = pytest.mark.anyio
 

@@ -24,7 +24,7 @@ from websockets.asyncio.client import connect
 
 from bench.progress import STALL_SECONDS
 from tests.cli.serving import ROOT, free_port, serve, serve_env, stop, wait_until_up
-from tui_client.config import ConfigStore
+from tui_client.connection.config import ConfigStore
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (.ci/run installs Debian's when root)")

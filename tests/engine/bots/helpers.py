@@ -8,7 +8,7 @@ from typing import Any
 
 from engine import RULESETS, LocalMatch, Phase, Ruleset
 from engine.bots import get_bot
-from engine.views import view
+from engine.protocol.views import view
 
 
 def craft_view(**fields: Any) -> dict[str, Any]:
@@ -37,7 +37,7 @@ def craft_view(**fields: Any) -> dict[str, Any]:
 
 
 def table_view(hand_counts: list[int], viewer: int = 0, direction: int = 1, **fields: Any) -> dict[str, Any]:
-    """A view at a ``classic`` table of ``len(hand_counts)`` seats, as ``engine.views.view`` adds
+    """A view at a ``classic`` table of ``len(hand_counts)`` seats, as ``engine.protocol.views.view`` adds
     its table keys (``seats``, ``dealer``, ``direction``, ``departed``)."""
     seats = len(hand_counts)
     pending = fields.pop("pending", {"kind": "turn", "seat": viewer})

@@ -1,4 +1,4 @@
-"""The house bots' chance (engine/shuffle.py ``Dealer.bot_chance``, docs/FAIRNESS.md "House bots' chance").
+"""The house bots' chance (engine/game/shuffle.py ``Dealer.bot_chance``, docs/FAIRNESS.md "House bots' chance").
 
 It is the documented HMAC stream under the server seed (an auditor's own implementation,
 tests/house_bot_chance.py, gives the same draws); the same (seed, match, version, seat) gives
@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.bots import get_bot
-from engine.shuffle import ChanceRandom, Dealer, RandomStream, bot_chance_label, commitment_of
+from engine.game.shuffle import ChanceRandom, Dealer, RandomStream, bot_chance_label, commitment_of
 from tests.chance_bounds import most_hits_by_chance
 from tests.engine.bots.helpers import craft_view
 from tests.house_bot_chance import HouseBotChance
@@ -138,7 +138,7 @@ def test_nothing_public_about_a_match_predicts_its_bots_chance(scheme: str) -> N
 
 def test_it_is_not_the_shuffle_stream_nor_a_seal_salt() -> None:
     """The bots' stream is its own: other messages under the seed, another key than the shuffle's."""
-    from engine.sealing import seal_salt
+    from engine.record.sealing import seal_salt
 
     seed = b"\x03" * 32
     stream = RandomStream(seed, bot_chance_label("m", 5, 1)).read(32)

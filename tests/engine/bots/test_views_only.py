@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-import engine.selfplay as selfplay
+import engine.play.selfplay as selfplay
 from engine import CLASSIC_2P, UNO_DUO, Phase, Ruleset
 from engine.bots import get_bot
-from engine.views import view
+from engine.protocol.views import view
 from tests.engine.bots.helpers import play_through_views
 
 PAIRS = [("greedy", "random"), ("random", "greedy"), ("greedy", "greedy")]

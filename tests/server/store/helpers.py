@@ -13,10 +13,10 @@ from typing import Any
 import psycopg
 from sqlalchemy import make_url
 
-from engine.match import LocalMatch
-from engine.rulesets import UNO_DUO, Ruleset
-from engine.state import Phase
-from engine.views import legal_commands
+from engine.game.rulesets import UNO_DUO, Ruleset
+from engine.game.state import Phase
+from engine.play.match import LocalMatch
+from engine.protocol.views import legal_commands
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 PG_URL = os.environ.get("UNODUO_TEST_POSTGRES_URL", DEFAULT_PG_URL)

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from engine.chain import ZERO_HASH, chain_envelope, envelope_hash, first_broken_seq
-from engine.events import Event
+from engine.game.events import Event
+from engine.record.chain import ZERO_HASH, chain_envelope, envelope_hash, first_broken_seq
 from server.db import make_engine
 from server.settings import Settings
 from server.store.errors import ConcurrencyError, InvalidAppendError, StoreClosedError
@@ -144,7 +144,7 @@ def test_data_is_stored_as_json_and_hashes_as_read_back(store: EventStore) -> No
         ("match a", [ev()], {}, "bad stream name"),
         ("x" * 201, [ev()], {}, "bad stream name"),
         ("match-a", [Event("Bad Type", {})], {}, "bad event type"),
-        ("match-a", [{"type": "x", "data": {}}], {}, "not an engine.events.Event"),
+        ("match-a", [{"type": "x", "data": {}}], {}, "not an engine.game.events.Event"),
         ("match-a", [Event("x", [1])], {}, "must be a JSON object"),  # type: ignore[arg-type]
         ("match-a", [ev(x=math.nan)], {}, "cannot be stored as JSON"),
         ("match-a", [ev(x=[1, ({"y": math.nan},)])], {}, r"events\[0\]\.data\.x\[1\]\[0\]\.y: nan cannot"),

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from engine.events import Event
+from engine.game.events import Event
 from server.settings import Settings
 from server.store.errors import ConcurrencyError
 from server.store.event_store import EventStore

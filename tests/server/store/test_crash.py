@@ -9,7 +9,7 @@ from collections import defaultdict
 import pytest
 from sqlalchemy import select
 
-from engine.events import Event
+from engine.game.events import Event
 from server.db import make_engine
 from server.store.event_store import EventStore
 from server.store.models import processed_table

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from engine.events import Event
+from engine.game.events import Event
 from server.db import make_engine
 from server.store import event_store
 from server.store.event_store import EventStore, StoredEvent

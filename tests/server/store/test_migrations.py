@@ -15,7 +15,7 @@ from sqlalchemy import inspect, text
 from typer.testing import CliRunner
 
 from cli.main import app
-from engine.events import Event
+from engine.game.events import Event
 from server.db import make_engine
 from server.store.event_store import EventStore
 from server.store.migrate import code_head, current_revision, downgrade, drift, head_revision, upgrade

@@ -10,8 +10,8 @@ from sqlalchemy import delete, select, update
 from typer.testing import CliRunner
 
 from cli.main import app
-from engine.events import Event
-from engine.rulesets import CLASSIC_2P, UNO_DUO, Ruleset
+from engine.game.events import Event
+from engine.game.rulesets import CLASSIC_2P, UNO_DUO, Ruleset
 from server.store.errors import InvalidAppendError
 from server.store.event_store import EventStore
 from server.store.migrate import downgrade, upgrade

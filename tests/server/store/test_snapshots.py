@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import text, update
 
-from engine.evolve import fold
-from engine.rulesets import CLASSIC_2P, UNO_DUO, Ruleset
-from engine.state import INITIAL_STATE, Phase
+from engine.game.evolve import fold
+from engine.game.rulesets import CLASSIC_2P, UNO_DUO, Ruleset
+from engine.game.state import INITIAL_STATE, Phase
 from server.store.event_store import EventStore
 from server.store.models import snapshots_table
 from server.store.snapshots import Snapshots

@@ -9,8 +9,8 @@ from sqlalchemy import text
 from typer.testing import CliRunner
 
 from cli.main import app
-from engine.chain import chain_envelope
-from engine.events import Event
+from engine.game.events import Event
+from engine.record.chain import chain_envelope
 from server.store.event_store import EventStore
 
 

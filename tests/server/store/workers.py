@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import event
 
-from engine.events import Event
+from engine.game.events import Event
 from server.db import make_engine
 from server.store.errors import ConcurrencyError
 from server.store.event_store import EventStore

@@ -1,0 +1,1 @@
+"""Matches played in memory: a local match, self-play between bots and its tally, stacked-deck scenarios."""

@@ -1,0 +1,1 @@
+"""The two Textual apps: unoduo play, and unoduo replay (the scrubber with its screens)."""

@@ -1,0 +1,1 @@
+"""Headless cores (no Textual): what each screen shows, in rows and words, and the client's own checks."""
