@@ -51,8 +51,11 @@ def test_a_tournament_page_reads_the_same_few_statements_for_6_matches_as_for_15
     reads = []
     for tournament_id, matches in ((small, 6), (big, 15)):
         ok(client.get(f"/api/tournaments/{tournament_id}"))  # the players are cached after a first read
-        with statements(client) as seen:
-            page = ok(client.get(f"/api/tournaments/{tournament_id}"))
-        assert sum(len(r["matches"]) for r in page["rounds"]) == matches
-        reads.append(len(seen))
+        counts = []
+        for _ in range(3):  # the server's background work (ratings, followers) may add a statement
+            with statements(client) as seen:  # to a count, never take one away: the fewest is the page's
+                page = ok(client.get(f"/api/tournaments/{tournament_id}"))
+            assert sum(len(r["matches"]) for r in page["rounds"]) == matches
+            counts.append(len(seen))
+        reads.append(min(counts))
     assert reads[0] == reads[1], reads  # one read of all the summaries, not two statements a match
