@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from bench.progress import STALL_SECONDS
 from engine.game.events import Event
 from server.db import make_engine
 from server.store import event_store
@@ -148,7 +149,7 @@ def test_an_idle_follower_reads_nothing(url: str, db_kind: str) -> None:
             ):
                 seq += 1
                 await store.append_async("match-busy", [Event("x", {})], expected_seq=seq - 1)
-                assert await asyncio.wait_for(delivered.get(), 30) == seq
+                assert await asyncio.wait_for(delivered.get(), STALL_SECONDS) == seq
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -186,7 +187,7 @@ def test_a_lost_notification_is_delivered_by_the_one_sweep(url: str) -> None:
             sweepers = [t.get_name() for t in asyncio.all_tasks() if t.get_name().startswith("unoduo-sweep")]
             for stream in streams:
                 await muted.append_async(stream, [Event("quiet", {})], expected_seq=0)
-            seqs = [await asyncio.wait_for(got.get(), 30) for _ in streams]
+            seqs = [await asyncio.wait_for(got.get(), STALL_SECONDS) for _ in streams]
             await asyncio.gather(*tasks)
             return seqs, sweepers, max(counted.reads[s] for s in streams)
         finally:
