@@ -1,7 +1,7 @@
 """Re-run a recorded match through the Decider: every decision must give back exactly its events.
 
 The log is cut into batches at head events (``match_created``, ``seat_joined``, ``command``,
-``timed_out``, ``forfeit_declared``);
+``timed_out``, ``forfeit_declared``, ``time_called``);
 each head says which command produced the batch. With the revealed server seed, ``decide`` is
 called again on the state folded so far and must return the recorded batch, event for event.
 That re-derives every shuffle, verdict and score from the rules alone.
@@ -12,7 +12,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from engine.game.commands import Command, CreateMatch, Forfeit, JoinSeat, SeatCommand, TimeOut, parse_action
+from engine.game.commands import (
+    CallTime,
+    Command,
+    CreateMatch,
+    Forfeit,
+    JoinSeat,
+    SeatCommand,
+    TimeOut,
+    parse_action,
+)
 from engine.game.decide import decide
 from engine.game.errors import CommandRefused, UnoDuoError
 from engine.game.events import HEAD_TYPES, Event, EventType
@@ -62,6 +71,8 @@ def command_of(head: Event) -> Command:
         return TimeOut(data["seat"])  # the re-run must give back its kind, action and count
     if head.type == EventType.FORFEIT_DECLARED:
         return Forfeit(data["seat"], data["reason"])
+    if head.type == EventType.TIME_CALLED:
+        return CallTime(data["moment"])
     raise UnoDuoError(f"{head.type} is not a head event")
 
 

@@ -1,5 +1,6 @@
 """Commands: what a seat asks for (docs/PROTOCOL.md), plus the system commands: the two that open a
-match, and the server's move clock (``TimeOut``).
+match, the server's move clock (``TimeOut``), a tournament's forfeit (``Forfeit``) and a timed
+round's end (``CallTime``).
 
 ``parse_command`` reads the JSON shape and refuses a bad one with ``malformed`` or
 ``unknown_command``; ``format_command`` writes the canonical JSON shape back.
@@ -149,10 +150,24 @@ class Forfeit:
     reason: str
 
 
-Command = CreateMatch | JoinSeat | SeatCommand | TimeOut | Forfeit
+@dataclass(frozen=True, slots=True)
+class CallTime:
+    """System command, a timed tournament round's (RULES.md D26): the round's time ran out.
+
+    ``moment`` is when it ran out (ISO 8601, as the server stamps events), recorded in the
+    ``time_called`` event so that a replay says when time was called. From then on the hand in
+    play is finished and the match is decided on its totals when it ends (one more hand while
+    the best total is shared).
+    """
+
+    moment: str
+
+
+Command = CreateMatch | JoinSeat | SeatCommand | TimeOut | Forfeit | CallTime
 
 MAX_ENTROPY_LENGTH = 256
 MAX_NAME_LENGTH = 100  # a seat's name in match_created (as long as a server lets a name be)
+MAX_MOMENT_LENGTH = 64  # a time_called's moment (an ISO 8601 timestamp is about 32 characters)
 
 
 def _malformed(message: str) -> CommandRefused:

@@ -17,8 +17,10 @@ from typing import Any, NoReturn, cast
 from engine.game.cards import COLOR_ORDER, Card, Color, Ranks
 from engine.game.commands import (
     MAX_ENTROPY_LENGTH,
+    MAX_MOMENT_LENGTH,
     MAX_NAME_LENGTH,
     Accept,
+    CallTime,
     Challenge,
     ChooseColor,
     Command,
@@ -62,6 +64,7 @@ from engine.game.events import (
     SeatJoined,
     SeedRevealed,
     StarterTurned,
+    TimeCalled,
     TimedOut,
     UnoCaught,
     UnoSaid,
@@ -174,6 +177,8 @@ def decide_step(state: MatchState, command: Command, dealer: Dealer) -> tuple[li
         _time_out(batch, command)
     elif isinstance(command, ForfeitCommand):
         _forfeit(batch, command)
+    elif isinstance(command, CallTime):
+        _call_time(batch, command)
     else:  # pragma: no cover - the type union is closed
         _refuse(ErrorCode.UNKNOWN_COMMAND, f"unknown command {command!r}")
     return batch.done()
@@ -424,7 +429,8 @@ def _after_round(batch: _Batch, winner: int | None, scores: list[int], lowest_wi
 
 
 def _round_limit_winner(state: MatchState, scores: list[int], lowest_wins: bool) -> int | None:
-    """The seat the round limit makes the winner now, or None (no limit, not reached, or a tie).
+    """The seat the round limit, or time called, makes the winner now, or None (no limit, not
+    reached and no time called, or a tie).
 
     Project ruling over RULES.md D23 (issue 22, a table tournament's round limit): when round
     ``round_limit`` (or any later round) ends, scored as usual, and no seat has reached the
@@ -432,9 +438,12 @@ def _round_limit_winner(state: MatchState, scores: list[int], lowest_wins: bool)
     lowest where reaching the target loses (``loser_scores``), else the highest. The places then
     follow the totals (``places_of``; equal totals share a place). While the best total is
     shared the match plays on, one round at a time, until a round ends with a single best.
+
+    RULES.md D26 (time called in a timed tournament round) is the same rule from the first
+    round that ends after the call: one place decides a match on its totals.
     """
     limit = state.ruleset.round_limit
-    if not limit or state.round < limit:
+    if state.time_called is None and (not limit or state.round < limit):
         return None
     staying = active_seats(state)
     best = (min if lowest_wins else max)(scores[seat] for seat in staying)
@@ -1024,6 +1033,23 @@ def _time_out(batch: _Batch, command: TimeOut) -> None:
 
 
 FORFEIT_REASONS = frozenset({"join_deadline", "withdrawal", "ruling"})
+
+
+def _call_time(batch: _Batch, command: CallTime) -> None:
+    """RULES.md D26: a timed round's time ran out. Recorded with its moment; nothing else happens
+    now: the hand in play is finished, and when it ends :func:`_round_limit_winner` decides the
+    match on its totals (or, the best total shared, lets one more hand be played). Refused
+    (``not_now``) before the match exists, once it is over, and when time was called already:
+    the server's call is then a no-op."""
+    state = batch.state
+    moment = command.moment
+    if moment.__class__ is not str or not 0 < len(moment) <= MAX_MOMENT_LENGTH:
+        _refuse(ErrorCode.MALFORMED, f"time is called at a moment: a string of 1 to {MAX_MOMENT_LENGTH} characters")
+    if state.phase is Phases.NEW or state.phase is Phases.MATCH_OVER:
+        _refuse(ErrorCode.NOT_NOW, "time is called only in a match that has been created and has not ended", "D26")
+    if state.time_called is not None:
+        _refuse(ErrorCode.NOT_NOW, f"time was called already, at {state.time_called}", "D26")
+    batch.emit(EventType.TIME_CALLED, TimeCalled(moment=moment))
 
 
 def _forfeit(batch: _Batch, command: ForfeitCommand) -> None:

@@ -9,7 +9,7 @@ field is public and goes into the envelope's ``data`` in the clear. docs/EVENTS.
 each one; a test checks the two agree.
 
 Every batch produced by one command starts with a *head* event (``match_created``,
-``seat_joined``, ``command``, ``timed_out`` or ``forfeit_declared``) from which an auditor rebuilds the command and re-runs the
+``seat_joined``, ``command``, ``timed_out``, ``forfeit_declared`` or ``time_called``) from which an auditor rebuilds the command and re-runs the
 decision.
 """
 
@@ -45,10 +45,18 @@ class EventType(StrEnum):
     TIMED_OUT = "timed_out"
     MATCH_FORFEITED = "match_forfeited"
     FORFEIT_DECLARED = "forfeit_declared"
+    TIME_CALLED = "time_called"
 
 
 HEAD_TYPES = frozenset(
-    {EventType.MATCH_CREATED, EventType.SEAT_JOINED, EventType.COMMAND, EventType.TIMED_OUT, EventType.FORFEIT_DECLARED}
+    {
+        EventType.MATCH_CREATED,
+        EventType.SEAT_JOINED,
+        EventType.COMMAND,
+        EventType.TIMED_OUT,
+        EventType.FORFEIT_DECLARED,
+        EventType.TIME_CALLED,
+    }
 )
 
 
@@ -249,6 +257,10 @@ class ForfeitDeclared(TypedDict):
     reason: str  # "join_deadline", "withdrawal" or "ruling"
 
 
+class TimeCalled(TypedDict):
+    moment: str  # when the round's time ran out (ISO 8601, the server's clock; RULES.md D26)
+
+
 RECORDS: dict[EventType, type] = {
     EventType.MATCH_CREATED: MatchCreated,
     EventType.SEAT_JOINED: SeatJoined,
@@ -274,6 +286,7 @@ RECORDS: dict[EventType, type] = {
     EventType.TIMED_OUT: TimedOut,
     EventType.MATCH_FORFEITED: MatchForfeited,
     EventType.FORFEIT_DECLARED: ForfeitDeclared,
+    EventType.TIME_CALLED: TimeCalled,
 }
 
 

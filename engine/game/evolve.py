@@ -161,6 +161,14 @@ def _forfeit_declared(s: MatchState, d: Data) -> Changes:
     return {}  # the head of a Forfeit's batch; its match_forfeited and match_ended follow
 
 
+def _time_called(s: MatchState, d: Data) -> Changes:
+    """D26: time is called; the hand in play goes on, and its end decides on the totals."""
+    moment = d["moment"]
+    if moment.__class__ is not str:
+        raise TypeError(f"moment must be a string, not {moment!r}")
+    return {"time_called": moment}
+
+
 def _cut(s: MatchState, d: Data) -> Changes:
     return {"cuts": d["cut"] + 1}
 
@@ -357,6 +365,7 @@ EFFECTS: dict[str, Callable[[MatchState, Data], Changes]] = {
     EventType.TIMED_OUT: _timed_out,
     EventType.MATCH_FORFEITED: _match_forfeited,
     EventType.FORFEIT_DECLARED: _forfeit_declared,
+    EventType.TIME_CALLED: _time_called,
 }
 
 
@@ -396,6 +405,7 @@ _OUTLIVE_A_ROUND = frozenset(
         EventType.SEED_REVEALED,
         EventType.MATCH_FORFEITED,  # (no effect of its own)
         EventType.FORFEIT_DECLARED,  # (no effect of its own)
+        EventType.TIME_CALLED,  # time_called
     }
 )
 

@@ -121,6 +121,7 @@ class MatchState:
     server_seed: str | None = None
     timeouts: tuple[int, ...] = (0, 0)  # each seat's timeouts in a row (outlives a round)
     scheduled_first_drafter: int | None = None  # round 1's Player 1 set by a schedule (no cut)
+    time_called: str | None = None  # the moment a timed round's time was called (D26); outlives a round
 
     def __post_init__(self) -> None:
         # Run when a state is built by its constructor (a decoded snapshot); the fold and the

@@ -125,6 +125,7 @@ def view(state: MatchState, viewer: Viewer) -> dict[str, Any]:
         "entropies": _entropies_view(state, viewer),
         "server_seed": state.server_seed,
         "timeouts": list(state.timeouts),
+        "time_called": state.time_called,  # RULES.md D26: when a timed round's time ran out, or null
     }
     if state.ruleset.reverse is ReverseRule.DIRECTION:  # classic, a table of 2-10 (PROTOCOL.md)
         out["seats"] = state.seats

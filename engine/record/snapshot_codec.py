@@ -18,10 +18,11 @@ from pydantic import TypeAdapter
 
 from engine.game.state import MatchState
 
-SNAPSHOT_FORMAT = 6  # 2: restarts and empty_draws (classic restart, D17); 3: timeouts; 4: scheduled_first_drafter; 5: seats, direction, departed
+SNAPSHOT_FORMAT = 7  # 2: restarts and empty_draws (classic restart, D17); 3: timeouts; 4: scheduled_first_drafter; 5: seats, direction, departed
 # 6: the ruleset's draw_two_at_once (RULES.md D25). A format-5 snapshot lacks it, and its default
 # (on) would turn a classic match recorded before D25 to the new flow half-way: it is refused, and
 # the match folded from its events, whose match_created reads as it was played (from_record).
+# 7: time_called (RULES.md D26). A format-6 snapshot lacks it: refused, and the match folded.
 
 _STATE = TypeAdapter(MatchState)
 _FIELDS = frozenset(f.name for f in fields(MatchState))

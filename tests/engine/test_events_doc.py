@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine import UNO_DUO, LocalMatch, Phase, TimeOut
-from engine.game.commands import CreateMatch, Forfeit, JoinSeat
+from engine.game.commands import CallTime, CreateMatch, Forfeit, JoinSeat
 from engine.game.events import HEAD_TYPES, SCHEMAS, EventSchema, EventType, Sealed
 from engine.game.rulesets import MAX_SEATS
 from engine.game.shuffle import Dealer, commitment_of
@@ -52,11 +52,13 @@ def clock_events() -> list[dict[str, object]]:
 
 def forfeit_events() -> list[dict[str, object]]:
     """A tournament's match (the schedule names round 1's first drafter) that a seat forfeits
-    in the draft (``forfeit_declared``, ``match_created.first_drafter``)."""
+    in the draft (``forfeit_declared``, ``match_created.first_drafter``) after its round's time
+    was called (``time_called``, RULES.md D26)."""
     match = LocalMatch(dealer=Dealer(DEFAULT_SEED))
     match.apply(CreateMatch(UNO_DUO, commitment_of(DEFAULT_SEED), first_drafter=1))
     match.apply(JoinSeat(0, "a"))
     match.apply(JoinSeat(1, "b"))
+    match.apply(CallTime("2026-12-07T12:00:00.000000Z"))
     match.apply(Forfeit(0, "withdrawal"))
     return [e.to_dict() for e in match.events]
 

@@ -150,6 +150,8 @@ def test_a_wild_draw_four_played_on_you() -> None:
          "round 1 over: greedy-1 went out; your R5 W count 25 points — scores: you 25, greedy-1 0"),
         ("match_ended", {"winner": 0, "loser": 1, "scores": [150, 205], "rounds": 6}, 0,
          "match over: you win 150–205 after 6 rounds"),
+        ("time_called", {"moment": "2026-12-07T12:00:00.000000Z"}, 1,
+         "time is called: this hand is the last, unless the best total is shared when it ends (D26)"),
     ],
 )  # fmt: skip
 def test_events_in_plain_words(type_: str, data: dict[str, Any], seat: int, words: str) -> None:

@@ -362,7 +362,12 @@ def describe(
         return f"{who} {voice.verb(d.get('seat'), 'forfeit', 'forfeits')} the match ({d.get('reason')})"
     if kind == "forfeit_declared":
         return f"{who} {voice.verb(d.get('seat'), 'lose', 'loses')} by forfeit ({d.get('reason')})"
+    if kind == "time_called":
+        return TIME_CALLED_WORDS
     return kind
+
+
+TIME_CALLED_WORDS = "time is called: this hand is the last, unless the best total is shared when it ends (D26)"
 
 
 def awaiting_suffix(awaiting: Data | None, voice: Voice) -> str | None:
