@@ -17,7 +17,15 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from engine import ENGINE_VERSION
-from server.api import routes_live, routes_lobby, routes_matches, routes_meta, routes_players, routes_tournaments
+from server.api import (
+    routes_live,
+    routes_lobby,
+    routes_matches,
+    routes_meta,
+    routes_players,
+    routes_seasons,
+    routes_tournaments,
+)
 from server.api.forwarding import Peers
 from server.api.peer_port import PeerPortGuard
 from server.api.routes_fairplay import router as fairplay_router
@@ -33,6 +41,7 @@ from server.services.player_pages import PlayerPages
 from server.services.players import Callers, ensure_house_bots
 from server.services.rate_limits import RateLimit
 from server.services.ratings import Ratings
+from server.services.seasons import SeasonService
 from server.services.sign_in_gate import NAME_BUCKETS, SignInGate
 from server.services.tournament_folds import TournamentFolds
 from server.services.tournament_listing import TournamentListing
@@ -102,6 +111,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.state.match_reads = matches.reads  # views, events, streams, replays
     app.state.match_registry = matches.registry  # look-ups, the read gate, the live copies
     app.state.tournaments = tournaments
+    app.state.seasons = SeasonService(store, tournaments)  # seasons: tournaments grouped into one table
     app.state.tournament_listing = TournamentListing(store)  # GET /api/tournaments, a page at a time
     app.state.lobby = lobby
     app.state.ratings = ratings
@@ -123,6 +133,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.include_router(routes_live.router)
     app.include_router(routes_lobby.router)
     app.include_router(routes_tournaments.router)
+    app.include_router(routes_seasons.router)
     app.include_router(fairplay_router)
     return app
 

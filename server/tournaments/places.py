@@ -1,0 +1,43 @@
+"""A finished tournament's final places: the one answer a season (and anything else that ranks
+events against each other) reads (docs/TOURNAMENTS.md "Seasons").
+
+Pure: no I/O. Every format answers here, in one place, so a format added later plugs in with a
+branch of its own: the knockouts publish a ``places`` list with shared places and will answer from
+it. The formats with standings (round robin, Swiss, tables) answer from the standings' ranks:
+
+* players still in the tournament at its end first, in the standings' order; a place is shared
+  only where the standings share a rank (they break every tie by lot, but for players who played
+  nothing);
+* then every player who withdrew (results kept or annulled), in the standings' order among them.
+
+Places are competition ranks ("1, 2, 2, 4"): a place is one more than the number of players
+finishing strictly ahead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from server.tournaments.model import Tournament
+from server.tournaments.standings import StandingRow
+
+__all__ = ["final_places"]
+
+
+def final_places(t: Tournament, seed: bytes) -> dict[str, int]:
+    """Every entrant of ``t`` -> their final place (1 = first), ties shared. ``seed``: the
+    tournament's, which draws its lots (a finished tournament has revealed it: ``t.server_seed``)."""
+    rows = t.standings(seed)
+    staying = [r for r in rows if r.player not in t.withdrawn]
+    gone = [r for r in rows if r.player in t.withdrawn]
+    return {**_ranked(staying, 0), **_ranked(gone, len(staying))}
+
+
+def _ranked(rows: Sequence[StandingRow], ahead: int) -> dict[str, int]:
+    """``rows`` in order, after ``ahead`` players: each one's place, shared with the row above
+    when the standings gave both the same rank."""
+    places: dict[str, int] = {}
+    for index, row in enumerate(rows):
+        shared = index > 0 and rows[index - 1].rank == row.rank
+        places[row.player] = places[rows[index - 1].player] if shared else ahead + index + 1
+    return places

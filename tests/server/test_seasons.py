@@ -1,0 +1,112 @@
+"""Seasons through the HTTP API (docs/TOURNAMENTS.md "Seasons"), on SQLite and PostgreSQL: two
+small bot round robins make one table; every refusal is a clear 4xx that changes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from tests.server.helpers import ok, register
+from tests.server.test_tournaments import DIRECTOR, create, finished, start, tournament_when
+
+
+def new_season(client: TestClient, **body: Any) -> dict[str, Any]:
+    return ok(client.post("/api/seasons", headers=DIRECTOR, json={"name": "Winter", **body}), 201)
+
+
+def add(client: TestClient, season_id: str, tournament_id: str, status: int = 200) -> dict[str, Any]:
+    answer = client.post(f"/api/seasons/{season_id}/tournaments", headers=DIRECTOR, json={"tournament": tournament_id})
+    assert answer.status_code == status, answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+def played(client: TestClient, players: list[str]) -> dict[str, Any]:
+    t = create(client, players)
+    start(client, t["id"])
+    return tournament_when(client, t["id"], finished)
+
+
+def test_a_season_of_two_bot_nights_makes_one_table(client: TestClient) -> None:
+    season = new_season(client, best_of=1, points_by_place=[10, 6, 3])
+    assert season["standings"] == [] and season["points_by_place"] == [10, 6, 3] and season["best_of"] == 1
+    first = create(client, ["bot:random", "bot:greedy", "bot:random"])
+    shown = add(client, season["id"], first["id"])
+    assert shown["tournaments"][0]["in_play"] and shown["standings"] == []  # not finished: counts nothing yet
+    start(client, first["id"])
+    tournament_when(client, first["id"], finished)
+    second = played(client, ["bot:greedy", "bot:random"])
+    table = add(client, season["id"], second["id"])
+    assert [t["in_play"] for t in table["tournaments"]] == [False, False]
+    rows = table["standings"]
+    assert len(rows) == 3 and sorted(r["rank"] for r in rows) == [r["rank"] for r in rows]
+    for r in rows:
+        assert len(r["counted"]) == min(1, r["events"]) == 1
+        assert r["points"] == max(x["points"] for x in r["results"])
+    of = ok(client.get(f"/api/tournaments/{second['id']}/season"))
+    assert of["season"]["id"] == season["id"]
+    assert ok(client.get(f"/api/tournaments/{first['id']}/season"))["season"]["id"] == season["id"]
+    listed = ok(client.get("/api/seasons"))
+    assert [s["id"] for s in listed] == [season["id"]] and listed[0]["tournaments"] == 2
+    ended = ok(client.post(f"/api/seasons/{season['id']}/finish", headers=DIRECTOR))
+    assert ended["status"] == "finished" and ended["server_seed"] and ended["moves"] == []
+    assert ended["standings"] == rows
+
+
+def test_refusals_change_nothing(client: TestClient) -> None:
+    season = new_season(client)
+    other = new_season(client, name="Other")
+    t = create(client, ["bot:random", "bot:greedy"])
+    _ann, token = register(client, "ann")
+    url = f"/api/seasons/{season['id']}"
+    assert client.post("/api/seasons", json={"name": "x"}).status_code == 401
+    assert client.post("/api/seasons", headers=token, json={"name": "x"}).status_code == 401
+    assert client.post(f"{url}/tournaments", headers=token, json={"tournament": t["id"]}).status_code == 401
+    for bad in (
+        {"best_of": 0},
+        {"best_of": 53},
+        {"points_by_place": []},
+        {"points_by_place": [1, 2]},
+        {"points_by_place": [0]},
+        {"points_by_place": [-1]},
+        {"divisions": 1},
+        {"divisions": 9},
+        {"promote": 1},
+        {"divisions": [{"name": "A"}, {"name": "A"}]},
+        {"divisions": [{"name": "A", "players": ["ann"]}, {"name": "B", "players": ["ann"]}]},
+        {"divisions": 2, "promote": 17},
+        {"name": ""},
+    ):
+        answer = client.post("/api/seasons", headers=DIRECTOR, json={"name": "x", **bad})
+        assert answer.status_code == 400, (bad, answer.text)
+    assert (
+        client.post(
+            "/api/seasons",
+            headers=DIRECTOR,
+            json={"name": "x", "divisions": [{"name": "A", "players": ["nobody"]}, {"name": "B"}]},
+        ).status_code
+        == 404
+    )
+    assert client.post("/api/seasons", headers=DIRECTOR, json={"name": "x", "follows": "s_nope"}).status_code == 404
+    assert client.post("/api/seasons", headers=DIRECTOR, json={"name": "x", "follows": season["id"]}).status_code == 409
+    add(client, season["id"], "t_nope", 404)
+    add(client, "s_nope", t["id"], 404)
+    add(client, season["id"], t["id"])
+    add(client, season["id"], t["id"], 409)  # twice
+    add(client, other["id"], t["id"], 409)  # in another season
+    assert client.get("/api/seasons/s_nope").status_code == 404
+    assert client.post(f"{url}/finish", headers=token).status_code == 401
+    assert client.post(f"{url}/finish", headers=DIRECTOR).status_code == 409  # t not finished: in play
+    assert ok(client.get(url))["status"] == "open"
+    ok(client.post(f"/api/seasons/{other['id']}/finish", headers=DIRECTOR))
+    assert client.post(f"/api/seasons/{other['id']}/finish", headers=DIRECTOR).status_code == 409
+    later = create(client, ["bot:random", "bot:greedy"])
+    add(client, other["id"], later["id"], 409)  # a finished season takes no more
+    assert ok(client.get(f"/api/tournaments/{later['id']}/season"))["season"] is None
+    assert ok(
+        client.post(f"/api/seasons/{season['id']}/tournaments", headers=DIRECTOR, json={"tournament": later["id"]})
+    )
+    assert len(ok(client.get("/api/seasons"))) == 2
+    assert ok(client.get(f"/api/seasons/{other['id']}"))["tournaments"] == []
+    assert ok(client.get(f"/api/tournaments/{t['id']}/season"))["season"]["id"] == season["id"]
