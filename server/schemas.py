@@ -14,6 +14,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine.game.rulings import RULING_RANGE
 from server.store.models import EventPublic, MatchSummaryPublic, PlayerPublic
 
+# server.tournaments.model.Format's values (docs/TOURNAMENTS.md "Formats", "Knockouts")
+FormatName = Literal[
+    "round_robin",
+    "swiss",
+    "tables",
+    "single_elimination",
+    "double_elimination",
+    "table_knockout",
+    "pools",
+]
+
 
 def _absent_if_none(value: Any) -> bool:
     return value is None
@@ -285,7 +296,7 @@ class TournamentPublic(BaseModel):
     )
     ruleset: str
     rules: dict[str, Any] = Field(description="the complete ruleset in force")
-    format: Literal["round_robin", "swiss", "tables"] = "round_robin"
+    format: FormatName = "round_robin"
     rounds_planned: int = Field(default=0, description="how many rounds it has (a Swiss pairs each when it opens)")
     table_size: int | None = Field(default=None, description="tables: the preferred size of a table")
     placement_points: list[int] = Field(
@@ -317,7 +328,7 @@ class TournamentListed(BaseModel):
     players: int
     rounds: int
     opened: int = Field(description="rounds opened so far")
-    format: Literal["round_robin", "swiss", "tables"] = "round_robin"
+    format: FormatName = "round_robin"
     open: bool = Field(default=False, description="players may enter themselves until the start")
     entries: int = Field(default=0, description="players entered so far (the same count as players)")
     entered: bool | None = Field(

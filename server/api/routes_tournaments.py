@@ -19,7 +19,7 @@ from server.api.text import readable_text
 from server.deps import CallerDep, DirectorDep, TournamentServiceDep
 from server.domain_errors import Unauthorized
 from server.errors import error_responses
-from server.schemas import DisputePublic, TournamentListed, TournamentPublic
+from server.schemas import DisputePublic, FormatName, TournamentListed, TournamentPublic
 from server.services.players import Caller
 from server.services.tournament_folds import TournamentNotFound
 from server.services.tournament_listing import DEFAULT_PAGE, MAX_PAGE, TournamentListing, UnknownCursor
@@ -72,10 +72,11 @@ class CreateTournamentRequest(RequestBody):
     join_seconds: StrictInt = Field(
         default=300, ge=1, le=7 * 86_400, description="after a round opens, how long a seat has to join its match"
     )
-    format: Literal["round_robin", "swiss", "tables"] = Field(
+    format: FormatName = Field(
         default="round_robin",
-        description="round_robin (the Berger table), swiss (two seats, paired round by round: FIDE Dutch) or "
-        "tables (classic at tables of 3-10)",
+        description="round_robin (the Berger table), swiss (two seats, paired round by round: FIDE Dutch), "
+        "tables (classic at tables of 3-10), single_elimination or double_elimination (two seats: knockout "
+        'brackets, docs/TOURNAMENTS.md "Knockouts"), table_knockout or pools',
     )
     rounds: StrictInt | None = Field(default=None, ge=1, le=30, description="swiss and tables: how many rounds")
     table_size: StrictInt | None = Field(default=None, ge=3, le=10, description="tables: the preferred table size")

@@ -57,6 +57,17 @@ class Format(StrEnum):
     ROUND_ROBIN = "round_robin"  # the Berger table, fixed at the start
     SWISS = "swiss"  # two seats; each round paired from the results so far (FIDE Dutch)
     TABLES = "tables"  # classic at tables of 3-10, the seating fixed at the start
+    # Knockouts (docs/TOURNAMENTS.md "Knockouts"): a plan of nodes fixed at the start
+    # (server.tournaments.brackets), each round paired from the results when it opens.
+    SINGLE_ELIMINATION = "single_elimination"  # two seats
+    DOUBLE_ELIMINATION = "double_elimination"  # two seats: winners' and losers' brackets, a grand final
+    TABLE_KNOCKOUT = "table_knockout"  # classic at tables of 3-10, the top ``advance`` of each go on
+    POOLS = "pools"  # round-robin or Swiss pools into a single or double elimination
+
+
+KNOCKOUT_FORMATS: Final = frozenset(
+    {Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION, Format.TABLE_KNOCKOUT, Format.POOLS}
+)
 
 
 def stored_time(text: object) -> datetime | None:
@@ -106,6 +117,7 @@ class Slot:
     match: str | None = None
     annulled: list[str] = field(default_factory=list)  # matches of this slot annulled by a replay ruling
     result: SlotResult | None = None
+    node: str | None = None  # a knockout's: the plan's node this pairing plays (server.tournaments.brackets)
 
     @property
     def white(self) -> str:
@@ -313,8 +325,16 @@ class Tournament:
             return self.planned - self.byes().get(player, 0)
         return len(self.scheduled_of(player))
 
+    @property
+    def knockout(self) -> bool:
+        """A knockout format: rounds paired from a plan of nodes (server.tournaments.brackets)."""
+        return self.format in KNOCKOUT_FORMATS
+
     def withdrawal_annuls(self, player: str) -> bool:
-        """The published rule: fewer than half of one's matches played → every result annulled."""
+        """The published rule: fewer than half of one's matches played → every result annulled.
+        A knockout keeps every result: a withdrawn player's later matches are walkovers."""
+        if self.knockout:
+            return False
         return 2 * self.played_of(player) < self.scheduled_count(player)
 
     def byes(self) -> dict[str, int]:
@@ -550,6 +570,8 @@ class TournamentStarted(Recorded):
     order: tuple[str, ...] = recorded_when_set(())
     # rounded: the order itself is recorded; written with the order
     ratings: Mapping[str, int] = recorded_when_set({}, when=_ratings_recorded)
+    # a knockout's: the most rounds its plan can take (fixed by the seeded field at the start)
+    rounds_planned: int | None = recorded_when_set(None)
 
 
 def _round_with_bye(scheduled: dict[str, Any]) -> dict[str, Any]:
@@ -574,6 +596,7 @@ class RoundPaired(Recorded):
     VERSION: ClassVar[int] = 1
 
     round: ScheduledRound = field(metadata=INLINED)
+    nodes: tuple[str, ...] = recorded_when_set(())  # a knockout's: the plan's node of each pairing, in board order
 
 
 @CODEC.upcaster(TournamentEventType.ROUND_PAIRED, 0)
@@ -784,10 +807,12 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
         if event.order:
             t.players = list(event.order)
             t.seed_ratings = dict(event.ratings)
+        if event.rounds_planned is not None:
+            t.rounds_planned = event.rounds_planned
         for scheduled in event.rounds:
             _schedule(t, scheduled)
     elif isinstance(event, RoundPaired):
-        _schedule(t, event.round)
+        _schedule(t, event.round, event.nodes)
     elif isinstance(event, RoundOpened):
         t.opened = event.round
         t.opened_at[event.round] = at
@@ -835,12 +860,13 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
         t.finished_at = at
 
 
-def _schedule(t: Tournament, scheduled: ScheduledRound) -> None:
-    """A round's pairings become its slots, board 1 first."""
+def _schedule(t: Tournament, scheduled: ScheduledRound, nodes: Sequence[str] = ()) -> None:
+    """A round's pairings become its slots, board 1 first (a knockout's each with its node)."""
     t.rounds.append(scheduled)
     for board, pairing in enumerate(scheduled.pairings, start=1):
         key = slot_key(scheduled.number, board)
-        t.slots[key] = Slot(key, scheduled.number, board, pairing.seats)
+        node = nodes[board - 1] if board <= len(nodes) else None
+        t.slots[key] = Slot(key, scheduled.number, board, pairing.seats, node=node)
 
 
 def fold(tournament_id: str, events: Iterable[tuple[str, Mapping[str, Any], str]]) -> Tournament:
