@@ -91,6 +91,12 @@ COMMANDS: dict[str, Entry] = {
         "Tournaments on a running server (round robin, Swiss, classic at tables): create, start, follow,"
         " withdrawals, disputes, the FIDE TRF export.",
     ),
+    "season": Entry(
+        "cli.season_cmd",
+        "season_app",
+        "Seasons on a running server: tournaments grouped into one table (points by place, the best N events"
+        " count), with divisions, promotion and relegation.",
+    ),
     "player": Entry(
         "cli.player_cmd",
         "player_app",

@@ -53,7 +53,8 @@ TOURNAMENT_HELP = """[b]A tournament[/b]
   Enter watch a live pairing / replay a finished one
   o open a dispute (director) · Tab next table · r refresh · q back
   p the page of the player highlighted in the standings
-  f every tie-break column / the compact standings · ? this help"""
+  f every tie-break column / the compact standings · ? this help
+  s the season table (a tournament in a season: its line under the title)"""
 
 PLAYER_HELP = """[b]A player's page[/b]
   f the chart's family (UNO Duo, classic) · t head-to-head / tournaments

@@ -12,6 +12,11 @@ TournamentScreen #standings { height: auto; max-height: 40%; border: round $prim
 TournamentScreen #schedule { height: 1fr; min-height: 7; border: round $primary; }
 TournamentScreen #disputes { height: auto; max-height: 8; border: round #ff5252; display: none; padding: 0; }
 TournamentScreen #disputes.shown { display: block; }
+TournamentScreen #tour-season { height: auto; display: none; background: $panel; }
+TournamentScreen #tour-season.shown { display: block; }
+SeasonScreen #season-head { height: auto; max-height: 8; background: $panel; }
+SeasonScreen #season-table { height: 1fr; border: round $primary; }
+SeasonScreen #season-foot { height: auto; }
 TournamentScreen #tour-status { height: auto; display: none; }
 TournamentScreen #tour-status.shown { display: block; }
 TextScreen #tour-title { height: 1; background: $panel; }

@@ -56,6 +56,7 @@ from tui_client.screens.help_screen import HelpScreen
 from tui_client.screens.play_host import PlayHost, host_of
 from tui_client.screens.player_screen import PlayerScreen
 from tui_client.screens.replay_screens import MatchScrubber, TextScreen
+from tui_client.screens.season_screen import SeasonOfTournament
 from tui_client.screens.too_small import MinimumSize
 from tui_client.widgets.literal import literal
 from tui_client.widgets.replay_widgets import row_key_at
@@ -130,7 +131,7 @@ def _columns(table: DataTable[Any], columns: tuple[tuple[str, str], ...]) -> Non
         table.add_column(label, key=key)
 
 
-class TournamentScreen(MinimumSize, Screen[None]):
+class TournamentScreen(SeasonOfTournament, MinimumSize, Screen[None]):
     """One tournament: standings, schedule, and (for the director) open disputes.
 
     The standings are compact up to 100 columns (the deciding tie-break abbreviated, the
@@ -150,6 +151,7 @@ class TournamentScreen(MinimumSize, Screen[None]):
         Binding("o", "open_dispute", "dispute"),
         Binding("r", "refresh", "refresh", show=False),  # it refreshes by itself every few seconds
         Binding("tab", "app.focus_next", "next table", show=False),
+        *SeasonOfTournament.SEASON_BINDINGS,  # s: the season table, for a tournament in a season
     ]
 
     def __init__(self, tournament: str, director_token: str | None = None) -> None:
@@ -171,6 +173,7 @@ class TournamentScreen(MinimumSize, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"tournament {self.tournament_id} · loading…", style="bold"), id="tour-title")
+        yield self.season_line()
         yield DataTable(id="standings", cursor_type="row", zebra_stripes=True)
         yield DataTable(id="schedule", cursor_type="row")
         yield DataTable(id="disputes", cursor_type="row")
@@ -282,6 +285,7 @@ class TournamentScreen(MinimumSize, Screen[None]):
             finally:
                 await api.aclose()
         self.post_message(TournamentLoaded(tournament, disputes, note))
+        self.load_season(self.play.api, self.tournament_id)
 
     @work(exclusive=True, group="open")
     async def open_replay(self, match: str, seq: int, title: str, dispute: DisputeRow | None = None) -> None:
