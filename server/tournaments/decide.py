@@ -29,6 +29,7 @@ from engine.game.rulings import RULING_RANGE, RULINGS
 from engine.record.jsonfmt import format_at
 from server.domain_errors import Malformed, NotFound, NotNow, PlayerNotFound, TooManyOpen
 from server.ratings.book import family_of
+from server.tournaments.brackets import plan_of
 from server.tournaments.formats import (
     FormatError,
     FormatRequest,
@@ -37,6 +38,7 @@ from server.tournaments.formats import (
     pair_next,
     schedule_at_start,
 )
+from server.tournaments.knockouts import next_round
 from server.tournaments.model import (
     CREATED,
     DECISIONS,
@@ -340,12 +342,20 @@ def seeded_start(t: Tournament, ratings: Mapping[str, float] | None) -> Tourname
     "Seeding"): the entry order, or with ``seeding: rating`` by rating in the tournament's
     family, highest first (equal ratings keep their entry order)."""
     if t.seeding != "rating" or ratings is None:
-        return TournamentStarted(tuple(schedule_at_start(t)))
+        return TournamentStarted(tuple(schedule_at_start(t)), rounds_planned=_knockout_rounds(t))
     order = sorted(t.players, key=lambda p: (-ratings.get(p, 0.0), t.players.index(p)))
     seeded = replace(t, players=order)
     return TournamentStarted(
-        tuple(schedule_at_start(seeded)), tuple(order), {p: round(ratings.get(p, 0.0)) for p in order}
+        tuple(schedule_at_start(seeded)),
+        tuple(order),
+        {p: round(ratings.get(p, 0.0)) for p in order},
+        rounds_planned=_knockout_rounds(seeded),
     )
+
+
+def _knockout_rounds(t: Tournament) -> int | None:
+    """A knockout's most rounds (its plan's, a reset counted), fixed with the seeded field."""
+    return plan_of(t).rounds if t.knockout else None
 
 
 # ---------------------------------------------------------------- going on
@@ -367,6 +377,8 @@ def _advance(t: Tournament, command: Advance, now: datetime) -> Decision:
     if due:
         reveals = [DuplicateRevealed(n, deal_key(t, command.seed, n).hex()) for n in due]
         return Decision(list(reveals), f"duplicate-{due[0]}")
+    if t.knockout:
+        return _advance_knockout(t, command.seed, now)
     number = t.round_due(now)
     if number is not None:
         return _open_round(t, number, command.seed)
@@ -389,6 +401,30 @@ def _open_round(t: Tournament, number: int, seed: bytes) -> Decision:
             return Decision([TournamentFinished(seed.hex())], "finish", note)
         paired.append(RoundPaired(scheduled))
         t = after(t, paired)
+    return _opened(t, number, paired)
+
+
+def _advance_knockout(t: Tournament, seed: bytes, now: datetime) -> Decision:
+    """A knockout goes on once its last round is done and no dispute waits for a ruling (a
+    ruling may change who goes on): the next round with a match, paired from the plan, or the
+    finish when nothing is left to play (docs/TOURNAMENTS.md "Knockouts")."""
+    if t.status != RUNNING or any(d.open for d in t.disputes.values()):
+        return Decision()
+    step = next_round(t)
+    if step.finished:
+        return Decision([TournamentFinished(seed.hex())], "finish")
+    if step.paired is None:
+        return Decision()
+    number = step.paired.round.number
+    start = t.starts_at(number)
+    if start is not None and now < start:
+        return Decision()
+    return _opened(after(t, [step.paired]), number, [step.paired])
+
+
+def _opened(t: Tournament, number: int, paired: list[TournamentEvent]) -> Decision:
+    """Round ``number`` (paired already in ``t``) opens: each pairing's match named, a pairing
+    with a withdrawn player decided by forfeit without one."""
     forfeits = t.forfeits_due(number)
     skipped = {slot.key for slot, _ in forfeits}
     matches = {
@@ -530,6 +566,11 @@ def _rule(t: Tournament, command: Rule) -> Decision:
     events: list[TournamentEvent] = [
         DisputeRuled(command.dispute, command.decision, command.seat, command.note, command.rule)
     ]
+    if t.knockout and command.decision != "stands" and t.opened > slot.round:
+        raise NotNow(
+            f"the bracket has moved on from round {slot.round} (round {t.opened} is open): only "
+            "'stands' can rule on this match now"
+        )
     if command.decision == "replay":
         if slot.match != dispute.match:
             raise NotNow("this match has been replayed already; dispute the new match instead")

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from itertools import pairwise
 from typing import Final
 
+from server.tournaments.brackets import double_elimination, single_elimination
 from server.tournaments.model import Format, Tournament
 from server.tournaments.schedule import Pairing, ScheduledRound, round_robin, rounds_per_cycle
 from server.tournaments.swiss import SwissGame, SwissRound, pair_round
@@ -68,7 +69,9 @@ class FormatRequest:
 def check_request(r: FormatRequest) -> tuple[int, ...]:
     """Refuse what a format cannot do (:class:`FormatError`); the placement points in force
     (a tables tournament's default: k-1 … 0 for tables of k; () for the other formats)."""
-    if r.format is Format.ROUND_ROBIN:
+    if r.format in TWO_SEAT_KNOCKOUTS:
+        check_two_seat_knockout(r)
+    elif r.format is Format.ROUND_ROBIN:
         if r.rounds is not None or r.table_size is not None or r.placement_points:
             raise FormatError(
                 "a round_robin has its rounds from its players: rounds, table_size and "
@@ -122,8 +125,42 @@ def check_request(r: FormatRequest) -> tuple[int, ...]:
     return points
 
 
+TWO_SEAT_KNOCKOUTS: Final = frozenset({Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION})
+
+
+def check_two_seat_knockout(r: FormatRequest) -> None:
+    """A single or double elimination: two seats, its rounds from its bracket (docs/TOURNAMENTS.md
+    "Knockouts"); what the other formats take is refused, saying why."""
+    name = r.format.value
+    if r.seats != 2:
+        raise FormatError(
+            f"a {name} plays two-seat matches: ruleset uno-duo or classic-2p (table_knockout plays tables)"
+        )
+    if r.rounds is not None or r.table_size is not None or r.placement_points:
+        raise FormatError(
+            f"a {name} has its rounds from its bracket: rounds, table_size and placement_points are not for it"
+        )
+    if r.double:
+        raise FormatError("double is for a round_robin (a double_elimination is its own format)")
+    if r.duplicate:
+        raise FormatError(
+            "duplicate rounds are for round_robin and swiss: a knockout round's pairings are not all dealt together"
+        )
+    if not r.open and r.players < 2:
+        raise FormatError(f"a {name} needs at least 2 players, not {r.players}")
+
+
+def knockout_rounds(fmt: Format, players: int) -> int:
+    """The most rounds a single or double elimination of ``players`` can take (a reset counted)."""
+    build = single_elimination if fmt is Format.SINGLE_ELIMINATION else double_elimination
+    return build(players).rounds
+
+
 def planned_rounds(r: FormatRequest) -> int | None:
-    """How many rounds it will have (None: a round robin of an open tournament, known at the start)."""
+    """How many rounds it will have (None: a round robin or a knockout of an open tournament,
+    known at the start; a knockout: the most its bracket can take)."""
+    if r.format in TWO_SEAT_KNOCKOUTS:
+        return None if r.open else knockout_rounds(r.format, r.players)
     if r.format is not Format.ROUND_ROBIN:
         return r.rounds
     if r.open:
@@ -154,6 +191,8 @@ def check_start(t: Tournament, seats: int = MAX_TABLE) -> None:
         raise FormatError(f"{n} players cannot play {t.planned} Swiss rounds without someone meeting twice")
     if t.format is Format.ROUND_ROBIN and len(t.round_starts) > rounds_per_cycle(n) * (2 if t.double else 1):
         raise FormatError(f"{len(t.round_starts)} start times for {rounds_per_cycle(n)} rounds")
+    if t.format in TWO_SEAT_KNOCKOUTS and len(t.round_starts) > knockout_rounds(t.format, n):
+        raise FormatError(f"{len(t.round_starts)} start times for a bracket of {knockout_rounds(t.format, n)} rounds")
 
 
 def schedule_at_start(t: Tournament) -> list[ScheduledRound]:

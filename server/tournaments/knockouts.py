@@ -1,0 +1,78 @@
+"""A running knockout read from its fold: the plan filled in with the results so far, and the next
+round to open (docs/TOURNAMENTS.md "Knockouts"). The Decider (:mod:`server.tournaments.decide`)
+asks here when a knockout's round is due; the public view and the final places read the same
+:func:`state`.
+
+Pure: the fold in, the plan's state out. A round of a knockout is paired when it opens, like a
+Swiss round: its ready nodes, one pairing per node, in the plan's order (board 1 first), each
+pairing recorded with its node (``RoundPaired.nodes``). Byes and walkovers are never played: a
+node with one entrant sends them on without a match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from server.tournaments.brackets import NodeState, Resolution, plan_of, resolve
+from server.tournaments.model import RoundPaired, Slot, Tournament
+from server.tournaments.schedule import Pairing, ScheduledRound
+
+
+def node_result(slot: Slot) -> tuple[str | None, ...] | None:
+    """A decided slot's players in place order (a two-seat one: winner, loser; a double forfeit:
+    ``(None,)``, both out); None while it is being played."""
+    r = slot.result
+    if r is None:
+        return None
+    if r.winner is None:
+        return (None,)
+    if r.places is not None and len(slot.seats) > 2:
+        return tuple(p for _, p in sorted(zip(r.places, slot.seats, strict=True)))
+    return (r.winner, *(p for p in slot.seats if p != r.winner))
+
+
+def node_results(t: Tournament) -> dict[str, tuple[str | None, ...]]:
+    """Every decided node of ``t``: its players in place order."""
+    out: dict[str, tuple[str | None, ...]] = {}
+    for slot in t.slots.values():
+        result = node_result(slot)
+        if slot.node is not None and result is not None:
+            out[slot.node] = result
+    return out
+
+
+def state(t: Tournament, pool_standings: Mapping[int, Sequence[str]] | None = None) -> Resolution:
+    """``t``'s plan as its results leave it (``t.players``: the seeded order once started)."""
+    return resolve(plan_of(t), t.players, node_results(t), pool_standings)
+
+
+@dataclass(frozen=True)
+class NextRound:
+    """What a knockout does next: open round ``number`` with ``nodes`` (``paired``), or finish
+    (``finished``: every node decided), or nothing yet (both None/False: a round still playing)."""
+
+    paired: RoundPaired | None = None
+    finished: bool = False
+
+
+def next_round(t: Tournament, pool_standings: Mapping[int, Sequence[str]] | None = None) -> NextRound:
+    """Once the last opened round is done: the next round with a match to play (a round whose
+    nodes are all walkovers or void is skipped: nothing to play), or the finish when nothing is
+    left (a bracket reset not needed ends it)."""
+    if t.opened and not t.round_done(t.opened):
+        return NextRound()
+    resolution = state(t, pool_standings)
+    if resolution.finished:
+        return NextRound(finished=True)
+    ready = resolution.ready()
+    if not ready:
+        return NextRound()
+    number = min(s.node.round for s in ready)
+    return NextRound(paired=paired_round(number, [s for s in ready if s.node.round == number]))
+
+
+def paired_round(number: int, nodes: Sequence[NodeState]) -> RoundPaired:
+    """Round ``number``'s pairings, one per node in the plan's order (seat 0: the node's first source)."""
+    scheduled = ScheduledRound(number, tuple(Pairing(*s.entrants) for s in nodes), None)
+    return RoundPaired(scheduled, tuple(s.node.id for s in nodes))
