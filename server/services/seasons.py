@@ -14,7 +14,7 @@ import asyncio
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NoReturn
 
 from engine.game.errors import shown
 from engine.game.shuffle import commitment_of
@@ -229,9 +229,7 @@ class SeasonService:
             if holder == season_id:
                 return
             if holder is not None:
-                raise NotNow(
-                    f"tournament {tournament_id!r} is in season {holder!r} already: a tournament is in one season"
-                )
+                await self._refuse_held(tournament_id, holder)
             try:
                 await self.store.append_async(
                     claim_stream(tournament_id), [SeasonClaimed(season_id).event()], expected_seq=len(events)
@@ -240,6 +238,15 @@ class SeasonService:
             except ConcurrencyError:
                 continue
         raise NotNow(f"tournament {tournament_id!r}'s season kept moving: try again")
+
+    async def _refuse_held(self, tournament_id: str, holder: str) -> NoReturn:
+        """The refusal for a tournament another season holds; one whose adding never finished
+        there (a server stopped between the claim and the season's append) is said so."""
+        listed = tournament_id in (await self.get(holder)).tournaments
+        unfinished = "" if listed else f" (its adding there did not finish: add it to {holder!r} again)"
+        raise NotNow(
+            f"tournament {tournament_id!r} is in season {holder!r} already{unfinished}: a tournament is in one season"
+        )
 
     async def _release(self, season_id: str, tournament_id: str) -> None:
         await self.store.append_async(

@@ -3,10 +3,12 @@ small bot round robins make one table; every refusal is a clear 4xx that changes
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from fastapi.testclient import TestClient
 
+from server.tournaments.season_model import SeasonClaimed, claim_stream
 from tests.server.helpers import ok, register
 from tests.server.test_tournaments import DIRECTOR, create, finished, start, tournament_when
 
@@ -110,3 +112,44 @@ def test_refusals_change_nothing(client: TestClient) -> None:
     assert len(ok(client.get("/api/seasons"))) == 2
     assert ok(client.get(f"/api/seasons/{other['id']}"))["tournaments"] == []
     assert ok(client.get(f"/api/tournaments/{t['id']}/season"))["season"]["id"] == season["id"]
+
+
+def test_two_seasons_racing_for_one_tournament_get_it_once(client: TestClient) -> None:
+    """The claim stream is appended on the version read: of two seasons adding the same
+    tournament at once, one has it and the other is refused (409), every time."""
+    first, second = new_season(client, name="First"), new_season(client, name="Second")
+    tournaments = [create(client, ["bot:random", "bot:greedy"])["id"] for _ in range(4)]
+
+    def race(tournament_id: str) -> list[int]:
+        with ThreadPoolExecutor(2) as pool:
+            answers = pool.map(
+                lambda s: (
+                    client.post(
+                        f"/api/seasons/{s}/tournaments", headers=DIRECTOR, json={"tournament": tournament_id}
+                    ).status_code
+                ),
+                (first["id"], second["id"]),
+            )
+            return sorted(answers)
+
+    for tournament_id in tournaments:
+        assert race(tournament_id) == [200, 409]
+    held = (
+        ok(client.get(f"/api/seasons/{first['id']}"))["tournaments"]
+        + ok(client.get(f"/api/seasons/{second['id']}"))["tournaments"]
+    )
+    assert sorted(t["id"] for t in held) == sorted(tournaments)
+
+
+def test_a_claim_whose_adding_never_finished_is_said_and_completed_by_adding_again(client: TestClient) -> None:
+    """A server stopped between the claim and the season's append: the tournament stays with the
+    season that claimed it, the refusal says so, and adding it there again completes it."""
+    held, other = new_season(client, name="Held"), new_season(client, name="Other")
+    t = create(client, ["bot:random", "bot:greedy"])
+    store = client.app.state.store  # type: ignore[attr-defined]
+    store.append(claim_stream(t["id"]), [SeasonClaimed(held["id"]).event()], expected_seq=0)
+    assert ok(client.get(f"/api/tournaments/{t['id']}/season"))["season"] is None
+    refused = add(client, other["id"], t["id"], 409)
+    assert "did not finish" in refused["message"] and held["id"] in refused["message"]
+    assert [x["id"] for x in add(client, held["id"], t["id"])["tournaments"]] == [t["id"]]
+    assert ok(client.get(f"/api/tournaments/{t['id']}/season"))["season"]["id"] == held["id"]
