@@ -58,6 +58,10 @@ class Format(StrEnum):
     ROUND_ROBIN = "round_robin"
     SWISS = "swiss"
     TABLES = "tables"
+    SINGLE_ELIMINATION = "single_elimination"
+    DOUBLE_ELIMINATION = "double_elimination"
+    TABLE_KNOCKOUT = "table_knockout"
+    POOLS = "pools"
 
 
 class Decision(StrEnum):
@@ -463,12 +467,34 @@ def create(
     format_: Annotated[
         Format,
         typer.Option(
-            "--format", help="round_robin (everyone meets everyone), swiss (two seats) or tables (classic at tables)"
+            "--format",
+            help="round_robin (everyone meets everyone), swiss (two seats), tables (classic at tables), "
+            "single_elimination / double_elimination (two-seat brackets), table_knockout (classic at tables, "
+            "the top --advance of each go on) or pools (pools into a bracket)",
         ),
     ] = Format.ROUND_ROBIN,
-    rounds: Annotated[int | None, typer.Option("--rounds", min=1, help="swiss and tables: how many rounds")] = None,
+    rounds: Annotated[
+        int | None, typer.Option("--rounds", min=1, help="swiss, tables and Swiss pools: how many rounds")
+    ] = None,
     table_size: Annotated[
-        int | None, typer.Option("--table-size", min=3, max=10, help="tables: the preferred size of a table (3-10)")
+        int | None,
+        typer.Option(
+            "--table-size", min=3, max=10, help="tables and table_knockout: the preferred size of a table (3-10)"
+        ),
+    ] = None,
+    advance: Annotated[
+        int | None,
+        typer.Option("--advance", min=1, help="table_knockout: how many of each table go on; pools: of each pool (2)"),
+    ] = None,
+    pool_format: Annotated[
+        str | None, typer.Option("--pool-format", help="pools: round_robin (default) or swiss (with --rounds)")
+    ] = None,
+    pool_size: Annotated[
+        int | None, typer.Option("--pool-size", min=3, max=16, help="pools: the most players a pool holds (3-16)")
+    ] = None,
+    bracket: Annotated[
+        str | None,
+        typer.Option("--bracket", help="pools: single_elimination (default) or double_elimination"),
     ] = None,
     placement_points: Annotated[
         str | None,
@@ -525,6 +551,8 @@ def create(
         body["rounds"] = rounds
     if table_size is not None:
         body["table_size"] = table_size
+    staged = {"advance": advance, "pool_format": pool_format, "pool_size": pool_size, "bracket": bracket}
+    body.update({key: value for key, value in staged.items() if value is not None})
     if placement_points is not None:
         body["placement_points"] = parse_points(placement_points)
     if round_start:

@@ -299,6 +299,14 @@ class TournamentPublic(BaseModel):
     format: FormatName = "round_robin"
     rounds_planned: int = Field(default=0, description="how many rounds it has (a Swiss pairs each when it opens)")
     table_size: int | None = Field(default=None, description="tables: the preferred size of a table")
+    advance: int | None = Field(
+        default=None, description="table_knockout: how many of each table go on; pools: of each pool"
+    )
+    pool_format: Literal["round_robin", "swiss"] | None = Field(default=None, description="pools: each pool's format")
+    pool_size: int | None = Field(default=None, description="pools: the most players a pool holds")
+    bracket_format: Literal["single_elimination", "double_elimination"] | None = Field(
+        default=None, description="pools: the bracket the pools' qualifiers go into (asked for as `bracket`)"
+    )
     placement_points: list[int] = Field(
         default_factory=list, description="tables: the points for 1st, 2nd, … at a table (past the end: 0)"
     )

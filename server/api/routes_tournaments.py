@@ -79,7 +79,22 @@ class CreateTournamentRequest(RequestBody):
         'brackets, docs/TOURNAMENTS.md "Knockouts"), table_knockout or pools',
     )
     rounds: StrictInt | None = Field(default=None, ge=1, le=30, description="swiss and tables: how many rounds")
-    table_size: StrictInt | None = Field(default=None, ge=3, le=10, description="tables: the preferred table size")
+    table_size: StrictInt | None = Field(
+        default=None, ge=3, le=10, description="tables and table_knockout: the preferred table size"
+    )
+    advance: StrictInt | None = Field(
+        default=None,
+        ge=1,
+        le=9,
+        description="table_knockout: how many of each table go on; pools: of each pool (default 2)",
+    )
+    pool_format: Literal["round_robin", "swiss"] | None = Field(
+        default=None, description="pools: round_robin (default) or swiss (then `rounds` is the pools' rounds)"
+    )
+    pool_size: StrictInt | None = Field(default=None, ge=3, le=16, description="pools: the most players a pool holds")
+    bracket: Literal["single_elimination", "double_elimination"] | None = Field(
+        default=None, description="pools: the bracket the qualifiers go into (default single_elimination)"
+    )
     placement_points: list[Annotated[StrictInt, Field(ge=0, le=1000)]] | None = Field(
         default=None,
         max_length=10,
@@ -207,6 +222,10 @@ async def create_tournament(
         bot_accounts=body.bot_accounts,
         seeding=body.seeding,
         duplicate=body.duplicate,
+        advance=body.advance,
+        pool_format=body.pool_format,
+        pool_size=body.pool_size,
+        bracket=body.bracket,
     )
     t = await tournaments.create(request)
     return await asyncio.to_thread(_views(tournaments).public, t)

@@ -148,6 +148,10 @@ class NewTournament:
     bot_accounts: bool = False  # bot accounts may be entered (off by default, docs/BOTS.md)
     seeding: str = "entry"  # "entry" or "rating": pairing numbers by rating when it starts
     duplicate: bool = False  # duplicate rounds: every match of a round dealt the same (round_robin, swiss)
+    advance: int | None = None  # table_knockout and pools: how many of each table / pool go on (default 2)
+    pool_format: str | None = None  # pools: round_robin (default) or swiss
+    pool_size: int | None = None  # pools
+    bracket: str | None = None  # pools: single_elimination (default) or double_elimination
 
 
 def tournament_or_none(store: EventStore) -> Callable[[str], Tournament | None]:
@@ -223,7 +227,9 @@ class TournamentService:
         try:
             kind = Format(request.format)
         except ValueError:
-            raise Malformed(f"format must be round_robin, swiss or tables, not {shown(request.format)}") from None
+            raise Malformed(
+                f"format must be one of {', '.join(f.value for f in Format)}, not {shown(request.format)}"
+            ) from None
         if len(request.players) > MAX_PLAYERS:  # before any entry is looked up (the Decider says it again)
             raise Malformed(f"a tournament needs 2 to {MAX_PLAYERS} players, not {len(request.players)}")
         tournament_id = new_tournament_id()
@@ -248,6 +254,10 @@ class TournamentService:
             bot_accounts=request.bot_accounts,
             seeding=request.seeding,
             duplicate=request.duplicate,
+            advance=request.advance,
+            pool_format=request.pool_format,
+            pool_size=request.pool_size,
+            bracket=request.bracket,
         )
         decision = decide(Tournament(tournament_id), command, self.clock.now())
         await self.store.append_async(
@@ -976,6 +986,10 @@ class TournamentViews:
             format=t.format.value,
             rounds_planned=t.planned,
             table_size=t.table_size,
+            advance=t.advance,
+            pool_format=cast(Any, t.pool_format),
+            pool_size=t.pool_size,
+            bracket_format=cast(Any, t.bracket_format),
             placement_points=list(t.placement_points),
             repeat_meetings=_repeats(t),
             double=t.double,

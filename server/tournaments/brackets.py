@@ -22,8 +22,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from server.tournaments import pools, table_knockout
 from server.tournaments.bracket_plan import Node, PlaceOf, Plan, PoolPlace, Seed, Source
 from server.tournaments.model import Format, Tournament
+from server.tournaments.tables import MIN_TABLE
 
 NodeStatus = Literal["waiting", "ready", "decided", "walkover", "void"]
 GRAND_FINAL: Final = "GF"
@@ -99,6 +101,17 @@ def plan_of(t: Tournament) -> Plan:
     builders: dict[Format, Builder] = {
         Format.SINGLE_ELIMINATION: lambda tt: single_elimination(len(tt.players)),
         Format.DOUBLE_ELIMINATION: lambda tt: double_elimination(len(tt.players)),
+        Format.TABLE_KNOCKOUT: lambda tt: table_knockout.plan(
+            len(tt.players), tt.table_size or MIN_TABLE, tt.advance or table_knockout.DEFAULT_ADVANCE
+        ),
+        Format.POOLS: lambda tt: pools.plan(
+            len(tt.players),
+            tt.pool_size or pools.MIN_POOL,
+            tt.advance or table_knockout.DEFAULT_ADVANCE,
+            tt.pool_format or pools.POOL_FORMATS[0],
+            tt.pool_rounds,
+            double_elimination if tt.bracket_format == Format.DOUBLE_ELIMINATION.value else single_elimination,
+        ),
     }
     build = builders.get(t.format)
     if build is None:

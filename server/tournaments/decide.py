@@ -20,7 +20,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 
 from engine.game.duplicate import round_deal_key
 from engine.game.errors import shown
@@ -31,6 +31,7 @@ from server.domain_errors import Malformed, NotFound, NotNow, PlayerNotFound, To
 from server.ratings.book import family_of
 from server.tournaments.brackets import plan_of
 from server.tournaments.formats import (
+    POOL_BRACKETS,
     FormatError,
     FormatRequest,
     check_request,
@@ -63,7 +64,9 @@ from server.tournaments.model import (
     TournamentStarted,
     evolve,
 )
+from server.tournaments.pools import POOL_FORMATS
 from server.tournaments.swiss import SwissError
+from server.tournaments.table_knockout import DEFAULT_ADVANCE
 
 MAX_PLAYERS: Final = 64
 
@@ -102,6 +105,10 @@ class Create:
     bot_accounts: bool = False
     seeding: str = "entry"
     duplicate: bool = False
+    advance: int | None = None  # table_knockout and pools (default 2)
+    pool_format: str | None = None  # pools (default round_robin)
+    pool_size: int | None = None  # pools
+    bracket: str | None = None  # pools (default single_elimination)
 
 
 @dataclass(frozen=True)
@@ -252,7 +259,7 @@ def _create(t: Tournament, command: Create) -> Decision:
         raise Malformed(
             f"a tournament needs 2 to {MAX_PLAYERS} players, not {count} (an open tournament may start empty: 'open': true)"
         )
-    table = command.table_size if command.format is Format.TABLES else None
+    table = command.table_size if command.format in (Format.TABLES, Format.TABLE_KNOCKOUT) else None
     problem = deal_problem(command.ruleset, table) if table is not None and 2 <= table <= MAX_SEATS else None
     if problem is not None:  # said before the format's "table_size: 3 to N", which does not say why
         raise Malformed(f"rules: {problem}")
@@ -267,11 +274,16 @@ def _create(t: Tournament, command: Create) -> Decision:
         round_starts=command.round_starts,
         open=command.open,
         duplicate=command.duplicate,
+        advance=command.advance,
+        pool_format=command.pool_format,
+        pool_size=command.pool_size,
+        bracket=command.bracket,
     )
     try:
         points = check_request(asked)
     except FormatError as exc:
         raise Malformed(str(exc)) from None
+    pools = command.format is Format.POOLS  # a Swiss pool's rounds are the pools phase's, not the event's
     created = TournamentCreated(
         name=command.name,
         players=command.players,
@@ -282,15 +294,32 @@ def _create(t: Tournament, command: Create) -> Decision:
         commitment=command.commitment,
         open=command.open,
         format=command.format,
-        rounds=command.rounds,
+        rounds=None if pools else command.rounds,
         table_size=command.table_size,
         placement_points=points,
         round_starts=tuple(format_at(at) for at in command.round_starts),
         bot_accounts=command.bot_accounts,
         seeding=command.seeding,
         duplicate=command.duplicate,
+        **staged_settings(command),
     )
     return Decision([created], "create")
+
+
+def staged_settings(command: Create) -> dict[str, Any]:
+    """A table knockout's or a pools tournament's settings as recorded, their defaults filled in
+    (advance 2; round-robin pools; a single elimination); none for the other formats."""
+    if command.format is Format.TABLE_KNOCKOUT:
+        return {"advance": command.advance or DEFAULT_ADVANCE}
+    if command.format is Format.POOLS:
+        return {
+            "advance": command.advance or DEFAULT_ADVANCE,
+            "pool_format": command.pool_format or POOL_FORMATS[0],
+            "pool_size": command.pool_size,
+            "pool_rounds": command.rounds,
+            "bracket": command.bracket or POOL_BRACKETS[0],
+        }
+    return {}
 
 
 def refuse_once_started(t: Tournament) -> None:

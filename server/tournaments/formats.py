@@ -19,15 +19,20 @@ from datetime import UTC, datetime
 from itertools import pairwise
 from typing import Final
 
+from server.tournaments import pools, table_knockout
+from server.tournaments.bracket_plan import Plan
 from server.tournaments.brackets import double_elimination, single_elimination
 from server.tournaments.model import Format, Tournament
+from server.tournaments.pools import MAX_POOL, MIN_POOL, POOL_FORMATS, PoolsError, check_pool_settings, check_pools
 from server.tournaments.schedule import Pairing, ScheduledRound, round_robin, rounds_per_cycle
 from server.tournaments.swiss import SwissGame, SwissRound, pair_round
+from server.tournaments.table_knockout import DEFAULT_ADVANCE, TableKnockoutError
 from server.tournaments.table_standings import default_placement_points
 from server.tournaments.tables import MAX_TABLE, MIN_TABLE, table_schedule, table_sizes
 
 MAX_ROUNDS: Final = 30  # a Swiss or tables tournament's rounds at most
 MAX_PLACEMENT_POINTS: Final = 1000
+POOL_BRACKETS: Final = ("single_elimination", "double_elimination")
 # A round's start time, in UTC: from EARLIEST_START up to (not including) LATEST_START. Far inside
 # what datetime holds, so converting to UTC, storing (a four-digit year) and adding a join
 # deadline (7 days at most) never fail; a year below 1000 stored as "1-01-01T…", which no reader took.
@@ -64,11 +69,20 @@ class FormatRequest:
     round_starts: Sequence[datetime]
     open: bool
     duplicate: bool = False
+    advance: int | None = None  # table_knockout and pools
+    pool_format: str | None = None  # pools
+    pool_size: int | None = None  # pools
+    bracket: str | None = None  # pools
 
 
 def check_request(r: FormatRequest) -> tuple[int, ...]:
     """Refuse what a format cannot do (:class:`FormatError`); the placement points in force
     (a tables tournament's default: k-1 … 0 for tables of k; () for the other formats)."""
+    if r.format in (Format.TABLE_KNOCKOUT, Format.POOLS):
+        _check_starts(r, check_staged(r))
+        return ()
+    if r.advance is not None or r.pool_format is not None or r.pool_size is not None or r.bracket is not None:
+        raise FormatError("advance, pool_format, pool_size and bracket are for table_knockout and pools")
     if r.format in TWO_SEAT_KNOCKOUTS:
         check_two_seat_knockout(r)
     elif r.format is Format.ROUND_ROBIN:
@@ -113,7 +127,12 @@ def check_request(r: FormatRequest) -> tuple[int, ...]:
                 "placement_points go down (or stay) from 1st place to the last: a place never earns "
                 "more than the one above it"
             )
-    planned = planned_rounds(r)
+    _check_starts(r, planned_rounds(r))
+    return points
+
+
+def _check_starts(r: FormatRequest, planned: int | None) -> None:
+    """Start times: no more than the rounds (when known), each within bounds, going forward."""
     if planned is not None and len(r.round_starts) > planned:
         raise FormatError(f"{len(r.round_starts)} start times for {planned} rounds")
     for moment in r.round_starts:
@@ -122,7 +141,52 @@ def check_request(r: FormatRequest) -> tuple[int, ...]:
             raise FormatError(problem)
     if any(a > b for a, b in pairwise(r.round_starts)):
         raise FormatError("round start times go forward: round k+1 starts no earlier than round k")
-    return points
+
+
+def check_staged(r: FormatRequest) -> int | None:
+    """A table knockout's or a pools tournament's request (docs/TOURNAMENTS.md "Table knockout",
+    "Pools into a bracket"): refused with the reason, else the most rounds it can take (None: an
+    open tournament, whose field is known only at the start)."""
+    if r.double or r.duplicate or r.placement_points:
+        raise FormatError(f"double, duplicate and placement_points are not for {r.format.value}")
+    if r.format is Format.TABLE_KNOCKOUT:
+        if r.seats < MIN_TABLE:
+            raise FormatError("a table knockout plays a ruleset of 3 or more seats: ruleset 'classic'")
+        if r.rounds is not None or r.pool_format is not None or r.pool_size is not None or r.bracket is not None:
+            raise FormatError(
+                "a table knockout has its rounds from its field: rounds, pool_format, pool_size and "
+                "bracket are for other formats"
+            )
+        if r.table_size is None or not MIN_TABLE <= r.table_size <= min(MAX_TABLE, r.seats):
+            raise FormatError(f"a table knockout needs table_size: {MIN_TABLE} to {min(MAX_TABLE, r.seats)}")
+        advance = DEFAULT_ADVANCE if r.advance is None else r.advance
+        return None if r.open else table_plan(r.players, r.table_size, advance, r.seats).rounds
+    if r.seats != 2:
+        raise FormatError("pools play two-seat matches: ruleset 'uno-duo' or 'classic-2p'")
+    if r.table_size is not None:
+        raise FormatError("table_size is for tables and table_knockout")
+    if r.pool_size is None:
+        raise FormatError(f"pools need pool_size: {MIN_POOL} to {MAX_POOL}")
+    if r.bracket is not None and r.bracket not in POOL_BRACKETS:
+        raise FormatError(f"bracket: single_elimination or double_elimination, not {r.bracket!r}")
+    pool_format = r.pool_format or POOL_FORMATS[0]
+    advance = DEFAULT_ADVANCE if r.advance is None else r.advance
+    bracket = double_elimination if r.bracket == Format.DOUBLE_ELIMINATION.value else single_elimination
+    try:
+        if r.open:  # the field is known only at the start
+            check_pool_settings(r.pool_size, advance, pool_format, r.rounds)
+            return None
+        return pools.plan(r.players, r.pool_size, advance, pool_format, r.rounds, bracket).rounds
+    except PoolsError as exc:
+        raise FormatError(str(exc)) from None
+
+
+def table_plan(players: int, table_size: int, advance: int, seats: int = MAX_TABLE) -> Plan:
+    """A table knockout's plan, a field that makes none refused with :class:`FormatError`."""
+    try:
+        return table_knockout.plan(players, table_size, advance, seats)
+    except TableKnockoutError as exc:
+        raise FormatError(str(exc)) from None
 
 
 TWO_SEAT_KNOCKOUTS: Final = frozenset({Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION})
@@ -187,6 +251,13 @@ def check_start(t: Tournament, seats: int = MAX_TABLE) -> None:
         raise FormatError(f"a tables tournament needs at least {MIN_TABLE} players to start, it has {n}")
     if t.format is Format.TABLES and t.table_size is not None:
         check_tables_fit(n, t.table_size, seats)
+    if t.format is Format.TABLE_KNOCKOUT and t.table_size is not None:
+        table_plan(n, t.table_size, t.advance or DEFAULT_ADVANCE, seats)
+    if t.format is Format.POOLS and t.pool_size is not None:
+        try:
+            check_pools(n, t.pool_size, t.advance or DEFAULT_ADVANCE, t.pool_format or POOL_FORMATS[0], t.pool_rounds)
+        except PoolsError as exc:
+            raise FormatError(str(exc)) from None
     if t.format is Format.SWISS and t.planned > n - 1:
         raise FormatError(f"{n} players cannot play {t.planned} Swiss rounds without someone meeting twice")
     if t.format is Format.ROUND_ROBIN and len(t.round_starts) > rounds_per_cycle(n) * (2 if t.double else 1):

@@ -172,7 +172,12 @@ class Tournament:
     deal_keys: dict[int, str] = field(default_factory=dict)  # duplicate: round -> its deal key (hex), once revealed
     format: Format = Format.ROUND_ROBIN
     rounds_planned: int | None = None  # a Swiss or tables tournament's number of rounds
-    table_size: int | None = None  # a tables tournament's preferred table size
+    table_size: int | None = None  # a tables tournament's (or a table knockout's) preferred table size
+    advance: int | None = None  # a table knockout's: how many of each table go on; pools': of each pool
+    pool_format: str | None = None  # pools: "round_robin" or "swiss"
+    pool_size: int | None = None  # pools: the most players a pool holds
+    pool_rounds: int | None = None  # Swiss pools: their rounds (a round-robin pool's come from its size)
+    bracket_format: str | None = None  # pools: "single_elimination" or "double_elimination"
     placement_points: tuple[int, ...] = ()  # a tables tournament's points for 1st, 2nd, ...
     round_starts: tuple[str, ...] = ()  # ISO times: round k opens no earlier than round_starts[k-1]
     ruleset: dict[str, Any] = field(default_factory=dict)
@@ -213,7 +218,7 @@ class Tournament:
 
     @property
     def two_seats(self) -> bool:
-        return self.format is not Format.TABLES
+        return self.format not in (Format.TABLES, Format.TABLE_KNOCKOUT)
 
     def starts_at(self, number: int) -> datetime | None:
         """The start time the director gave round ``number`` (None: it opens when the one before is done).
@@ -505,6 +510,11 @@ class TournamentCreated(Recorded):
     bot_accounts: bool = recorded_when_set(False)  # bot accounts may enter
     seeding: str = recorded_when_set("entry")  # "rating": pairing numbers by rating at the start
     duplicate: bool = recorded_when_set(False)  # duplicate rounds
+    advance: int | None = recorded_when_set(None)  # table_knockout and pools: how many of each table / pool go on
+    pool_format: str | None = recorded_when_set(None)  # pools: round_robin or swiss
+    pool_size: int | None = recorded_when_set(None)  # pools: the most players in a pool
+    pool_rounds: int | None = recorded_when_set(None)  # Swiss pools: their rounds
+    bracket: str | None = recorded_when_set(None)  # pools: single_elimination or double_elimination
 
 
 @CODEC.upcaster(TournamentEventType.CREATED, 0)
@@ -792,6 +802,11 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
         t.bot_accounts = event.bot_accounts
         t.seeding = event.seeding
         t.duplicate = event.duplicate
+        t.advance = event.advance
+        t.pool_format = event.pool_format
+        t.pool_size = event.pool_size
+        t.pool_rounds = event.pool_rounds
+        t.bracket_format = event.bracket
         t.created_at = at
     elif isinstance(event, PlayerEntered):
         if event.player not in t.players:

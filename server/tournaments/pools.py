@@ -27,8 +27,9 @@ on results (a Swiss pool's next round, a pool's standings) from the fold's resul
 
 from __future__ import annotations
 
+import functools
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -37,7 +38,7 @@ from server.tournaments.model import Slot, Tournament, lots
 from server.tournaments.schedule import Pairing, ScheduledRound, round_robin, rounds_per_cycle
 from server.tournaments.spread import place_tiers, snake
 from server.tournaments.standings import SWISS_TIEBREAKS, TIEBREAKS, Result, standings
-from server.tournaments.swiss import SwissGame, SwissRound, pair_round
+from server.tournaments.swiss import SwissError, SwissGame, SwissRound, pair_round
 
 __all__ = [
     "MAX_POOL",
@@ -45,9 +46,13 @@ __all__ = [
     "POOL_FORMATS",
     "PoolsError",
     "bracket_seeds",
+    "check_pool_settings",
+    "check_pools",
     "into_bracket",
     "pair_pools",
+    "plan",
     "pool_label",
+    "pool_node",
     "pool_players",
     "pool_rounds",
     "pool_sizes",
@@ -70,6 +75,11 @@ def pool_label(pool: int) -> str:
     return string.ascii_uppercase[pool]
 
 
+def pool_node(pool: int) -> str:
+    """The node a pool's matches carry on the API (``"pool-A"``): a pool is no node of the bracket's plan."""
+    return f"pool-{pool_label(pool)}"
+
+
 def pool_sizes(entrants: int, pool_size: int) -> list[int]:
     """The pools' sizes: ``ceil(entrants / pool_size)`` pools, as even as possible, largest first."""
     count = -(-entrants // pool_size)
@@ -82,18 +92,29 @@ def pooled_seeds(entrants: int, pool_size: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(pool) for pool in snake(entrants, pool_sizes(entrants, pool_size)))
 
 
-def check_pools(entrants: int, pool_size: int, advance: int, pool_format: str, rounds: int | None) -> int:
-    """Refuse pools that cannot be played (:class:`PoolsError`); the rounds of the pools phase."""
+def check_pool_settings(pool_size: int, advance: int, pool_format: str, rounds: int | None) -> None:
+    """What can be refused before the field is known (an open tournament's), saying why."""
     if pool_format not in POOL_FORMATS:
         raise PoolsError(f"pool_format: round_robin or swiss, not {pool_format!r}")
     if not MIN_POOL <= pool_size <= MAX_POOL:
         raise PoolsError(f"pool_size: {MIN_POOL} to {MAX_POOL}, not {pool_size}")
+    if not 1 <= advance < pool_size:
+        raise PoolsError(f"advance: 1 to {pool_size - 1} (someone must go out of a pool of {pool_size})")
+    if pool_format == "round_robin" and rounds is not None:
+        raise PoolsError("round-robin pools have their rounds from their size: rounds is for Swiss pools")
+    if pool_format == "swiss" and (rounds is None or not 1 <= rounds < pool_size):
+        raise PoolsError(f"Swiss pools need rounds: 1 to {pool_size - 1} (a pool's players less one)")
+
+
+def check_pools(entrants: int, pool_size: int, advance: int, pool_format: str, rounds: int | None) -> int:
+    """Refuse pools that cannot be played (:class:`PoolsError`); the rounds of the pools phase."""
+    check_pool_settings(pool_size, advance, pool_format, rounds)
     if entrants < 2 * MIN_POOL - 1:
         raise PoolsError(f"pools into a bracket need at least two pools: {2 * MIN_POOL - 1} players or more")
     sizes = pool_sizes(entrants, pool_size)
     if len(sizes) < 2:
-        raise PoolsError(f"{entrants} players at pools of {pool_size} make one pool: choose a smaller pool_size")
-    if not 1 <= advance < min(sizes):
+        raise PoolsError(f"{entrants} players in pools of {pool_size} make one pool: choose a smaller pool_size")
+    if advance >= min(sizes):
         raise PoolsError(
             f"advance: 1 to {min(sizes) - 1} ({entrants} players in pools of {pool_size} make a pool of "
             f"{min(sizes)}, and someone must go out there)"
@@ -133,8 +154,8 @@ def round_of_pools(
     """Round ``number``'s boards, pool A's first: (pool, pairing). ``pools``: each pool's players,
     best seed first; ``history``: per pool, its earlier rounds' games; ``absent``: withdrawn players.
     A round-robin pool plays its Berger table's round ``number`` (a pool whose table is shorter
-    rests); a Swiss pool is paired by the Dutch system (:class:`server.tournaments.swiss.SwissError`
-    when it cannot be)."""
+    rests); a Swiss pool is paired by the Dutch system, and rests this round when withdrawals left
+    it no pairing without a rematch (its standings stand as they are)."""
     boards: list[tuple[int, Pairing]] = []
     gone = set(absent)
     for index, players in enumerate(pools):
@@ -144,7 +165,10 @@ def round_of_pools(
                 boards.extend((index, p) for p in table[number - 1].pairings)
             continue
         earlier = [_swiss_round(players, games, gone) for games in history[index]]
-        paired = pair_round(players, earlier, rounds, absent=gone & set(players))
+        try:
+            paired = pair_round(players, earlier, rounds, absent=gone & set(players))
+        except SwissError:
+            continue
         boards.extend((index, Pairing(w, b)) for w, b in paired.boards)
     return boards
 
@@ -193,6 +217,18 @@ def bracket_seeds(pools: int, advance: int, bracket: Plan) -> list[PoolPlace]:
     slots = [list(range(tier * pools, (tier + 1) * pools)) for tier in range(advance)]
     placed = place_tiers(tiers, slots, cost)
     return [PoolPlace(pool, tier + 1) for tier, order in enumerate(placed) for pool in order]
+
+
+@functools.lru_cache(maxsize=64)  # Speed: a plan is immutable, and every decision and view asks for it
+def plan(
+    entrants: int, pool_size: int, advance: int, pool_format: str, rounds: int | None, bracket: Callable[[int], Plan]
+) -> Plan:
+    """The pools' whole plan: the pools, their rounds, and ``bracket`` (a single or double
+    elimination's builder, :mod:`server.tournaments.brackets`) for their qualifiers, seeded
+    across pools; :class:`PoolsError` for pools that cannot be played."""
+    phase = check_pools(entrants, pool_size, advance, pool_format, rounds)
+    qualifiers = advance * len(pool_sizes(entrants, pool_size))
+    return into_bracket(bracket(qualifiers), entrants, pool_size, advance, phase)
 
 
 def into_bracket(bracket: Plan, entrants: int, pool_size: int, advance: int, pool_rounds: int) -> Plan:
@@ -246,7 +282,7 @@ def pair_pools(t: Tournament, plan: Plan, pool_format: str, number: int) -> tupl
     boards = round_of_pools(pools, number, pool_format, history, plan.pool_rounds, absent=tuple(t.withdrawn))
     return (
         ScheduledRound(number, tuple(pairing for _, pairing in boards), None),
-        tuple(pool_label(pool) for pool, _ in boards),
+        tuple(pool_node(pool) for pool, _ in boards),
     )
 
 

@@ -6,49 +6,30 @@ from __future__ import annotations
 from itertools import combinations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from server.tournaments.bracket_plan import Node, Plan, PoolPlace, Seed
+from server.tournaments.bracket_plan import Plan, PoolPlace
+from server.tournaments.brackets import bracket_size, double_elimination, resolve, seed_positions, single_elimination
 from server.tournaments.pools import (
     PoolGame,
     PoolsError,
     bracket_seeds,
     check_pools,
+    plan,
     pooled_seeds,
     round_of_pools,
 )
 from tests.profiles import examples
 
 
-def bracket_size(entrants: int) -> int:
-    size = 2
-    while size < entrants:
-        size *= 2
-    return size
-
-
-def standard_order(size: int) -> list[int]:
-    order = [0]
-    while len(order) < size:
-        order = [s for seed in order for s in (seed, 2 * len(order) - 1 - seed)]
-    return order
-
-
 def bracket(entrants: int) -> Plan:
-    """A single elimination's first round by the standard seeding (1 v 8, 4 v 5, 2 v 7, 3 v 6)."""
-    lines = standard_order(bracket_size(entrants))
-    return Plan(
-        tuple(
-            Node(f"W1-{i + 1}", 1, "winners", tuple(Seed(s) for s in lines[2 * i : 2 * i + 2] if s < entrants), 1)
-            for i in range(len(lines) // 2)
-        )
-    )
+    return single_elimination(entrants)
 
 
 def meets_in(entrants: int, a: int, b: int) -> int:
     """The round in which seeds ``a`` and ``b`` could first meet in the standard bracket."""
-    position = {seed: at for at, seed in enumerate(standard_order(bracket_size(entrants)))}
+    position = {seed: at for at, seed in enumerate(seed_positions(bracket_size(entrants)))}
     return (position[a] ^ position[b]).bit_length()
 
 
@@ -131,3 +112,47 @@ def test_pool_rounds() -> None:
     assert check_pools(18, 4, 2, "round_robin", None) == 3  # 5 pools: 4, 4, 4, 3, 3
     assert check_pools(20, 5, 2, "round_robin", None) == 5  # a round robin of 5: a bye each round
     assert check_pools(16, 4, 2, "swiss", 2) == 2
+
+
+@settings(max_examples=examples(100))
+@given(
+    st.integers(5, 64),
+    st.integers(3, 8),
+    st.integers(1, 3),
+    st.sampled_from(["single_elimination", "double_elimination"]),
+    st.data(),
+)
+def test_played_through_every_entrant_is_placed_bracket_first_then_pool_places(
+    entrants: int, pool_size: int, advance: int, kind: str, data: st.DataObject
+) -> None:
+    builder = single_elimination if kind == "single_elimination" else double_elimination
+    try:
+        p = plan(entrants, pool_size, advance, "round_robin", None, builder)
+    except PoolsError:
+        assume(False)
+        raise
+    players = [f"p{i:02d}" for i in range(entrants)]
+    assert sorted(i for pool in p.pools for i in pool) == list(range(entrants))
+    assert all(node.round > p.pool_rounds for node in p.nodes)
+    standings = {q: data.draw(st.permutations([players[i] for i in pool])) for q, pool in enumerate(p.pools)}
+    results: dict[str, tuple[str, ...]] = {}
+    out: set[str] = set()
+    for _ in range(len(p.nodes) + 1):
+        state = resolve(p, players, results, standings)
+        if state.finished:
+            break
+        for ready in state.ready():
+            assert not set(ready.entrants) & out  # nobody plays after going out
+            results[ready.node.id] = tuple(data.draw(st.permutations(ready.entrants)))
+    assert state.places is not None
+    places = state.places
+    assert sorted(places) == sorted(players)
+    qualifiers = {pool[k] for pool in standings.values() for k in range(advance)}
+    assert (
+        max(places[q] for q in qualifiers)
+        <= len(qualifiers)
+        < min((places[p] for p in players if p not in qualifiers), default=len(players) + 1)
+    )
+    for k in range(advance, max(len(pool) for pool in standings.values())):
+        kth = {places[pool[k]] for pool in standings.values() if k < len(pool)}
+        assert len(kth) == 1  # every pool's k-th shares one place

@@ -8,10 +8,11 @@ from collections import Counter
 from collections.abc import Mapping
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from server.tournaments.bracket_plan import PlaceOf, Plan, Seed
+from server.tournaments.brackets import resolve
 from server.tournaments.table_knockout import FINAL, TableKnockoutError, plan
 from server.tournaments.tables import MAX_TABLE, MIN_TABLE
 from tests.profiles import examples
@@ -56,7 +57,7 @@ def knockouts(draw: st.DrawFn) -> tuple[int, int, int, Plan]:
     try:
         return entrants, table_size, advance, plan(entrants, table_size, advance)
     except TableKnockoutError:
-        st.assume(False)
+        assume(False)
         raise
 
 
@@ -162,3 +163,31 @@ def test_sizes_round_by_round(entrants: int, table_size: int, advance: int, size
 def test_refusals_say_why(entrants: int, table_size: int, advance: int, seats: int, says: str) -> None:
     with pytest.raises(TableKnockoutError, match=says):
         plan(entrants, table_size, advance, seats)
+
+
+@settings(max_examples=examples(200))
+@given(knockouts(), st.data())
+def test_resolved_round_by_round_the_final_table_ranks_the_top_and_ties_are_shared(
+    case: tuple[int, int, int, Plan], data: st.DataObject
+) -> None:
+    entrants, _table_size, advance, p = case
+    players = [f"p{i:02d}" for i in range(entrants)]
+    results: dict[str, tuple[str, ...]] = {}
+    out: set[str] = set()
+    for number in range(1, p.rounds + 1):
+        state = resolve(p, players, results)
+        ready = state.ready()
+        assert {s.node.round for s in ready} == {number}  # a round's tables are ready together, and only they
+        for table in ready:
+            assert not set(table.entrants) & out
+            order = tuple(data.draw(st.permutations(table.entrants)))
+            results[table.node.id] = order
+            out.update(order if table.node.id == FINAL else order[advance:])
+    state = resolve(p, players, results)
+    assert state.places is not None
+    assert sorted(state.places) == players
+    final = results[FINAL]
+    assert [state.places[q] for q in final] == list(range(1, len(final) + 1))
+    assert final_places(p, {k: [players.index(q) for q in v] for k, v in results.items()}) == {
+        players.index(q): place for q, place in state.places.items()
+    }
