@@ -39,7 +39,7 @@ from server.tournaments.formats import (
     pair_next,
     schedule_at_start,
 )
-from server.tournaments.knockouts import next_round
+from server.tournaments.knockouts import next_round, pool_standings_of, pools_round
 from server.tournaments.model import (
     CREATED,
     DECISIONS,
@@ -439,7 +439,7 @@ def _advance_knockout(t: Tournament, seed: bytes, now: datetime) -> Decision:
     finish when nothing is left to play (docs/TOURNAMENTS.md "Knockouts")."""
     if t.status != RUNNING or any(d.open for d in t.disputes.values()):
         return Decision()
-    step = next_round(t)
+    step = pools_round(t) or next_round(t, pool_standings_of(t, seed))
     if step.finished:
         return Decision([TournamentFinished(seed.hex())], "finish")
     if step.paired is None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from server.tournaments.brackets import NodeState, Resolution, plan_of, resolve
 from server.tournaments.model import RoundPaired, Slot, Tournament
+from server.tournaments.pools import POOL_FORMATS, pair_pools, pool_standings
 from server.tournaments.schedule import Pairing, ScheduledRound
 
 
@@ -40,6 +41,28 @@ def node_results(t: Tournament) -> dict[str, tuple[str | None, ...]]:
         if slot.node is not None and result is not None:
             out[slot.node] = result
     return out
+
+
+def pool_standings_of(t: Tournament, seed: bytes) -> Mapping[int, Sequence[str]] | None:
+    """A pools phase's decided pools (pool -> players in place order, :func:`server.tournaments.
+    pools.pool_standings`: the lot, keyed by ``seed``, breaks what the chain leaves tied); None
+    for a bracket alone."""
+    plan = plan_of(t)
+    if not plan.pools:
+        return None
+    return pool_standings(t, plan, t.pool_format or POOL_FORMATS[0], seed)
+
+
+def pools_round(t: Tournament) -> NextRound | None:
+    """A pools phase's next step while it lasts (None once it is over, or for a bracket alone):
+    nothing while a round is being played, else the next pools round, paired when it opens."""
+    plan = plan_of(t)
+    if t.opened >= plan.pool_rounds:
+        return None
+    if t.opened and not t.round_done(t.opened):
+        return NextRound()
+    scheduled, nodes = pair_pools(t, plan, t.pool_format or POOL_FORMATS[0], t.opened + 1)
+    return NextRound(paired=RoundPaired(scheduled, nodes))
 
 
 def state(t: Tournament, pool_standings: Mapping[int, Sequence[str]] | None = None) -> Resolution:

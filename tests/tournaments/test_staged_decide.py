@@ -4,6 +4,9 @@ their final places."""
 
 from __future__ import annotations
 
+import itertools
+import random
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,9 +14,11 @@ import pytest
 
 from engine.game.rulesets import RULESETS
 from server.domain_errors import Malformed, NotNow
-from server.tournaments.decide import Create, Decision, Start, decide
-from server.tournaments.model import Format, Tournament, TournamentCreated, evolve
-from tests.tournaments.test_decide import NOW, apply, made
+from server.tournaments.brackets import plan_of
+from server.tournaments.decide import Advance, Create, Decision, MatchEnd, RecordResult, Start, Withdraw, decide
+from server.tournaments.knockouts import pool_standings_of, state
+from server.tournaments.model import FINISHED, Format, Slot, Tournament, TournamentCreated, evolve
+from tests.tournaments.test_decide import NOW, SEED, apply, made, won
 
 FIELD = tuple(f"p{i:02d}" for i in range(1, 33))
 
@@ -114,3 +119,122 @@ def test_what_is_recorded_folds_back() -> None:
     t = Tournament("t_0123456789abcdef")
     evolve(t, created(create(FIELD[:16], format=Format.POOLS, pool_size=4, bracket="double_elimination")), "")
     assert (t.pool_format, t.pool_size, t.advance, t.bracket_format) == ("round_robin", 4, 2, "double_elimination")
+
+
+# ---------------------------------------------------------------- played through on folds
+
+
+def table_ends(t: Tournament, slot: Slot, rng: random.Random) -> None:
+    """``slot``'s table ends: the players who sat (a withdrawn one did not) in a random order."""
+    assert slot.match is not None
+    seated = t.seated(slot)
+    if len(slot.seats) == 2:  # a heads-up final
+        apply(t, RecordResult(slot.match, MatchEnd(rng.randrange(2), (0, 500), tuple(slot.seats))))
+        return
+    order = list(range(len(seated)))
+    rng.shuffle(order)
+    places = tuple(order.index(i) + 1 for i in range(len(seated)))
+    end = MatchEnd(places.index(1), tuple(100 * p for p in places), tuple(seated), places=places)
+    apply(t, RecordResult(slot.match, end))
+
+
+def run(t: Tournament, rng: random.Random, *, withdraw: str | None = None, before_round: int = 0) -> list[list[Slot]]:
+    """Advance and end every match as the service would, until the finish; ``withdraw`` leaves
+    before round ``before_round`` opens. The rounds' slots, in order."""
+    for _ in range(100):
+        if withdraw is not None and t.opened + 1 == before_round and withdraw not in t.withdrawn:
+            apply(t, Withdraw(withdraw, "went home"))
+        apply(t, Advance(SEED))
+        if t.status == FINISHED:
+            return [t.round_slots(n) for n in range(1, t.opened + 1)]
+        for slot in t.round_slots(t.opened):
+            if t.done(slot):
+                continue
+            if t.two_seats:
+                won(t, slot, seat=rng.randrange(2))
+            else:
+                table_ends(t, slot, rng)
+    raise AssertionError("never finished")
+
+
+def test_thirty_two_at_tables_of_four_play_down_to_a_final_table_that_ranks_the_top() -> None:
+    t = made(FIELD, ruleset="classic", format=Format.TABLE_KNOCKOUT, table_size=4, advance=2)
+    apply(t, Start())
+    assert t.rounds_planned == 4
+    rounds = run(t, random.Random(7))
+    assert [len(r) for r in rounds] == [8, 4, 2, 1]
+    assert all(len(s.seats) == 4 for r in rounds for s in r)
+    assert [s.node for s in rounds[0]] == [f"T1-{i}" for i in range(1, 9)] and rounds[3][0].node == "F"
+    places = state(t).places
+    assert places is not None and sorted(places) == sorted(FIELD)
+    final = rounds[3][0]
+    assert final.result is not None and final.result.places is not None
+    assert [places[p] for p in final.seats] == list(final.result.places)  # the final table's places are 1..4
+    assert Counter(places.values()) == {1: 1, 2: 1, 3: 1, 4: 1, 5: 2, 7: 2, 9: 4, 13: 4, 17: 8, 25: 8}
+    for earlier, later in itertools.pairwise(rounds):  # exactly the top 2 of each table go on, nobody else
+        went_on = {p for s in earlier for p, place in zip(s.seats, s.result.places or (), strict=True) if place <= 2}
+        assert {p for s in later for p in s.seats} == went_on
+
+
+def test_a_player_who_withdraws_sits_no_more_and_is_last_at_the_table_he_left() -> None:
+    t = made(FIELD[:16], ruleset="classic", format=Format.TABLE_KNOCKOUT, table_size=4, advance=2)
+    apply(t, Start())
+    rng = random.Random(3)
+    apply(t, Advance(SEED))
+    for slot in t.round_slots(1):
+        table_ends(t, slot, rng)
+    first = t.round_slots(1)[0]
+    assert first.result is not None and first.result.places is not None
+    qualifier = first.seats[first.result.places.index(1)]  # the winner of table 1
+    rounds = [t.round_slots(1), *run(t, rng, withdraw=qualifier, before_round=2)[1:]]
+    table = next(s for s in rounds[1] if qualifier in s.seats)
+    assert table.result is not None and table.result.places is not None
+    assert table.result.places[table.seats.index(qualifier)] == 4  # last at his table of round 2
+    assert all(qualifier not in s.seats for r in rounds[2:] for s in r)
+    places = state(t).places
+    assert places is not None and places[qualifier] == 7  # tied with the other 4th of round 2 (5, 5, 7, 7)
+
+
+def pools_started(players: int, pool_format: str, bracket: str, **asked: Any) -> Tournament:
+    """Pools of 4, the top 2 of each going on, started."""
+    t = made(
+        FIELD[:players], format=Format.POOLS, pool_size=4, advance=2, pool_format=pool_format, bracket=bracket, **asked
+    )
+    apply(t, Start())
+    return t
+
+
+def test_sixteen_in_pools_of_four_play_their_round_robins_then_an_eight_bracket_seeded_across_pools() -> None:
+    t = pools_started(16, "round_robin", "single_elimination")
+    assert t.rounds_planned == 3 + 3
+    rounds = run(t, random.Random(11))
+    assert [len(r) for r in rounds] == [8, 8, 8, 4, 2, 1]
+    pool = {
+        p: f"pool-{'ABCD'[i]}" for i, members in enumerate(plan_of(t).pools) for p in (t.players[j] for j in members)
+    }
+    for r in rounds[:3]:
+        for s in r:
+            assert s.node == pool[s.white] == pool[s.black]
+    met = Counter(frozenset(s.seats) for r in rounds[:3] for s in r)
+    assert len(met) == 4 * 6 and set(met.values()) == {1}  # every pool a full round robin
+    standings = pool_standings_of(t, SEED)
+    assert standings is not None
+    winners = {ranked[0]: q for q, ranked in standings.items()}
+    runners_up = {ranked[1]: q for q, ranked in standings.items()}
+    for s in rounds[3]:  # a pool winner meets another pool's runner-up first
+        assert s.white in winners and s.black in runners_up and winners[s.white] != runners_up[s.black]
+    places = state(t, standings).places
+    assert places is not None and sorted(places) == sorted(FIELD[:16])
+    assert Counter(places.values()) == {1: 1, 2: 1, 3: 2, 5: 4, 9: 4, 13: 4}
+    assert {places[ranked[2]] for ranked in standings.values()} == {9}
+
+
+def test_swiss_pools_pair_each_pool_round_by_round_into_a_double_elimination() -> None:
+    t = pools_started(12, "swiss", "double_elimination", pool_rounds=2)
+    rounds = run(t, random.Random(5))
+    assert [len(r) for r in rounds[:2]] == [6, 6]
+    assert all(s.node is not None and s.node.startswith("pool-") for r in rounds[:2] for s in r)
+    assert all(s.node is not None and not s.node.startswith("pool-") for r in rounds[2:] for s in r)
+    places = state(t, pool_standings_of(t, SEED)).places
+    assert places is not None and sorted(places) == sorted(FIELD[:12])
+    assert {places[p] for p in places if places[p] > 6} == {7, 10}  # three 3rds, three 4ths
