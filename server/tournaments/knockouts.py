@@ -22,14 +22,18 @@ from server.tournaments.schedule import Pairing, ScheduledRound
 
 def node_result(slot: Slot) -> tuple[str | None, ...] | None:
     """A decided slot's players in place order (a two-seat one: winner, loser; a double forfeit:
-    ``(None,)``, both out); None while it is being played."""
+    ``(None,)``, both out); None while it is being played. At a table, equal places (equal totals,
+    RULES.md D23: after a round limit every seat but the winner may be on 0) go by seat order, which
+    is the seeding's (the better seed, or a table's winner before a runner-up, sits first): the
+    better seed goes on."""
     r = slot.result
     if r is None:
         return None
     if r.winner is None:
         return (None,)
     if r.places is not None and len(slot.seats) > 2:
-        return tuple(p for _, p in sorted(zip(r.places, slot.seats, strict=True)))
+        places = r.places
+        return tuple(slot.seats[i] for i in sorted(range(len(slot.seats)), key=lambda i: (places[i], i)))
     return (r.winner, *(p for p in slot.seats if p != r.winner))
 
 

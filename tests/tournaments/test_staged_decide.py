@@ -16,8 +16,8 @@ from engine.game.rulesets import RULESETS
 from server.domain_errors import Malformed, NotNow
 from server.tournaments.brackets import plan_of
 from server.tournaments.decide import Advance, Create, Decision, MatchEnd, RecordResult, Start, Withdraw, decide
-from server.tournaments.knockouts import pool_standings_of, state
-from server.tournaments.model import FINISHED, Format, Slot, Tournament, TournamentCreated, evolve
+from server.tournaments.knockouts import node_result, pool_standings_of, state
+from server.tournaments.model import FINISHED, Format, Slot, SlotResult, Tournament, TournamentCreated, evolve
 from tests.tournaments.test_decide import NOW, SEED, apply, made, won
 
 FIELD = tuple(f"p{i:02d}" for i in range(1, 33))
@@ -238,3 +238,11 @@ def test_swiss_pools_pair_each_pool_round_by_round_into_a_double_elimination() -
     places = state(t, pool_standings_of(t, SEED)).places
     assert places is not None and sorted(places) == sorted(FIELD[:12])
     assert {places[p] for p in places if places[p] > 6} == {7, 10}  # three 3rds, three 4ths
+
+
+def test_equal_places_at_a_table_go_by_seat_order_the_better_seed_first() -> None:
+    slot = Slot("1.1", 1, 1, ("p9", "p1", "p5", "p3"), node="T1-1")
+    slot.result = SlotResult(
+        winner="p1", scores=(0, 120, 0, 0), forfeit=False, reason="played", match="m", places=(2, 1, 2, 2)
+    )
+    assert node_result(slot) == ("p1", "p9", "p5", "p3")
