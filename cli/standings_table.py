@@ -26,8 +26,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from cli.bracket_show import print_knockout
 from engine.game.rulesets import RULESETS
 from engine.game.score_words import rule_words, totals_words
+from tui_client.models.bracket_model import is_knockout
 from tui_client.models.tournament_model import (
     CHAIN_WORDS,
     NAME_WIDTH,
@@ -359,6 +361,9 @@ def print_show(out: Console, t: Mapping[str, Any], header: Sequence[str], *, wid
     for line in header:
         out.print(Text(line))
     rule = tournament_rule(t)
+    if is_knockout(t):
+        print_knockout(out, t, lambda round_: print_round(out, round_, t, rule, compact=not wide))
+        return
     if format_of(t) != "round_robin":
         out.print(standings_chain(t, wide=wide))
         out.print(chain_legend(t))

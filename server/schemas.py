@@ -355,6 +355,11 @@ class NextMatch(BaseModel):
     opponents: list[str] = Field(default_factory=list, description="every other seat's player id (a table: 2-9)")
     starts_at: str | None = Field(default=None, description="the round's start time, if the director gave one")
     match: str | None = Field(default=None, description="the match to join, once its round is open; else null")
+    label: str | None = Field(
+        default=None,
+        description='a knockout\'s name for it: "winners\' round 2", "grand final", "round 1 table 3 — top 2 go '
+        'on", "pool B round 2"; null elsewhere (the round number says it)',
+    )
     join_deadline: str | None = Field(
         default=None,
         description="ISO time by which the seat must join (its round is open); null before the round opens, "

@@ -175,6 +175,7 @@ class PairingMessage(TypedDict):
     opponent: dict[str, Any]  # {id, name, kind}
     white: bool
     seats: int
+    label: str | None  # a knockout's: "winners' round 2", "round 1 table 3 — top 2 go on" (None: "round N" says it)
 
 
 class MatchMessage(TypedDict):

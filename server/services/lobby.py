@@ -6,7 +6,7 @@ process follows (``EventStore.follow``, woken by LISTEN/NOTIFY on PostgreSQL) th
 stream, every tournament that has not finished, and the streams of the matches a connected
 player is seated in, and turns what it reads into messages:
 
-- ``pairing`` ``{tournament, round, match, join_deadline, opponent, white}``: a round opened a
+- ``pairing`` ``{tournament, round, match, join_deadline, opponent, white, seats, label}``: a round opened a
   match for the player (``round_opened``), or a replay ruling made a new one (``match_replayed``);
 - ``match`` ``{match, status, tournament, round, replaced_by}``: one of the player's matches was
   made (``waiting``, a casual invitation), started (``live``), ended (``finished``) or was
@@ -62,6 +62,7 @@ from server.store.records import StoredEvent
 from server.store.server_events import MatchAnnulled, MatchRegistered
 from server.store.streams import MATCHES_STREAM, ServerEventType, match_stream
 from server.store.values import format_at
+from server.tournaments.match_labels import slot_label
 from server.tournaments.model import (
     FINISHED as TOURNAMENT_FINISHED,
 )
@@ -434,6 +435,7 @@ class Lobby:
 
     def _pairing(self, t: Tournament, key: str, match_id: str, deadline: str | None) -> None:
         slot = t.slots[key]
+        label = slot_label(t, slot)
 
         def message(player: str) -> PairingMessage:
             others = slot.others(player)
@@ -449,6 +451,7 @@ class Lobby:
                 "opponent": found.model_dump() if found is not None else {"id": opponent, "name": opponent},
                 "white": player == slot.white,
                 "seats": len(slot.seats),
+                "label": label,
             }
 
         if self._wanted(slot.seats):

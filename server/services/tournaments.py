@@ -86,6 +86,7 @@ from server.tournaments.decide import (
     refuse_once_started,
     seeding_family,
 )
+from server.tournaments.match_labels import slot_label
 from server.tournaments.model import (
     CREATED,
     FINISHED,
@@ -808,6 +809,7 @@ class TournamentService:
             "match": match,
             "join_deadline": deadline,
             "starts_at": format_at(start) if start is not None else None,
+            "label": slot_label(t, slot),
         }
 
     # ------------------------------------------------------------ a player's disputes, replays

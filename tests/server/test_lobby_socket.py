@@ -31,7 +31,7 @@ from tests.server.test_tournaments import DIRECTOR, QUICK, pairing_of, show, sta
 GUARD = 30.0  # seconds: a failure guard, never a budget (a message comes within one when it comes)
 MESSAGE_KEYS = {
     "state": None,  # GET /api/me's body
-    "pairing": {"type", "tournament", "name", "round", "match", "join_deadline", "opponent", "white", "seats"},
+    "pairing": {"type", "tournament", "name", "round", "match", "join_deadline", "opponent", "white", "seats", "label"},
     "match": {"type", "match", "status", "tournament", "round", "replaced_by"},
     "ruling": {"type", "dispute", "tournament", "match", "seq", "decision", "note", "rule"},
     "tournament": {"type", "tournament", "name", "status"},

@@ -249,18 +249,21 @@ def next_lines(
         if not isinstance(n, Mapping):
             continue
         tournament = str(n.get("tournament"))
-        title = f"{titles.get(tournament, tournament)} round {n.get('round')}"
+        label = n.get("label")
+        title = titles.get(tournament, tournament)
+        title += f" · {label}" if isinstance(label, str) and label else f" round {n.get('round')}"
         others = [str(o) for o in n.get("opponents") or []]
         if len(others) > 1:  # a table: every other seat
             who = [names.get(o, o) for o in others]
             said = str(n.get("opponent_name") or "")
             if any(o not in names for o in others) and said.count(", ") == len(others) - 1:
                 who = said.split(", ")  # the tournament is not loaded: the server's names
-            line = f"{title} at a table of {len(others) + 1} with {listed(who)}"
+            size = "" if label else f" at a table of {len(others) + 1}"  # a knockout's label says the table
+            line = f"{title}{size}{',' if label else ''} with {listed(who)}"
         else:
             opponent = names.get(str(n.get("opponent")), str(n.get("opponent_name") or n.get("opponent")))
             colour = "white: you draft first" if n.get("white") else "black: they draft first"
-            line = f"{title}: vs {opponent} ({colour})"
+            line = f"{title}{'' if label else ':'} vs {opponent} ({colour})"
         starts = start_words(n.get("starts_at"), now)
         lines.append(f"{line} · {starts}" if starts else line)
     return lines
@@ -280,6 +283,7 @@ class Pairing:
     name: str = ""  # the tournament's name, when the message says it
     opponent: str = ""  # the opponent's name, when the message says it
     seats: int = 2  # the match's seats (a table: 3-10), when the message says it
+    label: str = ""  # a knockout's name for it ("winners' round 2"), said instead of "round N"
 
 
 def parse_time(value: object) -> datetime | None:
@@ -310,6 +314,7 @@ def pairing_of(message: Mapping[str, Any]) -> Pairing | None:
         str(name) if isinstance(name, str) else "",
         str(opponent) if isinstance(opponent, str) else "",
         seats if isinstance(seats := message.get("seats"), int) and seats >= 2 else 2,
+        label if isinstance(label := message.get("label"), str) else "",
     )
 
 
@@ -332,10 +337,12 @@ def pairing_words(
     client is doing about it, or "" when it waits for the player); a table's ``Cup round 2 at a
     table of 4 with bob, cyd, dan — join within 4:32``."""
     if pairing.seats > 2:
-        vs = f" at a table of {pairing.seats}" + (f" with {opponent}" if opponent else "")
+        size = "," if pairing.label else f" at a table of {pairing.seats}"
+        vs = (size + (f" with {opponent}" if opponent else "")).rstrip(",")
     else:
         vs = f" vs {opponent}" if opponent else ""
-    out = f"{tournament_name} round {pairing.round}{vs}"
+    where = f" · {pairing.label}" if pairing.label else f" round {pairing.round}"
+    out = f"{tournament_name}{where}{vs}"
     left = seconds_until(pairing.deadline, now)
     if state != "joined":
         if left is None:

@@ -418,7 +418,9 @@ def title_words(tournament: Mapping[str, Any]) -> str:
         str(tournament.get("status") or ""),
         f"round {opened}/{rounds_planned(tournament)}",
     ]
-    if fmt == "swiss":
+    if is_knockout(tournament):
+        parts.append(knockout_words(tournament))
+    elif fmt == "swiss":
         parts.append("Swiss")
     elif fmt == "tables":
         size = tournament.get("table_size")
@@ -507,6 +509,32 @@ CHAINS: dict[str, tuple[str, ...]] = {
 NAME_WIDTH = 20  # a standings name is cut to this many characters (with …)
 
 
+KNOCKOUTS: Final = ("single_elimination", "double_elimination", "table_knockout", "pools")
+
+
+def is_knockout(tournament: Mapping[str, Any]) -> bool:
+    """Whether the tournament is drawn as a bracket (its format, or a ``bracket`` it carries)."""
+    return str(tournament.get("format")) in KNOCKOUTS or bool(tournament.get("bracket"))
+
+
+def knockout_words(tournament: Mapping[str, Any]) -> str:
+    """``double elimination``, ``table knockout · tables of 4 · top 2 go on``, ``pools of 4
+    (round-robin) · top 2 into a single elimination``."""
+    fmt = str(tournament.get("format") or "")
+    advance = tournament.get("advance") or 2
+    if fmt == "table_knockout":
+        size = tournament.get("table_size")
+        return " · ".join(["table knockout", *([f"tables of {size}"] if size else []), f"top {advance} go on"])
+    if fmt == "pools":
+        size = tournament.get("pool_size")
+        kind = "Swiss" if tournament.get("pool_format") == "swiss" else "round-robin"
+        into = str(tournament.get("bracket_format") or tournament.get("pool_bracket") or "")
+        bracket = into.replace("_", " ") if into in KNOCKOUTS else "a bracket"
+        pools = f"pools of {size}" if size else "pools"
+        return f"{pools} ({kind}) · top {advance} into {'a ' + bracket if bracket != 'a bracket' else bracket}"
+    return fmt.replace("_", " ") or "knockout"
+
+
 def format_of(tournament: Mapping[str, Any]) -> str:
     """The tournament's format (``round_robin`` when the server does not say: an older server)."""
     value = str(tournament.get("format") or "round_robin")
@@ -527,6 +555,8 @@ def points_words(points: Sequence[object]) -> str:
 
 def format_words(tournament: Mapping[str, Any]) -> str:
     """``round-robin``, ``Swiss · 5 rounds``, ``tables of 4 · 5 rounds · points 3/2/1/0``."""
+    if is_knockout(tournament):
+        return knockout_words(tournament)
     fmt = format_of(tournament)
     rounds = rounds_planned(tournament)
     plural = f"{rounds} round{'' if rounds == 1 else 's'}" if rounds else ""  # 0: not known yet

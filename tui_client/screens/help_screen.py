@@ -54,7 +54,9 @@ TOURNAMENT_HELP = """[b]A tournament[/b]
   o open a dispute (director) · Tab next table · r refresh · q back
   p the page of the player highlighted in the standings
   f every tie-break column / the compact standings · ? this help
-  s the season table (a tournament in a season: its line under the title)"""
+  s the season table (a tournament in a season: its line under the title)
+  b a knockout's bracket / its standings and schedule · m your match in view
+  ← → ↑ ↓ PgUp PgDn Home End (or h j k l) scroll the bracket"""
 
 PLAYER_HELP = """[b]A player's page[/b]
   f the chart's family (UNO Duo, classic) · t head-to-head / tournaments

@@ -17,6 +17,9 @@ TournamentScreen #tour-season.shown { display: block; }
 SeasonScreen #season-head { height: auto; max-height: 8; background: $panel; }
 SeasonScreen #season-table { height: 1fr; border: round $primary; }
 SeasonScreen #season-foot { height: auto; }
+TournamentScreen #bracket { height: 1fr; border: round $primary; display: none; }
+TournamentScreen #bracket.shown { display: block; }
+TournamentScreen DataTable.hidden { display: none; }
 TournamentScreen #tour-status { height: auto; display: none; }
 TournamentScreen #tour-status.shown { display: block; }
 TextScreen #tour-title { height: 1; background: $panel; }

@@ -31,6 +31,7 @@ from engine.game.errors import ReplayUnreadable
 from tui_client.apps.replay_app import failure_lines
 from tui_client.connection.api import Api, ApiError
 from tui_client.connection.remote import FetchFailed, fetch_replay
+from tui_client.models.bracket_model import draw, is_knockout, nodes_of, path_of
 from tui_client.models.replay_model import ReplayModel
 from tui_client.models.tournament_model import (
     COMPACT_UP_TO,
@@ -58,6 +59,7 @@ from tui_client.screens.player_screen import PlayerScreen
 from tui_client.screens.replay_screens import MatchScrubber, TextScreen
 from tui_client.screens.season_screen import SeasonOfTournament
 from tui_client.screens.too_small import MinimumSize
+from tui_client.widgets.bracket_widget import BracketView
 from tui_client.widgets.literal import literal
 from tui_client.widgets.replay_widgets import row_key_at
 
@@ -146,6 +148,8 @@ class TournamentScreen(SeasonOfTournament, MinimumSize, Screen[None]):
         Binding("question_mark", "help", "help", key_display="?"),
         Binding("q", "back", "back"),
         Binding("enter", "open_row", "watch/replay", key_display="⏎", show=True, priority=False),
+        Binding("b", "bracket", "bracket/schedule"),  # a knockout's: the bracket, or the standings and schedule
+        Binding("m", "my_match", "my match"),  # a knockout's bracket: the player's own match in view
         Binding("p", "player", "player"),
         Binding("f", "full_standings", "tie-breaks"),
         Binding("o", "open_dispute", "dispute"),
@@ -166,6 +170,7 @@ class TournamentScreen(SeasonOfTournament, MinimumSize, Screen[None]):
         self.full_asked: bool | None = None  # ``f``: the user's choice, over the width's
         self.standings_layout: tuple[bool, str, bool] | None = None  # (full, format, duplicate): the columns' layout
         self.schedule_layout: tuple[tuple[str, str], ...] | None = None  # the schedule's columns
+        self.bracket_shown: bool | None = None  # a knockout: the bracket (True) or the tables; None: not drawn yet
 
     @property
     def play(self) -> PlayHost:
@@ -174,6 +179,7 @@ class TournamentScreen(SeasonOfTournament, MinimumSize, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(Text(f"tournament {self.tournament_id} · loading…", style="bold"), id="tour-title")
         yield self.season_line()
+        yield BracketView(id="bracket")
         yield DataTable(id="standings", cursor_type="row", zebra_stripes=True)
         yield DataTable(id="schedule", cursor_type="row")
         yield DataTable(id="disputes", cursor_type="row")
@@ -336,6 +342,8 @@ class TournamentScreen(SeasonOfTournament, MinimumSize, Screen[None]):
         t = message.tournament
         self.tournament = t
         self.query_one("#tour-title", Static).update(Text(title_words(t), style="bold"))
+        if is_knockout(t):
+            self._draw_bracket(t)
         self._standing_columns()  # the format's columns (a no-op once they are built)
         self._fill_standings(t)
         self.schedule = schedule_rows(t)
@@ -356,6 +364,64 @@ class TournamentScreen(SeasonOfTournament, MinimumSize, Screen[None]):
             disputes.border_title = f"open disputes ({len(self.disputes)}) · o: open at the event"
         if message.note:
             self.say(message.note, "bold #ff5252")
+
+    # ------------------------------------------------------------ a knockout's bracket
+
+    def me(self) -> str | None:
+        credentials = self.play.credentials
+        return credentials.player_id if credentials else None
+
+    def _draw_bracket(self, t: dict[str, Any]) -> None:
+        """Draw the bracket (again: a refresh keeps the scroll); the first time, show it in
+        place of the standings and the schedule, the player's own match in view."""
+        bracket = self.query_one("#bracket", BracketView)
+        bracket.show(draw(t, self.me()))
+        bracket.border_title = "bracket · arrows/PgUp/PgDn scroll · m: my match · b: schedule"
+        if self.bracket_shown is None:
+            self._show_bracket(True)
+            self.refresh_bindings()
+            if t.get("status") != "finished":  # once finished, the places at the top come first
+                self.call_after_refresh(self.action_my_match, quiet=True)
+
+    def _show_bracket(self, shown: bool) -> None:
+        self.bracket_shown = shown
+        bracket = self.query_one("#bracket", BracketView)
+        bracket.set_class(shown, "shown")
+        for other in ("#standings", "#schedule"):
+            self.query_one(other, DataTable).set_class(shown, "hidden")
+        (bracket if shown else self.query_one("#schedule", DataTable)).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A knockout's keys only on a knockout (the footer shows them first there); the
+        standings' and the schedule's keys not while the bracket hides them."""
+        knockout = self.tournament is not None and is_knockout(self.tournament)
+        if action in ("bracket", "my_match"):
+            return knockout and (action == "bracket" or bool(self.bracket_shown))
+        if action in ("full_standings", "player", "open_row") and self.bracket_shown:
+            return False
+        return True
+
+    def action_bracket(self) -> None:
+        """``b``: a knockout's bracket, or its standings and schedule (to watch or replay a match)."""
+        if self.tournament is None or not is_knockout(self.tournament):
+            self.say("this tournament has no bracket (not a knockout)", "italic")
+            return
+        self._show_bracket(not self.bracket_shown)
+        self.refresh_bindings()
+
+    def action_my_match(self, quiet: bool = False) -> None:
+        """``m``: the player's match now (or the last they played) into view."""
+        if self.tournament is None or not self.bracket_shown:
+            return
+        nodes = nodes_of(self.tournament)
+        path = path_of(nodes, self.me())
+        mine = [n for n in nodes if n.id in path.mine]
+        target = path.current or (max(mine, key=lambda n: n.round).id if mine else None)
+        if target is None:
+            if not quiet:
+                self.say("you have no match in this bracket", "italic")
+            return
+        self.query_one("#bracket", BracketView).scroll_to_node(target)
 
     @staticmethod
     def _schedule_cells(row: ScheduleRow, room: int = 80) -> tuple[str | Text, ...]:
