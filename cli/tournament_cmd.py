@@ -31,7 +31,7 @@ from cli.dispute_list import dispute_list, ruling_words
 from engine.game.rulesets import RULESETS
 from engine.game.rulings import RULING_RANGE
 from engine.game.seat_names import player_label
-from tui_client.models.tournament_model import format_words, local_time_words, with_labels
+from tui_client.models.tournament_model import format_words, is_knockout, local_time_words, with_labels
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 TIMEOUT_SECONDS = 30.0
@@ -634,6 +634,21 @@ def list_(as_json: AsJson = False, url: Url = DEFAULT_URL, token: Token = None) 
         console().print(table("Tournaments", columns, rows))
 
 
+TRF_FORMATS = ("round_robin", "swiss")  # FIDE's TRF-16 says two-player games in rounds: these formats only
+
+
+def written(text: str, output: Path | None, what: str) -> None:
+    """``text`` to standard output, or to ``output`` with a line on standard error saying so."""
+    if output is None:
+        typer.echo(text, nl=not text.endswith("\n"))
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror or exc}")
+    typer.echo(f"wrote {what} to {output} ({len(text.splitlines())} lines)", err=True)
+
+
 @tournament_app.command("trf")
 @shaped
 def trf(
@@ -644,16 +659,36 @@ def trf(
     url: Url = DEFAULT_URL,
     token: Token = None,
 ) -> None:
-    """The tournament as a FIDE TRF-16 report (round robin or Swiss; a tables tournament has none)."""
-    text = answer_to(Server(url, token), "GET", f"/api/tournaments/{tournament}/trf").text
-    if output is None:
-        typer.echo(text, nl=not text.endswith("\n"))
-        return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write {output}: {exc.strerror or exc}")
-    typer.echo(f"wrote the TRF of {tournament} to {output} ({len(text.splitlines())} lines)", err=True)
+    """The tournament as a FIDE TRF-16 report: a round robin or a Swiss only (FIDE's format has
+    no tables and no brackets: the others have `unoduo tournament export`)."""
+    server = Server(url, token)
+    fmt = str(call_object(server, "GET", f"/api/tournaments/{tournament}").get("format") or "round_robin")
+    if fmt not in TRF_FORMATS:
+        fail(
+            f"no standard export for this format ({fmt.replace('_', ' ')}): use `unoduo tournament export {tournament}`"
+        )
+    text = answer_to(server, "GET", f"/api/tournaments/{tournament}/trf").text
+    written(text, output, f"the TRF of {tournament}")
+
+
+@tournament_app.command("export")
+@shaped
+def export(
+    tournament: TournamentArg,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="write it to this file (default: standard output)")
+    ] = None,
+    url: Url = DEFAULT_URL,
+    token: Token = None,
+) -> None:
+    """The tournament as JSON, for any format: a knockout's export (seeds, plan, results, final
+    places: GET /api/tournaments/{id}/export.json), else the tournament as the API shows it (rounds,
+    results, standings). A round robin's or a Swiss's standard export is `unoduo tournament trf`."""
+    server = Server(url, token)
+    t = call_object(server, "GET", f"/api/tournaments/{tournament}")
+    if is_knockout(t):
+        t = call_object(server, "GET", f"/api/tournaments/{tournament}/export.json")
+    written(json.dumps(t, indent=2, ensure_ascii=False) + "\n", output, f"the export of {tournament}")
 
 
 @tournament_app.command("deals")

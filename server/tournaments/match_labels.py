@@ -26,13 +26,13 @@ def slot_label(t: Tournament, slot: Slot) -> str | None:
         plan = plan_of(t)
     except ValueError:  # a format whose plan this server does not draw
         return None
-    if slot.node is not None:
-        names = RoundNames((NodeFacts(n.id, n.round, n.bracket) for n in plan.nodes), plan.advance)
-        try:
-            return names.node_words(slot.node)
-        except KeyError:
-            return None
-    for index, seeds in enumerate(plan.pools):
+    for index, seeds in enumerate(plan.pools):  # a pools round's match (its node: "pool-A", or none)
         if slot.round <= plan.pool_rounds and any(t.players[i] in slot.seats for i in seeds if i < len(t.players)):
             return f"pool {pool_label(index)} round {slot.round}"
-    return None
+    if slot.node is None:
+        return None
+    names = RoundNames((NodeFacts(n.id, n.round, n.bracket) for n in plan.nodes), plan.advance)
+    try:
+        return names.node_words(slot.node)
+    except KeyError:  # not a node of the plan
+        return None

@@ -24,6 +24,7 @@ from typer.testing import CliRunner, Result
 from cli.main import app
 from cli.standings_table import print_show, table_lines, wrapped
 from cli.tournament_cmd import header, round_starts
+from tests.cli.bracket_samples import double_elimination
 from tests.cli.format_samples import LONG_NAME, swiss, tables
 from tui_client.models.tournament_model import format_words, local_time_words, ordinal
 
@@ -297,6 +298,7 @@ def test_show_through_the_command(stub: str) -> None:
 
 
 def test_trf_to_stdout_and_to_a_file(stub: str, tmp_path: Path) -> None:
+    answer("GET", "/api/tournaments/t_swiss", swiss())
     answer("GET", "/api/tournaments/t_swiss/trf", TRF)
     out = unoduo("trf", "t_swiss", url=stub, token=None)
     assert out.exit_code == 0 and out.stdout == TRF
@@ -306,11 +308,38 @@ def test_trf_to_stdout_and_to_a_file(stub: str, tmp_path: Path) -> None:
     assert written.stdout == "" and f"to {target} (2 lines)" in written.stderr
 
 
-def test_trf_of_a_tables_tournament_is_the_servers_409(stub: str) -> None:
-    refusal = {"code": "conflict", "message": "a tables tournament has no TRF"}
-    answer("GET", "/api/tournaments/t_tables/trf", refusal, status=409)
+def test_a_tables_tournament_has_no_trf_and_says_what_to_use(stub: str) -> None:
+    answer("GET", "/api/tournaments/t_tables", tables())
     result = unoduo("trf", "t_tables", url=stub, token=None)
-    assert result.exit_code == 1 and result.stderr.strip() == "error (409 conflict): a tables tournament has no TRF"
+    assert result.exit_code == 1
+    assert (
+        result.stderr.strip() == "no standard export for this format (tables): use `unoduo tournament export t_tables`"
+    )
+    assert [path for _method, path, _body in Stub.seen] == ["/api/tournaments/t_tables"]  # the TRF not asked for
+
+
+def test_a_knockouts_trf_points_to_its_json_export(stub: str, tmp_path: Path) -> None:
+    de = double_elimination()
+    answer("GET", "/api/tournaments/t_de", de)
+    result = unoduo("trf", "t_de", url=stub, token=None)
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "no standard export for this format (double elimination): use `unoduo tournament export t_de`"
+    )
+    exported = {"id": "t_de", "format": "double_elimination", "bracket": de["bracket"], "places": None}
+    answer("GET", "/api/tournaments/t_de/export.json", exported)
+    target = tmp_path / "de.json"
+    written = unoduo("export", "t_de", "-o", str(target), url=stub, token=None)
+    assert written.exit_code == 0 and json.loads(target.read_text(encoding="utf-8")) == exported
+    assert f"wrote the export of t_de to {target}" in written.stderr
+    assert unoduo("export", "t_de", url=stub, token=None).stdout.startswith('{\n  "id": "t_de"')
+
+
+def test_export_of_a_swiss_is_the_tournament_itself(stub: str) -> None:
+    answer("GET", "/api/tournaments/t_swiss", swiss())
+    result = unoduo("export", "t_swiss", url=stub, token=None)
+    assert result.exit_code == 0 and json.loads(result.stdout) == swiss()
+    assert "/api/tournaments/t_swiss/export.json" not in [path for _m, path, _b in Stub.seen]
 
 
 def test_list_says_each_format(stub: str) -> None:

@@ -99,4 +99,6 @@ def test_a_tables_tournament_created_run_and_shown(base: str) -> None:
     tables_seen = [r for r in schedule_rows(t) if r.kind == "pairing"]
     assert tables_seen and all(r.finished and len(r.parts) == len(r.seats) >= 3 for r in tables_seen)
     refused = unoduo("trf", tournament_id, url=base)
-    assert refused.exit_code == 1 and refused.stderr.startswith("error (409 "), refused.output
+    assert refused.exit_code == 1 and refused.stderr.startswith("no standard export for this format (tables)"), (
+        refused.output
+    )

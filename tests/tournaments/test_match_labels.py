@@ -67,3 +67,23 @@ def test_a_table_knockout_names_each_table_and_who_goes_on() -> None:
     assert words.node_words("T1-3") == "round 1 table 3 — top 2 go on"
     assert words.node_words("T2-1") == "round 2 table 1 — top 2 go on"
     assert words.node_words("F") == "final table"
+
+
+def test_pools_name_their_pool_then_the_bracket_its_rounds() -> None:
+    t = started(names(8), format=Format.POOLS, pool_size=4)
+    labels: list[set[str | None]] = []
+    for _ in range(8):
+        advance(t)
+        slots = live(t)
+        if not slots:
+            break
+        labels.append({slot_label(t, slot) for slot in slots})
+        for slot in slots:
+            won(t, slot)
+    assert labels == [
+        {"pool A round 1", "pool B round 1"},
+        {"pool A round 2", "pool B round 2"},
+        {"pool A round 3", "pool B round 3"},
+        {"semi-final"},
+        {"final"},
+    ]
