@@ -199,6 +199,34 @@ class PairingPublic(BaseModel):
     match: str | None = Field(description="the match playing it (the latest, after a replay ruling)")
     annulled: list[str] = Field(description="earlier matches of this pairing annulled by a replay ruling")
     result: TournamentResult | None
+    bracket: Literal["winners", "losers", "final", "table", "pool"] | None = Field(
+        default=None, description="a knockout's: the bracket of the node it plays; null in other formats"
+    )
+    node: str | None = Field(
+        default=None, description='a knockout\'s: the plan\'s node it plays ("W1-2", "L3-1", "GF")'
+    )
+
+
+class BracketNodePublic(BaseModel):
+    """One node of a knockout's plan (docs/TOURNAMENTS.md "Knockouts"): a match, or a bye."""
+
+    id: str = Field(description='"W1-2": winners\' round 1, match 2; "L3-1"; "GF", "GF2" (the reset); "F"; "T1-2"')
+    round: int
+    bracket: Literal["winners", "losers", "final", "table", "pool"]
+    stage: int = Field(description="how far a player who goes out here got (final places: higher is further)")
+    seats: list[str | None] = Field(description="each seat's player id; null: not known yet, or nobody (a bye)")
+    sources: list[str] = Field(description='where each seat comes from: "seed 3", "winner of W1-2", "loser of W1-2"')
+    status: Literal["waiting", "ready", "live", "decided", "walkover", "void"] = Field(
+        description="waiting: a seat not known yet; walkover: one entrant goes on without a match (a bye); "
+        "void: nobody (a reset not needed)"
+    )
+    match: str | None = Field(description="the match that plays it (the latest, after a replay ruling)")
+    winner: str | None
+
+
+class PlacePublic(BaseModel):
+    place: int = Field(description="competition rank: tied players share it and the next places are skipped")
+    player: str
 
 
 class RoundPublic(BaseModel):
@@ -327,6 +355,44 @@ class TournamentPublic(BaseModel):
     open_disputes: int = Field(
         description="disputes waiting for a ruling (those of a duplicate round not revealed yet: for the director only)"
     )
+    bracket: list[BracketNodePublic] = Field(
+        default_factory=list, description="a knockout's plan as the results leave it, node by node; [] otherwise"
+    )
+    places: list[PlacePublic] = Field(
+        default_factory=list,
+        description="a finished knockout's final places, every entrant, best first, ties shared; [] otherwise",
+    )
+
+
+class NodeResultPublic(BaseModel):
+    """A decided node of a knockout, as the JSON export gives it."""
+
+    node: str
+    round: int
+    match: str | None = Field(description="the match that decided it; null: decided without one (a forfeit)")
+    places: list[str | None] = Field(description="its players in place order (winner first); [null]: both forfeited")
+    scores: list[int] = Field(description="each seat's total, in seat order")
+    forfeit: bool
+    reason: str
+
+
+class KnockoutExport(BaseModel):
+    """``GET /api/tournaments/{id}/export.json``: a knockout whole (its plan, results and places),
+    where FIDE's TRF has no way to say a bracket (docs/TOURNAMENTS.md "Exports")."""
+
+    id: str
+    name: str
+    format: FormatName
+    ruleset: str
+    seeding: Literal["entry", "rating"]
+    status: Literal["created", "running", "finished"]
+    seeds: list[PlayerPublic] = Field(description="the entrants in seeded order (seed 1 first)")
+    bracket: list[BracketNodePublic]
+    results: list[NodeResultPublic] = Field(description="the decided nodes, in the order they were paired")
+    places: list[PlacePublic] = Field(description="once finished: every entrant's final place; [] before")
+    withdrawals: list[str]
+    commitment: str
+    server_seed: str | None
 
 
 class TournamentListed(BaseModel):

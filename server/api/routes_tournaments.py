@@ -19,7 +19,7 @@ from server.api.text import readable_text
 from server.deps import CallerDep, DirectorDep, TournamentServiceDep
 from server.domain_errors import Unauthorized
 from server.errors import error_responses
-from server.schemas import DisputePublic, FormatName, TournamentListed, TournamentPublic
+from server.schemas import DisputePublic, FormatName, KnockoutExport, TournamentListed, TournamentPublic
 from server.services.players import Caller
 from server.services.tournament_folds import TournamentNotFound
 from server.services.tournament_listing import DEFAULT_PAGE, MAX_PAGE, TournamentListing, UnknownCursor
@@ -288,6 +288,22 @@ async def tournament_trf(
     return Response(
         text.encode(), media_type=TRF_MEDIA, headers={"Content-Disposition": f'attachment; filename="{t.id}.trf"'}
     )
+
+
+@router.get(
+    "/tournaments/{tournament_id}/export.json",
+    response_model=KnockoutExport,
+    responses=error_responses(400, 401, 404, 409, 503),
+    openapi_extra=BEARER_OPTIONAL,
+)
+async def tournament_export(
+    tournament_id: TournamentId, _caller: CallerDep, tournaments: TournamentServiceDep
+) -> KnockoutExport:
+    """A knockout whole as JSON (its seeds, plan, results and final places), where FIDE's TRF has
+    no way to say a bracket; 409 for a round robin, a Swiss or a tables tournament (their export:
+    /trf or the tournament itself)."""
+    t = await tournaments.get(tournament_id)
+    return await asyncio.to_thread(_views(tournaments).export, t)
 
 
 @router.post(

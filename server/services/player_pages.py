@@ -34,6 +34,7 @@ from server.services.tournaments import TournamentService
 from server.store import ratings as rating_rows
 from server.store.models import PlayerPublic
 from server.store.read_models import MatchSummary, Meeting, meetings_of, recent_matches_of, tournaments_played_by
+from server.tournaments.places import standings_of
 
 MAX_HISTORY: Final = 200
 DEFAULT_HISTORY: Final = 50
@@ -222,7 +223,7 @@ class PlayerPages:
             except NotFound:
                 continue
             me = identity_of(player_id)
-            rows = t.revealed_only().standings(self.tournaments.seed(tid))  # a secret round counts once revealed
+            rows = standings_of(t.revealed_only(), self.tournaments.seed(tid))  # a secret round counts once revealed
             rank = next((row.rank for row in rows if identity_of(row.player) == me), None)
             out.append(
                 TournamentPlayed(

@@ -42,8 +42,12 @@ from server.domain_errors import (
 )
 from server.names import name_key
 from server.schemas import (
+    BracketNodePublic,
     DisputePublic,
+    KnockoutExport,
+    NodeResultPublic,
     PairingPublic,
+    PlacePublic,
     RoundPublic,
     StandingPublic,
     TournamentPublic,
@@ -62,6 +66,7 @@ from server.store.read_models import MatchSummary
 from server.store.secrets import match_seed, match_seed_rows, new_server_seed
 from server.store.streams import match_stream
 from server.store.values import format_at
+from server.tournaments.brackets import plan_of, source_text
 from server.tournaments.decide import (
     MAX_PLAYERS,
     Advance,
@@ -86,6 +91,8 @@ from server.tournaments.decide import (
     refuse_once_started,
     seeding_family,
 )
+from server.tournaments.knockouts import node_result, pool_standings_of
+from server.tournaments.knockouts import state as knockout_state
 from server.tournaments.match_labels import slot_label
 from server.tournaments.model import (
     CREATED,
@@ -105,6 +112,7 @@ from server.tournaments.model import (
     TournamentFinished,
     tournament_stream,
 )
+from server.tournaments.places import final_places, standings_of
 from server.tournaments.standings import row_score
 from server.tournaments.tables import repeat_meetings
 from server.tournaments.trf import tournament_trf
@@ -939,7 +947,7 @@ class TournamentViews:
         seed = self.service.seed(t.id)
         secret = set() if full else t.secret_rounds()
         shown = t if full else t.revealed_only()
-        rows = shown.standings(seed)
+        rows = standings_of(shown, seed)
         listed = [s.match for s in shown.slots.values() if s.match is not None and s.round not in secret]
         found = registry.summaries(listed)  # one read for the whole page, not one a match
         rounds: list[RoundPublic] = []
@@ -949,7 +957,10 @@ class TournamentViews:
             summaries: list[MatchSummaryPublic] = []
             for slot in shown.round_slots(number):
                 if slot.match is not None and slot.match in found and number not in secret:
-                    summaries.append(registry.summary_public(found[slot.match]))
+                    summary = registry.summary_public(found[slot.match])
+                    if slot.node is not None:
+                        summary = summary.model_copy(update=self._node_of(t, slot))
+                    summaries.append(summary)
                 pairings.append(self._pairing(shown, slot, number in secret))
             rounds.append(
                 RoundPublic(
@@ -1023,7 +1034,42 @@ class TournamentViews:
                 for r in rows
             ],
             open_disputes=sum(1 for d in t.disputes.values() if d.open and t.slots[d.slot].round not in secret),
+            bracket=self._bracket(t, seed) if t.knockout and t.status != CREATED else [],
+            places=[PlacePublic(place=p, player=who) for who, p in _by_place(t, final_places(t, seed))]
+            if t.knockout and t.status == FINISHED
+            else [],
         )
+
+    def _node_of(self, t: Tournament, slot: Slot) -> dict[str, str | None]:
+        """A knockout pairing's bracket and node (server.tournaments.brackets)."""
+        node = plan_of(t).node(slot.node) if slot.node is not None else None
+        return {"bracket": node.bracket if node else None, "node": slot.node}
+
+    def _bracket(self, t: Tournament, seed: bytes) -> list[BracketNodePublic]:
+        """The knockout's plan as the results leave it: each node's seats, sources and state."""
+        resolution = knockout_state(t, pool_standings_of(t, seed))
+        plan = plan_of(t)
+        playing = {s.node: s for s in t.slots.values() if s.node is not None}
+        out = []
+        for state in resolution.nodes.values():
+            slot = playing.get(state.node.id)
+            status: str = state.status
+            if slot is not None and slot.result is None and status == "ready" and slot.round <= t.opened:
+                status = "live"
+            out.append(
+                BracketNodePublic(
+                    id=state.node.id,
+                    round=state.node.round,
+                    bracket=state.node.bracket,
+                    stage=state.node.stage,
+                    seats=list(state.seats),
+                    sources=[source_text(s, plan) for s in state.node.sources],
+                    status=cast(Any, status),
+                    match=slot.match if slot is not None else None,
+                    winner=state.winner if status in ("decided", "walkover") else None,
+                )
+            )
+        return out
 
     def _pairing(self, t: Tournament, slot: Slot, secret: bool = False) -> PairingPublic:
         if t.cancelled(slot):
@@ -1037,7 +1083,10 @@ class TournamentViews:
         else:
             status = "pending"
         r = slot.result
+        ko = self._node_of(t, slot) if slot.node is not None else {}
         return PairingPublic(
+            bracket=cast(Any, ko.get("bracket")),
+            node=ko.get("node"),
             slot=slot.key,
             board=slot.board,
             seats=[self._player(p) for p in slot.seats],
@@ -1058,11 +1107,48 @@ class TournamentViews:
             ),
         )
 
+    def export(self, t: Tournament) -> KnockoutExport:
+        """A knockout whole as JSON: seeds, plan, results, places (NotNow for another format, whose
+        standard export is the TRF). Blocking."""
+        if not t.knockout:
+            raise NotNow(f"export.json is a knockout's: a {t.format.value} exports as TRF (/trf)")
+        public = self.public(t)
+        results = [
+            NodeResultPublic(
+                node=slot.node,
+                round=slot.round,
+                match=slot.result.match,
+                places=list(placed),
+                scores=list(slot.result.scores),
+                forfeit=slot.result.forfeit,
+                reason=slot.result.reason,
+            )
+            for slot in t.slots.values()
+            if slot.node is not None and slot.result is not None and (placed := node_result(slot)) is not None
+        ]
+        return KnockoutExport(
+            id=t.id,
+            name=t.name,
+            format=cast(Any, t.format.value),
+            ruleset=public.ruleset,
+            seeding=cast(Any, t.seeding),
+            status=cast(Any, t.status),
+            seeds=public.players,
+            bracket=public.bracket,
+            results=results,
+            places=public.places,
+            withdrawals=list(t.withdrawn),
+            commitment=t.commitment,
+            server_seed=t.server_seed,
+        )
+
     def trf(self, t: Tournament) -> str:
         """FIDE TRF-16 of a two-seat tournament's rounds opened so far (NotNow for a tables one),
         ranked by the standings everyone sees (the same rows as ``public``): a game still being
         played, or a duplicate round not revealed yet, is left out (docs/TOURNAMENTS.md "The FIDE
         TRF export")."""
+        if t.knockout:
+            raise NotNow(f"no standard export for this format ({t.format.value}): use export.json")
         if not t.two_seats:
             raise NotNow("a TRF report holds two-player games: a tables tournament has none to report")
         shown = {p: self._player(p) for p in t.players}
@@ -1071,3 +1157,8 @@ class TournamentViews:
         end = t.finished_at[:10] or None
         public = t.revealed_only()
         return tournament_trf(public, public.standings(self.service.seed(t.id)), names, start=start, end=end)
+
+
+def _by_place(t: Tournament, places: dict[str, int]) -> list[tuple[str, int]]:
+    """Final places best first, tied players in seed order (as the standings list them)."""
+    return sorted(places.items(), key=lambda item: (item[1], t.players.index(item[0])))

@@ -248,6 +248,9 @@ class MatchSummaryPublic(MatchSummaryBase):
     seats: list[PlayerPublic | None]
     scores: list[int]
     places: list[int] | None
+    # a knockout's match (docs/TOURNAMENTS.md "Knockouts"): its bracket and the plan's node; else null
+    bracket: str | None = None
+    node: str | None = None
 
 
 # ---------------------------------------------------------------- standings

@@ -325,3 +325,20 @@ def ranked_places(states: Mapping[str, NodeState], pools: Mapping[int, Sequence[
         same = i > 0 and exits[ranked[i - 1]] == exits[player]
         places[player] = places[ranked[i - 1]] if same else i + 1
     return places
+
+
+def ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def source_text(source: Source, plan: Plan) -> str:
+    """How the public bracket names a seat's source: "seed 3", "winner of W1-2", "loser of
+    W1-2", "2nd of table T1-3", "2nd of pool B"."""
+    if isinstance(source, Seed):
+        return f"seed {source.index + 1}"
+    if isinstance(source, PoolPlace):
+        return f"{ordinal(source.place)} of pool {chr(ord('A') + source.pool)}"
+    node = plan.node(source.node)
+    if node.bracket == "table":
+        return f"{ordinal(source.place)} of table {source.node}"
+    return f"{'winner' if source.place == 1 else 'loser'} of {source.node}"

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from server.tournaments.brackets import NodeState, Resolution, plan_of, resolve
+from server.tournaments.bracket_plan import PlaceOf
+from server.tournaments.brackets import NodeState, Resolution, plan_of, ranked_places, resolve
 from server.tournaments.model import RoundPaired, Slot, Tournament
 from server.tournaments.pools import POOL_FORMATS, pair_pools, pool_standings
 from server.tournaments.schedule import Pairing, ScheduledRound
@@ -103,3 +104,43 @@ def paired_round(number: int, nodes: Sequence[NodeState]) -> RoundPaired:
     """Round ``number``'s pairings, one per node in the plan's order (seat 0: the node's first source)."""
     scheduled = ScheduledRound(number, tuple(Pairing(*s.entrants) for s in nodes), None)
     return RoundPaired(scheduled, tuple(s.node.id for s in nodes))
+
+
+def going_on(resolution: Resolution) -> set[str]:
+    """The players still in: each one's last decided node sends them on to a node not void."""
+    feeds: dict[tuple[str, int], list[str]] = {}
+    for s in resolution.nodes.values():
+        for source in s.node.sources:
+            if isinstance(source, PlaceOf):
+                feeds.setdefault((source.node, source.place), []).append(s.node.id)
+    last: dict[str, tuple[str, int]] = {}
+    for s in resolution.nodes.values():
+        if s.status in ("decided", "walkover"):
+            for player in s.entrants:
+                last[player] = (s.node.id, s.place_of(player))
+        elif s.status in ("waiting", "ready"):
+            for player in s.entrants:
+                last.pop(player, None)
+    waiting = {p for s in resolution.nodes.values() if s.status in ("waiting", "ready") for p in s.entrants}
+    fed = {
+        player for player, at in last.items() if any(resolution.nodes[n].status != "void" for n in feeds.get(at, ()))
+    }
+    return waiting | fed
+
+
+def current_places(t: Tournament, pool_standings: Mapping[int, Sequence[str]] | None = None) -> dict[str, int]:
+    """Every entrant's place: the final places once everything is decided; before, the players
+    still in share the top and each player out is ranked below them by the knockout's rule."""
+    resolution = state(t, pool_standings)
+    if resolution.places is not None:
+        return resolution.places
+    alive = going_on(resolution)
+    out = ranked_places(resolution.nodes, pool_standings or {})
+    places = dict.fromkeys(alive, 1)
+    gone = {p: place for p, place in out.items() if p not in alive}
+    for player, place in gone.items():
+        ahead = sum(1 for other, theirs in gone.items() if theirs < place)
+        places[player] = 1 + len(alive) + ahead
+    for player in t.players:
+        places.setdefault(player, 1)  # not seated yet (a pools phase): still in
+    return places

@@ -479,7 +479,7 @@ def tournament_lines(listed: Sequence[Mapping[str, Any]], mine: Iterable[str] = 
 
 # ---------------------------------------------------------------- formats (issue 22): words shared with the CLI
 
-FORMATS = ("round_robin", "swiss", "tables")
+FORMATS = ("round_robin", "swiss", "tables", "single_elimination", "double_elimination")
 # Each format's chain (the server's ``tiebreaks`` keys, in order) → (short column label, words).
 CHAIN_WORDS: dict[str, tuple[str, str]] = {
     "score": ("Score", "score (wins + byes)"),
@@ -569,6 +569,8 @@ def format_words(tournament: Mapping[str, Any]) -> str:
         if points:
             words.append(f"points {points_words(points)}")
         return " · ".join(words)
+    if fmt in ("single_elimination", "double_elimination"):
+        return f"{fmt.replace('_', ' ')} · {plural} at most" if plural else fmt.replace("_", " ")
     return "double round-robin" if tournament.get("double") else "round-robin"
 
 
