@@ -265,6 +265,7 @@ def header(t: dict[str, Any]) -> list[str]:
     if t.get("server_seed"):
         lines.append(f"seed (revealed): {t['server_seed']}")
     names = names_of(t)
+    lines.extend(check_in_lines(t, names))
     for w in t["withdrawals"]:
         what = "results annulled" if w["annulled"] else "remaining matches forfeited"
         lines.append(f"withdrawn: {names.get(w['player'], w['player'])} ({what})")
@@ -515,6 +516,24 @@ def create(
             show_default=False,
         ),
     ] = None,
+    starts_at: Annotated[
+        str | None,
+        typer.Option(
+            "--starts-at",
+            metavar="TIME",
+            help="it starts by itself then (as --round-start: ISO 8601 or a local time); check-in closes then",
+            show_default=False,
+        ),
+    ] = None,
+    check_in_minutes: Annotated[
+        int | None,
+        typer.Option(
+            "--check-in-minutes",
+            min=1,
+            help="an open tournament: entrants check in this many minutes before the start; the rest are withdrawn",
+            show_default=False,
+        ),
+    ] = None,
     start: Annotated[bool, typer.Option("--start", help="start it at once (open round 1)")] = False,
     open_: Annotated[
         bool, typer.Option("--open", help="players enter (and leave) it themselves until the start; --player optional")
@@ -557,6 +576,10 @@ def create(
         body["placement_points"] = parse_points(placement_points)
     if round_start:
         body["round_starts"] = round_starts(round_start)
+    if starts_at is not None:
+        (body["starts_at"],) = round_starts([starts_at])
+    if check_in_minutes is not None:
+        body["check_in_minutes"] = check_in_minutes
     if open_:
         body["open"] = True
     if bot_accounts:
@@ -844,6 +867,32 @@ def leave(
     server = director(url, token)
     t = call_object(server, "DELETE", f"/api/tournaments/{tournament}/entries/{quote(player, safe='')}")
     typer.echo(f"{player} left {t['id']} ({t['name']}): {entries_text(t)}")
+
+
+@tournament_app.command("check-in")
+@shaped
+def check_in(tournament: TournamentArg, url: Url = DEFAULT_URL, token: Token = None) -> None:
+    """Check in to a tournament you entered, in its check-in window before the start (a player's --token)."""
+    server = director(url, token)
+    t = call_object(server, "POST", f"/api/tournaments/{tournament}/check-in")
+    confirmed = len(t.get("checked_in") or [])
+    typer.echo(f"checked in to {t['id']} ({t['name']}): {confirmed} of {len(t['players'])} entrants confirmed")
+
+
+def check_in_lines(t: dict[str, Any], names: dict[str, str]) -> list[str]:
+    """The start time, the check-in window and who confirmed (or was withdrawn for not confirming)."""
+    lines = []
+    if t.get("starts_at"):
+        lines.append(f"starts by itself at {t['starts_at']}")
+    if t.get("check_in_opens"):
+        lines[-1] += f" · check-in from {t['check_in_opens']} ({t['check_in_minutes']} min)"
+        confirmed = [names.get(p, p) for p in t.get("checked_in") or []]
+        text = f"checked in: {', '.join(confirmed) if confirmed else 'nobody yet'}"
+        lines.extend(textwrap.wrap(text, width=80, subsequent_indent="  "))
+    missing = [p["name"] for p in t.get("not_checked_in") or []]
+    if missing:
+        lines.extend(textwrap.wrap(f"withdrawn at the start, not checked in: {', '.join(missing)}", width=80))
+    return lines
 
 
 def entries_text(t: dict[str, Any]) -> str:

@@ -362,6 +362,13 @@ class TournamentPublic(BaseModel):
         default_factory=list,
         description="a finished knockout's final places, every entrant, best first, ties shared; [] otherwise",
     )
+    starts_at: str | None = Field(default=None, description="when it starts by itself; null: the director starts it")
+    check_in_minutes: int | None = Field(default=None, description="the check-in window before the start; null: none")
+    check_in_opens: str | None = Field(default=None, description="when entrants may check in; null: no check-in")
+    checked_in: list[str] = Field(default_factory=list, description="the entrants who checked in (player ids)")
+    not_checked_in: list[PlayerPublic] = Field(
+        default_factory=list, description="the entrants withdrawn at the start for not checking in"
+    )
 
 
 class NodeResultPublic(BaseModel):
@@ -407,6 +414,11 @@ class TournamentListed(BaseModel):
     entries: int = Field(default=0, description="players entered so far (the same count as players)")
     entered: bool | None = Field(
         default=None, description="whether the caller is entered; null without a player's token"
+    )
+    check_in_opens: str | None = Field(default=None, description="when entrants may check in; null: no check-in")
+    checked_in: int = Field(default=0, description="how many entrants have checked in")
+    you_checked_in: bool | None = Field(
+        default=None, description="whether the caller has checked in; null without a player's token"
     )
 
 

@@ -117,6 +117,19 @@ class CreateTournamentRequest(RequestBody):
         "its join deadline counts from its opening. From 2000-01-01 to 2999-12-31 in UTC",
     )
 
+    starts_at: RoundStart | None = Field(
+        default=None,
+        description="when the tournament starts by itself (ISO 8601 with its offset; in the future): check-in "
+        "closes and round 1 opens (at its own start time if later); null: the director starts it",
+    )
+    check_in_minutes: StrictInt | None = Field(
+        default=None,
+        ge=1,
+        le=24 * 60,
+        description="an open tournament: entrants confirm with POST …/check-in during this many minutes before "
+        "the start (starts_at, else round 1's start time); the unconfirmed are withdrawn at the start",
+    )
+
     @field_validator("name")
     @classmethod
     def _readable(cls, value: str) -> str:
@@ -226,6 +239,8 @@ async def create_tournament(
         pool_format=body.pool_format,
         pool_size=body.pool_size,
         bracket=body.bracket,
+        starts_at=body.starts_at,
+        check_in_minutes=body.check_in_minutes,
     )
     t = await tournaments.create(request)
     return await asyncio.to_thread(_views(tournaments).public, t)
@@ -338,6 +353,22 @@ async def enter(
     bot account when the tournament does not take bot accounts (``bot_accounts``)."""
     entropy = body.entropy if body is not None else ""
     t = await tournaments.enter(tournament_id, caller, body.player if body is not None else None, entropy)
+    return await asyncio.to_thread(_views(tournaments).public, t)
+
+
+@router.post(
+    "/tournaments/{tournament_id}/check-in",
+    response_model=TournamentPublic,
+    responses=error_responses(400, 401, 403, 404, 409, 503),
+)
+async def check_in(
+    tournament_id: TournamentId, caller: CallerDep, tournaments: TournamentServiceDep
+) -> TournamentPublic:
+    """An entrant confirms they are here, in the check-in window before the start (the player's own
+    token; 409 outside the window or without check-in, 404 when not entered; again: the same answer)."""
+    if caller.player is None:
+        raise Unauthorized("checking in needs the player's token: 'Authorization: Bearer TOKEN'")
+    t = await tournaments.check_in(tournament_id, caller)
     return await asyncio.to_thread(_views(tournaments).public, t)
 
 

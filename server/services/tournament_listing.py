@@ -21,6 +21,7 @@ from typing import Any, Final, cast
 
 from server.schemas import TournamentListed
 from server.store.event_store import EventStore
+from server.store.values import format_at
 from server.tournaments.model import TOURNAMENT_PREFIX, Tournament, fold, tournament_stream
 
 DEFAULT_PAGE: Final = 50
@@ -46,6 +47,8 @@ class Line:
     opened: int
     format: str
     open: bool
+    check_in_opens: str | None = None
+    checked_in: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, t: Tournament) -> Line:
@@ -61,6 +64,8 @@ class Line:
             opened=t.opened,
             format=t.format.value,
             open=t.open,
+            check_in_opens=format_at(opens) if (opens := t.check_in_opens()) is not None else None,
+            checked_in=frozenset(t.checked_in),
         )
 
     def shown(self, player_id: str | None) -> TournamentListed:
@@ -76,6 +81,9 @@ class Line:
             open=self.open,
             entries=self.count,
             entered=None if player_id is None else player_id in self.players,
+            check_in_opens=self.check_in_opens,
+            checked_in=len(self.checked_in),
+            you_checked_in=None if player_id is None else player_id in self.checked_in,
         )
 
     @property

@@ -41,6 +41,7 @@ from server.tournaments.model import (
     DisputeRuled,
     MatchReplayed,
     RoundOpened,
+    TournamentCreated,
     TournamentEvent,
     TournamentFinished,
     parse_event,
@@ -81,6 +82,7 @@ class TournamentManager:
         was left undone while no server ran, and do what is due."""
         self.new_tournaments.start()
         for t in await self.tournaments.all():
+            self.tournaments.arm_start(t)  # one that starts by itself and has not yet
             if t.status != RUNNING:
                 continue
             self._follow(t.id, t.version)
@@ -136,6 +138,8 @@ class TournamentManager:
                 self.tournaments.arm_join_deadline(tournament_id, event.round, opened.timestamp() + t.join_seconds)
         elif isinstance(event, MatchReplayed):
             self._watch(tournament_id, event.new)
+        elif isinstance(event, TournamentCreated) and (event.starts_at or event.check_in_minutes is not None):
+            self.tournaments.arm_start(await self.tournaments.get(tournament_id))
         if isinstance(event, DisputeRuled) and self.result_changed is not None:
             self.result_changed(tournament_id)
         if isinstance(event, TournamentFinished):

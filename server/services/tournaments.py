@@ -70,6 +70,7 @@ from server.tournaments.brackets import plan_of, source_text
 from server.tournaments.decide import (
     MAX_PLAYERS,
     Advance,
+    CheckIn,
     Command,
     Create,
     Decision,
@@ -161,6 +162,8 @@ class NewTournament:
     pool_format: str | None = None  # pools: round_robin (default) or swiss
     pool_size: int | None = None  # pools
     bracket: str | None = None  # pools: single_elimination (default) or double_elimination
+    starts_at: datetime | None = None  # it starts by itself then
+    check_in_minutes: int | None = None  # the check-in window before the start (an open tournament)
 
 
 def tournament_or_none(store: EventStore) -> Callable[[str], Tournament | None]:
@@ -267,6 +270,8 @@ class TournamentService:
             pool_format=request.pool_format,
             pool_size=request.pool_size,
             bracket=request.bracket,
+            starts_at=request.starts_at,
+            check_in_minutes=request.check_in_minutes,
         )
         decision = decide(Tournament(tournament_id), command, self.clock.now())
         await self.store.append_async(
@@ -312,7 +317,9 @@ class TournamentService:
         33.2; older tournaments made ``bot-<bot>-<tournament>-<number>`` players of their own)."""
         return ensure_house_bot(self.store, BOT_PREFIX + bot, number)
 
-    async def start(self, tournament_id: str) -> Tournament:
+    async def start(self, tournament_id: str, *, scheduled: bool = False) -> Tournament:
+        """The director starts it (``scheduled``: its own start time came, docs/TOURNAMENTS.md
+        "Check-in"); the entrants who did not check in are taken out first."""
         await self.get(tournament_id)  # 404 for a tournament nobody made
 
         async def step(t: Tournament) -> bool:
@@ -320,11 +327,45 @@ class TournamentService:
             if t.status == CREATED and t.seeding == "rating" and self.seeding is not None:
                 ratings = await asyncio.to_thread(self.seeding, list(t.players), seeding_family(t))
             # An entry that lands meanwhile moves the stream: the append fails, the step folds again.
-            await self._apply(t, Start(ratings))
+            await self._apply(t, Start(ratings, scheduled))
             return False
 
         await self._decide(tournament_id, step)
         await self.advance(tournament_id)
+        return await self.get(tournament_id)
+
+    def arm_start(self, t: Tournament) -> None:
+        """A tournament that starts by itself: start it at its moment (one timer a tournament)."""
+        moment = t.start_moment()
+        key = (t.id, 0)  # beside the join deadlines (n) and round starts (-n), apart from them
+        if t.status != CREATED or moment is None or self._stopping or key in self._deadlines:
+            return
+        delay = max(0.0, moment.timestamp() - self.clock.now().timestamp())
+
+        def fire() -> None:
+            self._deadlines.pop(key, None)
+            self._spawn(self._retrying(lambda: self._start_on_time(t.id), f"the start of {t.id}"))
+
+        self._deadlines[key] = self.clock.call_later(delay, fire)
+
+    async def _start_on_time(self, tournament_id: str) -> None:
+        try:
+            self.arm_start(await self.start(tournament_id, scheduled=True))  # early (a clock's jitter): again
+        except NotNow as exc:  # too few checked in, say: it stays unstarted, for the director
+            log.warning("tournament %s could not start at its start time: %s", tournament_id, exc)
+
+    async def check_in(self, tournament_id: str, caller: Caller) -> Tournament:
+        """An entrant confirms in the check-in window (409 outside it, 404 if not entered; again: the same)."""
+        if caller.player is None:
+            raise NotYours("checking in needs the player's own token")
+        player = caller.player
+
+        async def step(t: Tournament) -> bool:
+            await self._apply(t, CheckIn(player.id, player.name))
+            return False
+
+        await self.get(tournament_id)  # 404 for a tournament nobody made
+        await self._decide(tournament_id, step)
         return await self.get(tournament_id)
 
     # ------------------------------------------------------------ entries (before the start)
@@ -1038,6 +1079,11 @@ class TournamentViews:
             places=[PlacePublic(place=p, player=who) for who, p in _by_place(t, final_places(t, seed))]
             if t.knockout and t.status == FINISHED
             else [],
+            starts_at=_at_or_none(t.start_moment()),
+            check_in_minutes=t.check_in_minutes,
+            check_in_opens=_at_or_none(t.check_in_opens()),
+            checked_in=list(t.checked_in),
+            not_checked_in=[self._player(p) for p in t.not_checked_in],
         )
 
     def _node_of(self, t: Tournament, slot: Slot) -> dict[str, str | None]:

@@ -38,6 +38,7 @@ from server.tournaments.formats import (
     check_start,
     pair_next,
     schedule_at_start,
+    start_time_problem,
 )
 from server.tournaments.knockouts import next_round, pool_standings_of, pools_round
 from server.tournaments.model import (
@@ -45,11 +46,13 @@ from server.tournaments.model import (
     DECISIONS,
     FINISHED,
     RUNNING,
+    CheckInClosed,
     DisputeOpened,
     DisputeRuled,
     DuplicateRevealed,
     Format,
     MatchReplayed,
+    PlayerCheckedIn,
     PlayerEntered,
     PlayerLeft,
     PlayerWithdrew,
@@ -69,6 +72,7 @@ from server.tournaments.swiss import SwissError
 from server.tournaments.table_knockout import DEFAULT_ADVANCE
 
 MAX_PLAYERS: Final = 64
+MAX_CHECK_IN_MINUTES: Final = 24 * 60
 
 
 class EntryNotFound(NotFound):
@@ -109,6 +113,8 @@ class Create:
     pool_format: str | None = None  # pools (default round_robin)
     pool_size: int | None = None  # pools
     bracket: str | None = None  # pools (default single_elimination)
+    starts_at: datetime | None = None  # it starts by itself then (check-in closes)
+    check_in_minutes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -133,9 +139,19 @@ class Leave:
 @dataclass(frozen=True)
 class Start:
     """The director starts it. ``ratings``: with ``seeding: rating``, each player's rating in the
-    tournament's family (read by the service); None orders by entry."""
+    tournament's family (read by the service); None orders by entry. ``scheduled``: not the
+    director but the tournament's own start time (nothing to do before it, or once started)."""
 
     ratings: Mapping[str, float] | None = None
+    scheduled: bool = False
+
+
+@dataclass(frozen=True)
+class CheckIn:
+    """In the check-in window, an entrant confirms they are here (``entry``: as the request named them)."""
+
+    player: str
+    entry: str
 
 
 @dataclass(frozen=True)
@@ -208,7 +224,7 @@ class Rule:
     playing: bool = False
 
 
-Command = Create | Enter | Leave | Start | Advance | RecordResult | NoShow | Withdraw | OpenDispute | Rule
+Command = Create | Enter | Leave | Start | CheckIn | Advance | RecordResult | NoShow | Withdraw | OpenDispute | Rule
 
 
 @dataclass(frozen=True)
@@ -225,13 +241,15 @@ def decide(t: Tournament, command: Command, now: datetime) -> Decision:
     """The events ``command`` produces on ``t`` at ``now`` (none: nothing to do), or a refusal."""
     match command:
         case Create():
-            return _create(t, command)
+            return _create(t, command, now)
         case Enter():
-            return _enter(t, command)
+            return _enter(t, command, now)
         case Leave():
             return _leave(t, command)
         case Start():
-            return _start(t, command)
+            return _start(t, command, now)
+        case CheckIn():
+            return _check_in(t, command, now)
         case Advance():
             return _advance(t, command, now)
         case RecordResult():
@@ -249,7 +267,7 @@ def decide(t: Tournament, command: Command, now: datetime) -> Decision:
 # ---------------------------------------------------------------- before the start
 
 
-def _create(t: Tournament, command: Create) -> Decision:
+def _create(t: Tournament, command: Create, now: datetime) -> Decision:
     """A tournament's first event, once what the director asked for makes one (docs/TOURNAMENTS.md)."""
     if t.version:
         raise NotNow(f"tournament {t.id!r} exists already")
@@ -284,6 +302,7 @@ def _create(t: Tournament, command: Create) -> Decision:
     except FormatError as exc:
         raise Malformed(str(exc)) from None
     pools = command.format is Format.POOLS  # a Swiss pool's rounds are the pools phase's, not the event's
+    check_start_time(command, now)
     created = TournamentCreated(
         name=command.name,
         players=command.players,
@@ -302,6 +321,8 @@ def _create(t: Tournament, command: Create) -> Decision:
         seeding=command.seeding,
         duplicate=command.duplicate,
         **staged_settings(command),
+        starts_at=format_at(command.starts_at) if command.starts_at is not None else "",
+        check_in_minutes=command.check_in_minutes,
     )
     return Decision([created], "create")
 
@@ -322,12 +343,35 @@ def staged_settings(command: Create) -> dict[str, Any]:
     return {}
 
 
+def check_start_time(command: Create, now: datetime) -> None:
+    """``starts_at`` in the future and no later than round 1's start time; check-in only for an
+    open tournament, and only with a moment to close it (``starts_at``, or round 1's start time)."""
+    start = command.starts_at
+    if start is not None:
+        problem = start_time_problem(start)
+        if problem is not None:
+            raise Malformed(f"starts_at: {problem}")
+        if start <= now:
+            raise Malformed(f"starts_at must be in the future; it is {format_at(now)} now")
+        if command.round_starts and command.round_starts[0] < start:
+            raise Malformed("starts_at comes no later than round 1's start time")
+    minutes = command.check_in_minutes
+    if minutes is None:
+        return
+    if not 1 <= minutes <= MAX_CHECK_IN_MINUTES:
+        raise Malformed(f"check_in_minutes: 1 to {MAX_CHECK_IN_MINUTES}")
+    if not command.open:
+        raise Malformed("check-in is for an open tournament ('open': true), whose entrants confirm they came")
+    if start is None and not command.round_starts:
+        raise Malformed("check-in needs a start: starts_at (or round 1's start time in round_starts)")
+
+
 def refuse_once_started(t: Tournament) -> None:
     if t.status != CREATED:
         raise NotNow(f"tournament {t.id!r} has started: entries are taken until the start")
 
 
-def _enter(t: Tournament, command: Enter) -> Decision:
+def _enter(t: Tournament, command: Enter, now: datetime) -> Decision:
     if command.by == "player" and not t.open:
         raise NotNow(f"tournament {t.id!r} is not open to entries: the director enters its players")
     refuse_once_started(t)
@@ -335,8 +379,11 @@ def _enter(t: Tournament, command: Enter) -> Decision:
         raise NotNow(f"{command.name} is entered in this tournament already")
     if len(t.players) >= MAX_PLAYERS:
         raise NotNow(f"tournament {t.id!r} is full: {MAX_PLAYERS} players at most")
-    entered = PlayerEntered(command.player, command.by, command.entropy)
-    return Decision([entered], f"enter-{command.player}-{t.version}")
+    events: list[TournamentEvent] = [PlayerEntered(command.player, command.by, command.entropy)]
+    opens = t.check_in_opens()
+    if command.by == "player" and opens is not None and now >= opens:
+        events.append(PlayerCheckedIn(command.player))  # entering in the window is being here
+    return Decision(events, f"enter-{command.player}-{t.version}")
 
 
 def _leave(t: Tournament, command: Leave) -> Decision:
@@ -346,9 +393,17 @@ def _leave(t: Tournament, command: Leave) -> Decision:
     return Decision([PlayerLeft(command.player, command.by)], f"leave-{command.player}-{t.version}")
 
 
-def _start(t: Tournament, command: Start) -> Decision:
+def _start(t: Tournament, command: Start, now: datetime) -> Decision:
+    if command.scheduled:
+        moment = t.start_moment()
+        if t.status != CREATED or moment is None or now < moment:
+            return Decision()  # started already (by the director), or not its time yet
     if t.status != CREATED:
         raise NotNow(f"tournament {t.id!r} has already started")
+    closed: list[TournamentEvent] = []
+    if t.check_in_minutes is not None:
+        closed.append(CheckInClosed(tuple(p for p in t.players if p not in t.checked_in)))
+        t = after(t, closed)
     if len(t.players) < 2:
         raise NotNow(
             f"tournament {t.id!r} has {len(t.players)} player{'' if len(t.players) == 1 else 's'}; "
@@ -358,7 +413,23 @@ def _start(t: Tournament, command: Start) -> Decision:
         check_start(t, max(seats_allowed(Ruleset.from_dict(t.ruleset))))
     except FormatError as exc:
         raise NotNow(str(exc)) from None
-    return Decision([seeded_start(t, command.ratings)], "start")
+    return Decision([*closed, seeded_start(t, command.ratings)], "start")
+
+
+def _check_in(t: Tournament, command: CheckIn, now: datetime) -> Decision:
+    """An entrant confirms in the window (docs/TOURNAMENTS.md "Check-in"); again: nothing more."""
+    if command.player not in t.players:
+        raise EntryNotFound(t.id, command.entry)
+    opens = t.check_in_opens()
+    if opens is None:
+        raise NotNow(f"tournament {t.id!r} has no check-in")
+    if t.status != CREATED:
+        raise NotNow("check-in closed when the tournament started")
+    if now < opens:
+        raise NotNow(f"check-in opens at {format_at(opens)}, {t.check_in_minutes} minutes before the start")
+    if command.player in t.checked_in:
+        return Decision()
+    return Decision([PlayerCheckedIn(command.player)], f"check-in-{command.player}")
 
 
 def seeding_family(t: Tournament) -> str:

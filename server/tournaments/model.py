@@ -49,6 +49,9 @@ class TournamentEventType(StrEnum):
     LEFT = "player_left"
     ROUND_PAIRED = "round_paired"
     DUPLICATE_REVEALED = "duplicate_revealed"
+    CHECKED_IN = "player_checked_in"
+    CHECK_IN_CLOSED = "check_in_closed"
+    BYE_REQUESTED = "bye_requested"
 
 
 class Format(StrEnum):
@@ -196,6 +199,17 @@ class Tournament:
     server_seed: str | None = None
     finished_at: str = ""
     version: int = 0
+    # Check-in, late entry, half-point byes, forbidden pairings (docs/TOURNAMENTS.md "Check-in"…)
+    start_time: str = ""  # ISO: when it starts by itself ("" none: the director starts it)
+    check_in_minutes: int | None = None  # the check-in window before the start (None: no check-in)
+    checked_in: list[str] = field(default_factory=list)  # entrants who confirmed, in order
+    not_checked_in: list[str] = field(default_factory=list)  # withdrawn at the start for not confirming
+    forbidden_pairs: tuple[tuple[str, str], ...] = ()  # never paired where avoidable
+    forbidden_notes: dict[int, str] = field(default_factory=dict)  # round -> a forbidden pair it had to pair
+    late_entry_rounds: int | None = None  # a Swiss takes entries until this round is paired
+    late_entry_bye: bool = False  # a late entrant's missed rounds score half a point each
+    entered_from: dict[str, int] = field(default_factory=dict)  # late entrant -> the first round they are paired
+    half_byes: dict[int, list[str]] = field(default_factory=dict)  # round -> the half-point byes asked for it
 
     # ------------------------------------------------------------ reading the fold
 
@@ -229,6 +243,39 @@ class Tournament:
         if 1 <= number <= len(self.round_starts):
             return stored_time(self.round_starts[number - 1])
         return None
+
+    def start_moment(self) -> datetime | None:
+        """When the tournament starts by itself: ``starts_at``, or with check-in and no
+        ``starts_at`` round 1's start time (None: only the director starts it)."""
+        if self.start_time:
+            return stored_time(self.start_time)
+        if self.check_in_minutes is not None:
+            return self.starts_at(1)
+        return None
+
+    def check_in_opens(self) -> datetime | None:
+        """When entrants may start to check in (None: the tournament has no check-in)."""
+        start = self.start_moment()
+        if start is None or self.check_in_minutes is None:
+            return None
+        return start - timedelta(minutes=self.check_in_minutes)
+
+    def entries_open(self) -> bool:
+        """Entries are taken: before the start, or in a Swiss with late entry until round
+        ``late_entry_rounds`` is paired."""
+        if self.status == CREATED:
+            return True
+        return (
+            self.status == RUNNING and self.late_entry_rounds is not None and len(self.rounds) < self.late_entry_rounds
+        )
+
+    def half_byes_of(self, player: str) -> list[int]:
+        """The rounds ``player`` asked a half-point bye for."""
+        return sorted(n for n, who in self.half_byes.items() if player in who)
+
+    def missed_rounds(self, player: str) -> int:
+        """Rounds paired before a late entrant joined (0 for everyone else)."""
+        return self.entered_from.get(player, 1) - 1
 
     def join_deadline(self, number: int) -> datetime | None:
         """When round ``number``'s seats must have joined (None: the round is not open)."""
@@ -515,6 +562,11 @@ class TournamentCreated(Recorded):
     pool_size: int | None = recorded_when_set(None)  # pools: the most players in a pool
     pool_rounds: int | None = recorded_when_set(None)  # Swiss pools: their rounds
     bracket: str | None = recorded_when_set(None)  # pools: single_elimination or double_elimination
+    starts_at: str = recorded_when_set("")  # ISO: it starts by itself then ("": the director starts it)
+    check_in_minutes: int | None = recorded_when_set(None)  # the check-in window before the start
+    forbidden_pairs: tuple[tuple[str, str], ...] = recorded_when_set(())  # player ids never paired if avoidable
+    late_entry_rounds: int | None = recorded_when_set(None)  # Swiss: entries until this round is paired
+    late_entry_bye: bool = recorded_when_set(False)  # a late entrant's missed rounds: half a point each
 
 
 @CODEC.upcaster(TournamentEventType.CREATED, 0)
@@ -543,6 +595,42 @@ def _entered_without_by(data: dict[str, Any]) -> dict[str, Any]:
     """Version 0: an entry that does not say who made it: the director."""
     data.setdefault("by", "director")
     return data
+
+
+@CODEC.register
+@dataclass(frozen=True, slots=True)
+class PlayerCheckedIn(Recorded):
+    """In the check-in window: ``player``, entered, confirmed they are here to play."""
+
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.CHECKED_IN
+    VERSION: ClassVar[int] = 1
+
+    player: str
+
+
+@CODEC.register
+@dataclass(frozen=True, slots=True)
+class CheckInClosed(Recorded):
+    """At the start, before the schedule: the entrants who did not check in (``missing``) are
+    taken out; they play nothing and are named on the tournament's page."""
+
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.CHECK_IN_CLOSED
+    VERSION: ClassVar[int] = 1
+
+    missing: tuple[str, ...]
+
+
+@CODEC.register
+@dataclass(frozen=True, slots=True)
+class ByeRequested(Recorded):
+    """A Swiss entrant asked for a half-point bye in ``round``, not paired yet: left out of its
+    pairing, they score half a point for it."""
+
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.BYE_REQUESTED
+    VERSION: ClassVar[int] = 1
+
+    player: str
+    round: int
 
 
 @CODEC.register
@@ -607,6 +695,8 @@ class RoundPaired(Recorded):
 
     round: ScheduledRound = field(metadata=INLINED)
     nodes: tuple[str, ...] = recorded_when_set(())  # a knockout's: the plan's node of each pairing, in board order
+    # forbidden pairs this round had to pair: no pairing of the round avoided them
+    forbidden: tuple[tuple[str, str], ...] = recorded_when_set(())
 
 
 @CODEC.upcaster(TournamentEventType.ROUND_PAIRED, 0)
@@ -753,6 +843,9 @@ TournamentEvent = (
     | PlayerLeft
     | RoundPaired
     | DuplicateRevealed
+    | PlayerCheckedIn
+    | CheckInClosed
+    | ByeRequested
 )
 EVENT_CLASSES: Final[dict[str, type[TournamentEvent]]] = {
     cls.TYPE.value: cls
@@ -770,6 +863,9 @@ EVENT_CLASSES: Final[dict[str, type[TournamentEvent]]] = {
         PlayerLeft,
         RoundPaired,
         DuplicateRevealed,
+        PlayerCheckedIn,
+        CheckInClosed,
+        ByeRequested,
     )
 }
 
@@ -808,15 +904,34 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
         t.pool_rounds = event.pool_rounds
         t.bracket_format = event.bracket
         t.created_at = at
+        t.start_time = event.starts_at
+        t.check_in_minutes = event.check_in_minutes
+        t.forbidden_pairs = event.forbidden_pairs
+        t.late_entry_rounds = event.late_entry_rounds
+        t.late_entry_bye = event.late_entry_bye
     elif isinstance(event, PlayerEntered):
         if event.player not in t.players:
             t.players.append(event.player)
+            if t.status == RUNNING:  # a late entrant: paired from the next round not paired yet
+                t.entered_from[event.player] = len(t.rounds) + 1
             if event.entropy:
                 t.entropies[event.player] = event.entropy
     elif isinstance(event, PlayerLeft):
         if event.player in t.players:
             t.players.remove(event.player)
             t.entropies.pop(event.player, None)
+            if event.player in t.checked_in:
+                t.checked_in.remove(event.player)
+    elif isinstance(event, PlayerCheckedIn):
+        if event.player not in t.checked_in:
+            t.checked_in.append(event.player)
+    elif isinstance(event, CheckInClosed):
+        t.players = [p for p in t.players if p not in event.missing]
+        t.not_checked_in = list(event.missing)
+        for player in event.missing:
+            t.entropies.pop(player, None)
+    elif isinstance(event, ByeRequested):
+        t.half_byes.setdefault(event.round, []).append(event.player)
     elif isinstance(event, TournamentStarted):
         t.status = RUNNING
         if event.order:
@@ -828,6 +943,9 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
             _schedule(t, scheduled)
     elif isinstance(event, RoundPaired):
         _schedule(t, event.round, event.nodes)
+        if event.forbidden:
+            pairs = "; ".join(f"{a} and {b}" for a, b in event.forbidden)
+            t.forbidden_notes[event.round.number] = f"forbidden pairing unavoidable: {pairs}"
     elif isinstance(event, RoundOpened):
         t.opened = event.round
         t.opened_at[event.round] = at

@@ -228,6 +228,11 @@ class Api:
         data: dict[str, Any] = await self._call("POST", f"/api/tournaments/{quote(tournament_id, safe='')}/entries")
         return data
 
+    async def check_in(self, tournament_id: str) -> dict[str, Any]:
+        """``POST /api/tournaments/{id}/check-in``: the caller confirms in the check-in window."""
+        data: dict[str, Any] = await self._call("POST", f"/api/tournaments/{quote(tournament_id, safe='')}/check-in")
+        return data
+
     async def leave_tournament(self, tournament_id: str, player_id: str) -> Any:
         """``DELETE /api/tournaments/{id}/entries/{player}``: leave before the start."""
         path = f"/api/tournaments/{quote(tournament_id, safe='')}/entries/{quote(player_id, safe='')}"

@@ -406,6 +406,7 @@ class OpenLine:
     entered: bool
     players: int
     text: str
+    check_in: bool = False  # the player may check in now (k)
 
     @property
     def option_id(self) -> str:
@@ -413,10 +414,14 @@ class OpenLine:
 
 
 def open_lines(
-    listed: Sequence[Mapping[str, Any]], details: Mapping[str, Mapping[str, Any]], player_id: str
+    listed: Sequence[Mapping[str, Any]],
+    details: Mapping[str, Mapping[str, Any]],
+    player_id: str,
+    now: datetime | None = None,
 ) -> list[OpenLine]:
     """The open tournaments not started yet (``open: true``, ``status: created``), whether the
-    player is in each (from its details' ``players``), with the key that enters or leaves."""
+    player is in each (from its details' ``players``), with the key that enters or leaves, and
+    with check-in, its window, how many confirmed and the key that checks in (k)."""
     out = []
     for t in listed:
         if not isinstance(t, Mapping) or not t.get("open") or t.get("status") != "created" or not t.get("id"):
@@ -430,8 +435,26 @@ def open_lines(
             text = f"open   {name} · {count} entered · you are in (e: leave)"
         else:
             text = f"open   {name} · {count} entered · e: enter"
-        out.append(OpenLine(tid, name, entered, count, text))
+        words, offered = check_in_words(t, entered, now)
+        out.append(OpenLine(tid, name, entered, count, text + words, offered))
     return out
+
+
+def check_in_words(t: Mapping[str, Any], entered: bool, now: datetime | None = None) -> tuple[str, bool]:
+    """What the open line adds for check-in, and whether to offer it: before the window when it
+    opens; in it how many confirmed and, for an entrant who has not, ``k: check in``."""
+    opens = parse_time(t.get("check_in_opens"))
+    if opens is None:
+        return "", False
+    moment = now or datetime.now(UTC)
+    if moment < opens:
+        return f" · check-in {start_words(t.get('check_in_opens'), now)}", False
+    confirmed = f" · {int(t.get('checked_in') or 0)} checked in"
+    if entered and t.get("you_checked_in"):
+        return confirmed + ", you too", False
+    if entered:
+        return confirmed + " · k: check in", True
+    return confirmed, False
 
 
 # ---------------------------------------------------------------- disputes and rulings
@@ -591,7 +614,7 @@ def lobby_lines(
     player_id = str(me.get("id"))
     names = {str(t.get("id")): str(t.get("name") or t.get("id")) for t in tournaments}
     titles = {**{str(t.get("id")): str(t.get("name") or t.get("id")) for t in listed}, **names}
-    opens = open_lines(listed[:shown], open_details or {}, player_id)
+    opens = open_lines(listed[:shown], open_details or {}, player_id, now)
     opened = {line.tournament for line in opens}
     return LobbyLines(
         entries=lobby_entries(me, tournaments, names),

@@ -172,6 +172,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
         Binding("g", "bot('bot:greedy')", "greedy bot"),
         Binding("c", "table", "table of 2-10"),
         Binding("e", "entry", "enter/leave"),
+        Binding("k", "check_in", "check in", show=False),
         Binding("t", "tournament", "tournament"),
         Binding("n", "bot('bot:random')", "random bot", show=False),
         Binding("a", "auto_join", "auto-join", show=False),
@@ -794,6 +795,34 @@ class LobbyScreen(MinimumSize, Screen[None]):
             return
         self.say(f"{'leaving' if line.entered else 'entering'} {line.name}…")
         self.change_entry(line)
+
+    def action_check_in(self) -> None:
+        """Check in to the highlighted open tournament (or the only one offering it) in its window."""
+        if self.play.credentials is None:
+            self.say("register first", "bold #f9c80e")
+            return
+        option_id = self._highlighted_id()
+        offered = [o for o in self.open_lines if o.check_in]
+        line = next((o for o in offered if o.option_id == option_id), None)
+        if line is None and len(offered) == 1:
+            line = offered[0]
+        if line is None:
+            self.say(
+                "highlight a tournament showing k: check in, then press k" if offered else "nothing to check in to now",
+                "italic",
+            )
+            return
+        self.say(f"checking in to {line.name}…")
+        self.check_in(line)
+
+    @work(group="entry")
+    async def check_in(self, line: OpenLine) -> None:
+        try:
+            await self.play.api.check_in(line.tournament)
+        except ApiError as error:
+            self.post_message(EntryDone(f"could not check in to {line.name}: {error.words()}", ok=False))
+            return
+        self.post_message(EntryDone(f"checked in to {line.name}: you will be paired when it starts", ok=True))
 
     def action_tournament(self) -> None:
         """The tournament of the highlighted line: a tournament line, or a tournament match's."""
