@@ -92,7 +92,7 @@ from server.tournaments.decide import (
     refuse_once_started,
     seeding_family,
 )
-from server.tournaments.knockouts import node_result, pool_standings_of
+from server.tournaments.knockouts import bracket_of, node_result, pool_standings_of
 from server.tournaments.knockouts import state as knockout_state
 from server.tournaments.match_labels import slot_label
 from server.tournaments.model import (
@@ -1088,8 +1088,7 @@ class TournamentViews:
 
     def _node_of(self, t: Tournament, slot: Slot) -> dict[str, str | None]:
         """A knockout pairing's bracket and node (server.tournaments.brackets)."""
-        node = plan_of(t).node(slot.node) if slot.node is not None else None
-        return {"bracket": node.bracket if node else None, "node": slot.node}
+        return {"bracket": bracket_of(t, slot.node) if slot.node is not None else None, "node": slot.node}
 
     def _bracket(self, t: Tournament, seed: bytes) -> list[BracketNodePublic]:
         """The knockout's plan as the results leave it: each node's seats, sources and state."""

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from server.tournaments.bracket_plan import PlaceOf
+from server.tournaments.bracket_plan import Bracket, PlaceOf
 from server.tournaments.brackets import NodeState, Resolution, plan_of, ranked_places, resolve
 from server.tournaments.model import RoundPaired, Slot, Tournament
-from server.tournaments.pools import POOL_FORMATS, pair_pools, pool_standings
+from server.tournaments.pools import POOL_FORMATS, is_pool_node, pair_pools, pool_standings
 from server.tournaments.schedule import Pairing, ScheduledRound
 
 
@@ -56,6 +56,12 @@ def pool_standings_of(t: Tournament, seed: bytes) -> Mapping[int, Sequence[str]]
     if not plan.pools:
         return None
     return pool_standings(t, plan, t.pool_format or POOL_FORMATS[0], seed)
+
+
+def bracket_of(t: Tournament, node: str) -> Bracket:
+    """Which part of the event a pairing's node is: a pool's match (``"pool"``), or its plan
+    node's bracket (``"winners"``, ``"losers"``, ``"final"``, ``"table"``)."""
+    return "pool" if is_pool_node(node) else plan_of(t).node(node).bracket
 
 
 def pools_round(t: Tournament) -> NextRound | None:

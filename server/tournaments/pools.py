@@ -49,6 +49,7 @@ __all__ = [
     "check_pool_settings",
     "check_pools",
     "into_bracket",
+    "is_pool_node",
     "pair_pools",
     "plan",
     "pool_label",
@@ -78,6 +79,11 @@ def pool_label(pool: int) -> str:
 def pool_node(pool: int) -> str:
     """The node a pool's matches carry on the API (``"pool-A"``): a pool is no node of the bracket's plan."""
     return f"pool-{pool_label(pool)}"
+
+
+def is_pool_node(node: str) -> bool:
+    """Whether a pairing's node is a pool's (:func:`pool_node`) rather than one of the plan's."""
+    return node.startswith("pool-")
 
 
 def pool_sizes(entrants: int, pool_size: int) -> list[int]:

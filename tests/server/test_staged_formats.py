@@ -4,13 +4,14 @@ a creation records."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from tests.server.helpers import ok
-from tests.server.test_tournaments import DIRECTOR, QUICK, create
+from tests.server.test_tournaments import DIRECTOR, QUICK, create, finished, start, tournament_when
 
 HOUSE = ["bot:random", "bot:greedy"]
 
@@ -54,3 +55,36 @@ def test_a_creation_shows_what_it_recorded(client: TestClient) -> None:
         2,
         "double_elimination",
     )
+
+
+def top(table: dict[str, Any], advance: int) -> list[dict[str, Any]]:
+    """A decided table's first ``advance`` seats in place order, equal places by seat order."""
+    places = table["result"]["places"]
+    order = sorted(range(len(places)), key=lambda i: (places[i], i))
+    return [table["seats"][i] for i in order[:advance]]
+
+
+def test_a_table_knockout_of_house_bots_plays_down_to_its_final_table(client: TestClient) -> None:
+    rules = {"target": 500, "round_limit": 1}  # one hand per table: quick
+    t = create(client, HOUSE * 6, ruleset="classic", rules=rules, format="table_knockout", table_size=4)
+    start(client, t["id"])
+    t = tournament_when(client, t["id"], finished)
+    tables = [[p for p in r["pairings"]] for r in t["rounds"] if r["pairings"]]
+    assert [len(r) for r in tables] == [3, 2, 1]  # 12 -> 6 -> 4 at the final table
+    assert [len(p["seats"]) for r in tables for p in r] == [4, 4, 4, 3, 3, 4]
+    for earlier, later in itertools.pairwise(tables):  # the top 2 of each go on (equal places: seat order)
+        went_on = {s["id"] for p in earlier for s in top(p, 2)}
+        assert {s["id"] for p in later for s in p["seats"]} == went_on
+    assert tables[-1][0]["node"] == "F" and tables[0][0]["node"] == "T1-1"
+    assert {p["bracket"] for r in tables for p in r} == {"table"}
+
+
+def test_pools_of_house_bots_play_into_a_bracket(client: TestClient) -> None:
+    t = create(client, HOUSE * 4, format="pools", pool_size=4, advance=2)
+    start(client, t["id"])
+    t = tournament_when(client, t["id"], finished)
+    rounds = [r["pairings"] for r in t["rounds"] if r["pairings"]]
+    assert [len(r) for r in rounds] == [4, 4, 4, 2, 1]  # two pools of 4 (3 rounds), then a bracket of 4
+    assert {p["node"] for r in rounds[:3] for p in r} == {"pool-A", "pool-B"}
+    assert {p["bracket"] for r in rounds[:3] for p in r} == {"pool"}
+    assert [p["node"] for p in rounds[3]] == ["W1-1", "W1-2"] and rounds[4][0]["node"] == "F"

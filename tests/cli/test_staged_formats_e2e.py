@@ -1,0 +1,107 @@
+"""A table knockout and pools into a bracket against a real ``unoduo serve`` (issue 36): created
+with ``unoduo tournament create``, run to the end by house bots, every match's replay verified.
+
+- 32 house bots at tables of 4, the top 2 of each going on: 8 tables, 4, 2, then the final table;
+  classic with ``round_limit=1`` (one hand a table), so the run is short.
+- 16 house bots in round-robin pools of 4, the top 2 of each into a bracket of 8: 3 pools rounds,
+  then 3 bracket rounds; uno-duo to 50.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from typer.testing import CliRunner, Result
+
+from cli.main import app
+from engine.fairness.verify import verify_replay
+from tests.cli.serving import running
+from tests.cli.test_tournament_cmd import finished
+
+TOKEN = "director-token-for-the-staged-e2e"
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with running(tmp_path_factory.mktemp("staged_e2e") / "x.sqlite3", clean=True, UNODUO_DIRECTOR_TOKEN=TOKEN) as url:
+        yield url
+
+
+def unoduo(*args: str, url: str) -> Result:
+    env = {"UNODUO_URL": None, "UNODUO_DIRECTOR_TOKEN": None, "FORCE_COLOR": None, "TTY_COMPATIBLE": None}
+    runner = CliRunner(env={**env, "COLUMNS": "80", "TZ": "UTC"})
+    return runner.invoke(app, ["tournament", *args, "--url", url, "--token", TOKEN])
+
+
+def created(result: Result) -> str:
+    assert result.exit_code == 0, result.output
+    return result.stdout.split()[2]
+
+
+def house(count: int) -> list[str]:
+    return [arg for i in range(count) for arg in ("-p", "bot:greedy" if i % 2 else "bot:random")]
+
+
+def every_replay_verifies(base: str, t: dict[str, Any]) -> int:
+    """Each match of ``t`` (its pairings' matches) checked by ``verify``: the chain, every
+    commitment opened, every decision re-run. How many were checked."""
+    matches = [p["match"] for r in t["rounds"] for p in r["pairings"] if p.get("match")]
+    with httpx.Client(base_url=base, timeout=30.0) as client:
+        for match_id in matches:
+            reply = client.get(f"/api/matches/{match_id}/replay")
+            assert reply.status_code == 200, reply.text
+            report = verify_replay(reply.text)
+            assert report.ok, (match_id, report.line, report.failure)
+    return len(matches)
+
+
+def top(table: dict[str, Any], advance: int) -> list[str]:
+    """A decided table's first ``advance`` players, equal places by seat order (the better seed)."""
+    places = table["result"]["places"]
+    order = sorted(range(len(places)), key=lambda i: (places[i], i))
+    return [table["seats"][i]["id"] for i in order[:advance]]
+
+
+def test_thirty_two_house_bots_at_tables_of_four_top_two_go_on(base: str) -> None:
+    made = unoduo(
+        *("create", "Table knockout", *house(32), "--ruleset", "classic", "--rule", "round_limit=1"),
+        *("--format", "table_knockout", "--table-size", "4", "--advance", "2", "--start"),
+        url=base,
+    )
+    t = finished(base, created(made))
+    tables = [r["pairings"] for r in t["rounds"] if r["pairings"]]
+    assert [len(r) for r in tables] == [8, 4, 2, 1]
+    assert all(len(p["seats"]) == 4 for r in tables for p in r)
+    assert [p["node"] for p in tables[0]] == [f"T1-{i}" for i in range(1, 9)] and tables[3][0]["node"] == "F"
+    for earlier, later in itertools.pairwise(tables):
+        assert {s["id"] for p in later for s in p["seats"]} == {q for p in earlier for q in top(p, 2)}
+    places = {row["player"]: row["place"] for row in t["places"]}
+    assert sorted(places) == sorted(p["id"] for p in t["players"])
+    final = tables[3][0]
+    assert [places[q] for q in top(final, 4)] == [1, 2, 3, 4]
+    assert Counter(places.values()) == {1: 1, 2: 1, 3: 1, 4: 1, 5: 2, 7: 2, 9: 4, 13: 4, 17: 8, 25: 8}
+    assert every_replay_verifies(base, t) == 15
+
+
+def test_sixteen_house_bots_in_pools_of_four_into_a_bracket_of_eight(base: str) -> None:
+    made = unoduo(
+        *("create", "Pools night", *house(16), "--rule", "target=50", "--format", "pools"),
+        *("--pool-size", "4", "--advance", "2", "--pool-format", "round_robin", "--bracket", "single_elimination"),
+        "--start",
+        url=base,
+    )
+    t = finished(base, created(made))
+    rounds = [r["pairings"] for r in t["rounds"] if r["pairings"]]
+    assert [len(r) for r in rounds] == [8, 8, 8, 4, 2, 1]
+    assert {p["node"] for r in rounds[:3] for p in r} == {"pool-A", "pool-B", "pool-C", "pool-D"}
+    pool_of = {s["id"]: p["node"] for r in rounds[:3] for p in r for s in p["seats"]}
+    for p in rounds[3]:  # the bracket's first round: never two players of one pool
+        assert pool_of[p["seats"][0]["id"]] != pool_of[p["seats"][1]["id"]]
+    places = {row["player"]: row["place"] for row in t["places"]}
+    assert Counter(places.values()) == {1: 1, 2: 1, 3: 2, 5: 4, 9: 4, 13: 4}
+    assert every_replay_verifies(base, t) == 8 * 3 + 4 + 2 + 1
