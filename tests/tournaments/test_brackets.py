@@ -179,6 +179,9 @@ def test_single_elimination_has_n_minus_1_decisions(n: int, rng: random.Random) 
     assert len(run.played) == n - 1  # a bye is not a match: n - 1 matches, one per player out
     assert sum(1 for r in run.played if r[0] == 1) == bracket_size(n) // 2 - byes  # round 1 less its byes
     assert max(run.places.values()) <= n
+    # every node of the bracket's 2^k - 1 is decided: n - 1 by a match, the byes by walkover
+    statuses = Counter(s.status for s in resolve(run.plan, run.players, run.results).nodes.values())
+    assert statuses == Counter({"decided": n - 1, **({"walkover": byes} if byes else {})})
 
 
 @settings(max_examples=150, deadline=None)
@@ -193,6 +196,8 @@ def test_double_elimination_plays_2n_minus_2_or_2n_minus_1_matches(n: int, rng: 
     champion = next(p for p, place in run.places.items() if place == 1)
     assert all(losses[p] == 2 for p in run.players if p != champion)
     assert losses[champion] == (1 if reset else 0)
+    statuses = Counter(s.status for s in resolve(run.plan, run.players, run.results).nodes.values())
+    assert statuses["decided"] == len(run.played) and set(statuses) <= {"decided", "walkover", "void"}
 
 
 @settings(max_examples=150, deadline=None)

@@ -17,8 +17,10 @@ from server.domain_errors import Malformed, NotNow
 from server.tournaments.decide import (
     Advance,
     Create,
+    MatchEnd,
     NoShow,
     OpenDispute,
+    RecordResult,
     Rule,
     Start,
     Withdraw,
@@ -57,6 +59,10 @@ def run_to_end(t: Tournament, rng: random.Random, *, withdraw_rate: float = 0.0,
             if roll < no_show_rate:
                 assert slot.match is not None
                 apply(t, NoShow(slot.key, slot.match))
+            elif roll < 2 * no_show_rate:  # the move clock ran out three times: a forfeit
+                assert slot.match is not None
+                seat = rng.randrange(2)
+                apply(t, RecordResult(slot.match, MatchEnd(seat, (0, 0), tuple(slot.seats), forfeit="timeouts")))
             else:
                 won(t, slot, seat=rng.randrange(2))
             if rng.random() < withdraw_rate:
@@ -226,6 +232,18 @@ def test_every_knockout_finishes_with_everyone_placed(n: int, fmt: Format, rng: 
     per_round = Counter((s.round, p) for s in t.slots.values() for p in s.seats)
     assert max(per_round.values()) == 1  # nobody plays twice in a round
     assert all(t.done(s) for s in t.slots.values())
+    # nobody plays after elimination: one loss (two in a double elimination), or a double no-show
+    out_after = 1 if fmt is SE else 2
+    losses: Counter[str] = Counter()
+    for slot in sorted(t.slots.values(), key=lambda s: (s.round, s.board)):
+        assert all(losses[p] < out_after for p in slot.seats), f"{slot.node}: {slot.seats} played after elimination"
+        assert slot.result is not None
+        if slot.result.winner is None:
+            losses.update(dict.fromkeys(slot.seats, out_after))
+        else:
+            losses.update(p for p in slot.seats if p != slot.result.winner)
+            if slot.node == "GF" and slot.result.winner == slot.seats[0]:
+                losses[slot.seats[1]] = out_after  # the winners' champion won: no reset
 
 
 @settings(max_examples=30, deadline=None)
