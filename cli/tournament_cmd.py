@@ -332,8 +332,10 @@ def round_table(round_: dict[str, Any], names: dict[str, str]) -> Table:
         ["board", "white", "black", "status", "result (white–black)", "match"],
         rows,
     )
-    if round_.get("bye"):
-        out.caption = Text(f"bye: {names.get(round_['bye'], round_['bye'])}")
+    notes = [f"bye: {names.get(round_['bye'], round_['bye'])}"] if round_.get("bye") else []
+    notes += [round_["note"]] if round_.get("note") else []
+    if notes:
+        out.caption = Text("\n".join(notes))
         out.caption_justify = "left"
     return out
 

@@ -240,6 +240,9 @@ class RoundPublic(BaseModel):
     starts_at: str | None = Field(
         default=None, description="the start time the director gave the round (it opens no earlier); null: none"
     )
+    note: str | None = Field(
+        default=None, description="what the round could not do as asked: a forbidden pair no pairing avoided"
+    )
 
 
 class StandingPublic(BaseModel):
@@ -366,6 +369,9 @@ class TournamentPublic(BaseModel):
     check_in_minutes: int | None = Field(default=None, description="the check-in window before the start; null: none")
     check_in_opens: str | None = Field(default=None, description="when entrants may check in; null: no check-in")
     checked_in: list[str] = Field(default_factory=list, description="the entrants who checked in (player ids)")
+    forbidden_pairs: list[list[str]] = Field(
+        default_factory=list, description="pairs of player ids never paired where avoidable (a swiss's)"
+    )
     not_checked_in: list[PlayerPublic] = Field(
         default_factory=list, description="the entrants withdrawn at the start for not checking in"
     )

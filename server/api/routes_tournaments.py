@@ -130,6 +130,15 @@ class CreateTournamentRequest(RequestBody):
         "the start (starts_at, else round 1's start time); the unconfirmed are withdrawn at the start",
     )
 
+    forbidden_pairs: list[
+        Annotated[list[Annotated[StrictStr, Field(min_length=1, max_length=100)]], Field(min_length=2, max_length=2)]
+    ] = Field(
+        default_factory=list,
+        max_length=32,
+        description="swiss: pairs of players (names or ids) never paired where a pairing can avoid it; "
+        "a round that cannot says so",
+    )
+
     @field_validator("name")
     @classmethod
     def _readable(cls, value: str) -> str:
@@ -241,6 +250,7 @@ async def create_tournament(
         bracket=body.bracket,
         starts_at=body.starts_at,
         check_in_minutes=body.check_in_minutes,
+        forbidden_pairs=[(a, b) for a, b in body.forbidden_pairs],
     )
     t = await tournaments.create(request)
     return await asyncio.to_thread(_views(tournaments).public, t)

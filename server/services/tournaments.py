@@ -164,6 +164,7 @@ class NewTournament:
     bracket: str | None = None  # pools: single_elimination (default) or double_elimination
     starts_at: datetime | None = None  # it starts by itself then
     check_in_minutes: int | None = None  # the check-in window before the start (an open tournament)
+    forbidden_pairs: list[tuple[str, str]] = field(default_factory=list)  # names or ids: never paired if avoidable
 
 
 def tournament_or_none(store: EventStore) -> Callable[[str], Tournament | None]:
@@ -272,6 +273,7 @@ class TournamentService:
             bracket=request.bracket,
             starts_at=request.starts_at,
             check_in_minutes=request.check_in_minutes,
+            forbidden_pairs=await asyncio.to_thread(self._forbidden, request.forbidden_pairs, players),
         )
         decision = decide(Tournament(tournament_id), command, self.clock.now())
         await self.store.append_async(
@@ -303,6 +305,15 @@ class TournamentService:
         if twice:
             raise Malformed(f"a player can be entered once: {', '.join(twice)} is entered twice")
         return players
+
+    def _forbidden(self, pairs: list[tuple[str, str]], entrants: list[PlayerPublic]) -> tuple[tuple[str, str], ...]:
+        """Each forbidden pair's players as ids: an entrant by name or id, else any player (404 for nobody)."""
+
+        def one(entry: str) -> str:
+            found = next((p.id for p in entrants if _names(entry, p)), None)
+            return found if found is not None else resolve_player(self.store, entry).id
+
+        return tuple((one(a), one(b)) for a, b in pairs)
 
     def _human_entrant(self, entry: str) -> PlayerPublic:
         """A player named by id or name (``resolve_player``); a bot that this server does not run is refused."""
@@ -1011,6 +1022,7 @@ class TournamentViews:
                     bye=scheduled.bye,
                     pairings=pairings,
                     starts_at=_at_or_none(t.starts_at(number)),
+                    note=self._forced_note(t, number),
                 )
             )
         for number in range(len(t.rounds) + 1, t.planned + 1):  # a Swiss's rounds not paired yet
@@ -1083,6 +1095,7 @@ class TournamentViews:
             check_in_minutes=t.check_in_minutes,
             check_in_opens=_at_or_none(t.check_in_opens()),
             checked_in=list(t.checked_in),
+            forbidden_pairs=[list(pair) for pair in t.forbidden_pairs],
             not_checked_in=[self._player(p) for p in t.not_checked_in],
         )
 
@@ -1115,6 +1128,14 @@ class TournamentViews:
                 )
             )
         return out
+
+    def _forced_note(self, t: Tournament, number: int) -> str | None:
+        """A round that had to pair a forbidden pair says so, by name (docs/TOURNAMENTS.md "Forbidden pairings")."""
+        forced = t.forbidden_forced.get(number)
+        if not forced:
+            return None
+        pairs = "; ".join(f"{self._player(a).name} and {self._player(b).name}" for a, b in forced)
+        return f"forbidden pairing not avoidable this round (no other pairing was legal): {pairs}"
 
     def _pairing(self, t: Tournament, slot: Slot, secret: bool = False) -> PairingPublic:
         if t.cancelled(slot):

@@ -58,7 +58,6 @@ from server.tournaments.model import (
     PlayerWithdrew,
     ResultRecorded,
     RoundOpened,
-    RoundPaired,
     Slot,
     Tournament,
     TournamentCreated,
@@ -73,6 +72,7 @@ from server.tournaments.table_knockout import DEFAULT_ADVANCE
 
 MAX_PLAYERS: Final = 64
 MAX_CHECK_IN_MINUTES: Final = 24 * 60
+MAX_FORBIDDEN_PAIRS: Final = 32
 
 
 class EntryNotFound(NotFound):
@@ -115,6 +115,7 @@ class Create:
     bracket: str | None = None  # pools (default single_elimination)
     starts_at: datetime | None = None  # it starts by itself then (check-in closes)
     check_in_minutes: int | None = None
+    forbidden_pairs: tuple[tuple[str, str], ...] = ()  # player ids (resolved by the service)
 
 
 @dataclass(frozen=True)
@@ -303,6 +304,7 @@ def _create(t: Tournament, command: Create, now: datetime) -> Decision:
         raise Malformed(str(exc)) from None
     pools = command.format is Format.POOLS  # a Swiss pool's rounds are the pools phase's, not the event's
     check_start_time(command, now)
+    check_forbidden(command)
     created = TournamentCreated(
         name=command.name,
         players=command.players,
@@ -323,6 +325,7 @@ def _create(t: Tournament, command: Create, now: datetime) -> Decision:
         **staged_settings(command),
         starts_at=format_at(command.starts_at) if command.starts_at is not None else "",
         check_in_minutes=command.check_in_minutes,
+        forbidden_pairs=command.forbidden_pairs,
     )
     return Decision([created], "create")
 
@@ -341,6 +344,26 @@ def staged_settings(command: Create) -> dict[str, Any]:
             "bracket": command.bracket or POOL_BRACKETS[0],
         }
     return {}
+
+
+def check_forbidden(command: Create) -> None:
+    """Forbidden pairs: a Swiss's (a bracket's first round may use ``server.tournaments.forbidden``),
+    each two different players, none twice, at most :data:`MAX_FORBIDDEN_PAIRS`."""
+    pairs = command.forbidden_pairs
+    if not pairs:
+        return
+    if command.format is not Format.SWISS:
+        raise Malformed("forbidden_pairs is for a swiss tournament")
+    if len(pairs) > MAX_FORBIDDEN_PAIRS:
+        raise Malformed(f"forbidden_pairs: at most {MAX_FORBIDDEN_PAIRS} pairs")
+    seen: set[frozenset[str]] = set()
+    for a, b in pairs:
+        pair = frozenset((a, b))
+        if a == b:
+            raise Malformed(f"a forbidden pair names two players, not {shown(a)} twice")
+        if pair in seen:
+            raise Malformed(f"the pair {shown(a)} and {shown(b)} is forbidden twice")
+        seen.add(pair)
 
 
 def check_start_time(command: Create, now: datetime) -> None:
@@ -493,13 +516,13 @@ def _open_round(t: Tournament, number: int, seed: bytes) -> Decision:
     paired: list[TournamentEvent] = []
     if t.needs_pairing(number):
         try:
-            scheduled = pair_next(t, number)  # a Swiss round of 64: about 0.6 s (docs/TOURNAMENTS.md)
+            paired_round = pair_next(t, number)  # a Swiss round of 64: about 0.6 s (docs/TOURNAMENTS.md)
         except SwissError as exc:
             # Nobody left to pair without a repeat (withdrawals thinned the field): the tournament
             # ends with the rounds played (said in the standings; the service logs the note).
             note = f"round {number} cannot be paired ({exc}); it ends here"
             return Decision([TournamentFinished(seed.hex())], "finish", note)
-        paired.append(RoundPaired(scheduled))
+        paired.append(paired_round)
         t = after(t, paired)
     return _opened(t, number, paired)
 

@@ -22,7 +22,7 @@ from typing import Final
 from server.tournaments import pools, table_knockout
 from server.tournaments.bracket_plan import Plan
 from server.tournaments.brackets import double_elimination, single_elimination
-from server.tournaments.model import Format, Tournament
+from server.tournaments.model import Format, RoundPaired, Tournament
 from server.tournaments.pools import MAX_POOL, MIN_POOL, POOL_FORMATS, PoolsError, check_pool_settings, check_pools
 from server.tournaments.schedule import Pairing, ScheduledRound, round_robin, rounds_per_cycle
 from server.tournaments.swiss import SwissGame, SwissRound, pair_round
@@ -294,9 +294,12 @@ def swiss_history(t: Tournament, upto: int | None = None) -> list[SwissRound]:
     return history
 
 
-def pair_next(t: Tournament, number: int) -> ScheduledRound:
+def pair_next(t: Tournament, number: int) -> RoundPaired:
     """A Swiss round paired from the results so far; pairing numbers follow the entry order
-    (the director lists the players strongest first), withdrawn players are left out."""
+    (the director lists the players strongest first), withdrawn players are left out, forbidden
+    pairs avoided where a pairing can (the event names those it could not avoid)."""
     assert t.format is Format.SWISS and number == len(t.rounds) + 1
-    pairings = pair_round(t.players, swiss_history(t), t.planned, absent=set(t.withdrawn))
-    return ScheduledRound(number, tuple(Pairing(w, b) for w, b in pairings.boards), pairings.bye)
+    forbidden = {frozenset(pair) for pair in t.forbidden_pairs}
+    pairings = pair_round(t.players, swiss_history(t), t.planned, absent=set(t.withdrawn), forbidden=forbidden)
+    scheduled = ScheduledRound(number, tuple(Pairing(w, b) for w, b in pairings.boards), pairings.bye)
+    return RoundPaired(scheduled, forbidden=pairings.forced)

@@ -205,7 +205,9 @@ class Tournament:
     checked_in: list[str] = field(default_factory=list)  # entrants who confirmed, in order
     not_checked_in: list[str] = field(default_factory=list)  # withdrawn at the start for not confirming
     forbidden_pairs: tuple[tuple[str, str], ...] = ()  # never paired where avoidable
-    forbidden_notes: dict[int, str] = field(default_factory=dict)  # round -> a forbidden pair it had to pair
+    forbidden_forced: dict[int, tuple[tuple[str, str], ...]] = field(
+        default_factory=dict
+    )  # round -> pairs it had to pair
     late_entry_rounds: int | None = None  # a Swiss takes entries until this round is paired
     late_entry_bye: bool = False  # a late entrant's missed rounds score half a point each
     entered_from: dict[str, int] = field(default_factory=dict)  # late entrant -> the first round they are paired
@@ -944,8 +946,7 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
     elif isinstance(event, RoundPaired):
         _schedule(t, event.round, event.nodes)
         if event.forbidden:
-            pairs = "; ".join(f"{a} and {b}" for a, b in event.forbidden)
-            t.forbidden_notes[event.round.number] = f"forbidden pairing unavoidable: {pairs}"
+            t.forbidden_forced[event.round.number] = event.forbidden
     elif isinstance(event, RoundOpened):
         t.opened = event.round
         t.opened_at[event.round] = at

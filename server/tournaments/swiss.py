@@ -78,10 +78,12 @@ class SwissRound:
 
 @dataclass(frozen=True)
 class Pairings:
-    """A round's pairings: (white, black) per board, board 1 first, and the bye."""
+    """A round's pairings: (white, black) per board, board 1 first, and the bye; ``forced``: the
+    forbidden pairs it had to pair because no pairing of the round avoided them."""
 
     boards: tuple[tuple[str, str], ...]
     bye: str | None
+    forced: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -245,8 +247,10 @@ class _Weights:
         scores: list[int],
         brackets: _Brackets,
         rounds_played: int,
+        forbidden: Collection[frozenset[str]] = (),
     ) -> None:
         self.players = players
+        self.forbidden = forbidden
         self.scores = scores  # distinct scores, highest first
         self.group = {score: index for index, score in enumerate(scores)}
         self.residents = {
@@ -257,7 +261,9 @@ class _Weights:
         self.resident_index = {p.pid: i for members in self.residents.values() for i, p in enumerate(members)}
         self.rounds_played = rounds_played
         self.max_difference = rounds_played + 2
-        keys: list[tuple[object, ...]] = [("pair",), ("bye_score",)]
+        # Forbidden pairings (the director's): right below completion, above every Dutch criterion,
+        # so a pairing that avoids them all wins whenever one exists, and otherwise the fewest.
+        keys: list[tuple[object, ...]] = [("pair",), *([("forbidden",)] if forbidden else []), ("bye_score",)]
         differences = range(self.max_difference, 0, -1)
         for k in range(len(scores)):
             keys.append(("cross", k))
@@ -316,6 +322,8 @@ class _Weights:
     def pair(self, high: _Player, low: _Player) -> int:
         """The weight of pairing `high` (ranked above) with `low`."""
         digits: list[tuple[tuple[object, ...], int]] = [(("pair",), 1)]
+        if frozenset((high.pid, low.pid)) in self.forbidden:
+            digits.append((("forbidden",), -1))
         k = self.group[low.score]
         self._structure(high, low.score, k, digits)
         difference = high.score - low.score
@@ -440,12 +448,15 @@ def pair_round(
     history: Sequence[SwissRound],
     rounds_total: int,
     absent: Collection[str] = (),
+    forbidden: Collection[frozenset[str]] = (),
 ) -> Pairings:
     """Pair the next round by the Dutch system.
 
     `players` is the initial ranking (pairing number 1 first), `history` the rounds played so far,
-    `absent` the withdrawn players (neither paired nor given the bye). Raises SwissError when no
-    legal pairing exists.
+    `absent` the withdrawn players (neither paired nor given the bye), `forbidden` the pairs the
+    director forbade: an absolute criterion, relaxed only when no pairing of the round avoids
+    them (then as few as possible are paired, named in ``Pairings.forced``). Raises SwissError
+    when no legal pairing exists.
     """
     if len(set(players)) != len(players):
         raise ValueError("a player id is listed twice")
@@ -458,13 +469,15 @@ def pair_round(
     scores = sorted({p.score for p in active.values()}, reverse=True)
     partner: dict[str, str] | None = None
     for _ in range(_MAX_PASSES):
-        weights = _Weights(active, scores, _brackets_of(active, scores, partner), rounds_played)
+        weights = _Weights(active, scores, _brackets_of(active, scores, partner), rounds_played, forbidden)
         found = _match(active, met, weights, threshold)
         if found == partner:
             break
         partner = found
     assert partner is not None
-    return _pairings_from(active, partner)
+    pairings = _pairings_from(active, partner)
+    forced = tuple(pair for pair in pairings.boards if frozenset(pair) in forbidden)
+    return Pairings(pairings.boards, pairings.bye, forced) if forced else pairings
 
 
 def _pairings_from(players: dict[str, _Player], partner: dict[str, str]) -> Pairings:
