@@ -231,6 +231,13 @@ def ruleset_text(t: dict[str, Any]) -> str:
     return f"{t['ruleset']} ({', '.join(changed)})" if changed else str(t["ruleset"])
 
 
+def round_minutes_words(minutes: float) -> str:
+    """A timed round's limit in words: ``15 min``, ``1.5 min``, ``3 s`` (under a minute)."""
+    if minutes < 1:
+        return f"{minutes * 60:.3g} s"
+    return f"{minutes:g} min"
+
+
 def names_of(t: dict[str, Any]) -> dict[str, str]:
     return {p["id"]: player_label(p["name"], p.get("kind")) for p in t["players"]}  # a bot account: "[bot]"
 
@@ -406,6 +413,8 @@ def settings_lines(t: dict[str, Any], rules_given: Iterable[str] = ()) -> list[s
         opening = "round 1 at the start, then each" if after == 1 else f"from round {after} on, each"
         lines.append(f"  rounds:   {opening} when the one before is over")
     lines.append(f"  clocks:   {t['move_seconds']} s a move · {t['join_seconds']} s to join once a round opens")
+    if t.get("round_minutes"):
+        lines.append(f"  timed:    {round_minutes_words(t['round_minutes'])} a round, then time is called (D26)")
     entries = "open (players enter from their lobby until the start)" if t.get("open") else "fixed"
     lines.append(f"  entries:  {entries} · {len(t['players'])} so far")
     seeding = "rating, at the start" if t.get("seeding") == "rating" else "entry order (--player)"
@@ -466,6 +475,17 @@ def create(
     join_seconds: Annotated[
         int | None,
         typer.Option("--join-seconds", min=1, help="time to join a match once its round opens (default 300)"),
+    ] = None,
+    round_minutes: Annotated[
+        float | None,
+        typer.Option(
+            "--round-minutes",
+            min=0.0,
+            max=600.0,
+            help="timed rounds (RULES.md D26): each round's limit in minutes from its opening (0.5: 30 s); "
+            "then time is called in every match still being played",
+            show_default=False,
+        ),
     ] = None,
     format_: Annotated[
         Format,
@@ -596,6 +616,8 @@ def create(
         body["move_seconds"] = move_seconds
     if join_seconds is not None:
         body["join_seconds"] = join_seconds
+    if round_minutes is not None:
+        body["round_minutes"] = round_minutes
     t = call_object(server, "POST", "/api/tournaments", body)
     formats = "" if t.get("format", "round_robin") == "round_robin" else f", {format_words(t)}"
     bots = ", bot accounts may enter" if t.get("bot_accounts") else ""
@@ -780,6 +802,18 @@ def withdraw(
     annulled = any(w["player"] == who and w["annulled"] for w in t["withdrawals"])
     what = "every result annulled" if annulled else "the remaining matches go to the opponents by forfeit"
     typer.echo(f"withdrew {names_of(t).get(who, who)} from {t['id']} ({t['name']}): {what}")
+
+
+@tournament_app.command("call-time")
+@shaped
+def call_time(tournament: TournamentArg, url: Url = DEFAULT_URL, token: Token = None) -> None:
+    """Call time now in the round being played (RULES.md D26): each match still being played ends
+    when its hand in play does (one more hand while the best total is shared)."""
+    t = call_object(director(url, token), "POST", f"/api/tournaments/{tournament}/call-time", {})
+    called = [r for r in t["rounds"] if r.get("time_called")]
+    last = called[-1] if called else None
+    when = f"round {last['number']} at {local_time_words(last['time_called'])}" if last else "no round"
+    typer.echo(f"time called in {t['id']} ({t['name']}): {when}")
 
 
 @tournament_app.command("disputes")

@@ -243,6 +243,12 @@ class RoundPublic(BaseModel):
     note: str | None = Field(
         default=None, description="what the round could not do as asked: a forbidden pair no pairing avoided"
     )
+    deadline: str | None = Field(
+        default=None, description="a timed round (round_minutes) once open: when it runs out of time; else null"
+    )
+    time_called: str | None = Field(
+        default=None, description="when time was called in the round (its deadline, or the director's call); else null"
+    )
 
 
 class StandingPublic(BaseModel):
@@ -349,6 +355,9 @@ class TournamentPublic(BaseModel):
     double: bool
     move_seconds: int
     join_seconds: int
+    round_minutes: float | None = Field(
+        default=None, description="timed rounds (RULES.md D26): each round's wall-clock limit in minutes; null: untimed"
+    )
     commitment: str = Field(description="sha256 of the tournament's seed (lots), revealed at the end")
     server_seed: str | None = Field(description="the seed, once the tournament has finished")
     players: list[PlayerPublic] = Field(description="in pairing-number order (number 1 first)")

@@ -9,7 +9,16 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import Response
-from pydantic import AfterValidator, AwareDatetime, Field, StrictBool, StrictInt, StrictStr, field_validator
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    field_validator,
+)
 
 from engine.game.rulesets import MAX_SEATS
 from engine.game.rulings import RULING_PATTERN, RULING_RANGE
@@ -26,6 +35,7 @@ from server.services.tournament_listing import DEFAULT_PAGE, MAX_PAGE, Tournamen
 from server.services.tournaments import NewTournament, TournamentViews, dispute_public
 from server.store.models import ID_LEN
 from server.tournaments.formats import start_time_problem
+from server.tournaments.timed import MAX_ROUND_MINUTES
 
 router = APIRouter(prefix="/api", tags=["tournaments"])
 
@@ -115,6 +125,15 @@ class CreateTournamentRequest(RequestBody):
         max_length=30,
         description="each round's start time (ISO 8601 with its offset), round 1 first: a round opens no earlier; "
         "its join deadline counts from its opening. From 2000-01-01 to 2999-12-31 in UTC",
+    )
+    round_minutes: StrictFloat | StrictInt | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_ROUND_MINUTES,
+        allow_inf_nan=False,
+        description="timed rounds (RULES.md D26): each round's wall-clock limit in minutes from its opening "
+        "(a fraction is taken: 0.5 is 30 seconds); when it runs out, time is called in every match of the "
+        "round still being played. Any format; null: untimed",
     )
 
     starts_at: RoundStart | None = Field(
@@ -251,6 +270,7 @@ async def create_tournament(
         starts_at=body.starts_at,
         check_in_minutes=body.check_in_minutes,
         forbidden_pairs=[(a, b) for a, b in body.forbidden_pairs],
+        round_minutes=body.round_minutes,
     )
     t = await tournaments.create(request)
     return await asyncio.to_thread(_views(tournaments).public, t)
@@ -343,6 +363,21 @@ async def start_tournament(
     each round when it opens) and open round 1 (at its start time, if it has one)."""
     t = await tournaments.start(tournament_id)
     return await asyncio.to_thread(_views(tournaments).public, t)
+
+
+@router.post(
+    "/tournaments/{tournament_id}/call-time",
+    response_model=TournamentPublic,
+    responses=error_responses(400, 401, 404, 409, 503),
+)
+async def call_time(
+    tournament_id: TournamentId, _director: DirectorDep, tournaments: TournamentServiceDep
+) -> TournamentPublic:
+    """The director calls time now (RULES.md D26): in every match still being played the hand in
+    play is the last, unless the best total is shared when it ends.
+    A round whose time was called already keeps its first call; 409 when no match is being played."""
+    t = await tournaments.call_time_now(tournament_id)
+    return await asyncio.to_thread(_views(tournaments).public, t, full=True)
 
 
 @router.post(

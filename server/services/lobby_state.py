@@ -46,7 +46,7 @@ from server.services.match_reads import MatchReads, shown
 from server.services.match_registry import MatchRegistry
 from server.services.matches import MatchService
 from server.services.tournament_listing import TournamentListing
-from server.services.tournaments import TournamentService, dispute_public
+from server.services.tournaments import TournamentService, dispute_public, match_timing
 from server.store.event_store import EventStore
 from server.store.models import PlayerPublic
 from server.store.read_models import ANNULLED, FINISHED, LIVE, WAITING
@@ -154,7 +154,7 @@ async def me_state(
     mine = [
         MyMatch(**dict(m), ended=await asyncio.to_thread(ended, endings, m, by_id))
         if m.status in (FINISHED, ANNULLED)
-        else MyMatch(**dict(m))
+        else MyMatch(**{**dict(m), **match_timing(by_id.get(m.tournament or ""), m.id)})  # a timed round's clock
         for m in current
     ]
     names = {t.id: t.name for t in every}

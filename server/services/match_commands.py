@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from engine.game.commands import Forfeit, JoinSeat, SeatCommand, TimeOut, parse_action, parse_seat_command
+from engine.game.commands import CallTime, Forfeit, JoinSeat, SeatCommand, TimeOut, parse_action, parse_seat_command
 from engine.game.decide import decide_step
 from engine.game.errors import CommandRefused
 from engine.game.state import MatchState, Phase
@@ -37,6 +37,8 @@ from server.store.streams import MATCHES_STREAM
 log = logging.getLogger(__name__)
 
 JOIN_RACES = 5  # a join that lost a race to another process's append (another seat's join) tries again
+CALL_RACES = 20  # time called that lost a race to a move appended meanwhile tries again (it must land)
+TIME_CALLED_ID = "time-called"  # the command id of a match's one time_called (RULES.md D26)
 MAX_BOT_MOVES = 5000  # a safety bound per drive; a whole match takes a few hundred
 OK = {"ok": True}  # the result stored with each processed command id
 
@@ -70,7 +72,7 @@ class MatchCommands:
     async def apply(
         self,
         live: LiveMatch,
-        command: JoinSeat | SeatCommand | TimeOut | Forfeit,
+        command: JoinSeat | SeatCommand | TimeOut | Forfeit | CallTime,
         command_id: str,
         *,
         bots_answer: bool = False,
@@ -241,6 +243,29 @@ class MatchCommands:
             except (ConcurrencyError, CommandRefused):
                 return False
             return appended is not None
+
+    async def call_time(self, match_id: str, moment: str) -> bool:
+        """RULES.md D26: a timed round ran out; time is called in ``match_id`` at ``moment``. Under
+        one command id (``time-called``), so two processes (or a retry) record it once; a race lost
+        to a move appended meanwhile tries again, as the call must land. False if the match was never
+        opened, was annulled, is over, or had time called already: nothing changes."""
+        live = await self.registry.open(match_id)
+        for _ in range(CALL_RACES):
+            async with live.lock:
+                state = live.state
+                if live.dealer is None or state.phase in (Phase.NEW, Phase.MATCH_OVER) or live.annulled:
+                    return False
+                if state.time_called is not None:
+                    return False
+                try:
+                    appended = await self.apply(live, CallTime(moment), TIME_CALLED_ID)
+                except ConcurrencyError:
+                    continue  # the copy has caught up with the move that came first: look again
+                except CommandRefused:
+                    return False
+                return appended is not None
+        log.warning("match %s: time could not be called after %d races", match_id, CALL_RACES)
+        return False
 
     async def expire(self, match_id: str, reason: str) -> bool:
         """Annul ``match_id`` if it has still not started (an invitation that expired); True if it was."""

@@ -48,6 +48,7 @@ from server.tournaments.model import (
     stored_time,
     tournament_stream,
 )
+from server.tournaments.timed import round_deadline
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,10 @@ class TournamentManager:
                 opened = stored_time(t.opened_at[t.opened])
                 if opened is not None:
                     self.tournaments.arm_join_deadline(t.id, t.opened, opened.timestamp() + t.join_seconds)
+            for number in sorted({slot.round for slot in t.open_slots()}):  # timed rounds still being played
+                deadline = t.round_deadline(number)
+                if deadline is not None:
+                    self.tournaments.arm_round_deadline(t.id, number, deadline)
             self._spawn(self.tournaments.advance_later(t.id))
 
     def _found(self, tournament_id: str) -> None:
@@ -136,6 +141,10 @@ class TournamentManager:
             if opened is not None:
                 t = await self.tournaments.get(tournament_id)
                 self.tournaments.arm_join_deadline(tournament_id, event.round, opened.timestamp() + t.join_seconds)
+                if t.round_minutes is not None:  # a timed round (RULES.md D26)
+                    self.tournaments.arm_round_deadline(
+                        tournament_id, event.round, round_deadline(opened, t.round_minutes)
+                    )
         elif isinstance(event, MatchReplayed):
             self._watch(tournament_id, event.new)
         elif isinstance(event, TournamentCreated) and (event.starts_at or event.check_in_minutes is not None):
@@ -182,14 +191,18 @@ class TournamentManager:
 
 class MatchEnding:
     """How a match ended, read from its events as they pass: the end's record (``match_ended``) and
-    the forfeit that ended it if one did; complete at ``seed_revealed``, its last event."""
+    the forfeit that ended it if one did, and when time was called in it (RULES.md D26); complete
+    at ``seed_revealed``, its last event."""
 
     def __init__(self) -> None:
         self.ended: dict[str, Any] | None = None
         self.forfeit: str | None = None
+        self.time_called: str | None = None
 
     def read(self, stored: StoredEvent) -> MatchEnd | None:
-        if stored.type == EventType.MATCH_FORFEITED:
+        if stored.type == EventType.TIME_CALLED:
+            self.time_called = str(stored.data["moment"])
+        elif stored.type == EventType.MATCH_FORFEITED:
             self.forfeit = str(stored.data["reason"])  # at two seats a forfeit ends the match
         elif stored.type == EventType.MATCH_ENDED:
             self.ended = dict(stored.data)
@@ -202,5 +215,6 @@ class MatchEnding:
                 seated=(),  # a table's seats: read by the service (the match's stream names no player)
                 forfeit=self.forfeit if len(scores) == 2 else None,  # at a table, a seat that left is no reason
                 places=tuple(int(p) for p in places) if places is not None else None,
+                time_called=self.time_called,
             )
         return None

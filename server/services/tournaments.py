@@ -70,6 +70,7 @@ from server.tournaments.brackets import plan_of, source_text
 from server.tournaments.decide import (
     MAX_PLAYERS,
     Advance,
+    CallRoundTime,
     CheckIn,
     Command,
     Create,
@@ -165,6 +166,7 @@ class NewTournament:
     starts_at: datetime | None = None  # it starts by itself then
     check_in_minutes: int | None = None  # the check-in window before the start (an open tournament)
     forbidden_pairs: list[tuple[str, str]] = field(default_factory=list)  # names or ids: never paired if avoidable
+    round_minutes: float | None = None  # timed rounds (RULES.md D26): each round's wall-clock limit
 
 
 def tournament_or_none(store: EventStore) -> Callable[[str], Tournament | None]:
@@ -203,6 +205,7 @@ class TournamentService:
         self.match_reads = matches.reads  # replays
         self._locks: dict[str, asyncio.Lock] = {}
         self._deadlines: dict[tuple[str, int], Timer] = {}
+        self._round_deadlines: dict[tuple[str, int], Timer] = {}  # timed rounds: (tournament, round) -> timer
         self.clock = matches.clock  # the join deadlines run on the matches' clock
         self._tasks: set[asyncio.Task[Any]] = set()
         self._seeds: dict[str, bytes] = {}  # tournament id -> its secret seed, read once
@@ -274,6 +277,7 @@ class TournamentService:
             starts_at=request.starts_at,
             check_in_minutes=request.check_in_minutes,
             forbidden_pairs=await asyncio.to_thread(self._forbidden, request.forbidden_pairs, players),
+            round_minutes=request.round_minutes,
         )
         decision = decide(Tournament(tournament_id), command, self.clock.now())
         await self.store.append_async(
@@ -710,6 +714,55 @@ class TournamentService:
 
         await self._decide(tournament_id, step)
 
+    # ------------------------------------------------------------ timed rounds (RULES.md D26)
+
+    def arm_round_deadline(self, tournament_id: str, number: int, when: datetime) -> None:
+        """Round ``number`` runs out of time at ``when``: time is called then in every match of it
+        still being played (once per round and process; a deadline past already fires at once)."""
+        key = (tournament_id, number)
+        if self._stopping or key in self._round_deadlines:
+            return
+        delay = max(0.0, (when - self.clock.now()).total_seconds())
+
+        def fire() -> None:
+            self._round_deadlines.pop(key, None)
+            self._spawn(
+                self._retrying(
+                    lambda: self.call_time(tournament_id, number, format_at(when), "deadline"),
+                    f"the time limit of round {number} of {tournament_id}",
+                )
+            )
+
+        self._round_deadlines[key] = self.clock.call_later(delay, fire)
+
+    async def call_time_now(self, tournament_id: str) -> Tournament:
+        """The director calls time now in every round being played (a knockout may have several
+        open at once); 409 if no match is being played."""
+        t = await self.get(tournament_id)
+        playing = sorted({slot.round for slot in t.open_slots()}) if t.status == RUNNING else []
+        if not playing:
+            raise NotNow(f"tournament {tournament_id!r} has no match being played: there is no time to call")
+        moment = format_at(self.clock.now())
+        for number in playing:
+            await self.call_time(tournament_id, number, moment, "director")
+        return await self.get(tournament_id)
+
+    async def call_time(self, tournament_id: str, number: int, moment: str, by: str) -> None:
+        """D26: time is called at ``moment`` in every match of round ``number`` still being played,
+        then the call is recorded on the tournament. Safe to repeat: a match already called, or
+        over, is left as it is, and the round's call is recorded once (the first moment stands)."""
+        t = await self.get(tournament_id)
+        moment = t.time_called.get(number, moment)
+        for slot in t.round_slots(number):
+            if slot.match is not None and not t.done(slot):
+                await self.match_commands.call_time(slot.match, moment)
+
+        async def step(t: Tournament) -> bool:
+            await self._apply(t, CallRoundTime(number, moment, by))
+            return False
+
+        await self._decide(tournament_id, step)
+
     # ------------------------------------------------------------ withdrawals
 
     async def withdraw(self, tournament_id: str, player_entry: str, note: str) -> Tournament:
@@ -817,6 +870,9 @@ class TournamentService:
                 players = [self._known(p) for p in t.seated(slot)]
                 ruleset = Ruleset.from_record(t.ruleset)
                 await self.matches.create_scheduled(event.new, players, ruleset, t.move_seconds, t.id, slot.round)
+                called = t.time_called.get(slot.round)
+                if called is not None:  # its round's time was called: the replay is decided on its first hand
+                    await self.match_commands.call_time(event.new, called)
             elif isinstance(event, ResultRecorded) and ruled.decision == "award" and len(t.slots[event.slot].seats) > 2:
                 live = await self.registry.open(dispute.match, arm=False)
                 if live.state.phase is not Phase.MATCH_OVER and not live.annulled:
@@ -895,9 +951,10 @@ class TournamentService:
 
     async def stop(self) -> None:
         self._stopping = True
-        for handle in self._deadlines.values():
+        for handle in [*self._deadlines.values(), *self._round_deadlines.values()]:
             handle.cancel()
         self._deadlines.clear()
+        self._round_deadlines.clear()
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):
@@ -932,6 +989,20 @@ def _refuse_bot_account(player: PlayerPublic, allowed: bool) -> None:
 
 def _at_or_none(at: datetime | None) -> str | None:
     return format_at(at) if at is not None else None
+
+
+def timing(t: Tournament, slot: Slot) -> dict[str, str | None]:
+    """A timed round's match summary's two fields (RULES.md D26): its round's deadline and when
+    time was called in it."""
+    return {"round_deadline": _at_or_none(t.round_deadline(slot.round)), "time_called": t.match_time_called(slot)}
+
+
+def match_timing(t: Tournament | None, match_id: str) -> dict[str, str | None]:
+    """:func:`timing` of ``match_id`` in ``t`` (its tournament), or nothing (no tournament, untimed)."""
+    if t is None or (t.round_minutes is None and not t.time_called):
+        return {}
+    slot = t.slot_of_match(match_id)
+    return timing(t, slot) if slot is not None else {}
 
 
 def _repeats(t: Tournament) -> int | None:
@@ -1007,11 +1078,14 @@ class TournamentViews:
             number = scheduled.number
             pairings: list[PairingPublic] = []
             summaries: list[MatchSummaryPublic] = []
+            deadline = _at_or_none(t.round_deadline(number))
             for slot in shown.round_slots(number):
                 if slot.match is not None and slot.match in found and number not in secret:
                     summary = registry.summary_public(found[slot.match])
                     if slot.node is not None:
                         summary = summary.model_copy(update=self._node_of(t, slot))
+                    if deadline is not None or number in t.time_called:
+                        summary = summary.model_copy(update=timing(t, slot))
                     summaries.append(summary)
                 pairings.append(self._pairing(shown, slot, number in secret))
             rounds.append(
@@ -1023,6 +1097,8 @@ class TournamentViews:
                     pairings=pairings,
                     starts_at=_at_or_none(t.starts_at(number)),
                     note=self._forced_note(t, number),
+                    deadline=deadline,
+                    time_called=t.time_called.get(number),
                 )
             )
         for number in range(len(t.rounds) + 1, t.planned + 1):  # a Swiss's rounds not paired yet
@@ -1061,6 +1137,7 @@ class TournamentViews:
             double=t.double,
             move_seconds=t.move_seconds,
             join_seconds=t.join_seconds,
+            round_minutes=t.round_minutes,
             commitment=t.commitment,
             server_seed=t.server_seed,
             players=[self._player(p) for p in t.players],

@@ -251,6 +251,13 @@ class MatchSummaryPublic(MatchSummaryBase):
     # a knockout's match (docs/TOURNAMENTS.md "Knockouts"): its bracket and the plan's node; else null
     bracket: str | None = None
     node: str | None = None
+    # Timed rounds (RULES.md D26): read from the tournament's fold, not stored with the summary.
+    round_deadline: str | None = Field(
+        default=None, description="a timed tournament round's match: when its round runs out of time; else null"
+    )
+    time_called: str | None = Field(
+        default=None, description="a timed round's match: when time was called in it (RULES.md D26); else null"
+    )
 
 
 # ---------------------------------------------------------------- standings

@@ -58,6 +58,7 @@ from server.tournaments.model import (
     PlayerWithdrew,
     ResultRecorded,
     RoundOpened,
+    RoundTimeCalled,
     Slot,
     Tournament,
     TournamentCreated,
@@ -69,6 +70,7 @@ from server.tournaments.model import (
 from server.tournaments.pools import POOL_FORMATS
 from server.tournaments.swiss import SwissError
 from server.tournaments.table_knockout import DEFAULT_ADVANCE
+from server.tournaments.timed import round_minutes_problem
 
 MAX_PLAYERS: Final = 64
 MAX_CHECK_IN_MINUTES: Final = 24 * 60
@@ -116,6 +118,7 @@ class Create:
     starts_at: datetime | None = None  # it starts by itself then (check-in closes)
     check_in_minutes: int | None = None
     forbidden_pairs: tuple[tuple[str, str], ...] = ()  # player ids (resolved by the service)
+    round_minutes: float | None = None  # timed rounds (RULES.md D26)
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,7 @@ class MatchEnd:
     seated: tuple[str | None, ...]
     forfeit: str | None = None
     places: tuple[int, ...] | None = None
+    time_called: str | None = None  # the match's time_called moment (D26), if time was called in it
 
 
 @dataclass(frozen=True)
@@ -225,7 +229,30 @@ class Rule:
     playing: bool = False
 
 
-Command = Create | Enter | Leave | Start | CheckIn | Advance | RecordResult | NoShow | Withdraw | OpenDispute | Rule
+@dataclass(frozen=True)
+class CallRoundTime:
+    """Timed rounds (RULES.md D26): time was called at ``moment`` in every match of round ``round``
+    still being played (the service called it in each first); ``by`` the deadline or the director."""
+
+    round: int
+    moment: str
+    by: str
+
+
+Command = (
+    Create
+    | Enter
+    | Leave
+    | Start
+    | CheckIn
+    | Advance
+    | RecordResult
+    | NoShow
+    | Withdraw
+    | OpenDispute
+    | Rule
+    | CallRoundTime
+)
 
 
 @dataclass(frozen=True)
@@ -263,6 +290,8 @@ def decide(t: Tournament, command: Command, now: datetime) -> Decision:
             return _open_dispute(t, command)
         case Rule():
             return _rule(t, command)
+        case CallRoundTime():
+            return _call_round_time(t, command)
 
 
 # ---------------------------------------------------------------- before the start
@@ -305,6 +334,8 @@ def _create(t: Tournament, command: Create, now: datetime) -> Decision:
     pools = command.format is Format.POOLS  # a Swiss pool's rounds are the pools phase's, not the event's
     check_start_time(command, now)
     check_forbidden(command)
+    if command.round_minutes is not None and (problem := round_minutes_problem(command.round_minutes)):
+        raise Malformed(problem)
     created = TournamentCreated(
         name=command.name,
         players=command.players,
@@ -326,6 +357,7 @@ def _create(t: Tournament, command: Create, now: datetime) -> Decision:
         starts_at=format_at(command.starts_at) if command.starts_at is not None else "",
         check_in_minutes=command.check_in_minutes,
         forbidden_pairs=command.forbidden_pairs,
+        round_minutes=command.round_minutes,
     )
     return Decision([created], "create")
 
@@ -589,7 +621,18 @@ def _record(t: Tournament, command: RecordResult) -> Decision:
     if slot is None or slot.result is not None or t.cancelled(slot):
         return Decision()
     result = result_of(slot, command.match, command.end)
+    if command.end.time_called is not None:  # decided on its totals after time was called (D26)
+        result = replace(result, time_called=command.end.time_called)
     return Decision([result], f"result-{command.match}")
+
+
+def _call_round_time(t: Tournament, command: CallRoundTime) -> Decision:
+    """D26: the round's call, recorded once (nothing if it was recorded already)."""
+    if t.status != RUNNING or not 1 <= command.round <= t.opened:
+        raise NotNow(f"round {command.round} of tournament {t.id!r} is not open: there is no time to call")
+    if command.round in t.time_called:
+        return Decision()
+    return Decision([RoundTimeCalled(command.round, command.moment, command.by)], f"time-called-{command.round}")
 
 
 def result_of(slot: Slot, match_id: str, end: MatchEnd) -> ResultRecorded:

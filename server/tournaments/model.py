@@ -26,6 +26,7 @@ from server.tournaments.duplicate import DealResult, same_deal
 from server.tournaments.schedule import Pairing, ScheduledRound, rounds_per_cycle
 from server.tournaments.standings import SWISS_TIEBREAKS, TIEBREAKS, Result, StandingRow, standings
 from server.tournaments.table_standings import TableResult, table_standings
+from server.tournaments.timed import round_deadline
 
 TOURNAMENT_PREFIX: Final = "tournament-"
 CREATED: Final = "created"
@@ -52,6 +53,7 @@ class TournamentEventType(StrEnum):
     CHECKED_IN = "player_checked_in"
     CHECK_IN_CLOSED = "check_in_closed"
     BYE_REQUESTED = "bye_requested"
+    ROUND_TIME_CALLED = "round_time_called"
 
 
 class Format(StrEnum):
@@ -106,6 +108,7 @@ class SlotResult:
     reason: str  # "played", or the forfeit's: timeouts, join_deadline, withdrawal, ruling, no_show
     match: str | None  # the match that decided it; None when no match was played
     places: tuple[int, ...] | None = None
+    time_called: str | None = None  # the match ended on its totals after time was called (D26): when
 
 
 @dataclass
@@ -187,6 +190,8 @@ class Tournament:
     double: bool = False
     move_seconds: int = 60
     join_seconds: int = 300
+    round_minutes: float | None = None  # timed rounds (D26): each round's limit from its opening
+    time_called: dict[int, str] = field(default_factory=dict)  # round -> when its time was called
     commitment: str = ""
     created_at: str = ""
     status: str = CREATED
@@ -285,6 +290,23 @@ class Tournament:
         if opened is None:
             return None
         return datetime.fromisoformat(opened) + timedelta(seconds=self.join_seconds)
+
+    def round_deadline(self, number: int) -> datetime | None:
+        """When round ``number`` runs out of time (None: untimed, or not open; RULES.md D26)."""
+        opened = stored_time(self.opened_at.get(number))
+        if opened is None or self.round_minutes is None:
+            return None
+        return round_deadline(opened, self.round_minutes)
+
+    def match_time_called(self, slot: Slot) -> str | None:
+        """When time was called in ``slot``'s match: its result's record once decided (the match's
+        own ``time_called``), else the round's call while it is still being played (every match of
+        the round still being played was called then); None: it was not."""
+        if slot.result is not None:
+            return slot.result.time_called
+        if self.done(slot):
+            return None
+        return self.time_called.get(slot.round)
 
     def round_slots(self, number: int) -> list[Slot]:
         return [s for s in self.slots.values() if s.round == number]
@@ -569,6 +591,7 @@ class TournamentCreated(Recorded):
     forbidden_pairs: tuple[tuple[str, str], ...] = recorded_when_set(())  # player ids never paired if avoidable
     late_entry_rounds: int | None = recorded_when_set(None)  # Swiss: entries until this round is paired
     late_entry_bye: bool = recorded_when_set(False)  # a late entrant's missed rounds: half a point each
+    round_minutes: float | None = recorded_when_set(None)  # timed rounds (D26): each round's limit
 
 
 @CODEC.upcaster(TournamentEventType.CREATED, 0)
@@ -731,6 +754,7 @@ class ResultRecorded(Recorded):
     reason: str  # "played", or the forfeit's: timeouts, join_deadline, withdrawal, ruling, no_show
     # a table's: each seat's final place (D23), in the slot's seat order
     places: tuple[int, ...] | None = recorded_when_set(None)
+    time_called: str | None = recorded_when_set(None)  # the match's time_called moment (D26), if any
 
 
 @CODEC.upcaster(TournamentEventType.RESULT, 0)
@@ -831,6 +855,20 @@ class DuplicateRevealed(Recorded):
     key: str  # hex
 
 
+@CODEC.register
+@dataclass(frozen=True, slots=True)
+class RoundTimeCalled(Recorded):
+    """Timed rounds (RULES.md D26): time was called in round ``round`` at ``moment`` (its deadline,
+    or when the director called it, ``by``), in every match of it still being played."""
+
+    TYPE: ClassVar[TournamentEventType] = TournamentEventType.ROUND_TIME_CALLED
+    VERSION: ClassVar[int] = 1
+
+    round: int
+    moment: str
+    by: str  # "deadline" or "director"
+
+
 TournamentEvent = (
     TournamentCreated
     | TournamentStarted
@@ -848,6 +886,7 @@ TournamentEvent = (
     | PlayerCheckedIn
     | CheckInClosed
     | ByeRequested
+    | RoundTimeCalled
 )
 EVENT_CLASSES: Final[dict[str, type[TournamentEvent]]] = {
     cls.TYPE.value: cls
@@ -868,6 +907,7 @@ EVENT_CLASSES: Final[dict[str, type[TournamentEvent]]] = {
         PlayerCheckedIn,
         CheckInClosed,
         ByeRequested,
+        RoundTimeCalled,
     )
 }
 
@@ -905,6 +945,7 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
         t.pool_size = event.pool_size
         t.pool_rounds = event.pool_rounds
         t.bracket_format = event.bracket
+        t.round_minutes = event.round_minutes
         t.created_at = at
         t.start_time = event.starts_at
         t.check_in_minutes = event.check_in_minutes
@@ -960,6 +1001,7 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
             reason=event.reason,
             match=event.match,
             places=event.places,
+            time_called=event.time_called,
         )
     elif isinstance(event, PlayerWithdrew):
         t.withdrawn[event.player] = event.annulled
@@ -988,6 +1030,8 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
         slot.result = None
     elif isinstance(event, DuplicateRevealed):
         t.deal_keys[event.round] = event.key
+    elif isinstance(event, RoundTimeCalled):
+        t.time_called.setdefault(event.round, event.moment)
     elif isinstance(event, TournamentFinished):
         t.status = FINISHED
         t.server_seed = event.server_seed

@@ -348,6 +348,11 @@ OPERATIONS = {
     ("POST", "/api/tournaments"): (201, TournamentPublic, {"400", "401", "404", "413", "503"}),
     ("GET", "/api/tournaments"): (200, [TournamentListed], {"401", "503"}),
     ("POST", "/api/tournaments/{tournament_id}/start"): (200, TournamentPublic, {"400", "401", "404", "409", "503"}),
+    ("POST", "/api/tournaments/{tournament_id}/call-time"): (
+        200,
+        TournamentPublic,
+        {"400", "401", "404", "409", "503"},
+    ),
     ("GET", "/api/tournaments/{tournament_id}"): (200, TournamentPublic, {"400", "401", "404", "503"}),
     ("GET", "/api/tournaments/{tournament_id}/trf"): (200, None, {"400", "401", "404", "409", "503"}),
     ("GET", "/api/tournaments/{tournament_id}/fairplay"): (200, FairPlayReport, {"400", "401", "404", "503"}),

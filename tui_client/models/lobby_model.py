@@ -160,7 +160,20 @@ def _result(summary: Mapping[str, Any], seat: int, names: Sequence[str]) -> str:
     return out
 
 
-def _entry(summary: Mapping[str, Any], player_id: str, tournament_names: Mapping[str, str]) -> LobbyEntry | None:
+def round_clock_words(summary: Mapping[str, Any], now: datetime | None = None) -> str:
+    """A timed tournament round's clock on a match's line (RULES.md D26): ``time called``, or
+    ``12:34 left in the round``; "" for a match of an untimed round."""
+    if summary.get("time_called"):
+        return "time called: last hand"
+    left = seconds_until(parse_time(summary.get("round_deadline")), now)
+    if left is None:
+        return ""
+    return f"{clock_words(left)} left in the round" if left > 0 else "round time up"
+
+
+def _entry(
+    summary: Mapping[str, Any], player_id: str, tournament_names: Mapping[str, str], now: datetime | None = None
+) -> LobbyEntry | None:
     match = summary.get("id")
     if not isinstance(match, str):
         return None
@@ -174,7 +187,9 @@ def _entry(summary: Mapping[str, Any], player_id: str, tournament_names: Mapping
         return LobbyEntry("watch", match, None, names, f"watch  {table_words(names)} · {where} · {_scores(summary)}")
     other = others_words(names, seat)
     if status == "live":
-        return LobbyEntry("play", match, seat, names, f"play   vs {other} · {where} · {_scores(summary)} · live")
+        clock = round_clock_words(summary, now)
+        live = f"live · {clock}" if clock else "live"
+        return LobbyEntry("play", match, seat, names, f"play   vs {other} · {where} · {_scores(summary)} · {live}")
     if status == "waiting":
         return LobbyEntry("join", match, seat, names, f"join   vs {other} · {where} · waiting for a seat to join")
     if status == "finished":
@@ -191,6 +206,7 @@ def lobby_entries(
     me: Mapping[str, Any],
     tournaments: Iterable[Mapping[str, Any]] = (),
     tournament_names: Mapping[str, str] | None = None,
+    now: datetime | None = None,
 ) -> list[LobbyEntry]:
     """The lobby's list for ``me`` (``GET /api/me``) and the details of the player's tournaments."""
     player_id = str(me.get("id"))
@@ -204,7 +220,7 @@ def lobby_entries(
                 if isinstance(m, Mapping) and m.get("status") == "live" and m.get("id") not in seen:
                     seen.add(m.get("id"))
                     watch.append(m)
-    entries = [_entry(m, player_id, names) for m in [*mine, *watch]]
+    entries = [_entry(m, player_id, names, now) for m in [*mine, *watch]]
     order = {"play": 0, "join": 1, "watch": 2}
     present = [e for e in entries if e is not None]
     finished = [e for e in present if e.kind in ("done", "void")][::-1][:MAX_FINISHED]
@@ -617,7 +633,7 @@ def lobby_lines(
     opens = open_lines(listed[:shown], open_details or {}, player_id, now)
     opened = {line.tournament for line in opens}
     return LobbyLines(
-        entries=lobby_entries(me, tournaments, names),
+        entries=lobby_entries(me, tournaments, names, now),
         next=[*waiting_lines(me, tournaments, now), *byes],
         open=opens,
         tournaments=[t for t in tournament_lines(listed[:shown], mine) if t.tournament not in opened],

@@ -26,6 +26,7 @@ from engine.game.score_words import result_words
 from engine.protocol.socket_protocol import envelopes_of
 from tui_client.connection.api import refusal_words
 from tui_client.connection.config import Receipt
+from tui_client.models.lobby_model import clock_words
 from tui_client.models.narration import Voice, awaiting_suffix, describe_event, table_after, table_result
 from tui_client.models.receipts import ChainCheck
 from tui_client.models.seating import seat_count
@@ -242,6 +243,7 @@ class PlayModel:
     _count: int = 0
     check: ChainCheck = field(init=False)
     received: list[dict[str, Any]] = field(default_factory=list)  # every event with its open: for proofs
+    round_deadline: str | None = None  # a timed tournament round's (RULES.md D26): when its time runs out
 
     def __post_init__(self) -> None:
         self.check = ChainCheck(self.match, self.earlier)
@@ -476,6 +478,20 @@ class PlayModel:
             return None
         return max(0.0, (at - (now or datetime.now(UTC))).total_seconds())
 
+    def round_clock(self, now: datetime | None = None) -> str | None:
+        """A timed round's clock (RULES.md D26): ``time called`` once the view says so, else
+        ``round 12:34 left`` until the round's deadline; None for an untimed match or one over."""
+        if (self.view or {}).get("time_called"):
+            return "time called: last hand"
+        if self.round_deadline is None or self.finished:
+            return None
+        try:
+            at = datetime.fromisoformat(self.round_deadline.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        left = (at - (now or datetime.now(UTC))).total_seconds()
+        return f"round {clock_words(left)} left" if left > 0 else "round time up"
+
     def receipt(self) -> Receipt:
         return self.check.receipt()
 
@@ -628,3 +644,13 @@ class PlayModel:
             "expected_version": self.version,
             "command": dict(command),
         }
+
+
+def round_deadline_in(tournament: Mapping[str, Any], number: object) -> str | None:
+    """Round ``number``'s deadline in a tournament as ``GET /api/tournaments/{id}`` gives it (None:
+    untimed, or no such round)."""
+    for rnd in tournament.get("rounds") or []:
+        if isinstance(rnd, Mapping) and rnd.get("number") == number:
+            deadline = rnd.get("deadline")
+            return deadline if isinstance(deadline, str) else None
+    return None

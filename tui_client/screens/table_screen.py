@@ -38,7 +38,7 @@ from websockets.exceptions import ConnectionClosed
 from engine.protocol.socket_protocol import FINAL, FINAL_WORDS, Close, Reconnect, envelopes_of
 from tui_client.connection.api import Api, ApiError
 from tui_client.connection.config import ConfigStore
-from tui_client.models.play_model import PlayModel
+from tui_client.models.play_model import PlayModel, round_deadline_in
 from tui_client.models.proof_key import PROOFS_DIR, write_last_proof
 from tui_client.screens.dispute_note import DisputeNoteScreen
 from tui_client.screens.help_screen import HelpScreen
@@ -216,6 +216,18 @@ class PlayScreen(MinimumSize, Screen[None]):
         self.redraw()
         self.set_interval(0.25, self.tick)
         self.follow()  # an annulled match too: its events can still be read
+        self.load_round_deadline()
+
+    @work(group="round", exit_on_error=False)
+    async def load_round_deadline(self) -> None:
+        """A timed tournament round's deadline (RULES.md D26), for the round clock in the title:
+        read once, from the match's summary and its tournament. Not found: no round clock."""
+        with contextlib.suppress(ApiError):
+            summary = (await self.api.match(self.model.match)).get("match") or {}
+            tournament, number = summary.get("tournament"), summary.get("round")
+            if isinstance(tournament, str) and number is not None:
+                self.model.round_deadline = round_deadline_in(await self.api.tournament(tournament), number)
+                self.redraw()
 
     # ------------------------------------------------------------ the socket
 
@@ -332,10 +344,7 @@ class PlayScreen(MinimumSize, Screen[None]):
 
     def redraw(self) -> None:
         m = self.model
-        title = title_text(m)
-        title.append("  ")
-        title.append_text(check_text(m))
-        self.query_one("#table-title", Static).update(title)
+        self._title()
         banner = self.query_one("#banner", Static)
         banner.update(Text(self.banner))  # may quote the server's words, names in them: never markup
         banner.set_class(bool(self.banner), "shown")
@@ -381,7 +390,15 @@ class PlayScreen(MinimumSize, Screen[None]):
             self.redraw()
             return
         self.query_one("#prompt", Static).update(prompt_text(self.model, self.model.seconds_left()))
+        if self.model.round_deadline is not None:  # a timed round's clock counts down in the title
+            self._title()
         self._after()
+
+    def _title(self) -> None:
+        title = title_text(self.model)
+        title.append("  ")
+        title.append_text(check_text(self.model))
+        self.query_one("#table-title", Static).update(title)
 
     def _after(self) -> None:
         """The line under the prompt once nothing more is played here: where to go next, and when."""

@@ -229,6 +229,9 @@ def title_text(m: PlayModel) -> Text:
         out.append(f"you ({m.name(m.seat)}, seat {m.seat}) {others}", style="bold")
     if seats > 2 and m.view is not None:
         out.append(f" · {round_words(m.view)}", style="bold")
+    clock = m.round_clock()
+    if clock is not None:  # a timed tournament round (RULES.md D26)
+        out.append(f" · {clock}", style=WARN if "time" in clock else "bold")
     ruleset = (m.view or {}).get("ruleset")
     out.append(f" · {m.match}" + (f" · {ruleset}" if ruleset else ""), style="dim")
     return out
