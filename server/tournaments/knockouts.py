@@ -91,19 +91,25 @@ class NextRound:
 
 
 def next_round(t: Tournament, pool_standings: Mapping[int, Sequence[str]] | None = None) -> NextRound:
-    """Once the last opened round is done: the next round with a match to play (a round whose
-    nodes are all walkovers or void is skipped: nothing to play), or the finish when nothing is
-    left (a bracket reset not needed ends it)."""
+    """Once the last opened round is done: the next round, paired with its ready nodes, or the
+    finish when nothing is left to play (a bracket reset not needed ends it). A round whose nodes
+    are all walkovers or void (forfeits emptied them) opens with nothing to play and is over at
+    once: rounds open one after the other, so a round's start time and the service's wait for it
+    always name the round that opens next."""
     if t.opened and not t.round_done(t.opened):
         return NextRound()
     resolution = state(t, pool_standings)
     if resolution.finished:
         return NextRound(finished=True)
-    ready = resolution.ready()
-    if not ready:
-        return NextRound()
-    number = min(s.node.round for s in ready)
-    return NextRound(paired=paired_round(number, [s for s in ready if s.node.round == number]))
+    number = t.opened + 1
+    if number > resolution_rounds(t):
+        return NextRound()  # cannot be: a plan's last round decides it; never open rounds past it
+    return NextRound(paired=paired_round(number, [s for s in resolution.ready() if s.node.round == number]))
+
+
+def resolution_rounds(t: Tournament) -> int:
+    """The most rounds ``t``'s plan can take."""
+    return plan_of(t).rounds
 
 
 def paired_round(number: int, nodes: Sequence[NodeState]) -> RoundPaired:

@@ -152,6 +152,22 @@ def test_a_no_show_of_both_puts_both_out() -> None:
     assert state(t).places == {"p01": 1, "p02": 2, "p00": 3, "p03": 3}
 
 
+def test_a_round_emptied_by_no_shows_opens_with_nothing_to_play() -> None:
+    t = started(names(8), format=SE)
+    advance(t)
+    for key, node in (("1.1", "W1-1"), ("1.2", "W1-2"), ("1.3", "W1-3"), ("1.4", "W1-4")):
+        slot = t.slots[key]
+        assert slot.node == node and slot.match is not None
+        if key in ("1.2", "1.4"):
+            apply(t, NoShow(key, slot.match))
+        else:
+            won(t, slot)
+    advance(t)
+    assert t.opened == 2 and t.round_slots(2) == []  # W2-1 and W2-2 are walkovers
+    advance(t)
+    assert [(s.node, s.seats) for s in t.round_slots(3)] == [("F", ("p00", "p01"))]
+
+
 def test_a_replay_ruling_replays_and_the_bracket_waits_for_rulings() -> None:
     t = started(names(4), format=SE)
     advance(t)
