@@ -27,7 +27,6 @@ on results (a Swiss pool's next round, a pool's standings) from the fold's resul
 
 from __future__ import annotations
 
-import functools
 import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -227,7 +226,6 @@ def bracket_seeds(pools: int, advance: int, bracket: Plan) -> list[PoolPlace]:
     return [PoolPlace(pool, tier + 1) for tier, order in enumerate(placed) for pool in order]
 
 
-@functools.lru_cache(maxsize=64)  # Speed: a plan is immutable, and every decision and view asks for it
 def plan(
     entrants: int, pool_size: int, advance: int, pool_format: str, rounds: int | None, bracket: Callable[[int], Plan]
 ) -> Plan:
