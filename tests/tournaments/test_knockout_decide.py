@@ -17,6 +17,7 @@ from server.domain_errors import Malformed, NotNow
 from server.tournaments.decide import (
     Advance,
     Create,
+    Enter,
     MatchEnd,
     NoShow,
     OpenDispute,
@@ -223,6 +224,21 @@ def test_what_a_two_seat_knockout_cannot_use_is_refused(switches: dict[str, obje
         command = Create("ko", tuple(players), ruleset, fmt, "c" * 64, **switches)  # type: ignore[arg-type]
         with pytest.raises(Malformed, match=message):
             decide(Tournament("t_x"), command, NOW)
+
+
+def test_an_open_knockout_counts_its_rounds_at_the_start() -> None:
+    t = made((), format=DE, open=True)
+    for player in names(3):
+        apply(t, Enter(player, player, "player"))
+    apply(t, Start())
+    assert t.rounds_planned == 5  # a bracket of 4: W1; W2 beside L1; L2; GF; GF2
+    lone = made((), format=SE, open=True)
+    apply(lone, Enter("p00", "p00", "player"))
+    with pytest.raises(NotNow, match="at least 2"):
+        decide(lone, Start(), NOW)
+    early = made(names(2), format=SE, round_starts=tuple(f"2026-12-0{d}T19:00:00+00:00" for d in (7, 8)))
+    with pytest.raises(NotNow, match="2 start times for a bracket of at most 1 round "):
+        decide(early, Start(), NOW)
 
 
 def test_more_than_64_players_are_refused() -> None:
