@@ -232,6 +232,7 @@ class PlacePublic(BaseModel):
 class PoolPublic(BaseModel):
     pool: str = Field(description="the pool's letter: A, B, …")
     node: str = Field(description="the node its matches carry (pool-A, …)")
+    players: list[str] = Field(description="the pool's players (ids) in standing order")
     decided: bool = Field(
         description="every pool round played and every pairing decided: its places go into the bracket"
     )

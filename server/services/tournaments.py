@@ -1186,6 +1186,7 @@ class TournamentViews:
                 pool=pool_label(table.pool),
                 node=pool_node(table.pool),
                 decided=table.decided,
+                players=[r.player for r in table.rows],
                 standings=[self._standing(t, r) for r in table.rows],
             )
             for table in pool_tables(t, plan_of(t), t.pool_format or POOL_FORMATS[0], seed)

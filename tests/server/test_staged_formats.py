@@ -102,6 +102,7 @@ def test_each_pools_standings_are_published_and_its_top_two_go_into_the_bracket(
     assert all(p["decided"] for p in t["pools"])
     for pool in t["pools"]:
         rows = pool["standings"]
+        assert pool["players"] == [r["player"] for r in rows]
         assert [r["rank"] for r in rows] == [1, 2, 3, 4]
         assert list(rows[0]["tiebreaks"])[0] == "match_wins"  # a round-robin pool's own chain
         assert [r["won"] for r in rows] == sorted((r["won"] for r in rows), reverse=True)
