@@ -27,7 +27,7 @@ from server.tournaments.decide import (
     Withdraw,
     decide,
 )
-from server.tournaments.knockouts import state
+from server.tournaments.knockouts import current_places, state
 from server.tournaments.model import FINISHED, Format, RoundPaired, Slot, Tournament
 from tests.tournaments.test_decide import NOW, SEED, apply, made, started, won
 
@@ -90,6 +90,18 @@ def test_a_single_elimination_of_five_plays_byes_as_walkovers() -> None:
     advance(t)
     assert t.status == FINISHED
     assert state(t).places == {"p01": 1, "p00": 2, "p02": 3, "p04": 3, "p03": 5}
+
+
+def test_standings_before_the_end_put_the_players_still_in_first() -> None:
+    t = started(names(4), format=DE)
+    advance(t)
+    won(t, t.slots["1.1"])  # p00 beats p03
+    won(t, t.slots["1.2"])  # p01 beats p02
+    assert current_places(t) == dict.fromkeys(names(4), 1)  # a first loss puts nobody out
+    advance(t)
+    won(t, t.slots["2.1"])  # W2-1: p00 beats p01
+    won(t, t.slots["2.2"], seat=1)  # L1-1: p02 beats p03, who is out
+    assert current_places(t) == {"p00": 1, "p01": 1, "p02": 1, "p03": 4}
 
 
 def test_a_round_paired_records_its_nodes() -> None:
