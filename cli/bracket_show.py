@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from engine.game.score_words import ordinal
-from tui_client.models.bracket_model import names_of, pool_records, pools_title, round_lines
+from tui_client.models.bracket_model import names_of, pools_of, pools_title, round_lines
 
 __all__ = ["print_knockout"]
 
@@ -43,18 +43,12 @@ def places_table(t: Mapping[str, Any]) -> Table | None:
 
 
 def pool_lines(t: Mapping[str, Any], width: int) -> list[str]:
-    """``Pool A: 1 ann 3–0 · 2 pip 2–1 · …`` per pool, broken between players."""
+    """``pool A: ivy 3–0 · ann 2–1 · …`` per pool (best record first), broken between players."""
     names = names_of(t)
-    records = pool_records(t)
     lines: list[str] = []
-    for pool in t.get("pools") or []:
-        if not isinstance(pool, Mapping):
-            continue
-        parts = []
-        for rank, player in enumerate(pool.get("players") or [], start=1):
-            won, lost = records.get(str(player), (0, 0))
-            parts.append(f"{rank} {names.get(str(player), str(player))} {won}–{lost}")
-        line = f"{INDENT}pool {pool.get('pool')}: "
+    for pool in pools_of(t):
+        parts = [f"{names.get(p, p)} {'–'.join(str(n) for n in pool.records.get(p, (0, 0)))}" for p in pool.players]
+        line = f"{INDENT}pool {pool.letter}: "
         for index, part in enumerate(parts):
             piece = part + (" ·" if index < len(parts) - 1 else "")
             if len(line) + len(piece) + 1 > width and line.strip():
@@ -69,7 +63,7 @@ def print_knockout(out: Console, t: Mapping[str, Any], print_pool_round: Any) ->
     """The knockout after its header: pools and their rounds, the bracket's rounds, the places.
     ``print_pool_round(round)`` prints a pools round as any two-seat round."""
     width = max(40, out.width)
-    if t.get("pools"):
+    if str(t.get("format")) == "pools":
         out.print(Text(pools_title(t), style="bold"))
         for line in pool_lines(t, width):
             out.print(Text(line), overflow="ignore", crop=False)

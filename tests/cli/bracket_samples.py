@@ -18,7 +18,7 @@ from engine.game.score_words import ordinal
 from server.tournaments import brackets, pools
 from server.tournaments import table_knockout as tables_plan
 from server.tournaments.bracket_plan import Plan, PoolPlace, Seed, Source
-from tests.cli.format_samples import base, names, player
+from tests.cli.format_samples import base, checked, names, player
 
 
 def source_words(source: Source, table: bool) -> str:
@@ -136,14 +136,14 @@ def double_elimination() -> dict[str, Any]:
     """16 players, double elimination, rounds 1-3 played (upsets at W1-3, W2-2, L2-1), round 4 live."""
     plan = brackets.double_elimination(16)
     state = play(plan, seeds(16), played_rounds=3, upsets={"W1-3", "W2-2", "L2-1"})
-    return tournament("double_elimination", "t_de", "Winter Cup", 16, plan, state, live_round=4)
+    return checked(tournament("double_elimination", "t_de", "Winter Cup", 16, plan, state, live_round=4))
 
 
 def single_elimination() -> dict[str, Any]:
     """6 players, single elimination: seeds 1 and 2 have byes; finished (an upset in a semi-final)."""
     plan = brackets.single_elimination(6)
     state = play(plan, seeds(6), played_rounds=9, upsets={"W2-2"})
-    return tournament("single_elimination", "t_se", "Club knockout", 6, plan, state, live_round=0)
+    return checked(tournament("single_elimination", "t_se", "Club knockout", 6, plan, state, live_round=0))
 
 
 def table_knockout() -> dict[str, Any]:
@@ -152,7 +152,7 @@ def table_knockout() -> dict[str, Any]:
     state = play(plan, seeds(16), played_rounds=1, upsets={"T1-2", "T2-1"}, also_played={"T2-1"})
     t = tournament("table_knockout", "t_tk", "Club tables", 16, plan, state, live_round=2)
     t.update({"table_size": 4, "advance": 2, "ruleset": "classic", "rules": {"target": 500}})
-    return t
+    return checked(t)
 
 
 def pools_into_bracket() -> dict[str, Any]:
@@ -165,8 +165,7 @@ def pools_into_bracket() -> dict[str, Any]:
     standings = {i: sorted(m, key=lambda p: (int(p[2:]) % 3, p)) for i, m in enumerate(members)}
     state = play(plan, seeded, played_rounds=pool_rounds, pool_standings=standings)
     t = tournament("pools", "t_po", "Spring pools", 16, plan, state, live_round=pool_rounds + 1)
-    t.update({"pool_format": "round_robin", "pool_size": 4, "advance": 2})
-    t["pools"] = [{"pool": pools.pool_label(i), "players": standings[i]} for i in range(len(members))]
+    t.update({"pool_format": "round_robin", "pool_size": 4, "advance": 2, "bracket_format": "single_elimination"})
     by_player = {p["id"]: p for p in t["players"]}
     for number in range(1, pool_rounds + 1):
         pairings = []
@@ -194,8 +193,7 @@ def pools_into_bracket() -> dict[str, Any]:
                             "match": match,
                         },
                         "bracket": "pool",
-                        "node": None,
-                        "pool": pools.pool_label(i),
+                        "node": pools.pool_node(i),
                     }
                 )
         t["rounds"][number - 1] = {
@@ -206,4 +204,4 @@ def pools_into_bracket() -> dict[str, Any]:
             "pairings": pairings,
             "starts_at": None,
         }
-    return t
+    return checked(t)

@@ -68,7 +68,7 @@ def test_a_table_knockout_says_who_goes_on() -> None:
 def test_pools_then_their_bracket() -> None:
     lines = shown_at(pools_into_bracket())
     at = lines.index("Pools (round-robin) · the top 2 of each pool go on to the bracket")
-    assert lines[at + 1] == "  pool A: 1 ivy 3–0 · 2 ann 2–1 · 3 pip 1–2 · 4 hal 0–3"
+    assert lines[at + 1] == "  pool A: ivy 3–0 · ann 2–1 · pip 1–2 · hal 0–3"
     assert lines.index("Round 1 · finished") < lines.index("Quarter-final") < lines.index("Final")
 
 

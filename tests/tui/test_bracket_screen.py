@@ -77,8 +77,8 @@ async def test_a_double_elimination_scrolls_and_marks_the_players_path(tmp_path:
         x = view.scroll_x
         await pilot.press("right", "l")
         assert view.scroll_x == x + 2
-        await pilot.press("end")
-        assert view.scroll_y == view.max_scroll_y
+        await pilot.press("end")  # scrolls with an animation: wait for its end
+        await until(pilot, lambda: view.scroll_y == view.max_scroll_y, "the bracket's end")
         assert any("GF2" in line for line in shown_text(view))
         await pilot.press("m")
         assert any("L3-2" in line for line in shown_text(view))

@@ -370,6 +370,8 @@ def node_box(node: BracketNode, names: Mapping[str, str], me: str | None, path: 
             style = "winner" if place == 1 or (table and place <= advance) else "out"
         elif node.status == "walkover":
             style = "winner"
+        elif node.status == "void":  # a reset not needed: nobody plays it
+            style = "bye"
         rows.append(Row(names.get(player, player), mark, "me" if player == me else style))
     if not table and len(rows) == 1:  # a bye: the seat nobody takes, shown as such
         rows.append(Row("bye", "", "bye"))
@@ -428,7 +430,7 @@ def layout(
             fed_by.setdefault(target, []).append((feeder, seat))
     bottom = top + 1
     for index, column in enumerate(columns):
-        free = top + 2
+        free = top + (2 if any(c.heading for c in columns) else 1)  # the headings' row, a blank line
         for box in column.boxes:
             centres = [
                 placed[f][0] + placed[f][2].height / 2
@@ -496,6 +498,12 @@ def draw(tournament: Mapping[str, Any], me: str | None = None) -> Drawing:
     names = names_of(tournament)
     path = path_of(nodes, me)
     canvas = Canvas()
+    if not nodes:
+        entered = len(tournament.get("players") or [])
+        canvas.text(
+            0, 0, f"The bracket is drawn when the tournament starts, from its {entered} seeded entrants.", "source"
+        )
+        return canvas.drawing({}, [])
     anchors: dict[str, tuple[int, int]] = {}
     sections: list[Section] = []
     pitch = BOX_WIDTH + GAP
@@ -551,42 +559,56 @@ def pools_title(tournament: Mapping[str, Any]) -> str:
     return f"Pools ({kind}) · the top {advance} of each pool go on to the bracket"
 
 
-def pool_records(tournament: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
-    """Each player's wins and losses in the pools' matches (pairings of the ``pool`` bracket)."""
-    record: dict[str, list[int]] = {}
+@dataclass(frozen=True)
+class Pool:
+    """A pool as its matches show it: its letter, its players (best record first), each one's
+    won–lost."""
+
+    letter: str
+    players: tuple[str, ...]
+    records: Mapping[str, tuple[int, int]]
+
+
+def pools_of(tournament: Mapping[str, Any]) -> list[Pool]:
+    """The pools of a pools phase, from its pairings (``bracket`` ``pool``, ``node`` ``pool-A``):
+    each pool's players ordered by wins, then fewer losses, then seed (entry order), and their
+    won–lost so far."""
+    seed = {str(p.get("id")): i for i, p in enumerate(tournament.get("players") or []) if isinstance(p, Mapping)}
+    pools: dict[str, dict[str, list[int]]] = {}
     for r in tournament.get("rounds") or []:
         for p in (r.get("pairings") or []) if isinstance(r, Mapping) else []:
-            if not isinstance(p, Mapping) or p.get("bracket") != "pool" or not isinstance(p.get("result"), Mapping):
+            if not isinstance(p, Mapping) or p.get("bracket") != "pool":
                 continue
-            winner = p["result"].get("winner")
+            letter = str(p.get("node") or "pool-?").removeprefix("pool-")
+            records = pools.setdefault(letter, {})
+            result = p.get("result") if isinstance(p.get("result"), Mapping) else None
             for seat in p.get("seats") or []:
                 who = str(seat.get("id")) if isinstance(seat, Mapping) else ""
-                record.setdefault(who, [0, 0])[0 if who == winner else 1] += 1
-    return {who: (w, lost) for who, (w, lost) in record.items()}
+                record = records.setdefault(who, [0, 0])
+                if result is not None:
+                    record[0 if who == result.get("winner") else 1] += 1
+    out = []
+    for letter in sorted(pools):
+        records = pools[letter]
+        order = sorted(records, key=lambda who: (-records[who][0], records[who][1], seed.get(who, 999)))
+        out.append(Pool(letter, tuple(order), {who: (w, lost) for who, (w, lost) in records.items()}))
+    return out
 
 
 def pool_boxes(tournament: Mapping[str, Any], names: Mapping[str, str], me: str | None) -> list[Box]:
-    """A box per pool: its players in standing order, each with won–lost; the ones who go on marked."""
-    pools = [p for p in tournament.get("pools") or [] if isinstance(p, Mapping)]
-    if not pools:
-        return []
-    records = pool_records(tournament)
-    given = tournament.get("advance")
-    advance = given if isinstance(given, int) else 2
+    """A box per pool: its players by record, each with won–lost; the ones in the bracket in bold."""
     seated = {
         s for node in tournament.get("bracket") or [] if isinstance(node, Mapping) for s in node.get("seats") or [] if s
     }
     boxes = []
-    for pool in pools:
-        players = [str(p) for p in pool.get("players") or []]
+    for pool in pools_of(tournament):
         rows = []
-        for rank, player in enumerate(players, start=1):
-            won, lost = records.get(player, (0, 0))
-            going = player in seated and rank <= advance
-            style = "me" if player == me else "winner" if going else ""
-            rows.append(Row(f"{rank} {names.get(player, player)}", f"{won}–{lost}", style))
-        border = "mine" if me in players else "box"
-        boxes.append(Box(str(pool.get("pool")), f"pool {pool.get('pool')}", "", tuple(rows), border))
+        for player in pool.players:
+            won, lost = pool.records.get(player, (0, 0))
+            style = "me" if player == me else "winner" if player in seated else ""
+            rows.append(Row(names.get(player, player), f"{won}–{lost}", style))
+        border = "mine" if me in pool.players else "box"
+        boxes.append(Box(pool.letter, f"pool {pool.letter}", "", tuple(rows), border))
     return boxes
 
 

@@ -277,18 +277,9 @@ def _live_words(summary: Mapping[str, Any] | None) -> str:
 
 def round_heading_words(tournament: Mapping[str, Any], rnd: Mapping[str, Any]) -> tuple[str, str]:
     """What a round's heading says besides its number and status: its start in the local zone
-    (``Tue 8 Dec 19:30``, "" for none), and for a Swiss round not paired yet ``not paired yet``;
-    a timed round (RULES.md D26) says when it ends, ``ends Tue 8 Dec 19:45``, then ``time called``."""
+    (``Tue 8 Dec 19:30``, "" for none), and for a Swiss round not paired yet ``not paired yet``."""
     unpaired = not rnd.get("pairings") and format_of(tournament) == "swiss"
-    return local_time_words(rnd.get("starts_at")), "not paired yet" if unpaired else round_time_words(rnd)
-
-
-def round_time_words(rnd: Mapping[str, Any]) -> str:
-    """A timed round's end: ``time called`` once called, ``ends <local time>`` while open; "" untimed."""
-    if rnd.get("time_called"):
-        return "time called"
-    ends = local_time_words(rnd.get("deadline"))
-    return f"ends {ends}" if ends and rnd.get("status") == "running" else ""
+    return local_time_words(rnd.get("starts_at")), "not paired yet" if unpaired else ""
 
 
 def schedule_columns(tournament: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
@@ -334,7 +325,7 @@ def schedule_rows(tournament: Mapping[str, Any]) -> list[ScheduleRow]:
         start, unpaired = round_heading_words(tournament, rnd)
         status = str(rnd.get("status") or "")
         if tables:
-            heading: tuple[str, ...] = (f"round {number}", f"starts {start}" if start else unpaired, status)
+            heading: tuple[str, ...] = (f"round {number}", f"starts {start}" if start else "", status)
         else:
             heading = (f"round {number}", start, "", status, unpaired)
         rows.append(ScheduleRow("round", number, heading))
@@ -488,7 +479,7 @@ def tournament_lines(listed: Sequence[Mapping[str, Any]], mine: Iterable[str] = 
 
 # ---------------------------------------------------------------- formats (issue 22): words shared with the CLI
 
-FORMATS = ("round_robin", "swiss", "tables", "single_elimination", "double_elimination")
+FORMATS = ("round_robin", "swiss", "tables", "single_elimination", "double_elimination", "table_knockout", "pools")
 # Each format's chain (the server's ``tiebreaks`` keys, in order) → (short column label, words).
 CHAIN_WORDS: dict[str, tuple[str, str]] = {
     "score": ("Score", "score (wins + byes)"),
@@ -563,12 +554,13 @@ def points_words(points: Sequence[object]) -> str:
 
 
 def format_words(tournament: Mapping[str, Any]) -> str:
-    """``round-robin``, ``Swiss · 5 rounds``, ``tables of 4 · 5 rounds · points 3/2/1/0``."""
-    if is_knockout(tournament):
-        return knockout_words(tournament)
+    """``round-robin``, ``Swiss · 5 rounds``, ``tables of 4 · 5 rounds · points 3/2/1/0``,
+    ``double elimination · 9 rounds at most``."""
     fmt = format_of(tournament)
     rounds = rounds_planned(tournament)
     plural = f"{rounds} round{'' if rounds == 1 else 's'}" if rounds else ""  # 0: not known yet
+    if is_knockout(tournament):
+        return f"{knockout_words(tournament)} · {plural} at most" if plural else knockout_words(tournament)
     if fmt == "swiss":
         return f"Swiss · {plural}" if plural else "Swiss"
     if fmt == "tables":
@@ -578,8 +570,6 @@ def format_words(tournament: Mapping[str, Any]) -> str:
         if points:
             words.append(f"points {points_words(points)}")
         return " · ".join(words)
-    if fmt in ("single_elimination", "double_elimination"):
-        return f"{fmt.replace('_', ' ')} · {plural} at most" if plural else fmt.replace("_", " ")
     return "double round-robin" if tournament.get("double") else "round-robin"
 
 
@@ -588,7 +578,7 @@ def chain_of(tournament: Mapping[str, Any]) -> tuple[str, ...]:
     for row in tournament.get("standings") or []:
         if isinstance(row, Mapping) and isinstance(row.get("tiebreaks"), Mapping) and row["tiebreaks"]:
             return tuple(str(k) for k in row["tiebreaks"])
-    return CHAINS[format_of(tournament)]
+    return CHAINS.get(format_of(tournament), ())  # a knockout's: none (the bracket decided)
 
 
 def chain_label(name: str) -> str:
@@ -662,7 +652,8 @@ def table_parts(pairing: Mapping[str, Any]) -> list[str]:
 
 
 def is_table_tournament(tournament: Mapping[str, Any]) -> bool:
-    return format_of(tournament) == "tables"
+    """Classic at tables of 3-10: a tables tournament or a table knockout (a table a cell)."""
+    return format_of(tournament) in ("tables", "table_knockout")
 
 
 # ---------------------------------------------------------------- a Swiss's and a tables tournament's standings
