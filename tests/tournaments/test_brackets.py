@@ -260,3 +260,8 @@ def test_the_crossover_avoids_losers_bracket_rematches(n: int) -> None:
     if n >= 32:
         for other in (_reversed, _halves_swapped, _pairs_flipped):
             assert ours.total() < _rematches(double_elimination(n, other), n).total()
+
+
+def test_the_first_drop_is_never_a_rematch_from_five_players_up() -> None:
+    for n in range(5, 65):
+        assert _rematches(double_elimination(n), n, seeds=3)["L2"] == 0, n
