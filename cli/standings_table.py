@@ -38,6 +38,7 @@ from tui_client.models.tournament_model import (
     cut_name,
     format_of,
     local_time_words,
+    round_time_words,
     table_parts,
 )
 
@@ -192,9 +193,11 @@ def result_words(pairing: Mapping[str, Any], names: Mapping[str, str]) -> str | 
 
 
 def round_title(round_: Mapping[str, Any]) -> str:
-    """``Round 2 · pending · Tue 8 Dec 19:30`` (the start time in the local zone, when given)."""
+    """``Round 2 · pending · Tue 8 Dec 19:30`` (the start time in the local zone, when given); a
+    timed round adds ``ends …`` while it runs, ``time called`` once called (RULES.md D26)."""
     start = local_time_words(round_.get("starts_at"))
-    return f"Round {round_['number']} · {round_['status']}" + (f" · {start}" if start else "")
+    timed = round_time_words(round_)
+    return f"Round {round_['number']} · {round_['status']}" + "".join(f" · {w}" for w in (start, timed) if w)
 
 
 def round_table(round_: Mapping[str, Any], names: Mapping[str, str], rule: str, compact: bool) -> Table:

@@ -229,6 +229,18 @@ class PlacePublic(BaseModel):
     player: str
 
 
+class PoolPublic(BaseModel):
+    pool: str = Field(description="the pool's letter: A, B, …")
+    node: str = Field(description="the node its matches carry (pool-A, …)")
+    players: list[str] = Field(description="the pool's players (ids) in standing order")
+    decided: bool = Field(
+        description="every pool round played and every pairing decided: its places go into the bracket"
+    )
+    standings: list[StandingPublic] = Field(
+        description="the pool's table by its format's chain (the lot last; a withdrawn player last, never going on)"
+    )
+
+
 class RoundPublic(BaseModel):
     number: int
     status: Literal["pending", "running", "finished"]
@@ -373,6 +385,9 @@ class TournamentPublic(BaseModel):
     places: list[PlacePublic] = Field(
         default_factory=list,
         description="a finished knockout's final places, every entrant, best first, ties shared; [] otherwise",
+    )
+    pools: list[PoolPublic] = Field(
+        default_factory=list, description="pools into a bracket, once started: each pool's standings; [] otherwise"
     )
     starts_at: str | None = Field(default=None, description="when it starts by itself; null: the director starts it")
     check_in_minutes: int | None = Field(default=None, description="the check-in window before the start; null: none")

@@ -48,6 +48,7 @@ from server.schemas import (
     NodeResultPublic,
     PairingPublic,
     PlacePublic,
+    PoolPublic,
     RoundPublic,
     StandingPublic,
     TournamentPublic,
@@ -115,7 +116,8 @@ from server.tournaments.model import (
     tournament_stream,
 )
 from server.tournaments.places import final_places, standings_of
-from server.tournaments.standings import row_score
+from server.tournaments.pools import POOL_FORMATS, pool_label, pool_node, pool_tables
+from server.tournaments.standings import StandingRow, row_score
 from server.tournaments.tables import repeat_meetings
 from server.tournaments.trf import tournament_trf
 
@@ -1143,26 +1145,8 @@ class TournamentViews:
             players=[self._player(p) for p in t.players],
             withdrawals=[WithdrawalPublic(player=p, annulled=a) for p, a in t.withdrawn.items()],
             rounds=rounds,
-            standings=[
-                StandingPublic(
-                    rank=r.rank,
-                    player=r.player,
-                    name=self._player(r.player).name,
-                    played=r.played,
-                    won=r.won,
-                    lost=r.lost,
-                    byes=r.byes,
-                    forfeits=r.forfeits,
-                    points_for=r.points_for,
-                    points_against=r.points_against,
-                    withdrawn=r.player in t.withdrawn,
-                    score=row_score(r),
-                    tiebreaks=dict(r.tiebreaks),
-                    decided_by=r.decided_by,
-                    same_deal=r.same_deal,
-                )
-                for r in rows
-            ],
+            standings=[self._standing(t, r) for r in rows],
+            pools=self._pools(shown, seed) if t.format is Format.POOLS and t.status != CREATED else [],
             open_disputes=sum(1 for d in t.disputes.values() if d.open and t.slots[d.slot].round not in secret),
             bracket=self._bracket(t, seed) if t.knockout and t.status != CREATED else [],
             places=[PlacePublic(place=p, player=who) for who, p in _by_place(t, final_places(t, seed))]
@@ -1175,6 +1159,38 @@ class TournamentViews:
             forbidden_pairs=[list(pair) for pair in t.forbidden_pairs],
             not_checked_in=[self._player(p) for p in t.not_checked_in],
         )
+
+    def _standing(self, t: Tournament, r: StandingRow) -> StandingPublic:
+        return StandingPublic(
+            rank=r.rank,
+            player=r.player,
+            name=self._player(r.player).name,
+            played=r.played,
+            won=r.won,
+            lost=r.lost,
+            byes=r.byes,
+            forfeits=r.forfeits,
+            points_for=r.points_for,
+            points_against=r.points_against,
+            withdrawn=r.player in t.withdrawn,
+            score=row_score(r),
+            tiebreaks=dict(r.tiebreaks),
+            decided_by=r.decided_by,
+            same_deal=r.same_deal,
+        )
+
+    def _pools(self, t: Tournament, seed: bytes) -> list[PoolPublic]:
+        """Pools into a bracket: each pool's standings as they stand (server.tournaments.pools)."""
+        return [
+            PoolPublic(
+                pool=pool_label(table.pool),
+                node=pool_node(table.pool),
+                decided=table.decided,
+                players=[r.player for r in table.rows],
+                standings=[self._standing(t, r) for r in table.rows],
+            )
+            for table in pool_tables(t, plan_of(t), t.pool_format or POOL_FORMATS[0], seed)
+        ]
 
     def _node_of(self, t: Tournament, slot: Slot) -> dict[str, str | None]:
         """A knockout pairing's bracket and node (server.tournaments.brackets)."""

@@ -262,8 +262,10 @@ def check_start(t: Tournament, seats: int = MAX_TABLE) -> None:
         raise FormatError(f"{n} players cannot play {t.planned} Swiss rounds without someone meeting twice")
     if t.format is Format.ROUND_ROBIN and len(t.round_starts) > rounds_per_cycle(n) * (2 if t.double else 1):
         raise FormatError(f"{len(t.round_starts)} start times for {rounds_per_cycle(n)} rounds")
-    if t.format in TWO_SEAT_KNOCKOUTS and len(t.round_starts) > knockout_rounds(t.format, n):
-        raise FormatError(f"{len(t.round_starts)} start times for a bracket of {knockout_rounds(t.format, n)} rounds")
+    most = knockout_rounds(t.format, n) if t.format in TWO_SEAT_KNOCKOUTS else None
+    if most is not None and len(t.round_starts) > most:
+        rounds = f"{most} round{'' if most == 1 else 's'}"
+        raise FormatError(f"{len(t.round_starts)} start times for a bracket of at most {rounds} ({n} players)")
 
 
 def schedule_at_start(t: Tournament) -> list[ScheduledRound]:

@@ -27,7 +27,6 @@ on results (a Swiss pool's next round, a pool's standings) from the fold's resul
 
 from __future__ import annotations
 
-import functools
 import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -37,13 +36,14 @@ from server.tournaments.bracket_plan import Plan, PoolPlace, Seed, Source
 from server.tournaments.model import Slot, Tournament, lots
 from server.tournaments.schedule import Pairing, ScheduledRound, round_robin, rounds_per_cycle
 from server.tournaments.spread import place_tiers, snake
-from server.tournaments.standings import SWISS_TIEBREAKS, TIEBREAKS, Result, standings
+from server.tournaments.standings import SWISS_TIEBREAKS, TIEBREAKS, Result, StandingRow, standings
 from server.tournaments.swiss import SwissError, SwissGame, SwissRound, pair_round
 
 __all__ = [
     "MAX_POOL",
     "MIN_POOL",
     "POOL_FORMATS",
+    "PoolTable",
     "PoolsError",
     "bracket_seeds",
     "check_pool_settings",
@@ -58,6 +58,7 @@ __all__ = [
     "pool_rounds",
     "pool_sizes",
     "pool_standings",
+    "pool_tables",
     "pooled_seeds",
     "round_of_pools",
 ]
@@ -225,7 +226,6 @@ def bracket_seeds(pools: int, advance: int, bracket: Plan) -> list[PoolPlace]:
     return [PoolPlace(pool, tier + 1) for tier, order in enumerate(placed) for pool in order]
 
 
-@functools.lru_cache(maxsize=64)  # Speed: a plan is immutable, and every decision and view asks for it
 def plan(
     entrants: int, pool_size: int, advance: int, pool_format: str, rounds: int | None, bracket: Callable[[int], Plan]
 ) -> Plan:
@@ -292,19 +292,25 @@ def pair_pools(t: Tournament, plan: Plan, pool_format: str, number: int) -> tupl
     )
 
 
-def pool_standings(t: Tournament, plan: Plan, pool_format: str, seed: bytes) -> dict[int, list[str]]:
-    """Each decided pool's players in place order (every round of the pools phase opened, every
-    pairing of the pool decided): by the pool format's own chain, the lot last; a player who
-    withdrew last of all, who never goes on."""
-    if t.opened < plan.pool_rounds:
-        return {}
+@dataclass(frozen=True)
+class PoolTable:
+    """One pool's standings as they stand: its rows best first (a withdrawn player last), and
+    whether the pool is decided (every round of the pools phase opened, every pairing decided)."""
+
+    pool: int
+    rows: tuple[StandingRow, ...]
+    decided: bool
+
+
+def pool_tables(t: Tournament, plan: Plan, pool_format: str, seed: bytes) -> list[PoolTable]:
+    """Every pool's standings by the pool format's own chain, the lot (keyed by ``seed``) last;
+    a player who withdrew is ranked last of all, and never goes on."""
     chain = SWISS_TIEBREAKS if pool_format == "swiss" else TIEBREAKS
     drawn = lots(seed, t.players)
-    out: dict[int, list[str]] = {}
+    phase_over = t.opened >= plan.pool_rounds
+    out: list[PoolTable] = []
     for index, players in enumerate(pool_players(t, plan)):
         slots = _pool_slots(t, plan, players)
-        if not all(t.done(slot) for slot in slots):
-            continue
         results = [
             Result(s.white, s.black, s.result.winner, (s.result.scores[0], s.result.scores[1]), s.result.forfeit)
             for s in slots
@@ -312,7 +318,7 @@ def pool_standings(t: Tournament, plan: Plan, pool_format: str, seed: bytes) -> 
         ]
         byes: dict[str, int] = dict.fromkeys(players, 0)
         if pool_format == "swiss":
-            for number in range(1, plan.pool_rounds + 1):
+            for number in range(1, min(t.opened, plan.pool_rounds) + 1):
                 bye = _swiss_round(players, _games(t, _pool_slots(t, plan, players, number)), set(t.withdrawn)).bye
                 if bye is not None:
                     byes[bye] += 1
@@ -324,6 +330,18 @@ def pool_standings(t: Tournament, plan: Plan, pool_format: str, seed: bytes) -> 
             lower_total_wins=t.lower_total_wins(),
             chain=chain,
         )
-        ranked = [row.player for row in rows]
-        out[index] = [p for p in ranked if p not in t.withdrawn] + [p for p in ranked if p in t.withdrawn]
+        ordered = [r for r in rows if r.player not in t.withdrawn] + [r for r in rows if r.player in t.withdrawn]
+        moved = ordered != rows  # a withdrawn player moved last: the ranks follow the rows
+        ranked = tuple(replace(r, rank=i) for i, r in enumerate(ordered, start=1)) if moved else tuple(rows)
+        out.append(PoolTable(index, ranked, phase_over and all(t.done(slot) for slot in slots)))
     return out
+
+
+def pool_standings(t: Tournament, plan: Plan, pool_format: str, seed: bytes) -> dict[int, list[str]]:
+    """Each decided pool's players in place order (:func:`pool_tables`): what the bracket's pool
+    places are filled from."""
+    return {
+        table.pool: [row.player for row in table.rows]
+        for table in pool_tables(t, plan, pool_format, seed)
+        if table.decided
+    }

@@ -28,7 +28,6 @@ table size and ``advance`` that would seat a table of ``advance`` or fewer are r
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Final
 
@@ -58,7 +57,6 @@ def table_id(round_number: int, table: int, final: bool) -> str:
     return FINAL if final else f"T{round_number}-{table}"
 
 
-@functools.lru_cache(maxsize=64)  # Speed: a plan is immutable, and every decision and view asks for it
 def plan(entrants: int, table_size: int, advance: int = DEFAULT_ADVANCE, seats: int = MAX_TABLE) -> Plan:
     """The whole knockout for ``entrants`` seeded players (seed 0 the best) at tables of about
     ``table_size``; ``seats``: the most the ruleset deals for at one table."""

@@ -109,6 +109,11 @@ def test_a_timed_swiss_round_calls_time_mid_hand_and_goes_on(base: str) -> None:
 
         t = finished(base, tournament_id)
         assert [r["deadline"] is not None for r in t["rounds"]] == [True, True]
+        shown = runner.invoke(app, ["tournament", "show", tournament_id, "--url", base])
+        assert shown.exit_code == 0, shown.output
+        lines = [line.rstrip() for line in shown.stdout.splitlines()]
+        assert max(len(line) for line in lines) <= 80
+        assert any(line.startswith("Round 1 · finished · time called") for line in lines), shown.stdout
         for rnd in t["rounds"]:
             for summary in rnd["matches"]:
                 replay = http.get(f"/api/matches/{summary['id']}/replay")

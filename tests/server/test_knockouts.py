@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.server.helpers import ok, register
-from tests.server.test_tournaments import DIRECTOR, QUICK, create, finished, start, tournament_when
+from tests.server.test_tournaments import DIRECTOR, QUICK, create, finished, show, start, tournament_when
 
 BOTS = ["bot:random", "bot:greedy"]
 
@@ -110,3 +110,31 @@ def test_export_json_is_a_knockouts(client: TestClient) -> None:
     t = create(client, BOTS, format="round_robin")
     reply = client.get(f"/api/tournaments/{t['id']}/export.json")
     assert reply.status_code == 409 and "/trf" in reply.text
+
+
+def test_a_replay_ruling_replays_a_knockout_match_and_an_award_decides_it(client: TestClient) -> None:
+    ada, headers = register(client, "ada")
+    t = create(client, [ada, "bot:greedy"], format="single_elimination", join_seconds=3600)
+    start(client, t["id"])
+    t = tournament_when(client, t["id"], lambda t: t["rounds"][0]["status"] == "running")
+    final = t["rounds"][0]["pairings"][0]
+    assert final["node"] == "F" and final["bracket"] == "final"
+    match_id = final["match"]
+    ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": "dice"}))
+    first = ok(
+        client.post(f"/api/matches/{match_id}/disputes", headers=headers, json={"seq": 2, "note": "misdeal"}), 201
+    )
+    ok(
+        client.post(
+            f"/api/disputes/{first['id']}/ruling", headers=DIRECTOR, json={"decision": "replay", "note": "again"}
+        )
+    )
+    pairing = show(client, t["id"])["rounds"][0]["pairings"][0]
+    assert pairing["annulled"] == [match_id] and pairing["match"] != match_id and pairing["node"] == "F"
+    replayed = pairing["match"]
+    second = ok(client.post(f"/api/matches/{replayed}/disputes", headers=headers, json={"seq": 1, "note": "seat"}), 201)
+    body = {"decision": "award", "note": "to ada", "seat": 0}
+    ok(client.post(f"/api/disputes/{second['id']}/ruling", headers=DIRECTOR, json=body))
+    t = tournament_when(client, t["id"], finished)
+    assert t["places"][0] == {"place": 1, "player": ada}
+    assert t["rounds"][0]["pairings"][0]["result"]["reason"] == "ruling"

@@ -88,3 +88,30 @@ def test_pools_of_house_bots_play_into_a_bracket(client: TestClient) -> None:
     assert {p["node"] for r in rounds[:3] for p in r} == {"pool-A", "pool-B"}
     assert {p["bracket"] for r in rounds[:3] for p in r} == {"pool"}
     assert [p["node"] for p in rounds[3]] == ["W1-1", "W1-2"] and rounds[4][0]["node"] == "F"
+
+
+def test_each_pools_standings_are_published_and_its_top_two_go_into_the_bracket(client: TestClient) -> None:
+    t = create(client, HOUSE * 4, format="pools", pool_size=4, advance=2)
+    assert create(client, HOUSE * 4)["pools"] == []  # other formats: none
+    started = start(client, t["id"])
+    assert [(p["pool"], p["node"], p["decided"], len(p["standings"])) for p in started["pools"]] == [
+        ("A", "pool-A", False, 4),
+        ("B", "pool-B", False, 4),
+    ]
+    t = tournament_when(client, t["id"], finished)
+    assert all(p["decided"] for p in t["pools"])
+    for pool in t["pools"]:
+        rows = pool["standings"]
+        assert pool["players"] == [r["player"] for r in rows]
+        assert [r["rank"] for r in rows] == [1, 2, 3, 4]
+        assert list(rows[0]["tiebreaks"])[0] == "match_wins"  # a round-robin pool's own chain
+        assert [r["won"] for r in rows] == sorted((r["won"] for r in rows), reverse=True)
+    qualifiers = {r["player"] for p in t["pools"] for r in p["standings"][:2]}
+    first_round = [n for n in t["bracket"] if n["round"] == 4]
+    assert {s for n in first_round for s in n["seats"]} == qualifiers
+    assert sorted(s for n in first_round for s in n["sources"]) == [
+        "1st of pool A",
+        "1st of pool B",
+        "2nd of pool A",
+        "2nd of pool B",
+    ]

@@ -17,6 +17,7 @@ from server.domain_errors import Malformed, NotNow
 from server.tournaments.decide import (
     Advance,
     Create,
+    Enter,
     MatchEnd,
     NoShow,
     OpenDispute,
@@ -26,7 +27,7 @@ from server.tournaments.decide import (
     Withdraw,
     decide,
 )
-from server.tournaments.knockouts import state
+from server.tournaments.knockouts import current_places, state
 from server.tournaments.model import FINISHED, Format, RoundPaired, Slot, Tournament
 from tests.tournaments.test_decide import NOW, SEED, apply, made, started, won
 
@@ -89,6 +90,18 @@ def test_a_single_elimination_of_five_plays_byes_as_walkovers() -> None:
     advance(t)
     assert t.status == FINISHED
     assert state(t).places == {"p01": 1, "p00": 2, "p02": 3, "p04": 3, "p03": 5}
+
+
+def test_standings_before_the_end_put_the_players_still_in_first() -> None:
+    t = started(names(4), format=DE)
+    advance(t)
+    won(t, t.slots["1.1"])  # p00 beats p03
+    won(t, t.slots["1.2"])  # p01 beats p02
+    assert current_places(t) == dict.fromkeys(names(4), 1)  # a first loss puts nobody out
+    advance(t)
+    won(t, t.slots["2.1"])  # W2-1: p00 beats p01
+    won(t, t.slots["2.2"], seat=1)  # L1-1: p02 beats p03, who is out
+    assert current_places(t) == {"p00": 1, "p01": 1, "p02": 1, "p03": 4}
 
 
 def test_a_round_paired_records_its_nodes() -> None:
@@ -223,6 +236,21 @@ def test_what_a_two_seat_knockout_cannot_use_is_refused(switches: dict[str, obje
         command = Create("ko", tuple(players), ruleset, fmt, "c" * 64, **switches)  # type: ignore[arg-type]
         with pytest.raises(Malformed, match=message):
             decide(Tournament("t_x"), command, NOW)
+
+
+def test_an_open_knockout_counts_its_rounds_at_the_start() -> None:
+    t = made((), format=DE, open=True)
+    for player in names(3):
+        apply(t, Enter(player, player, "player"))
+    apply(t, Start())
+    assert t.rounds_planned == 5  # a bracket of 4: W1; W2 beside L1; L2; GF; GF2
+    lone = made((), format=SE, open=True)
+    apply(lone, Enter("p00", "p00", "player"))
+    with pytest.raises(NotNow, match="at least 2"):
+        decide(lone, Start(), NOW)
+    early = made(names(2), format=SE, round_starts=tuple(f"2026-12-0{d}T19:00:00+00:00" for d in (7, 8)))
+    with pytest.raises(NotNow, match="2 start times for a bracket of at most 1 round "):
+        decide(early, Start(), NOW)
 
 
 def test_more_than_64_players_are_refused() -> None:

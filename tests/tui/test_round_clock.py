@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from tui_client.models.lobby_model import lobby_entries, round_clock_words
 from tui_client.models.play_model import PlayModel, round_deadline_in
+from tui_client.models.tournament_model import round_heading_words
 
 NOW = datetime(2026, 12, 7, 19, 0, tzinfo=UTC)
 DEADLINE = "2026-12-07T19:12:30.000000Z"  # 12:30 after NOW
@@ -45,3 +46,12 @@ def test_the_lobby_line_of_a_live_timed_match_says_the_time_left() -> None:
     called = lobby_entries({**me, "matches": [{**summary, "time_called": DEADLINE}]}, (), {}, NOW)[0].text
     assert called.endswith("· live · time called: last hand"), called
     assert round_clock_words({**summary, "round_deadline": None}, NOW) == ""  # untimed: as before
+
+
+def test_a_timed_rounds_heading_says_when_it_ends_then_that_time_was_called() -> None:
+    t = {"format": "swiss", "rounds": []}
+    running = {"number": 1, "status": "running", "pairings": [{"slot": "1.1"}], "deadline": DEADLINE}
+    assert round_heading_words(t, running)[1].startswith("ends ")
+    assert round_heading_words(t, {**running, "time_called": DEADLINE})[1] == "time called"
+    assert round_heading_words(t, {**running, "deadline": None})[1] == ""  # untimed: as before
+    assert round_heading_words(t, {"number": 2, "status": "pending", "pairings": []})[1] == "not paired yet"

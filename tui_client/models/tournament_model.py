@@ -277,9 +277,18 @@ def _live_words(summary: Mapping[str, Any] | None) -> str:
 
 def round_heading_words(tournament: Mapping[str, Any], rnd: Mapping[str, Any]) -> tuple[str, str]:
     """What a round's heading says besides its number and status: its start in the local zone
-    (``Tue 8 Dec 19:30``, "" for none), and for a Swiss round not paired yet ``not paired yet``."""
+    (``Tue 8 Dec 19:30``, "" for none), and for a Swiss round not paired yet ``not paired yet``;
+    a timed round (RULES.md D26) says when it ends, ``ends Tue 8 Dec 19:45``, then ``time called``."""
     unpaired = not rnd.get("pairings") and format_of(tournament) == "swiss"
-    return local_time_words(rnd.get("starts_at")), "not paired yet" if unpaired else ""
+    return local_time_words(rnd.get("starts_at")), "not paired yet" if unpaired else round_time_words(rnd)
+
+
+def round_time_words(rnd: Mapping[str, Any]) -> str:
+    """A timed round's end: ``time called`` once called, ``ends <local time>`` while open; "" untimed."""
+    if rnd.get("time_called"):
+        return "time called"
+    ends = local_time_words(rnd.get("deadline"))
+    return f"ends {ends}" if ends and rnd.get("status") == "running" else ""
 
 
 def schedule_columns(tournament: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
@@ -325,7 +334,7 @@ def schedule_rows(tournament: Mapping[str, Any]) -> list[ScheduleRow]:
         start, unpaired = round_heading_words(tournament, rnd)
         status = str(rnd.get("status") or "")
         if tables:
-            heading: tuple[str, ...] = (f"round {number}", f"starts {start}" if start else "", status)
+            heading: tuple[str, ...] = (f"round {number}", f"starts {start}" if start else unpaired, status)
         else:
             heading = (f"round {number}", start, "", status, unpaired)
         rows.append(ScheduleRow("round", number, heading))
