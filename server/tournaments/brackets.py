@@ -135,9 +135,14 @@ def _plan(
             advance or table_knockout.DEFAULT_ADVANCE,
             pool_format or pools.POOL_FORMATS[0],
             pool_rounds,
-            double_elimination if bracket_format == Format.DOUBLE_ELIMINATION.value else single_elimination,
+            bracket_builder(bracket_format),
         )
     raise ValueError(f"{fmt.value} is not a knockout format")
+
+
+def bracket_builder(name: str | None) -> Callable[[int], Plan]:
+    """A pools tournament's bracket by its recorded name: a double elimination, or a single one."""
+    return double_elimination if name == Format.DOUBLE_ELIMINATION.value else single_elimination
 
 
 def bracket_size(n: int) -> int:

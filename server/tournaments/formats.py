@@ -21,9 +21,9 @@ from typing import Final
 
 from server.tournaments import pools, table_knockout
 from server.tournaments.bracket_plan import Plan
-from server.tournaments.brackets import double_elimination, single_elimination
+from server.tournaments.brackets import bracket_builder, double_elimination, single_elimination
 from server.tournaments.model import Format, RoundPaired, Tournament
-from server.tournaments.pools import MAX_POOL, MIN_POOL, POOL_FORMATS, PoolsError, check_pool_settings, check_pools
+from server.tournaments.pools import MAX_POOL, MIN_POOL, POOL_FORMATS, PoolsError, check_pool_settings
 from server.tournaments.schedule import Pairing, ScheduledRound, round_robin, rounds_per_cycle
 from server.tournaments.swiss import SwissGame, SwissRound, pair_round
 from server.tournaments.table_knockout import DEFAULT_ADVANCE, TableKnockoutError
@@ -171,7 +171,7 @@ def check_staged(r: FormatRequest) -> int | None:
         raise FormatError(f"bracket: single_elimination or double_elimination, not {r.bracket!r}")
     pool_format = r.pool_format or POOL_FORMATS[0]
     advance = DEFAULT_ADVANCE if r.advance is None else r.advance
-    bracket = double_elimination if r.bracket == Format.DOUBLE_ELIMINATION.value else single_elimination
+    bracket = bracket_builder(r.bracket)
     try:
         if r.open:  # the field is known only at the start
             check_pool_settings(r.pool_size, advance, pool_format, r.rounds)
@@ -251,13 +251,18 @@ def check_start(t: Tournament, seats: int = MAX_TABLE) -> None:
         raise FormatError(f"a tables tournament needs at least {MIN_TABLE} players to start, it has {n}")
     if t.format is Format.TABLES and t.table_size is not None:
         check_tables_fit(n, t.table_size, seats)
+    staged: Plan | None = None
     if t.format is Format.TABLE_KNOCKOUT and t.table_size is not None:
-        table_plan(n, t.table_size, t.advance or DEFAULT_ADVANCE, seats)
+        staged = table_plan(n, t.table_size, t.advance or DEFAULT_ADVANCE, seats)
     if t.format is Format.POOLS and t.pool_size is not None:
+        bracket = bracket_builder(t.bracket_format)
+        pool_format = t.pool_format or POOL_FORMATS[0]
         try:
-            check_pools(n, t.pool_size, t.advance or DEFAULT_ADVANCE, t.pool_format or POOL_FORMATS[0], t.pool_rounds)
+            staged = pools.plan(n, t.pool_size, t.advance or DEFAULT_ADVANCE, pool_format, t.pool_rounds, bracket)
         except PoolsError as exc:
             raise FormatError(str(exc)) from None
+    if staged is not None and len(t.round_starts) > staged.rounds:
+        raise FormatError(f"{len(t.round_starts)} start times for {staged.rounds} rounds")
     if t.format is Format.SWISS and t.planned > n - 1:
         raise FormatError(f"{n} players cannot play {t.planned} Swiss rounds without someone meeting twice")
     if t.format is Format.ROUND_ROBIN and len(t.round_starts) > rounds_per_cycle(n) * (2 if t.double else 1):

@@ -77,6 +77,8 @@ def test_a_table_knockout_of_house_bots_plays_down_to_its_final_table(client: Te
         assert {s["id"] for p in later for s in p["seats"]} == went_on
     assert tables[-1][0]["node"] == "F" and tables[0][0]["node"] == "T1-1"
     assert {p["bracket"] for r in tables for p in r} == {"table"}
+    summaries = [m for r in t["rounds"] for m in r["matches"]]
+    assert len(summaries) == 6 and {(m["bracket"], m["node"][0]) for m in summaries} == {("table", "T"), ("table", "F")}
 
 
 def test_pools_of_house_bots_play_into_a_bracket(client: TestClient) -> None:
@@ -87,6 +89,8 @@ def test_pools_of_house_bots_play_into_a_bracket(client: TestClient) -> None:
     assert [len(r) for r in rounds] == [4, 4, 4, 2, 1]  # two pools of 4 (3 rounds), then a bracket of 4
     assert {p["node"] for r in rounds[:3] for p in r} == {"pool-A", "pool-B"}
     assert {p["bracket"] for r in rounds[:3] for p in r} == {"pool"}
+    summaries = {m["node"]: m["bracket"] for r in t["rounds"] for m in r["matches"]}
+    assert summaries == {"pool-A": "pool", "pool-B": "pool", "W1-1": "winners", "W1-2": "winners", "F": "final"}
     assert [p["node"] for p in rounds[3]] == ["W1-1", "W1-2"] and rounds[4][0]["node"] == "F"
 
 

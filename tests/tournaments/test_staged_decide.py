@@ -246,3 +246,18 @@ def test_equal_places_at_a_table_go_by_seat_order_the_better_seed_first() -> Non
         winner="p1", scores=(0, 120, 0, 0), forfeit=False, reason="played", match="m", places=(2, 1, 2, 2)
     )
     assert node_result(slot) == ("p1", "p9", "p5", "p3")
+
+
+def test_more_start_times_than_the_plans_rounds_are_refused_at_the_start_of_an_open_one() -> None:
+    starts = tuple(f"2026-12-0{d}T19:30:00+00:00" for d in range(1, 6))
+    t = made(
+        FIELD[:16],
+        ruleset="classic",
+        format=Format.TABLE_KNOCKOUT,
+        table_size=4,
+        advance=2,
+        open=True,
+        round_starts=starts,
+    )
+    with pytest.raises(NotNow, match="5 start times for 3 rounds"):  # 16 at tables of 4: 4 tables, 2, the final
+        apply(t, Start())
