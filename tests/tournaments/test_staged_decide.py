@@ -11,16 +11,21 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from engine.game.rulesets import RULESETS
 from server.domain_errors import Malformed, NotNow
+from server.tournaments.bracket_plan import PlaceOf
 from server.tournaments.brackets import plan_of
-from server.tournaments.decide import Advance, Create, Decision, MatchEnd, RecordResult, Start, Withdraw, decide
+from server.tournaments.decide import Advance, Create, Decision, MatchEnd, NoShow, RecordResult, Start, Withdraw, decide
 from server.tournaments.knockouts import node_result, pool_standings_of, state
 from server.tournaments.model import FINISHED, Format, Slot, SlotResult, Tournament, TournamentCreated, evolve
+from tests.profiles import examples
 from tests.tournaments.test_decide import NOW, SEED, apply, made, won
 
 FIELD = tuple(f"p{i:02d}" for i in range(1, 33))
+FIELD_64 = tuple(f"p{i:02d}" for i in range(1, 65))
 
 
 def create(players: Sequence[str] = FIELD, **asked: Any) -> Decision:
@@ -261,3 +266,83 @@ def test_more_start_times_than_the_plans_rounds_are_refused_at_the_start_of_an_o
     )
     with pytest.raises(NotNow, match="5 start times for 3 rounds"):  # 16 at tables of 4: 4 tables, 2, the final
         apply(t, Start())
+
+
+@settings(max_examples=examples(60))
+@given(
+    st.sampled_from(["table_knockout", "pools_rr", "pools_swiss_de"]),
+    st.integers(5, 40),
+    st.integers(0, 2**32 - 1),
+    st.floats(0, 0.15),
+)
+def test_any_field_with_withdrawals_and_no_shows_finishes_with_everyone_placed_and_nobody_seated_after_going_out(
+    kind: str, players: int, lot: int, leave_rate: float
+) -> None:
+    field = FIELD_64[:players]
+    if kind == "table_knockout":
+        t = made(field, ruleset="classic", format=Format.TABLE_KNOCKOUT, table_size=4, advance=2)
+    elif kind == "pools_rr":
+        t = made(
+            field, format=Format.POOLS, pool_size=4, advance=2, pool_format="round_robin", bracket="single_elimination"
+        )
+    else:
+        t = made(
+            field,
+            format=Format.POOLS,
+            pool_size=5,
+            advance=2,
+            pool_format="swiss",
+            pool_rounds=2,
+            bracket="double_elimination",
+        )
+    try:
+        apply(t, Start())
+    except NotNow:  # a field that makes no pools (one pool, a pool of 2)
+        assume(False)
+    rng = random.Random(lot)
+    out: set[str] = set()
+    for _ in range(200):
+        apply(t, Advance(SEED))
+        if t.status == FINISHED:
+            break
+        for slot in t.round_slots(t.opened):
+            if slot.node is not None and not slot.node.startswith("pool-"):
+                assert not set(slot.seats) & out, (slot.node, set(slot.seats) & out)  # nobody sits after going out
+            if t.done(slot):
+                continue
+            if t.two_seats and rng.random() < leave_rate:
+                assert slot.match is not None
+                apply(t, NoShow(slot.key, slot.match))
+            elif t.two_seats:
+                won(t, slot, seat=rng.randrange(2))
+            else:
+                table_ends(t, slot, rng)
+            if rng.random() < leave_rate:
+                staying = [p for p in t.players if p not in t.withdrawn]
+                apply(t, Withdraw(rng.choice(staying), "went home"))
+        out = gone_out(t)
+    assert t.status == FINISHED
+    places = state(t, pool_standings_of(t, SEED)).places
+    assert places is not None and sorted(places) == sorted(field)
+    assert min(places.values()) == 1
+
+
+def gone_out(t: Tournament) -> set[str]:
+    """Who can sit at no later node: everyone whose last decided node did not send them on."""
+    resolution = state(t, pool_standings_of(t, SEED))
+    fed: set[str] = set()  # players a node not yet decided is waiting for, or seats
+    for s in resolution.nodes.values():
+        if s.status in ("waiting", "ready"):
+            fed.update(p for p in s.seats if p is not None)
+    sent_on: set[str] = set()
+    plan = plan_of(t)
+    for node in plan.nodes:
+        for source in node.sources:
+            if isinstance(source, PlaceOf):
+                before = resolution.nodes[source.node]
+                if before.status in ("decided", "walkover") and source.place <= len(before.places):
+                    who = before.places[source.place - 1]
+                    if who is not None:
+                        sent_on.add(who)
+    played = {p for s in resolution.nodes.values() if s.status in ("decided", "walkover") for p in s.entrants}
+    return played - sent_on - fed
