@@ -272,7 +272,7 @@ def header(t: dict[str, Any]) -> list[str]:
     if t.get("server_seed"):
         lines.append(f"seed (revealed): {t['server_seed']}")
     names = names_of(t)
-    lines.extend(check_in_lines(t, names))
+    lines.extend(entry_rule_lines(t, names))
     for w in t["withdrawals"]:
         what = "results annulled" if w["annulled"] else "remaining matches forfeited"
         lines.append(f"withdrawn: {names.get(w['player'], w['player'])} ({what})")
@@ -556,6 +556,27 @@ def create(
             show_default=False,
         ),
     ] = None,
+    forbid: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--forbid",
+            metavar="A,B",
+            help="swiss: two players (names or ids) never paired where avoidable; repeat",
+            show_default=False,
+        ),
+    ] = None,
+    late_entry_rounds: Annotated[
+        int | None,
+        typer.Option(
+            "--late-entry-rounds",
+            min=1,
+            help="swiss: entries stay open after the start until this round is paired",
+            show_default=False,
+        ),
+    ] = None,
+    late_entry_bye: Annotated[
+        bool, typer.Option("--late-entry-bye", help="a late entrant's missed rounds score ½ each (else 0)")
+    ] = False,
     start: Annotated[bool, typer.Option("--start", help="start it at once (open round 1)")] = False,
     open_: Annotated[
         bool, typer.Option("--open", help="players enter (and leave) it themselves until the start; --player optional")
@@ -602,6 +623,12 @@ def create(
         (body["starts_at"],) = round_starts([starts_at])
     if check_in_minutes is not None:
         body["check_in_minutes"] = check_in_minutes
+    if forbid:
+        body["forbidden_pairs"] = [[name.strip() for name in pair.split(",")] for pair in forbid]
+    if late_entry_rounds is not None:
+        body["late_entry_rounds"] = late_entry_rounds
+    if late_entry_bye:
+        body["late_entry_bye"] = True
     if open_:
         body["open"] = True
     if bot_accounts:
@@ -915,8 +942,22 @@ def check_in(tournament: TournamentArg, url: Url = DEFAULT_URL, token: Token = N
     typer.echo(f"checked in to {t['id']} ({t['name']}): {confirmed} of {len(t['players'])} entrants confirmed")
 
 
-def check_in_lines(t: dict[str, Any], names: dict[str, str]) -> list[str]:
-    """The start time, the check-in window and who confirmed (or was withdrawn for not confirming)."""
+@tournament_app.command("bye")
+@shaped
+def bye(
+    tournament: TournamentArg,
+    round_: Annotated[int, typer.Option("--round", min=1, help="the Swiss round, not paired yet", show_default=False)],
+    url: Url = DEFAULT_URL,
+    token: Token = None,
+) -> None:
+    """Ask for a half-point bye in a Swiss round not paired yet (a player's --token; 2 at most)."""
+    server = director(url, token)
+    t = call_object(server, "POST", f"/api/tournaments/{tournament}/byes", {"round": round_})
+    typer.echo(f"half-point bye in round {round_} of {t['id']} ({t['name']}): you sit it out and score ½")
+
+
+def entry_rule_lines(t: dict[str, Any], names: dict[str, str]) -> list[str]:
+    """Check-in, late entry, half-point byes and forbidden pairs, as the tournament stands."""
     lines = []
     if t.get("starts_at"):
         lines.append(f"starts by itself at {t['starts_at']}")
@@ -925,6 +966,21 @@ def check_in_lines(t: dict[str, Any], names: dict[str, str]) -> list[str]:
         confirmed = [names.get(p, p) for p in t.get("checked_in") or []]
         text = f"checked in: {', '.join(confirmed) if confirmed else 'nobody yet'}"
         lines.extend(textwrap.wrap(text, width=80, subsequent_indent="  "))
+    if t.get("late_entry_rounds"):
+        half = ", missed rounds ½ each" if t.get("late_entry_bye") else ", missed rounds score nothing"
+        lines.append(f"late entry until round {t['late_entry_rounds']} is paired{half}")
+    late = t.get("late_entries") or {}
+    if late:
+        lines.append("entered late: " + ", ".join(f"{names.get(p, p)} (from round {n})" for p, n in late.items()))
+    asked = t.get("half_byes") or {}
+    for number, who in asked.items():
+        lines.append(f"round {number}: half-point bye for {', '.join(names.get(p, p) for p in who)}")
+    forbidden = t.get("forbidden_pairs") or []
+    if forbidden:
+        lines.append(
+            "never paired where avoidable: "
+            + "; ".join(" and ".join(names.get(p, p) for p in pair) for pair in forbidden)
+        )
     missing = [p["name"] for p in t.get("not_checked_in") or []]
     if missing:
         lines.extend(textwrap.wrap(f"withdrawn at the start, not checked in: {', '.join(missing)}", width=80))

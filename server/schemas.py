@@ -275,12 +275,16 @@ class StandingPublic(BaseModel):
     points_for: int = Field(description="the player's own final totals over matches played (not forfeits)")
     points_against: int = Field(description="the opponents' totals in those matches")
     withdrawn: bool
-    score: int = Field(
+    half_byes: int = Field(
+        default=0, description="a Swiss: half-point byes (asked for, or rounds missed by a late entry)"
+    )
+    score: int | float = Field(
         default=0,
-        description="what ranks first: match wins (round_robin), the Swiss score (a win or a bye: 1), "
+        description="what ranks first: match wins (round_robin), the Swiss score (a win or a bye: 1, a half-point "
+        "bye: 0.5), "
         "placement points (tables)",
     )
-    tiebreaks: dict[str, int] = Field(
+    tiebreaks: dict[str, int | float] = Field(
         description="the format's chain, in order: round_robin match_wins, head_to_head, sonneborn_berger, "
         "points_difference, points_conceded, lot; swiss score, buchholz, sonneborn_berger, match_wins, "
         "points_difference, points_conceded, lot; tables placement_points, match_points, firsts, lot"
@@ -395,6 +399,16 @@ class TournamentPublic(BaseModel):
     checked_in: list[str] = Field(default_factory=list, description="the entrants who checked in (player ids)")
     forbidden_pairs: list[list[str]] = Field(
         default_factory=list, description="pairs of player ids never paired where avoidable (a swiss's)"
+    )
+    late_entry_rounds: int | None = Field(default=None, description="a swiss: entries taken until this round is paired")
+    late_entry_bye: bool = Field(
+        default=False, description="a late entrant's missed rounds score a half-point bye each"
+    )
+    half_byes: dict[str, list[str]] = Field(
+        default_factory=dict, description="the half-point byes asked for, by round number: player ids"
+    )
+    late_entries: dict[str, int] = Field(
+        default_factory=dict, description="late entrants (player id) and the first round each was paired in"
     )
     not_checked_in: list[PlayerPublic] = Field(
         default_factory=list, description="the entrants withdrawn at the start for not checking in"

@@ -158,10 +158,25 @@ class CreateTournamentRequest(RequestBody):
         "a round that cannot says so",
     )
 
+    late_entry_rounds: StrictInt | None = Field(
+        default=None,
+        ge=1,
+        le=30,
+        description="swiss: entries stay open after the start until this round is paired; a late entrant is "
+        "paired from the next round",
+    )
+    late_entry_bye: StrictBool = Field(
+        default=False, description="with late_entry_rounds: each round a late entrant missed scores ½ (else 0)"
+    )
+
     @field_validator("name")
     @classmethod
     def _readable(cls, value: str) -> str:
         return readable_text(value, "a name")
+
+
+class ByeRequest(RequestBody):
+    round: StrictInt = Field(ge=1, le=30, description="the Swiss round, not paired yet, to sit out for ½")
 
 
 class EntryRequest(RequestBody):
@@ -271,6 +286,8 @@ async def create_tournament(
         check_in_minutes=body.check_in_minutes,
         forbidden_pairs=[(a, b) for a, b in body.forbidden_pairs],
         round_minutes=body.round_minutes,
+        late_entry_rounds=body.late_entry_rounds,
+        late_entry_bye=body.late_entry_bye,
     )
     t = await tournaments.create(request)
     return await asyncio.to_thread(_views(tournaments).public, t)
@@ -414,6 +431,24 @@ async def check_in(
     if caller.player is None:
         raise Unauthorized("checking in needs the player's token: 'Authorization: Bearer TOKEN'")
     t = await tournaments.check_in(tournament_id, caller)
+    return await asyncio.to_thread(_views(tournaments).public, t)
+
+
+@router.post(
+    "/tournaments/{tournament_id}/byes",
+    status_code=201,
+    response_model=TournamentPublic,
+    responses=error_responses(400, 401, 403, 404, 409, 503),
+)
+async def request_bye(
+    tournament_id: TournamentId, body: ByeRequest, caller: CallerDep, tournaments: TournamentServiceDep
+) -> TournamentPublic:
+    """A Swiss entrant asks for a half-point bye in a round not paired yet (the player's own token):
+    left out of that round's pairing, ½ to the score. 409 once the round is paired, past the most
+    a player may ask (2), or not a Swiss; 404 not entered; the same request again: the same answer."""
+    if caller.player is None:
+        raise Unauthorized("a bye is asked for with the player's token: 'Authorization: Bearer TOKEN'")
+    t = await tournaments.request_bye(tournament_id, caller, body.round)
     return await asyncio.to_thread(_views(tournaments).public, t)
 
 

@@ -84,6 +84,7 @@ from server.tournaments.decide import (
     NoShow,
     OpenDispute,
     RecordResult,
+    RequestBye,
     Rule,
     Start,
     Withdraw,
@@ -91,7 +92,7 @@ from server.tournaments.decide import (
     check_ruling,
     deal_key,
     decide,
-    refuse_once_started,
+    refuse_entry,
     seeding_family,
 )
 from server.tournaments.knockouts import bracket_of, node_result, pool_standings_of
@@ -169,6 +170,8 @@ class NewTournament:
     check_in_minutes: int | None = None  # the check-in window before the start (an open tournament)
     forbidden_pairs: list[tuple[str, str]] = field(default_factory=list)  # names or ids: never paired if avoidable
     round_minutes: float | None = None  # timed rounds (RULES.md D26): each round's wall-clock limit
+    late_entry_rounds: int | None = None  # swiss: entries until this round is paired
+    late_entry_bye: bool = False  # swiss: a late entrant's missed rounds score ½ each
 
 
 def tournament_or_none(store: EventStore) -> Callable[[str], Tournament | None]:
@@ -280,6 +283,8 @@ class TournamentService:
             check_in_minutes=request.check_in_minutes,
             forbidden_pairs=await asyncio.to_thread(self._forbidden, request.forbidden_pairs, players),
             round_minutes=request.round_minutes,
+            late_entry_rounds=request.late_entry_rounds,
+            late_entry_bye=request.late_entry_bye,
         )
         decision = decide(Tournament(tournament_id), command, self.clock.now())
         await self.store.append_async(
@@ -371,6 +376,20 @@ class TournamentService:
         except NotNow as exc:  # too few checked in, say: it stays unstarted, for the director
             log.warning("tournament %s could not start at its start time: %s", tournament_id, exc)
 
+    async def request_bye(self, tournament_id: str, caller: Caller, number: int) -> Tournament:
+        """A Swiss entrant's half-point bye in round ``number``, not paired yet (409 otherwise)."""
+        if caller.player is None:
+            raise NotYours("a bye is asked for with the player's own token")
+        player = caller.player
+
+        async def step(t: Tournament) -> bool:
+            await self._apply(t, RequestBye(player.id, player.name, number))
+            return False
+
+        await self.get(tournament_id)  # 404 for a tournament nobody made
+        await self._decide(tournament_id, step)
+        return await self.get(tournament_id)
+
     async def check_in(self, tournament_id: str, caller: Caller) -> Tournament:
         """An entrant confirms in the check-in window (409 outside it, 404 if not entered; again: the same)."""
         if caller.player is None:
@@ -408,7 +427,7 @@ class TournamentService:
             entry, by = caller.player.id, "player"
             if not t.open:
                 raise NotNow(f"tournament {tournament_id!r} is not open to entries: the director enters its players")
-        refuse_once_started(t)  # before a bot entrant is made
+        refuse_entry(t)  # before a bot entrant is made
         if entry.startswith(BOT_PREFIX):
             player = await asyncio.to_thread(self._new_bot_entry, t, entry)
         else:
@@ -1157,6 +1176,10 @@ class TournamentViews:
             check_in_opens=_at_or_none(t.check_in_opens()),
             checked_in=list(t.checked_in),
             forbidden_pairs=[list(pair) for pair in t.forbidden_pairs],
+            late_entry_rounds=t.late_entry_rounds,
+            late_entry_bye=t.late_entry_bye,
+            half_byes={str(n): list(who) for n, who in sorted(t.half_byes.items())},
+            late_entries={p: first for p, first in t.entered_from.items()},
             not_checked_in=[self._player(p) for p in t.not_checked_in],
         )
 
@@ -1174,6 +1197,7 @@ class TournamentViews:
             points_against=r.points_against,
             withdrawn=r.player in t.withdrawn,
             score=row_score(r),
+            half_byes=r.half_byes,
             tiebreaks=dict(r.tiebreaks),
             decided_by=r.decided_by,
             same_deal=r.same_deal,

@@ -46,6 +46,7 @@ from server.tournaments.model import (
     DECISIONS,
     FINISHED,
     RUNNING,
+    ByeRequested,
     CheckInClosed,
     DisputeOpened,
     DisputeRuled,
@@ -75,6 +76,7 @@ from server.tournaments.timed import round_minutes_problem
 MAX_PLAYERS: Final = 64
 MAX_CHECK_IN_MINUTES: Final = 24 * 60
 MAX_FORBIDDEN_PAIRS: Final = 32
+MAX_HALF_BYES: Final = 2  # a player's half-point byes asked for in one tournament
 
 
 class EntryNotFound(NotFound):
@@ -119,6 +121,8 @@ class Create:
     check_in_minutes: int | None = None
     forbidden_pairs: tuple[tuple[str, str], ...] = ()  # player ids (resolved by the service)
     round_minutes: float | None = None  # timed rounds (RULES.md D26)
+    late_entry_rounds: int | None = None  # a Swiss takes entries until this round is paired
+    late_entry_bye: bool = False  # a late entrant's missed rounds score ½ each
 
 
 @dataclass(frozen=True)
@@ -148,6 +152,15 @@ class Start:
 
     ratings: Mapping[str, float] | None = None
     scheduled: bool = False
+
+
+@dataclass(frozen=True)
+class RequestBye:
+    """A Swiss entrant asks for a half-point bye in ``round``, not paired yet."""
+
+    player: str
+    entry: str
+    round: int
 
 
 @dataclass(frozen=True)
@@ -245,6 +258,7 @@ Command = (
     | Leave
     | Start
     | CheckIn
+    | RequestBye
     | Advance
     | RecordResult
     | NoShow
@@ -278,6 +292,8 @@ def decide(t: Tournament, command: Command, now: datetime) -> Decision:
             return _start(t, command, now)
         case CheckIn():
             return _check_in(t, command, now)
+        case RequestBye():
+            return _request_bye(t, command)
         case Advance():
             return _advance(t, command, now)
         case RecordResult():
@@ -336,6 +352,7 @@ def _create(t: Tournament, command: Create, now: datetime) -> Decision:
     check_forbidden(command)
     if command.round_minutes is not None and (problem := round_minutes_problem(command.round_minutes)):
         raise Malformed(problem)
+    check_late_entry(command)
     created = TournamentCreated(
         name=command.name,
         players=command.players,
@@ -358,6 +375,8 @@ def _create(t: Tournament, command: Create, now: datetime) -> Decision:
         check_in_minutes=command.check_in_minutes,
         forbidden_pairs=command.forbidden_pairs,
         round_minutes=command.round_minutes,
+        late_entry_rounds=command.late_entry_rounds,
+        late_entry_bye=command.late_entry_bye,
     )
     return Decision([created], "create")
 
@@ -376,6 +395,24 @@ def staged_settings(command: Create) -> dict[str, Any]:
             "bracket": command.bracket or POOL_BRACKETS[0],
         }
     return {}
+
+
+def check_late_entry(command: Create) -> None:
+    """Late entry: a Swiss's, up to one of its rounds, not with duplicate rounds (a deal key mixes
+    the entrants' entropy: a late one would change the deals of rounds already played)."""
+    last = command.late_entry_rounds
+    if last is None:
+        if command.late_entry_bye:
+            raise Malformed("late_entry_bye needs late_entry_rounds: the round entries stay open until")
+        return
+    if command.format is not Format.SWISS:
+        raise Malformed("late_entry_rounds is for a swiss tournament")
+    if command.duplicate:
+        raise Malformed(
+            "late_entry_rounds and duplicate rounds do not go together: a late entrant's entropy would change deals"
+        )
+    if command.rounds is None or not 1 <= last <= command.rounds:
+        raise Malformed(f"late_entry_rounds: a round of the tournament, 1 to {command.rounds}")
 
 
 def check_forbidden(command: Create) -> None:
@@ -426,17 +463,28 @@ def refuse_once_started(t: Tournament) -> None:
         raise NotNow(f"tournament {t.id!r} has started: entries are taken until the start")
 
 
+def refuse_entry(t: Tournament) -> None:
+    """Entries are taken until the start, or in a Swiss with late entry until round
+    ``late_entry_rounds`` is paired (docs/TOURNAMENTS.md "Late entry")."""
+    if t.entries_open():
+        return
+    if t.late_entry_rounds is not None and t.status == RUNNING:
+        raise NotNow(f"tournament {t.id!r} took late entries until round {t.late_entry_rounds} was paired")
+    refuse_once_started(t)
+    raise NotNow(f"tournament {t.id!r} has ended")
+
+
 def _enter(t: Tournament, command: Enter, now: datetime) -> Decision:
     if command.by == "player" and not t.open:
         raise NotNow(f"tournament {t.id!r} is not open to entries: the director enters its players")
-    refuse_once_started(t)
+    refuse_entry(t)
     if command.player in t.players:
         raise NotNow(f"{command.name} is entered in this tournament already")
     if len(t.players) >= MAX_PLAYERS:
         raise NotNow(f"tournament {t.id!r} is full: {MAX_PLAYERS} players at most")
     events: list[TournamentEvent] = [PlayerEntered(command.player, command.by, command.entropy)]
     opens = t.check_in_opens()
-    if command.by == "player" and opens is not None and now >= opens:
+    if command.by == "player" and opens is not None and now >= opens and t.status == CREATED:
         events.append(PlayerCheckedIn(command.player))  # entering in the window is being here
     return Decision(events, f"enter-{command.player}-{t.version}")
 
@@ -469,6 +517,29 @@ def _start(t: Tournament, command: Start, now: datetime) -> Decision:
     except FormatError as exc:
         raise NotNow(str(exc)) from None
     return Decision([*closed, seeded_start(t, command.ratings)], "start")
+
+
+def _request_bye(t: Tournament, command: RequestBye) -> Decision:
+    """A half-point bye (docs/TOURNAMENTS.md "Half-point byes"): a Swiss round not paired yet,
+    :data:`MAX_HALF_BYES` a player; the same request again: nothing more."""
+    if t.format is not Format.SWISS:
+        raise NotNow("half-point byes are for a swiss tournament")
+    if command.player not in t.players:
+        raise EntryNotFound(t.id, command.entry)
+    if not 1 <= command.round <= t.planned:
+        raise Malformed(f"round: 1 to {t.planned}, the tournament's rounds")
+    if t.status == FINISHED or command.player in t.withdrawn:
+        raise NotNow("byes are for players still in a tournament that has not ended")
+    if command.round <= len(t.rounds):
+        raise NotNow(f"round {command.round} is paired already: a bye is asked for before its round is paired")
+    asked = t.half_byes_of(command.player)
+    if command.round in asked:
+        return Decision()
+    if len(asked) >= MAX_HALF_BYES:
+        raise NotNow(
+            f"{MAX_HALF_BYES} half-point byes at most a player (asked for rounds {', '.join(map(str, asked))})"
+        )
+    return Decision([ByeRequested(command.player, command.round)], f"bye-{command.player}-{command.round}")
 
 
 def _check_in(t: Tournament, command: CheckIn, now: datetime) -> Decision:

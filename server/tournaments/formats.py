@@ -263,7 +263,7 @@ def check_start(t: Tournament, seats: int = MAX_TABLE) -> None:
             raise FormatError(str(exc)) from None
     if staged is not None and len(t.round_starts) > staged.rounds:
         raise FormatError(f"{len(t.round_starts)} start times for {staged.rounds} rounds")
-    if t.format is Format.SWISS and t.planned > n - 1:
+    if t.format is Format.SWISS and t.late_entry_rounds is None and t.planned > n - 1:
         raise FormatError(f"{n} players cannot play {t.planned} Swiss rounds without someone meeting twice")
     if t.format is Format.ROUND_ROBIN and len(t.round_starts) > rounds_per_cycle(n) * (2 if t.double else 1):
         raise FormatError(f"{len(t.round_starts)} start times for {rounds_per_cycle(n)} rounds")
@@ -297,7 +297,7 @@ def swiss_history(t: Tournament, upto: int | None = None) -> list[SwissRound]:
             games.append(
                 SwissGame(slot.white, slot.black, r.winner if r is not None else None, r is not None and r.forfeit)
             )
-        history.append(SwissRound(tuple(games), scheduled.bye))
+        history.append(SwissRound(tuple(games), scheduled.bye, tuple(t.half_byes_in(scheduled.number))))
     return history
 
 
@@ -307,6 +307,7 @@ def pair_next(t: Tournament, number: int) -> RoundPaired:
     pairs avoided where a pairing can (the event names those it could not avoid)."""
     assert t.format is Format.SWISS and number == len(t.rounds) + 1
     forbidden = {frozenset(pair) for pair in t.forbidden_pairs}
-    pairings = pair_round(t.players, swiss_history(t), t.planned, absent=set(t.withdrawn), forbidden=forbidden)
+    absent = {*t.withdrawn, *t.half_byes.get(number, ())}  # a half-point bye asked for: not paired
+    pairings = pair_round(t.players, swiss_history(t), t.planned, absent=absent, forbidden=forbidden)
     scheduled = ScheduledRound(number, tuple(Pairing(w, b) for w, b in pairings.boards), pairings.bye)
     return RoundPaired(scheduled, forbidden=pairings.forced)

@@ -280,6 +280,21 @@ class Tournament:
         """The rounds ``player`` asked a half-point bye for."""
         return sorted(n for n, who in self.half_byes.items() if player in who)
 
+    def half_byes_in(self, number: int) -> list[str]:
+        """Round ``number``'s half-point byes: those asked for it, and (with ``late_entry_bye``)
+        the late entrants who joined after it was paired; withdrawn players' count for nothing."""
+        late = [p for p, first in self.entered_from.items() if self.late_entry_bye and number < first]
+        return [p for p in [*self.half_byes.get(number, []), *late] if not self.withdrawn.get(p, False)]
+
+    def half_bye_counts(self) -> dict[str, int]:
+        """Each player's half-point byes in the rounds opened so far."""
+        counts = dict.fromkeys(self.players, 0)
+        for number in range(1, self.opened + 1):
+            for player in self.half_byes_in(number):
+                if player in counts:
+                    counts[player] += 1
+        return counts
+
     def missed_rounds(self, player: str) -> int:
         """Rounds paired before a late entrant joined (0 for everyone else)."""
         return self.entered_from.get(player, 1) - 1
@@ -398,7 +413,8 @@ class Tournament:
     def scheduled_count(self, player: str) -> int:
         """How many matches ``player`` was to play: the fixed schedule's, or a Swiss's rounds less byes."""
         if self.format is Format.SWISS:
-            return self.planned - self.byes().get(player, 0)
+            asked = len(self.half_byes_of(player))
+            return self.planned - self.byes().get(player, 0) - asked - self.missed_rounds(player)
         return len(self.scheduled_of(player))
 
     @property
@@ -514,6 +530,7 @@ class Tournament:
             byes = self.byes()
             lower = self.lower_total_wins()
             chain = SWISS_TIEBREAKS if self.format is Format.SWISS else TIEBREAKS
+            halves = self.half_bye_counts()
             rows = standings(
                 staying,
                 self.results(),
@@ -521,6 +538,7 @@ class Tournament:
                 [p for p in drawn if p in staying],
                 lower_total_wins=lower,
                 chain=chain,
+                half_byes={p: halves[p] for p in staying},
             )
             tail = standings(
                 out, [], {p: byes[p] for p in out}, [p for p in drawn if p in out], lower_total_wins=lower, chain=chain

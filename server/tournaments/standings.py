@@ -25,7 +25,7 @@ winner scores (``lower_total_wins=False``): ``points_for - points_against`` and 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 __all__ = [
     "SWISS_TIEBREAKS",
@@ -50,7 +50,7 @@ TIEBREAKS: tuple[str, ...] = (
     "lot",
 )
 
-# A Swiss ranks by score (a win, a forfeit win and a bye each 1), then Buchholz (the sum of the
+# A Swiss ranks by score (a win, a forfeit win and a bye each 1, a half-point bye ½), then Buchholz (the sum of the
 # scores of every opponent met), then Sonneborn-Berger (the sum of the scores of the opponents
 # beaten); a round robin has no need of a score (everyone has the same byes by the end) and its
 # Sonneborn-Berger counts the beaten opponents' match wins, as it always has.
@@ -92,11 +92,12 @@ class StandingRow:
     forfeits: int  # matches of this player decided by forfeit (won or lost)
     points_for: int  # the player's own final totals summed over played (non-forfeit) matches
     points_against: int  # the opponents' totals in those matches
-    tiebreaks: dict[str, int]  # every column of TIEBREAKS, by name
+    tiebreaks: dict[str, float]  # every column of the chain, by name (whole but for a Swiss's halves)
     decided_by: (
         str | None
     )  # the tie-break that put this row above the next row; None: the last row, or one sharing its place with the next
     same_deal: float | None = None  # duplicate rounds: the matchpoint percentage (server.tournaments.duplicate)
+    half_byes: int = 0  # a Swiss: half-point byes (asked for, or a late entrant's missed rounds)
 
 
 @dataclass
@@ -120,11 +121,13 @@ def standings(
     *,
     lower_total_wins: bool = True,
     chain: Sequence[str] = TIEBREAKS,
+    half_byes: Mapping[str, int] | None = None,
 ) -> list[StandingRow]:
     """The table of ``players``, best first (see the module's docstring for the columns and the
     chain; ``chain`` is :data:`TIEBREAKS` or :data:`SWISS_TIEBREAKS`).
 
-    ``byes`` maps a player to the byes they had (players left out had none). Raises ValueError for a
+    ``byes`` maps a player to the byes they had (players left out had none); ``half_byes`` (a
+    Swiss) to the half-point byes, each ½ to the score. Raises ValueError for a
     player listed twice, a result or bye naming someone not in ``players``, a result whose winner did
     not play it, a played result without a winner or with a negative total, and ``lots`` that are not
     a permutation of ``players``.
@@ -142,7 +145,8 @@ def standings(
     swiss = tuple(chain) == SWISS_TIEBREAKS
     if not swiss and tuple(chain) != TIEBREAKS:
         raise ValueError(f"unknown tie-break chain {chain!r}")
-    scores = {player: tally.won + bye_count[player] for player, tally in tallies.items()}
+    halves = _bye_count(players, half_byes or {})
+    scores = {player: half_points(2 * (t.won + bye_count[player]) + halves[player]) for player, t in tallies.items()}
     columns = {
         player: _tiebreaks(tally, scores if swiss else wins, h2h[player], lots_at[player], lower_total_wins, chain)
         for player, tally in tallies.items()
@@ -150,16 +154,24 @@ def standings(
     if swiss:
         for player, tally in tallies.items():
             columns[player]["score"] = scores[player]
-            columns[player]["buchholz"] = sum(scores[opponent] for opponent in tally.met)
+            columns[player]["buchholz"] = half_points(sum(round(2 * scores[opponent]) for opponent in tally.met))
             columns[player] = {name: columns[player][name] for name in chain}  # in the chain's order
     return [
-        _row(rank, player, tallies[player], bye_count[player], columns[player], decided)
+        replace(
+            _row(rank, player, tallies[player], bye_count[player], columns[player], decided), half_byes=halves[player]
+        )
         for player, rank, decided in places(players, columns, {p: t.won + t.lost for p, t in tallies.items()}, chain)
     ]
 
 
+def half_points(halves: int) -> float:
+    """A score counted in halves, as shown: a whole number stays an ``int`` (3, not 3.0), so a
+    table without half points reads and serialises as it always has; otherwise 2.5."""
+    return halves // 2 if halves % 2 == 0 else halves / 2
+
+
 def places(
-    players: Sequence[str], columns: Mapping[str, Mapping[str, int]], played: Mapping[str, int], chain: Sequence[str]
+    players: Sequence[str], columns: Mapping[str, Mapping[str, float]], played: Mapping[str, int], chain: Sequence[str]
 ) -> list[tuple[str, int, str | None]]:
     """The one ranking of every format's table: ``players`` ordered by ``chain`` (which ends with
     ``lot``), each with their place and the tie-break that put them above the next row.
@@ -193,7 +205,7 @@ def places(
     return out
 
 
-def row_score(row: StandingRow) -> int:
+def row_score(row: StandingRow) -> float:
     """What ranks first in the row's format: a Swiss's score, a tables tournament's placement
     points, a round robin's match wins (the points column of every export)."""
     for name in ("score", "placement_points"):
@@ -280,12 +292,12 @@ def _head_to_head(results: Iterable[Result], wins: Mapping[str, int]) -> dict[st
 
 
 def _tiebreaks(
-    tally: _Tally, basis: Mapping[str, int], h2h: int, lot: int, lower_total_wins: bool, chain: Sequence[str]
-) -> dict[str, int]:
+    tally: _Tally, basis: Mapping[str, float], h2h: int, lot: int, lower_total_wins: bool, chain: Sequence[str]
+) -> dict[str, float]:
     """One player's value for every name in ``chain`` but a Swiss's score and Buchholz (the caller
     adds those); Sonneborn-Berger sums ``basis`` (match wins, or a Swiss's scores) of those beaten."""
     difference, conceded = _points_columns(tally, lower_total_wins)
-    columns = {
+    columns: dict[str, float] = {
         "match_wins": tally.won,
         "head_to_head": h2h,
         "sonneborn_berger": sum(basis[opponent] for opponent in tally.beaten),
@@ -303,12 +315,12 @@ def _points_columns(tally: _Tally, lower_total_wins: bool) -> tuple[int, int]:
     return tally.points_for - tally.points_against, tally.points_against
 
 
-def chain_sort_key(columns: Mapping[str, int], chain: Sequence[str]) -> tuple[int, ...]:
+def chain_sort_key(columns: Mapping[str, float], chain: Sequence[str]) -> tuple[float, ...]:
     """Ascending sort key: the chain in order, negated where more ranks higher."""
     return tuple(columns[name] if name in _FEWER_RANKS_HIGHER else -columns[name] for name in chain)
 
 
-def first_difference(upper: Mapping[str, int], lower: Mapping[str, int] | None, chain: Sequence[str]) -> str | None:
+def first_difference(upper: Mapping[str, float], lower: Mapping[str, float] | None, chain: Sequence[str]) -> str | None:
     """The first tie-break on which two adjacent rows differ (None when there is no row below)."""
     if lower is None:
         return None
@@ -320,7 +332,7 @@ def _row(
     player: str,
     tally: _Tally,
     byes: int,
-    columns: dict[str, int],
+    columns: dict[str, float],
     decided_by: str | None,
 ) -> StandingRow:
     """One line of the table."""

@@ -1,7 +1,10 @@
 """Swiss pairings by the FIDE Dutch system (FIDE Handbook C.04.3, with C.04.1 and C.04.2).
 
 UNO Duo has no draws: a win scores 1, a loss 0, the pairing-allocated bye (PAB) 1, a forfeit
-win 1; a double forfeit leaves both on 0. "White" is seat 0 (the first drafter of the match's
+win 1; a double forfeit leaves both on 0. A half-point bye (asked for by the player, or a late
+entrant's missed round when the director allows it) scores ½, so scores are counted here in
+half points (a win is 2): whole numbers throughout, and for scores without halves every
+comparison, and so every pairing, is what it was when a point was 1. "White" is seat 0 (the first drafter of the match's
 first round) and its balance is kept as chess keeps colours.
 
 How a round is paired. The Dutch rules pair one bracket after another, from the top score down,
@@ -70,10 +73,16 @@ class SwissGame:
 
 @dataclass(frozen=True)
 class SwissRound:
-    """The games of one round and its pairing-allocated bye (1 point), if any."""
+    """The games of one round, its pairing-allocated bye (1 point), if any, and its half-point
+    byes (½ each: players left out of the pairing on their own request, or late entrants)."""
 
     games: tuple[SwissGame, ...]
     bye: str | None = None
+    half_byes: tuple[str, ...] = ()
+
+
+POINT = 2  # a win, a forfeit win or the PAB, in half points
+HALF = 1  # a half-point bye
 
 
 @dataclass(frozen=True)
@@ -92,7 +101,7 @@ class _Player:
 
     pid: str
     number: int  # pairing number - 1 (0 is the top of the initial ranking)
-    score: int = 0
+    score: int = 0  # in half points (a win: POINT)
     colours: list[str] = field(default_factory=list)  # colours of played games, in order
     floats: list[str] = field(default_factory=list)  # per past round: "down", "up" or ""
     bye_eligible: bool = True  # C.2: no PAB yet and no forfeit win
@@ -139,7 +148,7 @@ def _invert(colour: str) -> str:
 
 
 def _game_points(game: SwissGame, pid: str) -> int:
-    return 1 if game.winner == pid else 0
+    return POINT if game.winner == pid else 0
 
 
 def _build_players(
@@ -167,13 +176,16 @@ def _build_players(
                 mine, theirs = before[pid], before.get(other, 0)
                 player.floats.append("down" if mine > theirs else "up" if mine < theirs else "")
         if round_.bye is not None and round_.bye in everyone:
-            everyone[round_.bye].score += 1
+            everyone[round_.bye].score += POINT
             everyone[round_.bye].bye_eligible = False
+        for pid in round_.half_byes:
+            if pid in everyone:
+                everyone[pid].score += HALF  # still eligible for the PAB: it is no full point
         for pid, player in everyone.items():
             if pid not in played:
                 # 2025 rules 1.4.3: scoring more than a loss without playing (the PAB, a forfeit
-                # win) is a downfloat; an absence or a forfeit loss is no float
-                unearned = pid == round_.bye or any(g.winner == pid for g in round_.games)
+                # win, a half-point bye) is a downfloat; an absence or a forfeit loss is no float
+                unearned = pid == round_.bye or pid in round_.half_byes or any(g.winner == pid for g in round_.games)
                 player.floats.append("down" if unearned else "")
     active = {pid: p for pid, p in everyone.items() if pid not in absent}
     for order, player in enumerate(sorted(active.values(), key=lambda p: (-p.score, p.number))):
@@ -260,7 +272,7 @@ class _Weights:
         self.brackets = brackets
         self.resident_index = {p.pid: i for members in self.residents.values() for i, p in enumerate(members)}
         self.rounds_played = rounds_played
-        self.max_difference = rounds_played + 2
+        self.max_difference = POINT * (rounds_played + 2)
         # Forbidden pairings (the director's): right below completion, above every Dutch criterion,
         # so a pairing that avoids them all wins whenever one exists, and otherwise the fewest.
         keys: list[tuple[object, ...]] = [("pair",), *([("forbidden",)] if forbidden else []), ("bye_score",)]
@@ -303,7 +315,7 @@ class _Weights:
         """C.5 and C.6: `high` floats out of every bracket above `low_group`."""
         for k in range(self.group[high.score], low_group):
             digits.extend([(("cross", k), -1), (("next_cross", k), -1)])
-            difference = high.score - self.scores[k] + 1
+            difference = high.score - self.scores[k] + POINT
             digits.extend([(("psd_down", k, difference), -1), (("next_psd_down", k, difference), -1)])
             if self._float_of(high, 1) == "down":
                 digits.append((("f14", k), -1))
@@ -316,7 +328,7 @@ class _Weights:
 
     def bye(self, player: _Player) -> int:
         digits: list[tuple[tuple[object, ...], int]] = [(("pair",), 1), (("bye_score",), -self.group_rank(player))]
-        self._structure(player, player.score - 1, len(self.scores), digits)
+        self._structure(player, player.score - POINT, len(self.scores), digits)
         return self._combine(digits)
 
     def pair(self, high: _Player, low: _Player) -> int:
@@ -465,7 +477,8 @@ def pair_round(
         return Pairings((), None)
     rounds_played = len(history)
     # A.7: when pairing the last round, a topscorer has more than half of the points played for
-    threshold = rounds_played // 2 if rounds_played and rounds_played >= rounds_total - 1 else None
+    # (in half points: more than ``rounds_played``; for whole scores the same as more than R // 2)
+    threshold = rounds_played if rounds_played and rounds_played >= rounds_total - 1 else None
     scores = sorted({p.score for p in active.values()}, reverse=True)
     partner: dict[str, str] | None = None
     for _ in range(_MAX_PASSES):

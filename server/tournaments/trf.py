@@ -9,7 +9,8 @@ The layout, 1-based columns of each `001` player line:
     (w, b, or - for no game), a space, the result.
 
 Results: 1 win, 0 loss, + forfeit win, - forfeit loss (a double forfeit is "-" on both lines),
-U a Swiss's pairing-allocated bye ("0000 - U", scored as a win), Z no game and no point ("0000 -
+U a Swiss's pairing-allocated bye ("0000 - U", scored as a win), H a half-point bye ("0000 - H",
+½: asked for, or a late entrant's missed round where the director allows it), Z no game and no point ("0000 -
 Z": a round not paired, a round robin's free round, a pairing annulled by a withdrawal). A game
 still being played (or a duplicate round not revealed yet) is left out: its block is blank, which
 TRF16 reads as "0000 - Z", and at the end of a line nothing is written at all; never a loss.
@@ -35,18 +36,21 @@ from server.tournaments.swiss import SwissRound
 _NAME_WIDTH = 33
 _NOT_PAIRED = "0000 - Z"
 _BYE = "0000 - U"
+_HALF_BYE = "0000 - H"  # a half-point bye: asked for by the player, or a late entrant's missed round
 _IN_PLAY = " " * 8  # a game still being played: a blank block (TRF16: the same as "0000 - Z")
 
 
-def _points(value: int) -> str:
+def _points(value: float) -> str:
     return f"{value:.1f}"
 
 
-def _round_blocks(players: Sequence[str], history: Sequence[SwissRound]) -> tuple[dict[str, list[str]], dict[str, int]]:
+def _round_blocks(
+    players: Sequence[str], history: Sequence[SwissRound]
+) -> tuple[dict[str, list[str]], dict[str, float]]:
     """Each player's 8-character round entries ("oooo c r") and total score."""
     start_rank = {pid: rank for rank, pid in enumerate(players, start=1)}
     blocks: dict[str, list[str]] = {pid: [] for pid in players}
-    scores = dict.fromkeys(players, 0)
+    scores: dict[str, float] = dict.fromkeys(players, 0)
     for round_ in history:
         seen: set[str] = set()
         for game in round_.games:
@@ -60,6 +64,11 @@ def _round_blocks(players: Sequence[str], history: Sequence[SwissRound]) -> tupl
             seen.add(round_.bye)
             scores[round_.bye] += 1
             blocks[round_.bye].append(_BYE)
+        for pid in round_.half_byes:
+            if pid in blocks:
+                seen.add(pid)
+                scores[pid] += 0.5
+                blocks[pid].append(_HALF_BYE)
         for pid in players:
             if pid not in seen:
                 blocks[pid].append(_NOT_PAIRED)
@@ -93,6 +102,8 @@ def _report_blocks(t: Tournament) -> dict[str, list[str]]:
         bye = scheduled.bye
         if bye is not None and not t.withdrawn.get(bye, False):
             entries[bye] = _BYE if byes_count else _NOT_PAIRED
+        for pid in t.half_byes_in(scheduled.number):
+            entries[pid] = _HALF_BYE
         for pid in t.players:
             blocks[pid].append(entries.get(pid, _NOT_PAIRED))
     return blocks
@@ -106,7 +117,7 @@ def _fitted(name: str) -> str:
     return name[:_NAME_WIDTH]
 
 
-def _player_line(start_rank: int, name: str, points: int, rank: int | None, rounds: Sequence[str]) -> str:
+def _player_line(start_rank: int, name: str, points: float, rank: int | None, rounds: Sequence[str]) -> str:
     name_field = _fitted(name).ljust(_NAME_WIDTH)
     rank_field = "" if rank is None else str(rank)
     head = f"001 {start_rank:4d} {'':1}{'':3} {name_field} {'':4} {'':3} {'':11} {'':10} {_points(points):>4} {rank_field:>4}"
@@ -118,7 +129,7 @@ def _file(
     kind: str,
     players: Sequence[str],
     names: Mapping[str, str],
-    columns: Mapping[str, tuple[int, int | None, Sequence[str]]],
+    columns: Mapping[str, tuple[float, int | None, Sequence[str]]],
     rounds_total: int,
     start: str | None,
     end: str | None,

@@ -112,6 +112,9 @@ def decided_by_words(name: object) -> str:
 
 
 def _int(value: object) -> str:
+    """A count or score as shown; a Swiss's half point as 2.5 (docs/TOURNAMENTS.md "Half-point byes")."""
+    if isinstance(value, float):
+        return f"{value:g}"
     return str(value) if isinstance(value, int) else "–"
 
 
@@ -751,7 +754,9 @@ def standings_cells(tournament: Mapping[str, Any], full: bool) -> list[tuple[str
                 cells.append(name + suffix if full else cut_name(name, NAME_WIDTH, suffix))
             elif key == "decided_by":
                 value = tiebreaks.get(decided) if decided else None
-                short = f"{chain_label(str(decided))} {value}" if decided and isinstance(value, int) else ""
+                short = (
+                    f"{chain_label(str(decided))} {_int(value)}" if decided and isinstance(value, (int, float)) else ""
+                )
                 cells.append(short or (chain_label(str(decided)) if decided else ""))
             elif key.startswith("tb:"):
                 cells.append(_int(tiebreaks.get(key.removeprefix("tb:"))))
