@@ -166,6 +166,16 @@ def pools_into_bracket() -> dict[str, Any]:
     state = play(plan, seeded, played_rounds=pool_rounds, pool_standings=standings)
     t = tournament("pools", "t_po", "Spring pools", 16, plan, state, live_round=pool_rounds + 1)
     t.update({"pool_format": "round_robin", "pool_size": 4, "advance": 2, "bracket_format": "single_elimination"})
+    t["pools"] = [
+        {
+            "pool": pools.pool_label(i),
+            "node": pools.pool_node(i),
+            "players": standings[i],
+            "decided": True,
+            "standings": [],
+        }
+        for i in range(len(members))
+    ]
     by_player = {p["id"]: p for p in t["players"]}
     for number in range(1, pool_rounds + 1):
         pairings = []

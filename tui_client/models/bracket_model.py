@@ -570,9 +570,9 @@ class Pool:
 
 
 def pools_of(tournament: Mapping[str, Any]) -> list[Pool]:
-    """The pools of a pools phase, from its pairings (``bracket`` ``pool``, ``node`` ``pool-A``):
-    each pool's players ordered by wins, then fewer losses, then seed (entry order), and their
-    won–lost so far."""
+    """The pools of a pools phase: each pool's players in the server's standing order (``pools``,
+    by the pool's chain), else by wins, fewer losses, seed; each one's won–lost so far from the
+    pool rounds' pairings (``bracket`` ``pool``, ``node`` ``pool-A``)."""
     seed = {str(p.get("id")): i for i, p in enumerate(tournament.get("players") or []) if isinstance(p, Mapping)}
     pools: dict[str, dict[str, list[int]]] = {}
     for r in tournament.get("rounds") or []:
@@ -587,10 +587,16 @@ def pools_of(tournament: Mapping[str, Any]) -> list[Pool]:
                 record = records.setdefault(who, [0, 0])
                 if result is not None:
                     record[0 if who == result.get("winner") else 1] += 1
+    ranked = {  # the server's standing order of each pool (its chain), when it sends it
+        str(p.get("pool")): [str(x) for x in p.get("players") or []]
+        for p in tournament.get("pools") or []
+        if isinstance(p, Mapping)
+    }
     out = []
-    for letter in sorted(pools):
-        records = pools[letter]
-        order = sorted(records, key=lambda who: (-records[who][0], records[who][1], seed.get(who, 999)))
+    for letter in sorted(set(pools) | set(ranked)):
+        records = pools.get(letter, {})
+        by_record = sorted(records, key=lambda who: (-records[who][0], records[who][1], seed.get(who, 999)))
+        order = ranked.get(letter) or by_record
         out.append(Pool(letter, tuple(order), {who: (w, lost) for who, (w, lost) in records.items()}))
     return out
 
