@@ -723,7 +723,7 @@ def standings_columns(tournament: Mapping[str, Any], full: bool) -> tuple[tuple[
         ("player", "player"),
         *counts,
         *((f"tb:{n}", chain_label(n)) for n in chain),
-        ("decided_by", "by"),
+        *((("decided_by", "by"),) if chain else ()),  # a knockout's: no chain, nothing decided by one
     )
     return _with_same_deal(columns, tournament)
 

@@ -371,12 +371,17 @@ class TournamentScreen(SeasonOfTournament, MinimumSize, Screen[None]):
         credentials = self.play.credentials
         return credentials.player_id if credentials else None
 
+    def my_nodes(self, t: dict[str, Any]) -> frozenset[str]:
+        """The bracket's matches the signed-in player sits at (none for a spectator)."""
+        return path_of(nodes_of(t), self.me()).mine
+
     def _draw_bracket(self, t: dict[str, Any]) -> None:
         """Draw the bracket (again: a refresh keeps the scroll); the first time, show it in
         place of the standings and the schedule, the player's own match in view."""
         bracket = self.query_one("#bracket", BracketView)
         bracket.show(draw(t, self.me()))
-        bracket.border_title = "bracket · arrows/PgUp/PgDn scroll · m: my match · b: schedule"
+        mine = " · m: my match" if self.my_nodes(t) else ""  # a spectator or a director has none
+        bracket.border_title = f"bracket · arrows/PgUp/PgDn scroll{mine} · b: schedule"
         if self.bracket_shown is None:
             self._show_bracket(True)
             self.refresh_bindings()
@@ -395,8 +400,10 @@ class TournamentScreen(SeasonOfTournament, MinimumSize, Screen[None]):
         """A knockout's keys only on a knockout (the footer shows them first there); the
         standings' and the schedule's keys not while the bracket hides them."""
         knockout = self.tournament is not None and is_knockout(self.tournament)
-        if action in ("bracket", "my_match"):
-            return knockout and (action == "bracket" or bool(self.bracket_shown))
+        if action == "bracket":
+            return knockout
+        if action == "my_match":
+            return knockout and bool(self.bracket_shown) and bool(self.my_nodes(self.tournament or {}))
         if action in ("full_standings", "player", "open_row") and self.bracket_shown:
             return False
         return True
