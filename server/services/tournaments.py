@@ -349,7 +349,8 @@ class TournamentService:
             if t.status == CREATED and t.seeding == "rating" and self.seeding is not None:
                 ratings = await asyncio.to_thread(self.seeding, list(t.players), seeding_family(t))
             # An entry that lands meanwhile moves the stream: the append fails, the step folds again.
-            await self._apply(t, Start(ratings, scheduled))
+            present = await asyncio.to_thread(self._house_bots, t) if t.check_in_minutes is not None else frozenset()
+            await self._apply(t, Start(ratings, scheduled, present))
             return False
 
         await self._decide(tournament_id, step)
@@ -369,6 +370,11 @@ class TournamentService:
             self._spawn(self._retrying(lambda: self._start_on_time(t.id), f"the start of {t.id}"))
 
         self._deadlines[key] = self.clock.call_later(delay, fire)
+
+    def _house_bots(self, t: Tournament) -> frozenset[str]:
+        """The server's own bots among ``t``'s players: always here, so never withdrawn at check-in."""
+        found = (self.registry.player(p) for p in t.players)
+        return frozenset(p.id for p in found if p is not None and house_bot_of(p) is not None)
 
     async def _start_on_time(self, tournament_id: str) -> None:
         try:

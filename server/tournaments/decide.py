@@ -148,10 +148,12 @@ class Leave:
 class Start:
     """The director starts it. ``ratings``: with ``seeding: rating``, each player's rating in the
     tournament's family (read by the service); None orders by entry. ``scheduled``: not the
-    director but the tournament's own start time (nothing to do before it, or once started)."""
+    director but the tournament's own start time (nothing to do before it, or once started).
+    ``present``: entrants who need no check-in (the house bots the service found among them)."""
 
     ratings: Mapping[str, float] | None = None
     scheduled: bool = False
+    present: frozenset[str] = frozenset()  # the server's house bots among the players: always here
 
 
 @dataclass(frozen=True)
@@ -505,7 +507,8 @@ def _start(t: Tournament, command: Start, now: datetime) -> Decision:
         raise NotNow(f"tournament {t.id!r} has already started")
     closed: list[TournamentEvent] = []
     if t.check_in_minutes is not None:
-        closed.append(CheckInClosed(tuple(p for p in t.players if p not in t.checked_in)))
+        here = {*t.checked_in, *command.present}
+        closed.append(CheckInClosed(tuple(p for p in t.players if p not in here)))
         t = after(t, closed)
     if len(t.players) < 2:
         raise NotNow(

@@ -137,3 +137,10 @@ def test_a_creation_records_the_start_and_the_window() -> None:
     assert created.payload()["check_in_minutes"] == 30
     (plain,) = decide(Tournament("t_x"), create(), NOW).events
     assert "starts_at" not in plain.payload() and "check_in_minutes" not in plain.payload()  # old shape kept
+
+
+def test_the_house_bots_the_service_names_need_no_check_in() -> None:
+    t = with_check_in(("ann", "bot-greedy-1", "cy"))
+    apply(t, CheckIn("ann", "ann"), OPENS)
+    apply(t, Start(present=frozenset({"bot-greedy-1"})), START)
+    assert t.players == ["ann", "bot-greedy-1"] and t.not_checked_in == ["cy"]
