@@ -66,9 +66,10 @@ class MatchEnding(BaseModel):
     """How one of the caller's matches ended (or why it was annulled), so that nobody reads a
     forfeit as ``won 0–0``."""
 
-    how: Literal["played", "forfeit", "round_limit", "annulled"] = Field(
+    how: Literal["played", "forfeit", "round_limit", "time_called", "annulled"] = Field(
         description="played to the target; forfeit (a two-seat match that a seat forfeited); round_limit "
-        "(a table whose round limit ended it before anyone reached the target); annulled"
+        "(a table whose round limit ended it before anyone reached the target); time_called (a timed "
+        "tournament round ran out and the totals decided it, RULES.md D26); annulled"
     )
     forfeits: list[SeatForfeit] = Field(default_factory=list, description="each seat that forfeited, with why")
     reason: str | None = Field(

@@ -123,7 +123,12 @@ def annulled_reason(match: MatchSummaryShown, t: Tournament | None) -> str:
 def ended(endings: Endings, match: MatchSummaryShown, tournaments: dict[str, Tournament]) -> MatchEnding | None:
     """How ``match`` ended (None while it is waiting or live). Blocking."""
     if match.status == FINISHED:
-        return endings.finished(match)
+        ending = endings.finished(match)
+        t = tournaments.get(match.tournament) if match.tournament else None
+        slot = t.slot_of_match(match.id) if t is not None else None
+        if ending.how == "played" and t is not None and slot is not None and t.match_time_called(slot):
+            return ending.model_copy(update={"how": "time_called"})  # its result remembers the call (D26)
+        return ending
     if match.status == ANNULLED:
         t = tournaments.get(match.tournament) if match.tournament else None
         return MatchEnding(how="annulled", reason=annulled_reason(match, t))

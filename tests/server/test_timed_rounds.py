@@ -118,6 +118,7 @@ def test_time_is_called_mid_hand_at_the_deadline_and_the_match_ends_on_its_total
         assert len(set(hand["data"]["scores"])) == 1
     t = tournament_when(client, t["id"], lambda x: x["status"] == "finished")
     assert t["rounds"][0]["matches"][0]["time_called"] == deadline  # its result remembers the call
+    assert ok(client.get("/api/me", headers=ada_h))["matches"][0]["ended"]["how"] == "time_called"
     assert t["rounds"][0]["pairings"][0]["result"]["reason"] == "played"
     replay = client.get(f"/api/matches/{match_id}/replay")
     assert replay.status_code == 200 and verify_replay(replay.text).ok
@@ -171,3 +172,21 @@ def test_the_deadline_is_the_opening_plus_the_round_minutes(app_client: Callable
     fold = client.app.state.tournaments.load(t["id"])  # type: ignore[attr-defined]
     opened = stored_time(fold.opened_at[1])
     assert opened is not None and t["rounds"][0]["deadline"] == format_at(opened + timedelta(minutes=12.5))
+
+
+def test_a_match_replayed_after_its_round_was_called_is_called_at_once(
+    app_client: Callable[[], TestClient], clock: ManualClock
+) -> None:
+    client = app_client()
+    t, _ada, ada_h = timed_swiss(client, minutes=15)
+    match_id, _view = join(client, t, ada_h)
+    clock.advance(15 * 60 + 1)
+    t = tournament_when(client, t["id"], lambda x: x["rounds"][0]["time_called"] is not None)
+    moment = t["rounds"][0]["time_called"]
+    dispute = ok(client.post(f"/api/matches/{match_id}/disputes", headers=ada_h, json={"seq": 1, "note": "odd"}), 201)
+    ruling = {"decision": "replay", "note": "played again"}
+    ok(client.post(f"/api/disputes/{dispute['id']}/ruling", headers=DIRECTOR, json=ruling))
+    pairing = show(client, t["id"])["rounds"][0]["pairings"][0]
+    assert pairing["annulled"] == [match_id] and pairing["match"] != match_id
+    called = of_type(events(client, pairing["match"]), "time_called")
+    assert [e["data"]["moment"] for e in called] == [moment]  # decided on its first hand

@@ -55,3 +55,10 @@ def test_a_timed_rounds_heading_says_when_it_ends_then_that_time_was_called() ->
     assert round_heading_words(t, {**running, "time_called": DEADLINE})[1] == "time called"
     assert round_heading_words(t, {**running, "deadline": None})[1] == ""  # untimed: as before
     assert round_heading_words(t, {"number": 2, "status": "pending", "pairings": []})[1] == "not paired yet"
+
+
+def test_a_match_decided_when_time_was_called_says_so_in_the_lobby() -> None:
+    seats = [{"id": "p_ada", "name": "ada"}, {"id": "p_bob", "name": "bob"}]
+    match = {"id": "m_t", "status": "finished", "seats": seats, "scores": [12, 40], "winner": "p_ada"}
+    (entry,) = lobby_entries({"id": "p_ada", "matches": [{**match, "ended": {"how": "time_called"}}]})
+    assert entry.text.endswith("· you won 12–40 when time was called"), entry.text

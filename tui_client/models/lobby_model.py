@@ -157,6 +157,8 @@ def _result(summary: Mapping[str, Any], seat: int, names: Sequence[str]) -> str:
     if ended.get("how") == "round_limit":
         rounds = ended.get("rounds")
         out += f" at the round limit ({rounds} round{'' if rounds == 1 else 's'})"
+    elif ended.get("how") == "time_called":
+        out += " when time was called"
     return out
 
 
