@@ -185,6 +185,9 @@ def verify_replay(
     if mismatch is not None:
         return report.fail(mismatch.index + 2, mismatch.reason)
     report.checks.append("re-run: every cut, shuffle, decision, verdict and score follows from the rules")
+    called = next((e.data.get("moment") for e in events if e.type == EventType.TIME_CALLED), None)
+    if called is not None:  # RULES.md D26: the re-run decided the end on the totals from the call on
+        report.checks.append(f"time called at {called}: the match was decided on its totals from that hand (D26)")
 
     stage("receipts")
     by_seq = {line["seq"]: line["hash"] for line in lines}

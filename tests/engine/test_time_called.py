@@ -184,7 +184,8 @@ def _forged(header: str, lines: list[dict[str, Any]], seed: bytes) -> str:
 def test_a_timed_replay_verifies_and_one_without_its_call_fails() -> None:
     played = play(UNO_DUO, 1, 5)
     header, lines = _replay(played)
-    assert verify_replay(_forged(header, [dict(x) for x in lines], played.seed)).ok
+    report = verify_replay(_forged(header, [dict(x) for x in lines], played.seed))
+    assert report.ok and f"time called at {MOMENT}" in report.checks[-1]
     # Removed: without the call, the end of the hand does not end the match.
     removed = [dict(x) for i, x in enumerate(lines) if i != played.called_at]
     report = verify_replay(_forged(header, removed, played.seed))
