@@ -614,6 +614,11 @@ class LobbyComing(BaseModel):
     tournament: str
     round: int
     starts_at: str | None = Field(default=None, description="the round's start time, if the director gave one")
+    label: str | None = Field(
+        default=None,
+        description='a knockout\'s name for the player\'s next match ("losers\' round 2", "pool B round 3") when '
+        "the bracket already seats them there; null otherwise",
+    )
 
 
 class LobbyState(BaseModel):

@@ -52,6 +52,7 @@ from server.store.models import PlayerPublic
 from server.store.read_models import ANNULLED, FINISHED, LIVE, WAITING
 from server.store.streams import match_stream
 from server.store.values import format_at
+from server.tournaments.match_labels import coming_label
 from server.tournaments.model import RUNNING, Tournament
 
 LISTED: Final = 20  # the tournaments' first page the lobby shows
@@ -210,9 +211,13 @@ def live_of(registry: MatchRegistry, t: Tournament) -> list[MatchSummaryShown]:
     ]
 
 
-def byes_and_coming(t: Tournament, player_id: str, me: Me) -> tuple[list[LobbyBye], list[LobbyComing]]:
+def byes_and_coming(
+    t: Tournament, player_id: str, me: Me, knockout: tuple[bool, str | None] | None = None
+) -> tuple[list[LobbyBye], list[LobbyComing]]:
     """The player's byes in ``t`` (the round open now, or paired already) and, when nothing of
-    theirs is paired ahead, the next round still to be paired."""
+    theirs is paired ahead, the next round still to be paired. A knockout's (``knockout``:
+    :func:`server.tournaments.match_labels.coming_label`, whether the player is still in and the
+    name of what comes): none once they are out, else with its name (``losers' round 2``)."""
     if t.status != RUNNING or player_id not in t.players or player_id in t.withdrawn:
         return [], []
     byes = []
@@ -229,11 +234,12 @@ def byes_and_coming(t: Tournament, player_id: str, me: Me) -> tuple[list[LobbyBy
                 )
             )
     ahead = [n for n in me.next if n.tournament == t.id]
+    still_in, label = knockout if knockout is not None else (True, None)
     coming = []
     number = t.opened + 1
-    if not ahead and number <= t.planned and number > len(t.rounds):
+    if still_in and not ahead and number <= t.planned and number > len(t.rounds):
         at = t.starts_at(number)
-        coming.append(LobbyComing(tournament=t.id, round=number, starts_at=format_at(at) if at else None))
+        coming.append(LobbyComing(tournament=t.id, round=number, starts_at=format_at(at) if at else None, label=label))
     return byes, coming
 
 
@@ -269,7 +275,11 @@ class LobbyReader:
         byes: list[LobbyBye] = []
         coming: list[LobbyComing] = []
         for t in mine:
-            b, c = byes_and_coming(t, player.id, me)
+            knockout = None
+            if t.knockout and t.status == RUNNING:
+                seed = await asyncio.to_thread(self.tournaments.seed, t.id)
+                knockout = coming_label(t, player.id, seed)
+            b, c = byes_and_coming(t, player.id, me, knockout)
             byes += b
             coming += c
         disputes = await disputes_shown(self.tournaments, player.id)

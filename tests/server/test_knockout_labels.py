@@ -29,3 +29,25 @@ def test_a_round_robin_pairing_has_no_label(client: TestClient) -> None:
     start(client, t["id"])
     nxt = ok(client.get("/api/me", headers=headers))["next"]
     assert nxt and all(n["label"] is None for n in nxt)
+
+
+def test_the_round_to_come_is_named_for_a_player_still_in_and_not_shown_once_out() -> None:
+    from server.schemas import Me
+    from server.services.lobby_state import byes_and_coming
+    from server.tournaments.match_labels import coming_label
+    from server.tournaments.model import Format
+    from tests.tournaments.test_decide import SEED, started, won
+    from tests.tournaments.test_knockout_decide import advance, live, names
+
+    t = started(names(8), format=Format.DOUBLE_ELIMINATION)
+    advance(t)
+    for slot in live(t):
+        won(t, slot)  # every seat 0 wins round 1
+    loser = t.slots["1.1"].seats[1]
+    me = Me(id=loser, name=loser, kind="human", matches=[], next=[])
+    _byes, coming = byes_and_coming(t, loser, me, coming_label(t, loser, SEED))
+    assert [(c.round, c.label) for c in coming] == [(2, "losers' round 1")]
+    advance(t)
+    again = next(s for s in live(t) if loser in s.seats)
+    won(t, again, seat=1 - again.seats.index(loser))  # beaten twice: nothing comes
+    assert byes_and_coming(t, loser, me, coming_label(t, loser, SEED)) == ([], [])

@@ -87,3 +87,33 @@ def test_pools_name_their_pool_then_the_bracket_its_rounds() -> None:
         {"semi-final"},
         {"final"},
     ]
+
+
+def test_what_comes_next_for_a_player_of_a_double_elimination() -> None:
+    from server.tournaments.match_labels import coming_label
+    from tests.tournaments.test_decide import SEED
+
+    t = started(names(8), format=Format.DOUBLE_ELIMINATION)
+    advance(t)
+    first = live(t)[0]
+    loser = first.seats[1]
+    won(t, first)  # seat 0 wins: the other drops to the losers' bracket
+    assert coming_label(t, first.seats[0], SEED) == (True, "winners' round 2")
+    assert coming_label(t, loser, SEED) == (True, "losers' round 1")
+    for slot in live(t):
+        if slot.result is None:
+            won(t, slot)
+    advance(t)
+    second_loss = next(s for s in live(t) if loser in s.seats)
+    won(t, second_loss, seat=1 - second_loss.seats.index(loser))  # beaten twice: out
+    assert coming_label(t, loser, SEED) == (False, None)
+
+
+def test_a_pools_phase_names_the_pools_round_to_come() -> None:
+    from server.tournaments.match_labels import coming_label
+    from tests.tournaments.test_decide import SEED
+
+    t = started(names(8), format=Format.POOLS, pool_size=4)
+    advance(t)
+    assert coming_label(t, t.players[0], SEED) == (True, "pool A round 2")
+    assert coming_label(t, t.players[1], SEED) == (True, "pool B round 2")

@@ -85,3 +85,15 @@ def test_the_pairing_message_carries_the_label() -> None:
     )
     plain = pairing_of({key: value for key, value in message.items() if key != "label"})
     assert plain is not None and pairing_words(plain, "bob", "Cup", "", NOW).startswith("Cup round 5 vs bob")
+
+
+def test_the_round_to_come_says_its_label() -> None:
+    from tui_client.models.lobby_model import bye_lines
+
+    state = {
+        "names": {"t_cup": "Cup"},
+        "coming": [{"tournament": "t_cup", "round": 3, "starts_at": None, "label": "losers' round 2"}],
+    }
+    assert bye_lines(state, NOW) == ["Cup · losers' round 2: paired when it opens"]
+    state["coming"] = [{"tournament": "t_cup", "round": 3, "starts_at": None}]
+    assert bye_lines(state, NOW) == ["Cup round 3: paired when it opens"]

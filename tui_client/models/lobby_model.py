@@ -405,7 +405,9 @@ def bye_lines(state: Mapping[str, Any], now: datetime | None = None) -> list[str
             items.append((str(b.get("starts_at") or "~"), text))
     for c in state.get("coming") or []:
         if isinstance(c, Mapping):
-            title = f"{names.get(c.get('tournament'), c.get('tournament'))} round {c.get('round')}"
+            label = c.get("label")
+            where = f" · {label}" if isinstance(label, str) and label else f" round {c.get('round')}"
+            title = f"{names.get(c.get('tournament'), c.get('tournament'))}{where}"
             starts = start_words(c.get("starts_at"), now)
             text = f"{title}: paired when it opens" + (f" · {starts}" if starts else "")
             items.append((str(c.get("starts_at") or "~"), text))
