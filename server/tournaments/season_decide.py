@@ -207,10 +207,12 @@ def _add(season: Season, command: AddTournament) -> SeasonDecision:
 def _finish(season: Season, command: FinishSeason) -> SeasonDecision:
     refuse_once_finished(season)
     if command.in_play:
-        raise NotNow(
-            f"tournament {', '.join(command.in_play)} of this season is still in play: "
-            "a season ends once its tournaments have"
+        which = (
+            f"tournament {command.in_play[0]} is"
+            if len(command.in_play) == 1
+            else "tournaments {} are".format(", ".join(command.in_play))
         )
+        raise NotNow(f"{which} still in play: a season ends once its tournaments have")
     table = season_table(season, command.finished, command.seed)
     moves = moves_at_end(season, table)
     after = divisions_after(season, table, moves) if season.divisions else ()

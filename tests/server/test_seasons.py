@@ -10,6 +10,8 @@ from fastapi.testclient import TestClient
 
 from server.tournaments.season_model import SeasonClaimed, claim_stream
 from tests.server.helpers import ok, register
+from tests.server.test_auth_matrix import ANYONE, CALLERS, _world
+from tests.server.test_auth_matrix import DIRECTOR as ONLY_DIRECTOR
 from tests.server.test_tournaments import DIRECTOR, create, finished, start, tournament_when
 
 
@@ -153,3 +155,27 @@ def test_a_claim_whose_adding_never_finished_is_said_and_completed_by_adding_aga
     assert "did not finish" in refused["message"] and held["id"] in refused["message"]
     assert [x["id"] for x in add(client, held["id"], t["id"])["tournaments"]] == [t["id"]]
     assert ok(client.get(f"/api/tournaments/{t['id']}/season"))["season"]["id"] == held["id"]
+
+
+def test_the_season_paths_allow_and_refuse_each_kind_of_caller_as_api_md_says(client: TestClient) -> None:
+    """The auth matrix of docs/API.md for the season paths (tests/server/test_auth_matrix.py's
+    callers and rules; apart from it, which is at the wrong-token limit's edge)."""
+    w = _world(client)
+    t = w["t"]
+    cases = [
+        ("POST", "/api/seasons", {"name": "x", "best_of": 0}, ONLY_DIRECTOR),  # 400: past auth
+        ("GET", "/api/seasons", None, ANYONE),
+        ("GET", "/api/seasons/s_nobody", None, ANYONE),  # 404: past auth
+        ("POST", "/api/seasons/s_nobody/tournaments", {"tournament": t}, ONLY_DIRECTOR),  # 404
+        ("POST", "/api/seasons/s_nobody/finish", None, ONLY_DIRECTOR),  # 404
+        ("GET", f"/api/tournaments/{t}/season", None, ANYONE),
+    ]
+    for method, path, body, expected in cases:
+        for caller in CALLERS:
+            response = client.request(method, path, headers=w["headers"][caller], json=body)
+            where = f"{method} {path} as {caller}: {response.status_code} {response.text[:200]}"
+            assert response.status_code < 500, where
+            if expected[caller] == "ok":
+                assert response.status_code not in (401, 403), where
+            else:
+                assert response.status_code == expected[caller], where
