@@ -2,7 +2,8 @@
 ``unoduo serve``: created by ``unoduo tournament create --round-minutes``, a bring-your-own
 client's seat that joins and waits (a hand is in play), time called in its match at the round's
 deadline, the hand then finished by the client, the match ended on its totals, the tournament
-going on to its next round and its end, and every replay verified."""
+going on to its next round (where the director calls time early, ``unoduo tournament
+call-time``) and its end, ``unoduo tournament show`` saying so, and every replay verified."""
 
 from __future__ import annotations
 
@@ -105,7 +106,14 @@ def test_a_timed_swiss_round_calls_time_mid_hand_and_goes_on(base: str) -> None:
         assert called[match_id] == deadline
         match_id, seat = my_match(t, ada, 2)
         ok(http.post(f"/api/matches/{match_id}/join", headers=ada_h, json={"entropy": "ada-2"}))
-        play_to_end(http, match_id, ada_h, seat, random.Random(2))
+        # Round 2: the director calls time before the deadline (unoduo tournament call-time).
+        called = runner.invoke(app, ["tournament", "call-time", tournament_id, "--url", base, "--token", TOKEN])
+        assert called.exit_code == 0, called.output
+        assert called.stdout.startswith(f"time called in {tournament_id} (Timed night): round 2 at "), called.stdout
+        assert match_view(http, match_id, ada_h)["time_called"] is not None
+        final, _ = play_to_end(http, match_id, ada_h, seat, random.Random(2))
+        if max(final["scores"]) < 500:  # the totals decided it (a first hand of 500 would have, too)
+            assert final["winner"] == final["scores"].index(min(final["scores"]))
 
         t = finished(base, tournament_id)
         assert [r["deadline"] is not None for r in t["rounds"]] == [True, True]
@@ -113,7 +121,9 @@ def test_a_timed_swiss_round_calls_time_mid_hand_and_goes_on(base: str) -> None:
         assert shown.exit_code == 0, shown.output
         lines = [line.rstrip() for line in shown.stdout.splitlines()]
         assert max(len(line) for line in lines) <= 80
-        assert any(line.startswith("Round 1 · finished · time called") for line in lines), shown.stdout
+        for number in (1, 2):
+            assert any(line.startswith(f"Round {number} · finished · time called") for line in lines), shown.stdout
+        assert t["rounds"][1]["time_called"] < t["rounds"][1]["deadline"]  # the director's call came first
         for rnd in t["rounds"]:
             for summary in rnd["matches"]:
                 replay = http.get(f"/api/matches/{summary['id']}/replay")
