@@ -10,6 +10,7 @@ with ``unoduo tournament create``, run to the end by house bots, every match's r
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -67,6 +68,15 @@ def top(table: dict[str, Any], advance: int) -> list[str]:
     return [table["seats"][i]["id"] for i in order[:advance]]
 
 
+def shown_at_80(base: str, tournament_id: str) -> list[str]:
+    """``unoduo tournament show`` at 80 columns: its lines, every one within 80."""
+    shown = unoduo("show", tournament_id, url=base)
+    assert shown.exit_code == 0, shown.output
+    lines = [line.rstrip() for line in shown.stdout.splitlines()]
+    assert max(len(line) for line in lines) <= 80, "\n".join(line for line in lines if len(line) > 80)
+    return lines
+
+
 def test_thirty_two_house_bots_at_tables_of_four_top_two_go_on(base: str) -> None:
     made = unoduo(
         *("create", "Table knockout", *house(32), "--ruleset", "classic", "--rule", "round_limit=1"),
@@ -86,6 +96,8 @@ def test_thirty_two_house_bots_at_tables_of_four_top_two_go_on(base: str) -> Non
     assert [places[q] for q in top(final, 4)] == [1, 2, 3, 4]
     assert Counter(places.values()) == {1: 1, 2: 1, 3: 1, 4: 1, 5: 2, 7: 2, 9: 4, 13: 4, 17: 8, 25: 8}
     assert every_replay_verifies(base, t) == 15
+    lines = shown_at_80(base, t["id"])
+    assert "Final table" in lines and any(line.startswith("  F ") for line in lines)
 
 
 def test_sixteen_house_bots_in_pools_of_four_into_a_bracket_of_eight(base: str) -> None:
@@ -105,3 +117,8 @@ def test_sixteen_house_bots_in_pools_of_four_into_a_bracket_of_eight(base: str) 
     places = {row["player"]: row["place"] for row in t["places"]}
     assert Counter(places.values()) == {1: 1, 2: 1, 3: 2, 5: 4, 9: 4, 13: 4}
     assert every_replay_verifies(base, t) == 8 * 3 + 4 + 2 + 1
+    lines = shown_at_80(base, t["id"])
+    for pool in t["pools"]:  # each pool's table, in standing order
+        names = {p["id"]: p["name"] for p in t["players"]}
+        line = next(x for x in lines if x.strip().startswith(f"pool {pool['pool']}:"))
+        assert [names[q] for q in pool["players"]] == re.findall(r"(\S+) \d+–\d+", line), line
