@@ -215,7 +215,7 @@ def timed_matches(draw: st.DrawFn) -> tuple[Ruleset, int]:
 
 
 @settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(timed_matches(), st.integers(0, 10_000), st.integers(0, 120))
+@given(timed_matches(), st.integers(0, 10_000), st.integers(0, 600))  # the call in any hand, or after the end
 @example((replace(UNO_DUO, hand_size=1), 2), 54, 10)  # the tie above: one more hand
 def test_any_match_with_time_called_ends_with_the_single_best_total_winning(
     table: tuple[Ruleset, int], seed: int, call_after: int
