@@ -108,7 +108,14 @@ def test_each_pools_standings_are_published_and_its_top_two_go_into_the_bracket(
         rows = pool["standings"]
         assert pool["players"] == [r["player"] for r in rows]
         assert [r["rank"] for r in rows] == [1, 2, 3, 4]
-        assert list(rows[0]["tiebreaks"])[0] == "match_wins"  # a round-robin pool's own chain
+        assert list(rows[0]["tiebreaks"]) == [  # a round-robin pool's own chain
+            "match_wins",
+            "head_to_head",
+            "sonneborn_berger",
+            "points_difference",
+            "points_conceded",
+            "lot",
+        ]
         assert [r["won"] for r in rows] == sorted((r["won"] for r in rows), reverse=True)
     qualifiers = {r["player"] for p in t["pools"] for r in p["standings"][:2]}
     first_round = [n for n in t["bracket"] if n["round"] == 4]
