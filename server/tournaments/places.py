@@ -2,8 +2,9 @@
 events against each other) reads (docs/TOURNAMENTS.md "Seasons").
 
 Pure: no I/O. Every format answers here, in one place, so a format added later plugs in with a
-branch of its own: the knockouts publish a ``places`` list with shared places and will answer from
-it. The formats with standings (round robin, Swiss, tables) answer from the standings' ranks:
+branch of its own. A knockout answers from its bracket (the ``places`` it publishes, ties shared:
+two semi-final losers share 3rd). The formats with standings (round robin, Swiss, tables) answer
+from the standings' ranks:
 
 * players still in the tournament at its end first, in the standings' order; a place is shared
   only where the standings share a rank (they break every tie by lot, but for players who played

@@ -179,3 +179,17 @@ def test_the_season_paths_allow_and_refuse_each_kind_of_caller_as_api_md_says(cl
                 assert response.status_code not in (401, 403), where
             else:
                 assert response.status_code == expected[caller], where
+
+
+def test_a_knockout_counts_by_its_published_places_ties_shared(client: TestClient) -> None:
+    """A single elimination of four: the two semi-final losers share 3rd (the bracket's places),
+    so each scores third place's points and they share a rank in the season."""
+    season = new_season(client, points_by_place=[10, 6, 3, 1])
+    t = create(client, ["bot:random", "bot:greedy", "bot:random", "bot:greedy"], format="single_elimination")
+    start(client, t["id"])
+    ended = tournament_when(client, t["id"], finished)
+    rows = add(client, season["id"], t["id"])["standings"]
+    published = {p["player"]: p["place"] for p in ended["places"]}
+    assert sorted(published.values()) == [1, 2, 3, 3]
+    assert {r["player"]: r["results"][0]["place"] for r in rows} == published
+    assert [(r["rank"], r["points"]) for r in rows] == [(1, 10), (2, 6), (3, 3), (3, 3)]
