@@ -21,6 +21,7 @@ from server.tournaments.brackets import plan_of
 from server.tournaments.decide import Advance, Create, Decision, MatchEnd, NoShow, RecordResult, Start, Withdraw, decide
 from server.tournaments.knockouts import node_result, pool_standings_of, state
 from server.tournaments.model import FINISHED, Format, Slot, SlotResult, Tournament, TournamentCreated, evolve
+from server.tournaments.pools import pool_tables
 from tests.profiles import examples
 from tests.tournaments.test_decide import NOW, SEED, apply, made, won
 
@@ -201,10 +202,9 @@ def test_a_player_who_withdraws_sits_no_more_and_is_last_at_the_table_he_left() 
 
 
 def pools_started(players: int, pool_format: str, bracket: str, **asked: Any) -> Tournament:
-    """Pools of 4, the top 2 of each going on, started."""
-    t = made(
-        FIELD[:players], format=Format.POOLS, pool_size=4, advance=2, pool_format=pool_format, bracket=bracket, **asked
-    )
+    """Pools (of 4 unless asked), the top 2 of each going on, started."""
+    asked.setdefault("pool_size", 4)
+    t = made(FIELD[:players], format=Format.POOLS, advance=2, pool_format=pool_format, bracket=bracket, **asked)
     apply(t, Start())
     return t
 
@@ -346,3 +346,15 @@ def gone_out(t: Tournament) -> set[str]:
                         sent_on.add(who)
     played = {p for s in resolution.nodes.values() if s.status in ("decided", "walkover") for p in s.entrants}
     return played - sent_on - fed
+
+
+def test_a_swiss_pool_of_odd_size_gives_a_bye_a_round_worth_a_point_in_its_standings() -> None:
+    t = pools_started(10, "swiss", "single_elimination", pool_size=5, pool_rounds=2)
+    rounds = run(t, random.Random(2))
+    assert [len(r) for r in rounds[:2]] == [4, 4]  # two pools of 5: two boards each, one player resting
+    plan = plan_of(t)
+    for table in pool_tables(t, plan, "swiss", SEED):
+        rows = {r.player: r for r in table.rows}
+        assert sum(r.byes for r in rows.values()) == 2  # one a round, never twice to one player
+        assert max(r.byes for r in rows.values()) == 1
+        assert all(r.tiebreaks["score"] == r.won + r.byes for r in rows.values())
