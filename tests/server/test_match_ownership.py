@@ -197,3 +197,28 @@ def test_a_claim_the_database_could_not_take_leaves_an_orphan_that_the_next_beat
         assert isinstance(mine.ownership, LeasedOwnership)
         wait_for(lambda: owner_id(here, match_id) == mine.ownership.server_id, "no beat claimed the orphan")
         wait_for(lambda: match_id in mine.registry.live and mine.clocks.armed() == 1, "the claimed match was not held")
+
+
+@ON_POSTGRES
+def test_time_called_from_either_server_lands_once_and_the_owner_plays_on(
+    two_apps: tuple[TestClient, TestClient],
+) -> None:
+    """RULES.md D26: every server's timer for a timed round fires; the call lands once (its
+    command id), whichever server appends it, and the match's owner reads it and plays on."""
+    one, two = two_apps
+    match_id, ada, _bob = started_match(one, two)
+    moment = "2026-12-07T20:00:00.000000Z"
+    calls = [c.portal.call(service(c).commands.call_time, match_id, moment) for c in (two, one)]  # type: ignore[union-attr]
+    assert calls == [True, False]  # the other server appended it; the owner's call finds it made
+    director = {"Authorization": f"Bearer {DIRECTOR_TOKEN}"}
+    found = one.get(f"/api/matches/{match_id}/events", params={"since": 0}, headers=director).text.splitlines()
+    assert [moment in line for line in found if '"type":"time_called"' in line] == [True]  # once
+    seen = wait_for(
+        lambda: ok(one.get(f"/api/matches/{match_id}", headers=ada))["view"],
+        "the owner's copy to read the call",
+        until=lambda view: view["time_called"] == moment,
+    )
+    assert owner_id(one, match_id) == service(one).ownership.server_id
+    if seen["legal"]:  # the owner takes the next command on the state after the call
+        body = {"command_id": "after-call", "expected_version": seen["version"], "command": seen["legal"][0]}
+        ok(one.post(f"/api/matches/{match_id}/commands", headers=ada, json=body))
