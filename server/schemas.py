@@ -465,6 +465,9 @@ class TournamentListed(BaseModel):
     you_checked_in: bool | None = Field(
         default=None, description="whether the caller has checked in; null without a player's token"
     )
+    late_entry_until: int | None = Field(
+        default=None, description="a running Swiss still taking late entries: until this round is paired"
+    )
 
 
 class NextMatch(BaseModel):

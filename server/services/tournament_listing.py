@@ -22,7 +22,7 @@ from typing import Any, Final, cast
 from server.schemas import TournamentListed
 from server.store.event_store import EventStore
 from server.store.values import format_at
-from server.tournaments.model import TOURNAMENT_PREFIX, Tournament, fold, tournament_stream
+from server.tournaments.model import CREATED, TOURNAMENT_PREFIX, Tournament, fold, tournament_stream
 
 DEFAULT_PAGE: Final = 50
 MAX_PAGE: Final = 200
@@ -49,6 +49,7 @@ class Line:
     open: bool
     check_in_opens: str | None = None
     checked_in: frozenset[str] = frozenset()
+    late_entry_until: int | None = None  # running, entries still taken until this round is paired
 
     @classmethod
     def of(cls, t: Tournament) -> Line:
@@ -66,6 +67,7 @@ class Line:
             open=t.open,
             check_in_opens=format_at(opens) if (opens := t.check_in_opens()) is not None else None,
             checked_in=frozenset(t.checked_in),
+            late_entry_until=t.late_entry_rounds if t.status != CREATED and t.entries_open() else None,
         )
 
     def shown(self, player_id: str | None) -> TournamentListed:
@@ -84,6 +86,7 @@ class Line:
             check_in_opens=self.check_in_opens,
             checked_in=len(self.checked_in),
             you_checked_in=None if player_id is None else player_id in self.checked_in,
+            late_entry_until=self.late_entry_until,
         )
 
     @property

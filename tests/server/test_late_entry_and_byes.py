@@ -92,6 +92,8 @@ def test_a_late_entrant_enters_after_the_start_and_is_paired_from_the_next_round
     tid = t["id"]
     started = ok(client.post(f"/api/tournaments/{tid}/start", headers=DIRECTOR))
     assert started["status"] == "running" and started["rounds"][0]["pairings"] == []  # round 1 waits for its time
+    line = next(x for x in ok(client.get("/api/tournaments", headers=late_h)) if x["id"] == tid)
+    assert (line["status"], line["late_entry_until"], line["entered"]) == ("running", 2, False)  # the lobby offers it
     entered = ok(client.post(f"/api/tournaments/{tid}/entries", headers=late_h), 201)
     assert entered["late_entries"] == {late: 1} and late in [p["id"] for p in entered["players"]]
     leaving = client.delete(f"/api/tournaments/{tid}/entries/late", headers=late_h)

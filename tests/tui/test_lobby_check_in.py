@@ -14,6 +14,7 @@ from tests.tui.helpers import until
 from tests.tui.test_lobby_live import BOSS, SIZE, live_lobby, server, text_of
 from tui_client.apps.play_app import make_play_app
 from tui_client.models.lobby_model import open_lines
+from tui_client.models.tournament_model import schedule_rows, title_words
 
 __all__ = ["server"]  # the module's server, shared with the lobby's other live tests
 
@@ -61,3 +62,32 @@ async def test_k_checks_in_from_the_lobby(server: str, tmp_path: Path) -> None:
         await pilot.press("k")
         await until(pilot, lambda: "checked in to Check Night" in text_of(app, "#lobby-status"), "the check-in")
         await until(pilot, lambda: any(o.tournament == tid and "you too" in o.text for o in lobby.open_lines), "shown")
+
+
+def test_the_tournament_screen_says_half_byes_a_forced_pair_and_who_did_not_check_in() -> None:
+    t = {
+        "name": "Club",
+        "status": "running",
+        "format": "swiss",
+        "players": [{"id": "a", "name": "ann"}, {"id": "c", "name": "cy"}, {"id": "d", "name": "di"}],
+        "not_checked_in": [{"id": "b", "name": "bob"}],
+        "half_byes": {"2": ["d"]},
+        "late_entries": {"c": 2},
+        "late_entry_bye": True,
+        "rounds": [
+            {"number": 1, "status": "finished", "pairings": [], "bye": None, "note": "forbidden pairing …"},
+            {"number": 2, "status": "pending", "pairings": [], "bye": None},
+        ],
+    }
+    rows = [(r.kind, r.cells[:2]) for r in schedule_rows(t)]
+    assert ("bye", ("1 ½ bye", "cy")) in rows and ("bye", ("2 ½ bye", "di")) in rows
+    assert ("note", ("1 note", "forbidden pair")) in rows
+    assert "not checked in: bob" in title_words(t)
+
+
+def test_a_running_swiss_still_taking_late_entries_is_offered_in_the_lobby() -> None:
+    (line,) = open_lines([listed(status="running", entered=False, late_entry_until=2)], {}, "me", NOW)
+    assert line.text == "open   Club · 3 entered · e: enter · late entry until round 2"
+    (mine,) = open_lines([listed(status="running", entered=True, late_entry_until=2)], {}, "me", NOW)
+    assert "you are in · late entry" in mine.text and "leave" not in mine.text
+    assert open_lines([listed(status="running", entered=False)], {}, "me", NOW) == []  # entries closed

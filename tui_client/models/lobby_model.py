@@ -444,17 +444,24 @@ def open_lines(
     with check-in, its window, how many confirmed and the key that checks in (k)."""
     out = []
     for t in listed:
-        if not isinstance(t, Mapping) or not t.get("open") or t.get("status") != "created" or not t.get("id"):
+        if not isinstance(t, Mapping) or not t.get("open") or not t.get("id"):
+            continue
+        late = t.get("late_entry_until")  # a running Swiss still taking late entries
+        if not (t.get("status") == "created" or (t.get("status") == "running" and late)):
             continue
         tid = str(t["id"])
         detail = details.get(tid) or {}
         entered = bool(t.get("entered")) if t.get("entered") is not None else is_member(detail, player_id)
         count = int(t.get("entries") or t.get("players") or 0)
         name = str(t.get("name") or tid)
-        if entered:
+        if entered and late:
+            text = f"open   {name} · {count} entered · you are in"
+        elif entered:
             text = f"open   {name} · {count} entered · you are in (e: leave)"
         else:
             text = f"open   {name} · {count} entered · e: enter"
+        if late:
+            text += f" · late entry until round {late}"
         words, offered = check_in_words(t, entered, now)
         out.append(OpenLine(tid, name, entered, count, text + words, offered))
     return out

@@ -194,7 +194,7 @@ def tournament_rule(tournament: Mapping[str, Any]) -> str:
 class ScheduleRow:
     """A line of the schedule: a round's heading, one of its pairings, or its bye."""
 
-    kind: str  # round, pairing, bye
+    kind: str  # round, pairing, bye (a half-point bye too), note (a forbidden pair it had to pair)
     round: int
     cells: tuple[str, ...]  # in SCHEDULE_COLUMNS order
     match: str | None = None  # the pairing's match (the latest one)
@@ -369,7 +369,21 @@ def schedule_rows(tournament: Mapping[str, Any]) -> list[ScheduleRow]:
             who = names.get(str(bye), str(bye))
             cells = (f"{number} bye", who, "bye") if tables else (f"{number} bye", who, "", "bye", "")
             rows.append(ScheduleRow("bye", number, cells))
+        if not tables:
+            rows.extend(_half_bye_rows(tournament, number, names))
+            if rnd.get("note"):  # the server's words are on the page; here, what it means in a cell
+                rows.append(ScheduleRow("note", number, (f"{number} note", "forbidden pair", "unavoidable", "", "")))
     return rows
+
+
+def _half_bye_rows(tournament: Mapping[str, Any], number: int, names: Mapping[str, str]) -> list[ScheduleRow]:
+    """A Swiss round's half-point byes: asked for, or a late entrant's missed round where allowed
+    (docs/TOURNAMENTS.md "Half-point byes")."""
+    asked = list((tournament.get("half_byes") or {}).get(str(number)) or [])
+    late = tournament.get("late_entries") or {}
+    if tournament.get("late_entry_bye"):
+        asked += [p for p, first in late.items() if isinstance(first, int) and number < first]
+    return [ScheduleRow("bye", number, (f"{number} ½ bye", names.get(p, p), "", "½ bye", "")) for p in asked]
 
 
 @dataclass(frozen=True)
@@ -446,6 +460,11 @@ def title_words(tournament: Mapping[str, Any]) -> str:
     disputes = tournament.get("open_disputes")
     if isinstance(disputes, int) and disputes:
         parts.append(f"{disputes} open dispute{'s' if disputes != 1 else ''}")
+    if tournament.get("check_in_opens") and tournament.get("status") == "created":
+        parts.append(f"{len(tournament.get('checked_in') or [])} checked in")
+    gone = [_name(p) for p in tournament.get("not_checked_in") or []]
+    if gone:
+        parts.append(f"not checked in: {', '.join(gone)}")
     return " · ".join(p for p in parts if p)
 
 

@@ -435,7 +435,7 @@ class TournamentScreen(SeasonOfTournament, MinimumSize, Screen[None]):
         """A schedule row's cells, styled; a table's seats wrapped (between seats) to ``room``."""
         if row.kind == "round":
             return tuple(Text(c, style="bold") for c in row.cells)
-        if row.kind == "bye":
+        if row.kind in ("bye", "note"):
             return tuple(Text(c, style="dim italic") for c in row.cells)
         style = {"live": "bold #4caf50", "pending": "dim", "cancelled": "dim strike"}.get(row.status, "")
         cells: list[str | Text] = list(row.cells)
