@@ -85,3 +85,21 @@ def test_long_names_and_tables_of_ten_fit_80_columns() -> None:
     de["players"] = [{**p, "name": p["name"] * 12} for p in de["players"]]
     assert all(len(line) <= 80 for line in shown_at(de))
     assert all(len(line) <= 76 for _h, body in round_lines(de, 76) for line in body)
+
+
+def test_a_forfeit_says_so_and_a_long_line_breaks_before_the_note() -> None:
+    from tui_client.models.bracket_model import draw
+
+    de = double_elimination()
+    pairing = next(p for r in de["rounds"] for p in r["pairings"] if p["node"] == "W1-3")
+    pairing["result"] = {**pairing["result"], "forfeit": True, "reason": "join_deadline", "scores": [0, 0]}
+    assert "  W1-3  max 1 – 0 dan (forfeit: join deadline)" in shown_at(de)
+    box = draw(de).lines[draw(de).anchors["W1-3"][0]]
+    assert "W1-3" in box and "forfeit" in box
+    pairing["result"]["reason"] = "no_show_of_both_seats_at_the_table"  # a longer note than any reason
+    de["players"] = [{**p, "name": p["name"] * 7} for p in de["players"]]  # 21 characters: cut to 20
+    lines = shown_at(de)
+    at = next(i for i, line in enumerate(lines) if line.startswith("  W1-3 "))
+    assert lines[at].endswith("1 – 0 dandandandandandand…")
+    assert lines[at + 1].strip() == "(forfeit: no show of both seats at the table)"
+    assert all(len(line) <= 80 for line in lines)

@@ -151,3 +151,12 @@ def test_the_table_knockout_at_80x24(snap_compare: Any, tmp_path: Path) -> None:
 def test_the_pools_at_80x24(snap_compare: Any, tmp_path: Path) -> None:
     app = bracket_app(tmp_path, Answers(pools_into_bracket()), me="p_13")
     assert snap_compare(app, terminal_size=(80, 24), run_before=snap)
+
+
+def test_the_schedule_names_each_pairings_node() -> None:
+    from tui_client.models.tournament_model import schedule_rows
+
+    cells = [r.cells[0] for r in schedule_rows(double_elimination()) if r.kind == "pairing"]
+    assert cells[:2] == ["1.1 W1-1", "1.2 W1-2"] and "2.5 L1-1" in cells
+    pools = [r.cells[0] for r in schedule_rows(pools_into_bracket()) if r.kind == "pairing"]
+    assert pools[0] == "1.1 pool A" and "4.1 W1-1" in pools

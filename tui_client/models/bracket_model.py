@@ -72,6 +72,7 @@ class BracketNode:
     match: str | None
     winner: str | None
     places: tuple[int | None, ...]  # per seat: its place at this node (decided only)
+    forfeit: str = ""  # decided by a forfeit: its reason in words ("join deadline"); "" when played
 
     @property
     def decided(self) -> bool:
@@ -79,6 +80,14 @@ class BracketNode:
 
     def place_of(self, player: str) -> int | None:
         return self.places[self.seats.index(player)] if player in self.seats else None
+
+
+def forfeit_of(pairing: Mapping[str, Any] | None) -> str:
+    """A pairing decided by a forfeit: its reason in words (``join deadline``); "" otherwise."""
+    result = pairing.get("result") if pairing is not None else None
+    if not isinstance(result, Mapping) or not result.get("forfeit"):
+        return ""
+    return str(result.get("reason") or "forfeit").replace("_", " ")
 
 
 def _places(
@@ -99,19 +108,22 @@ def _places(
 
 def nodes_of(tournament: Mapping[str, Any]) -> list[BracketNode]:
     """The bracket's nodes in plan order, each seat's place filled in from its match's result."""
-    pairings = {
-        str(p.get("match")): p
+    every = [
+        p
         for r in tournament.get("rounds") or []
         if isinstance(r, Mapping)
         for p in r.get("pairings") or []
-        if isinstance(p, Mapping) and p.get("match")
-    }
+        if isinstance(p, Mapping)
+    ]
+    pairings = {str(p["match"]): p for p in every if p.get("match")}
+    by_node = {str(p["node"]): p for p in every if p.get("node")}  # a forfeit without a match
     out = []
     for node in tournament.get("bracket") or []:
         if not isinstance(node, Mapping) or not node.get("id"):
             continue
         seats = tuple(str(s) if s else None for s in node.get("seats") or [])
         match = str(node["match"]) if node.get("match") else None
+        played = (pairings.get(match) if match else None) or by_node.get(str(node["id"]))  # its pairing
         out.append(
             BracketNode(
                 id=str(node["id"]),
@@ -122,7 +134,8 @@ def nodes_of(tournament: Mapping[str, Any]) -> list[BracketNode]:
                 status=str(node.get("status") or "waiting"),
                 match=match,
                 winner=str(node["winner"]) if node.get("winner") else None,
-                places=_places(node, seats, pairings.get(match) if match else None),
+                places=_places(node, seats, played),
+                forfeit=forfeit_of(played),
             )
         )
     return out
@@ -384,7 +397,8 @@ def node_box(node: BracketNode, names: Mapping[str, str], me: str | None, path: 
         if node.status == "live"
         else "box"
     )
-    return Box(node.id, node.id, STATUS_WORDS.get(node.status, ""), tuple(rows), border)
+    status = "forfeit" if node.forfeit and node.status == "decided" else STATUS_WORDS.get(node.status, "")
+    return Box(node.id, node.id, status, tuple(rows), border)
 
 
 def box_lines(canvas: Canvas, box: Box, row: int, col: int) -> None:
@@ -675,7 +689,7 @@ def match_words(node: BracketNode, names: Mapping[str, str], width: int = 20) ->
         return "(not played)"
     if node.status == "decided" and count == 2:
         first = 0 if node.places[0] == 1 else 1
-        return f"{seat(first)} 1 – 0 {seat(1 - first)}"
+        return f"{seat(first)} 1 – 0 {seat(1 - first)}" + (f" (forfeit: {node.forfeit})" if node.forfeit else "")
     said = f"{seat(0)} v {seat(1)}" if count == 2 else " v ".join(seat(i) for i in range(count))
     return said + (f" · {STATUS_WORDS[node.status]}" if node.status in STATUS_WORDS else "")
 
@@ -709,12 +723,14 @@ def round_lines(tournament: Mapping[str, Any], width: int = 80) -> list[tuple[st
 
 
 def fold(line: str, width: int, indent: int) -> list[str]:
-    """``line`` broken after ", " to fit ``width``, the rest indented by ``indent``."""
+    """``line`` broken after ", " (or before " (") to fit ``width``, the rest indented by ``indent``."""
     out: list[str] = []
     while len(line) > width:
-        cut_at = line.rfind(", ", indent, width)
-        if cut_at <= indent:
+        comma = line.rfind(", ", indent, width)
+        note = line.rfind(" (", indent, width + 1)
+        if max(comma, note) <= indent:
             break
-        out.append(line[: cut_at + 1])
-        line = " " * indent + line[cut_at + 2 :]
+        cut_at, skip = (comma + 1, 2) if comma >= note else (note, 1)
+        out.append(line[:cut_at])
+        line = " " * indent + line[cut_at + skip :]
     return [*out, line]

@@ -294,6 +294,14 @@ def round_time_words(rnd: Mapping[str, Any]) -> str:
     return f"ends {ends}" if ends and rnd.get("status") == "running" else ""
 
 
+def slot_words(pairing: Mapping[str, Any]) -> str:
+    """A pairing's slot (``2.1``), with a knockout's node after it (``2.1 L1-1``, ``1.3 pool B``)."""
+    node = pairing.get("node")
+    if not node:
+        return str(pairing.get("slot"))
+    return f"{pairing.get('slot')} {str(node).replace('pool-', 'pool ')}"
+
+
 def schedule_columns(tournament: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     """The schedule's columns: :data:`SCHEDULE_COLUMNS`, or a tables tournament's."""
     return TABLE_SCHEDULE_COLUMNS if is_table_tournament(tournament) else SCHEDULE_COLUMNS
@@ -312,7 +320,7 @@ def _table_row(number: int, p: Mapping[str, Any], summary: Mapping[str, Any] | N
     return ScheduleRow(
         "pairing",
         number,
-        (str(p.get("slot")), ", ".join(parts), "waiting for seats" if waiting else status),
+        (slot_words(p), ", ".join(parts), "waiting for seats" if waiting else status),
         match=str(match) if match else None,
         status=status,
         names=tuple(_name(x) for x in seats),
@@ -356,7 +364,7 @@ def schedule_rows(tournament: Mapping[str, Any]) -> list[ScheduleRow]:
                 ScheduleRow(
                     "pairing",
                     number,
-                    (str(p.get("slot")), _name(white), _name(black), status, result),
+                    (slot_words(p), _name(white), _name(black), status, result),
                     match=str(match) if match else None,
                     status=status,
                     names=(_name(white), _name(black)),
