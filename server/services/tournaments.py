@@ -776,13 +776,16 @@ class TournamentService:
 
     async def call_time(self, tournament_id: str, number: int, moment: str, by: str) -> None:
         """D26: time is called at ``moment`` in every match of round ``number`` still being played,
-        then the call is recorded on the tournament. Safe to repeat: a match already called, or
+        then the call is recorded on the tournament; nothing at all when none is (a round over
+        before its deadline, or a tournament finished). Safe to repeat: a match already called, or
         over, is left as it is, and the round's call is recorded once (the first moment stands)."""
         t = await self.get(tournament_id)
+        playing = [s.match for s in t.round_slots(number) if s.match is not None and not t.done(s)]
+        if not playing:
+            return  # every match of the round ended before its time ran out: nothing to call
         moment = t.time_called.get(number, moment)
-        for slot in t.round_slots(number):
-            if slot.match is not None and not t.done(slot):
-                await self.match_commands.call_time(slot.match, moment)
+        for match_id in playing:
+            await self.match_commands.call_time(match_id, moment)
 
         async def step(t: Tournament) -> bool:
             await self._apply(t, CallRoundTime(number, moment, by))

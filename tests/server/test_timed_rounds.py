@@ -190,3 +190,16 @@ def test_a_match_replayed_after_its_round_was_called_is_called_at_once(
     assert pairing["annulled"] == [match_id] and pairing["match"] != match_id
     called = of_type(events(client, pairing["match"]), "time_called")
     assert [e["data"]["moment"] for e in called] == [moment]  # decided on its first hand
+
+
+def test_a_round_over_before_its_deadline_has_no_time_called(app_client: Callable[[], TestClient]) -> None:
+    client = app_client()
+    body = {"name": "Quick bots", "players": ["bot:random", "bot:greedy"], "rules": QUICK, "round_minutes": 5}
+    t = ok(client.post("/api/tournaments", headers=DIRECTOR, json=body), 201)
+    ok(client.post(f"/api/tournaments/{t['id']}/start", headers=DIRECTOR))
+    t = tournament_when(client, t["id"], lambda x: x["status"] == "finished")  # before the clock moved at all
+    service = client.app.state.tournaments  # type: ignore[attr-defined]
+    moment = t["rounds"][0]["deadline"]
+    client.portal.call(service.call_time, t["id"], 1, moment, "deadline")  # type: ignore[union-attr]  # its timer: no error
+    after = show(client, t["id"])
+    assert after["rounds"][0]["time_called"] is None and after["rounds"][0]["matches"][0]["time_called"] is None
