@@ -64,7 +64,11 @@ def test_a_season_of_two_bot_nights_through_a_real_server(base: str) -> None:
     assert shown.exit_code == 0, shown.output
     lines = [line.rstrip() for line in shown.stdout.splitlines()]
     assert max(len(line) for line in lines) <= 80, "\n".join(line for line in lines if len(line) > 80)
-    assert lines[0].startswith("Winter · open · the best event counts · points 25/18/15/12/10/8/6/4/2/1")
+    assert lines[0] == "Winter · open · 2 of 2 events finished"
+    assert lines[1:3] == [
+        "the best event counts · points 25/18/15/12/10/8/6/4/2/1",
+        "2 divisions · at the end 1 go up, 2 go down",
+    ]
     assert any(re.match(rf"\s*1\. Night 1 \({first}\): finished", line) for line in lines), lines
     season = season_json(base, season_id)
     rows = season["standings"]

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from tui_client.models.season_view import (
+    division_words,
     divisions_of,
     event_rows,
     move_lines,
     player_season_words,
+    season_rules,
     season_title,
     standing_cells,
 )
@@ -46,10 +48,10 @@ SEASON: dict[str, Any] = {
 
 
 def test_the_season_in_words() -> None:
-    assert season_title(SEASON) == (
-        "Winter · finished · the best 2 events count · points 3/2/1 · 1 of 2 events finished · "
-        "2 divisions, 1 up and 1 down"
-    )
+    assert season_title(SEASON) == "Winter · finished · 1 of 2 events finished"
+    assert season_rules(SEASON) == "the best 2 events count · points 3/2/1"
+    assert division_words(SEASON) == "2 divisions · at the end 1 go up, 1 go down"
+    assert division_words({"divisions": []}) == ""
     assert event_rows(SEASON) == [("1", "N1", "t_1", "finished"), ("2", "N2", "t_2", "in play (running)")]
     assert divisions_of(SEASON) == ["A", "B"] and divisions_of({"divisions": []}) == [None]
     assert standing_cells(SEASON, "A") == [("1", "A", "2", "5", "0", "2nd", "1 2")]

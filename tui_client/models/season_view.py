@@ -1,7 +1,7 @@
 """A season in rows and words (``GET /api/seasons/{id}``, docs/TOURNAMENTS.md "Seasons"): what
 ``unoduo season show`` prints and the terminal client's season table shows. No Textual, no I/O.
 
-- :func:`season_title`: the settings on one line;
+- :func:`season_lines`: the name and status, the settings, the divisions, the events;
 - :func:`event_rows`: the season's tournaments by number, each finished or in play;
 - :func:`standing_cells`: a division's table (or the whole one), the events counted by number;
 - :func:`move_lines`: who went up and who went down at the end;
@@ -33,21 +33,26 @@ def event_numbers(season: Mapping[str, Any]) -> dict[str, int]:
 
 
 def season_title(season: Mapping[str, Any]) -> str:
-    """``Winter · open · best 3 events count · points 25/18/… · 2 of 3 events finished``."""
+    """``Winter · open · 2 of 3 events finished``: the name, the status and how far it is."""
     events = [t for t in season.get("tournaments") or [] if isinstance(t, Mapping)]
     done = sum(1 for t in events if not t.get("in_play"))
-    best_of = season.get("best_of")
-    words = [
-        str(season.get("name", "")),
-        str(season.get("status", "")),
-        _best_of_words(best_of),
-        f"points {points_words(season.get('points_by_place') or [])}",
-        f"{done} of {len(events)} event{'' if len(events) == 1 else 's'} finished",
-    ]
+    finished = f"{done} of {len(events)} event{'' if len(events) == 1 else 's'} finished"
+    return " · ".join((str(season.get("name", "")), str(season.get("status", "")), finished))
+
+
+def season_rules(season: Mapping[str, Any]) -> str:
+    """``the best 3 events count · points 25/18/…``."""
+    return f"{_best_of_words(season.get('best_of'))} · points {points_words(season.get('points_by_place') or [])}"
+
+
+def division_words(season: Mapping[str, Any]) -> str:
+    """``2 divisions · at the end 2 go up, 2 go down`` ("" without divisions)."""
     divisions = season.get("divisions") or []
-    if divisions:
-        words.append(f"{len(divisions)} divisions, {season.get('promote', 0)} up and {season.get('relegate', 0)} down")
-    return " · ".join(words)
+    if not divisions:
+        return ""
+    return (
+        f"{len(divisions)} divisions · at the end {season.get('promote', 0)} go up, {season.get('relegate', 0)} go down"
+    )
 
 
 def _best_of_words(best_of: object) -> str:
@@ -128,6 +133,6 @@ def player_season_words(season: Mapping[str, Any], player_id: str | None) -> str
 
 def season_lines(season: Mapping[str, Any]) -> Sequence[str]:
     """The settings and the events, as lines (``show``'s and the season screen's top)."""
-    lines = [season_title(season)]
+    lines = [season_title(season), season_rules(season), *filter(None, [division_words(season)])]
     lines += [f"{n:>2}. {name} ({tid}): {status}" for n, name, tid, status in event_rows(season)]
     return lines
