@@ -957,34 +957,32 @@ def bye(
 
 
 def entry_rule_lines(t: dict[str, Any], names: dict[str, str]) -> list[str]:
-    """Check-in, late entry, half-point byes and forbidden pairs, as the tournament stands."""
-    lines = []
+    """Check-in, late entry, half-point byes and forbidden pairs, as the tournament stands (80 columns)."""
+    texts = []
     if t.get("starts_at"):
-        lines.append(f"starts by itself at {t['starts_at']}")
-    if t.get("check_in_opens"):
-        lines[-1] += f" · check-in from {t['check_in_opens']} ({t['check_in_minutes']} min)"
+        opens = (
+            f" · check-in from {t['check_in_opens']} ({t['check_in_minutes']} min)" if t.get("check_in_opens") else ""
+        )
+        texts.append(f"starts by itself at {t['starts_at']}{opens}")
+    if t.get("check_in_opens") and t.get("status") == "created":
         confirmed = [names.get(p, p) for p in t.get("checked_in") or []]
-        text = f"checked in: {', '.join(confirmed) if confirmed else 'nobody yet'}"
-        lines.extend(textwrap.wrap(text, width=80, subsequent_indent="  "))
+        texts.append(f"checked in: {', '.join(confirmed) if confirmed else 'nobody yet'}")
     if t.get("late_entry_rounds"):
         half = ", missed rounds ½ each" if t.get("late_entry_bye") else ", missed rounds score nothing"
-        lines.append(f"late entry until round {t['late_entry_rounds']} is paired{half}")
+        texts.append(f"late entry until round {t['late_entry_rounds']} is paired{half}")
     late = t.get("late_entries") or {}
     if late:
-        lines.append("entered late: " + ", ".join(f"{names.get(p, p)} (from round {n})" for p, n in late.items()))
-    asked = t.get("half_byes") or {}
-    for number, who in asked.items():
-        lines.append(f"round {number}: half-point bye for {', '.join(names.get(p, p) for p in who)}")
+        texts.append("entered late: " + ", ".join(f"{names.get(p, p)} (from round {n})" for p, n in late.items()))
+    for number, who in (t.get("half_byes") or {}).items():
+        texts.append(f"round {number}: half-point bye for {', '.join(names.get(p, p) for p in who)}")
     forbidden = t.get("forbidden_pairs") or []
     if forbidden:
-        lines.append(
-            "never paired where avoidable: "
-            + "; ".join(" and ".join(names.get(p, p) for p in pair) for pair in forbidden)
-        )
+        pairs = "; ".join(" and ".join(names.get(p, p) for p in pair) for pair in forbidden)
+        texts.append(f"never paired where avoidable: {pairs}")
     missing = [p["name"] for p in t.get("not_checked_in") or []]
     if missing:
-        lines.extend(textwrap.wrap(f"withdrawn at the start, not checked in: {', '.join(missing)}", width=80))
-    return lines
+        texts.append(f"withdrawn at the start, not checked in: {', '.join(missing)}")
+    return [line for text in texts for line in textwrap.wrap(text, width=80, subsequent_indent="  ")]
 
 
 def entries_text(t: dict[str, Any]) -> str:

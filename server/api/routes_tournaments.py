@@ -25,7 +25,7 @@ from engine.game.rulings import RULING_PATTERN, RULING_RANGE
 from server.api.bodies import RequestBody
 from server.api.routes_matches import BEARER_OPTIONAL, EventSeq, MatchId
 from server.api.text import readable_text
-from server.deps import CallerDep, DirectorDep, TournamentServiceDep
+from server.deps import CallerDep, DirectorDep, PlayerDep, TournamentServiceDep
 from server.domain_errors import Unauthorized
 from server.errors import error_responses
 from server.schemas import DisputePublic, FormatName, KnockoutExport, TournamentListed, TournamentPublic
@@ -424,13 +424,11 @@ async def enter(
     responses=error_responses(400, 401, 403, 404, 409, 503),
 )
 async def check_in(
-    tournament_id: TournamentId, caller: CallerDep, tournaments: TournamentServiceDep
+    tournament_id: TournamentId, player: PlayerDep, tournaments: TournamentServiceDep
 ) -> TournamentPublic:
     """An entrant confirms they are here, in the check-in window before the start (the player's own
     token; 409 outside the window or without check-in, 404 when not entered; again: the same answer)."""
-    if caller.player is None:
-        raise Unauthorized("checking in needs the player's token: 'Authorization: Bearer TOKEN'")
-    t = await tournaments.check_in(tournament_id, caller)
+    t = await tournaments.check_in(tournament_id, player)
     return await asyncio.to_thread(_views(tournaments).public, t)
 
 
@@ -441,14 +439,12 @@ async def check_in(
     responses=error_responses(400, 401, 403, 404, 409, 503),
 )
 async def request_bye(
-    tournament_id: TournamentId, body: ByeRequest, caller: CallerDep, tournaments: TournamentServiceDep
+    tournament_id: TournamentId, body: ByeRequest, player: PlayerDep, tournaments: TournamentServiceDep
 ) -> TournamentPublic:
     """A Swiss entrant asks for a half-point bye in a round not paired yet (the player's own token):
     left out of that round's pairing, ½ to the score. 409 once the round is paired, past the most
     a player may ask (2), or not a Swiss; 404 not entered; the same request again: the same answer."""
-    if caller.player is None:
-        raise Unauthorized("a bye is asked for with the player's token: 'Authorization: Bearer TOKEN'")
-    t = await tournaments.request_bye(tournament_id, caller, body.round)
+    t = await tournaments.request_bye(tournament_id, player, body.round)
     return await asyncio.to_thread(_views(tournaments).public, t)
 
 

@@ -382,31 +382,22 @@ class TournamentService:
         except NotNow as exc:  # too few checked in, say: it stays unstarted, for the director
             log.warning("tournament %s could not start at its start time: %s", tournament_id, exc)
 
-    async def request_bye(self, tournament_id: str, caller: Caller, number: int) -> Tournament:
+    async def request_bye(self, tournament_id: str, player: PlayerPublic, number: int) -> Tournament:
         """A Swiss entrant's half-point bye in round ``number``, not paired yet (409 otherwise)."""
-        if caller.player is None:
-            raise NotYours("a bye is asked for with the player's own token")
-        player = caller.player
+        return await self._players_own(tournament_id, RequestBye(player.id, player.name, number))
 
-        async def step(t: Tournament) -> bool:
-            await self._apply(t, RequestBye(player.id, player.name, number))
-            return False
-
-        await self.get(tournament_id)  # 404 for a tournament nobody made
-        await self._decide(tournament_id, step)
-        return await self.get(tournament_id)
-
-    async def check_in(self, tournament_id: str, caller: Caller) -> Tournament:
+    async def check_in(self, tournament_id: str, player: PlayerPublic) -> Tournament:
         """An entrant confirms in the check-in window (409 outside it, 404 if not entered; again: the same)."""
-        if caller.player is None:
-            raise NotYours("checking in needs the player's own token")
-        player = caller.player
+        return await self._players_own(tournament_id, CheckIn(player.id, player.name))
+
+    async def _players_own(self, tournament_id: str, command: CheckIn | RequestBye) -> Tournament:
+        """A command a player gives for themselves: decided and appended (404 for a tournament nobody made)."""
 
         async def step(t: Tournament) -> bool:
-            await self._apply(t, CheckIn(player.id, player.name))
+            await self._apply(t, command)
             return False
 
-        await self.get(tournament_id)  # 404 for a tournament nobody made
+        await self.get(tournament_id)
         await self._decide(tournament_id, step)
         return await self.get(tournament_id)
 

@@ -111,3 +111,4 @@ def test_a_swiss_with_check_in_a_late_entry_a_bye_and_a_forbidden_pair(base: str
         assert "withdrawn at the start, not checked in: bob" in shown.stdout
         assert "round 2: half-point bye for di" in shown.stdout
         assert "entered late: cy (from round 2)" in shown.stdout
+        assert max(len(line.rstrip()) for line in shown.stdout.splitlines()) <= 80
