@@ -97,3 +97,12 @@ def test_the_round_to_come_says_its_label() -> None:
     assert bye_lines(state, NOW) == ["Cup · losers' round 2: paired when it opens"]
     state["coming"] = [{"tournament": "t_cup", "round": 3, "starts_at": None}]
     assert bye_lines(state, NOW) == ["Cup round 3: paired when it opens"]
+
+
+def test_a_knockout_match_line_names_its_node() -> None:
+    from tui_client.models.lobby_model import match_where
+
+    summary = {"tournament": "t_cup", "round": 2, "node": "L1-1", "bracket": "losers"}
+    assert match_where(summary, {"t_cup": "Cup"}) == "Cup round 2 · L1-1"
+    assert match_where({**summary, "node": "pool-B"}, {"t_cup": "Cup"}) == "Cup round 2 · pool B"
+    assert match_where({"tournament": "t_cup", "round": 2}, {"t_cup": "Cup"}) == "Cup round 2"

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.game.seat_names import player_label
-from tui_client.models.tournament_model import TournamentLine, tournament_lines
+from tui_client.models.tournament_model import TournamentLine, node_name, tournament_lines
 
 MAX_FINISHED = 10
 
@@ -74,12 +74,13 @@ def table_words(names: Sequence[str]) -> str:
     return f"a table of {len(names)}: {listed(names)}"
 
 
-def _where(summary: Mapping[str, Any], tournament_names: Mapping[str, str]) -> str:
+def match_where(summary: Mapping[str, Any], tournament_names: Mapping[str, str]) -> str:
     tournament = summary.get("tournament")
     if not tournament:
         return "casual"
     name = tournament_names.get(str(tournament), str(tournament))
-    return f"{name} round {summary.get('round')}"
+    node = node_name(summary.get("node"))  # a knockout's match: its node in the bracket (W2-1, pool A)
+    return f"{name} round {summary.get('round')}" + (f" · {node}" if node else "")
 
 
 def _scores(summary: Mapping[str, Any]) -> str:
@@ -182,7 +183,7 @@ def _entry(
     seat = seat_of(summary, player_id)
     names = seat_names(summary)
     status = summary.get("status")
-    where = _where(summary, tournament_names)
+    where = match_where(summary, tournament_names)
     if seat is None:
         if status != "live":
             return None

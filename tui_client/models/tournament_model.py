@@ -294,12 +294,15 @@ def round_time_words(rnd: Mapping[str, Any]) -> str:
     return f"ends {ends}" if ends and rnd.get("status") == "running" else ""
 
 
+def node_name(node: object) -> str:
+    """A knockout pairing's node as shown: ``L1-1``; a pool's ``pool-B`` as ``pool B``; "" for none."""
+    return str(node).replace("pool-", "pool ") if node else ""
+
+
 def slot_words(pairing: Mapping[str, Any]) -> str:
     """A pairing's slot (``2.1``), with a knockout's node after it (``2.1 L1-1``, ``1.3 pool B``)."""
-    node = pairing.get("node")
-    if not node:
-        return str(pairing.get("slot"))
-    return f"{pairing.get('slot')} {str(node).replace('pool-', 'pool ')}"
+    node = node_name(pairing.get("node"))
+    return f"{pairing.get('slot')} {node}" if node else str(pairing.get("slot"))
 
 
 def schedule_columns(tournament: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
