@@ -26,7 +26,8 @@ def node_result(slot: Slot) -> tuple[str | None, ...] | None:
     ``(None,)``, both out); None while it is being played. At a table, equal places (equal totals,
     RULES.md D23: after a round limit every seat but the winner may be on 0) go by seat order, which
     is the seeding's (the better seed, or a table's winner before a runner-up, sits first): the
-    better seed goes on."""
+    better seed goes on. A seat whose player had withdrawn by then takes no place (None): nobody
+    goes on in it, however few are left at the table, and its player is last there."""
     r = slot.result
     if r is None:
         return None
@@ -34,7 +35,8 @@ def node_result(slot: Slot) -> tuple[str | None, ...] | None:
         return (None,)
     if r.places is not None and len(slot.seats) > 2:
         places = r.places
-        return tuple(slot.seats[i] for i in sorted(range(len(slot.seats)), key=lambda i: (places[i], i)))
+        order = sorted(range(len(slot.seats)), key=lambda i: (places[i], i))
+        return tuple(None if slot.seats[i] in r.gone else slot.seats[i] for i in order)
     return (r.winner, *(p for p in slot.seats if p != r.winner))
 
 

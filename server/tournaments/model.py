@@ -109,6 +109,9 @@ class SlotResult:
     match: str | None  # the match that decided it; None when no match was played
     places: tuple[int, ...] | None = None
     time_called: str | None = None  # the match ended on its totals after time was called (D26): when
+    # the seats whose players had withdrawn when the result came (not stored: the fold's order says
+    # it): at a knockout's table they never go on, however few are left
+    gone: tuple[str, ...] = ()
 
 
 @dataclass
@@ -1020,6 +1023,7 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
             match=event.match,
             places=event.places,
             time_called=event.time_called,
+            gone=tuple(p for p in t.slots[event.slot].seats if p in t.withdrawn),
         )
     elif isinstance(event, PlayerWithdrew):
         t.withdrawn[event.player] = event.annulled

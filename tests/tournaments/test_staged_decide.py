@@ -182,13 +182,19 @@ def test_thirty_two_at_tables_of_four_play_down_to_a_final_table_that_ranks_the_
         assert {p for s in later for p in s.seats} == went_on
 
 
-def test_a_player_who_withdraws_sits_no_more_and_is_last_at_the_table_he_left() -> None:
+def sixteen_after_round_one(rng: random.Random) -> Tournament:
+    """16 at tables of 4, the top 2 going on, with round 1 played."""
     t = made(FIELD[:16], ruleset="classic", format=Format.TABLE_KNOCKOUT, table_size=4, advance=2)
     apply(t, Start())
-    rng = random.Random(3)
     apply(t, Advance(SEED))
     for slot in t.round_slots(1):
         table_ends(t, slot, rng)
+    return t
+
+
+def test_a_player_who_withdraws_sits_no_more_and_is_last_at_the_table_he_left() -> None:
+    rng = random.Random(3)
+    t = sixteen_after_round_one(rng)
     first = t.round_slots(1)[0]
     assert first.result is not None and first.result.places is not None
     qualifier = first.seats[first.result.places.index(1)]  # the winner of table 1
@@ -358,3 +364,22 @@ def test_a_swiss_pool_of_odd_size_gives_a_bye_a_round_worth_a_point_in_its_stand
         assert sum(r.byes for r in rows.values()) == 2  # one a round, never twice to one player
         assert max(r.byes for r in rows.values()) == 1
         assert all(r.tiebreaks["score"] == r.won + r.byes for r in rows.values())
+
+
+def test_players_who_withdrew_before_their_table_never_go_on_from_it_even_when_too_few_are_left() -> None:
+    rng = random.Random(4)
+    t = sixteen_after_round_one(rng)
+    table = state(t).nodes["T2-1"]  # who round 2's first table will seat
+    leaving = [p for p in table.seats if p is not None][1:]  # all but one of them go home
+    for player in leaving:
+        apply(t, Withdraw(player, "went home"))
+    rounds = [t.round_slots(1), *run(t, rng)[1:]]
+    first = next(s for s in rounds[1] if s.node == "T2-1")
+    assert first.result is not None and first.result.forfeit  # one left: the table is his without a match
+    final = rounds[-1][0]
+    assert final.node == "F" and not set(final.seats) & set(leaving)  # nobody who left goes on
+    assert len(final.seats) == 3  # T2-1's second place went to nobody
+    places = state(t).places
+    # 1-3 at the final of three, T2-2's 3rd 4th; then every 4th of round 2: T2-2's and those who left T2-1
+    assert places is not None and {places[p] for p in leaving} == {5}
+    assert sorted(places.values())[:8] == [1, 2, 3, 4, 5, 5, 5, 5]
