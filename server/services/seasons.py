@@ -30,7 +30,6 @@ from server.schemas_seasons import (
     SeasonTournamentPublic,
 )
 from server.services.players import resolve_player
-from server.services.tournament_folds import TournamentNotFound
 from server.services.tournaments import TournamentService
 from server.store.errors import ConcurrencyError
 from server.store.event_store import EventStore
@@ -158,22 +157,19 @@ class SeasonService:
     async def add(self, season_id: str, tournament_id: str) -> Season:
         """Add a tournament: it must exist, be in no other season, and the season take it (open,
         not there yet, not full). The claim is taken first, and let go if the season refuses."""
-        await self.get(season_id)
-        try:
-            await self.tournaments.get(tournament_id)
-        except TournamentNotFound:
-            raise TournamentNotFound(tournament_id) from None
+        await self.get(season_id)  # 404 for no such season, then for no such tournament
+        await self.tournaments.get(tournament_id)
         command = AddTournament(tournament_id)
+
+        async def adding(season: Season) -> SeasonDecision:
+            return decide(season, command)
+
         async with self._lock(season_id):
             decide(await self.get(season_id), command)  # refused before any claim is taken
             await self._claim(season_id, tournament_id)
             try:
-
-                async def adding(season: Season) -> SeasonDecision:
-                    return decide(season, command)
-
                 await self._decide(season_id, adding)
-            except Exception:
+            except Exception:  # the season refused (or the store failed): nothing of it was appended
                 await self._release(season_id, tournament_id)
                 raise
         return await self.get(season_id)

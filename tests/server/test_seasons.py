@@ -6,8 +6,10 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
+from server.domain_errors import NotNow
 from server.tournaments.season_model import SeasonClaimed, claim_stream
 from tests.server.helpers import ok, register
 from tests.server.test_auth_matrix import ANYONE, CALLERS, _world
@@ -193,3 +195,22 @@ def test_a_knockout_counts_by_its_published_places_ties_shared(client: TestClien
     assert sorted(published.values()) == [1, 2, 3, 3]
     assert {r["player"]: r["results"][0]["place"] for r in rows} == published
     assert [(r["rank"], r["points"]) for r in rows] == [(1, 10), (2, 6), (3, 3), (3, 3)]
+
+
+def test_a_claim_is_let_go_when_the_season_refuses_after_it(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The season refuses between the claim and its own append (it finished or filled meanwhile,
+    made to happen here): the claim is released, so another season may take the tournament."""
+    season, other = new_season(client, name="Refusing"), new_season(client, name="Taking")
+    t = create(client, ["bot:random", "bot:greedy"])
+    service = client.app.state.seasons  # type: ignore[attr-defined]
+
+    async def refused_meanwhile(_season_id: str, _deciding: object) -> None:
+        raise NotNow("the season finished meanwhile")
+
+    monkeypatch.setattr(service, "_decide", refused_meanwhile)
+    assert add(client, season["id"], t["id"], 409)["message"] == "the season finished meanwhile"
+    monkeypatch.undo()
+    assert ok(client.get(f"/api/seasons/{season['id']}"))["tournaments"] == []
+    assert [x["id"] for x in add(client, other["id"], t["id"])["tournaments"]] == [t["id"]]
