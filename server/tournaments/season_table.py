@@ -20,7 +20,7 @@ same table, whatever order the places come in.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from server.tournaments.model import lots
 from server.tournaments.season_model import Division, Move, Season
@@ -124,23 +124,15 @@ def season_table(season: Season, finished: Places, seed: bytes) -> list[SeasonRo
     division_index = {d.name: i for i, d in enumerate(season.divisions)}
     rows.sort(key=lambda r: (division_index.get(r.division or "", 0), _row_key(r, order), drawn[r.player]))
     ranked: list[SeasonRow] = []
+    first, rank = 0, 1  # the division's first row, and the rank of the row above
     for i, row in enumerate(rows):
-        above = ranked[i - 1] if i else None
-        same = above is not None and above.division == row.division
-        if same and above is not None and _row_key(above, order) == _row_key(row, order):
-            rank = above.rank
-        elif same and above is not None:
-            rank = sum(1 for r in ranked if r.division == row.division) + 1
-        else:
-            rank = 1
-        ranked.append(_ranked(row, rank))
+        above = rows[i - 1] if i else None
+        if above is None or above.division != row.division:
+            first, rank = i, 1
+        elif _row_key(above, order) != _row_key(row, order):
+            rank = i - first + 1  # competition ranking: one more than those strictly ahead
+        ranked.append(replace(row, rank=rank))
     return ranked
-
-
-def _ranked(row: SeasonRow, rank: int) -> SeasonRow:
-    return SeasonRow(
-        rank, row.player, row.division, row.events, row.points, row.counted, row.results, row.wins, row.best_place
-    )
 
 
 def moves_at_end(season: Season, table: Sequence[SeasonRow]) -> tuple[Move, ...]:

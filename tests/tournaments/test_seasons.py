@@ -227,11 +227,12 @@ def check_ranks(rows: list[SeasonRow]) -> None:
     """Ranks are a permutation with ties: the first is 1, each one the one above it or its own
     position; more points never rank lower; a shared rank means equal points."""
     for i, row in enumerate(rows):
-        assert row.rank == (1 if i == 0 else row.rank)
         if i:
             above = rows[i - 1]
             assert row.rank in (above.rank, i + 1)
             assert above.points >= row.points
+            if row.points < above.points:
+                assert row.rank == i + 1  # fewer points: below everyone above it
             if row.rank == above.rank:
                 assert (row.points, row.wins, row.best_place) == (above.points, above.wins, above.best_place)
     assert not rows or rows[0].rank == 1
