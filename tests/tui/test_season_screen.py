@@ -81,6 +81,7 @@ async def test_the_season_line_and_the_season_table(night: dict[str, Any], tmp_p
         assert "Night 2" in head and "in play (created)" in head
         table = screen.query_one("#season-table", DataTable)
         rows = [[str(getattr(c, "plain", c)) for c in table.get_row_at(i)] for i in range(table.row_count)]
-        assert rows == [["", "1", "greedy", "1", "25", "1", "1st", "1"], ["", "2", "pat", "1", "18", "0", "2nd", "1"]]
+        assert [str(c.label) for c in table.columns.values()] == ["#", "player", "Ev", "Pts", "W", "best", "counted"]
+        assert rows == [["1", "greedy", "1", "25", "1", "1st", "1"], ["2", "pat", "1", "18", "0", "2nd", "1"]]
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, TournamentScreen), "back to the tournament")

@@ -125,8 +125,6 @@ class SeasonScreen(MinimumSize, Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one("#season-table", DataTable)
         table.border_title = "season table"
-        for label in ("division", *STANDING_COLUMNS):
-            table.add_column(label, key=label)
         self.load()
         self.set_interval(REFRESH_SECONDS, self.load)
 
@@ -147,10 +145,16 @@ class SeasonScreen(MinimumSize, Screen[None]):
         self.season = season = message.season
         self.query_one("#season-head", Static).update(Text("\n".join(season_lines(season)), style="bold"))
         table = self.query_one("#season-table", DataTable)
+        divisions = divisions_of(season)
+        labels = (*(("division",) if divisions != [None] else ()), *STANDING_COLUMNS)  # a column only with divisions
+        if tuple(str(c.label) for c in table.columns.values()) != labels:
+            table.clear(columns=True)
+            for label in labels:
+                table.add_column(label, key=label)
         table.clear()
-        for division in divisions_of(season):
+        for division in divisions:
             for cells in standing_cells(season, division):
-                table.add_row(*literal_cells((division or "", *cells)))
+                table.add_row(*literal_cells((division, *cells) if division is not None else cells))
         foot = [*move_lines(season), LEGEND]
         self.query_one("#season-foot", Static).update(Text("\n".join(foot), style="dim"))
 
