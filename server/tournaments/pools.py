@@ -13,7 +13,8 @@ on results (a Swiss pool's next round, a pool's standings) from the fold's resul
   phase lasts as many rounds as its longest pool (a round robin of 5 takes 5 rounds, of 4 three).
 - **Pool standings**: each pool's own table by its format's chain (:mod:`server.tournaments.
   standings`: a round robin's match wins, head-to-head, ...; a Swiss's score, Buchholz, ...),
-  the lot last; a player who withdrew is ranked last in their pool and never goes on.
+  the lot last; a player who withdrew is ranked last in their pool (so goes on only from a pool
+  with too few others, and then forfeits).
 - **Into the bracket** (:func:`bracket_seeds`): the pool winners are the top seeds (pool A's
   first), then the runners-up, then the thirds ...; each tier after the first is ordered so that
   players of one pool could meet as late as possible in the bracket: in different halves where
@@ -130,10 +131,9 @@ def check_pools(entrants: int, pool_size: int, advance: int, pool_format: str, r
 
 
 def pool_rounds(sizes: Sequence[int], pool_format: str, rounds: int | None) -> int:
-    """How many rounds the pools phase lasts: a round robin's longest pool, or a Swiss's ``rounds``."""
+    """How many rounds the pools phase lasts: a round robin's longest pool, or a Swiss's ``rounds``
+    (which the smallest pool must be able to play without a rematch)."""
     if pool_format == "round_robin":
-        if rounds is not None:
-            raise PoolsError("round-robin pools have their rounds from their size: rounds is for Swiss pools")
         return max(rounds_per_cycle(size) for size in sizes)
     if rounds is None or not 1 <= rounds <= min(sizes) - 1:
         raise PoolsError(f"Swiss pools need rounds: 1 to {min(sizes) - 1} (the smallest pool's players less one)")
@@ -304,7 +304,7 @@ class PoolTable:
 
 def pool_tables(t: Tournament, plan: Plan, pool_format: str, seed: bytes) -> list[PoolTable]:
     """Every pool's standings by the pool format's own chain, the lot (keyed by ``seed``) last;
-    a player who withdrew is ranked last of all, and never goes on."""
+    a player who withdrew is ranked below everyone still in."""
     chain = SWISS_TIEBREAKS if pool_format == "swiss" else TIEBREAKS
     drawn = lots(seed, t.players)
     phase_over = t.opened >= plan.pool_rounds
