@@ -191,3 +191,19 @@ def test_resolved_round_by_round_the_final_table_ranks_the_top_and_ties_are_shar
     assert final_places(p, {k: [players.index(q) for q in v] for k, v in results.items()}) == {
         players.index(q): place for q, place in state.places.items()
     }
+
+
+@settings(max_examples=examples(300))
+@given(
+    st.integers(MIN_TABLE, 64), st.integers(MIN_TABLE, MAX_TABLE), st.integers(1, 9), st.integers(MIN_TABLE, MAX_TABLE)
+)
+def test_every_table_of_a_plan_fits_the_ruleset_or_the_plan_is_refused(
+    entrants: int, table_size: int, advance: int, seats: int
+) -> None:
+    try:
+        p = plan(entrants, table_size, advance, seats)
+    except TableKnockoutError:
+        return
+    sizes = [len(n.sources) for n in p.nodes]
+    assert max(sizes) <= seats and min(sizes) >= 2
+    assert all(len(n.sources) > advance for n in p.nodes if n.id != FINAL)
