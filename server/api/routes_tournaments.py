@@ -154,7 +154,8 @@ class CreateTournamentRequest(RequestBody):
     ] = Field(
         default_factory=list,
         max_length=32,
-        description="swiss: pairs of players (names or ids) never paired where a pairing can avoid it; "
+        description="swiss, single_elimination, double_elimination: pairs of players (names or ids) never "
+        "paired where a pairing (a bracket's round 1: a swap of seeds) can avoid it; "
         "a round that cannot says so",
     )
 

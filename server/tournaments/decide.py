@@ -30,6 +30,7 @@ from engine.record.jsonfmt import format_at
 from server.domain_errors import Malformed, NotFound, NotNow, PlayerNotFound, TooManyOpen
 from server.ratings.book import family_of
 from server.tournaments.brackets import plan_of
+from server.tournaments.forbidden import seeded_apart
 from server.tournaments.formats import (
     POOL_BRACKETS,
     FormatError,
@@ -76,6 +77,7 @@ from server.tournaments.timed import round_minutes_problem
 MAX_PLAYERS: Final = 64
 MAX_CHECK_IN_MINUTES: Final = 24 * 60
 MAX_FORBIDDEN_PAIRS: Final = 32
+BRACKETS: Final = (Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION)  # round 1 fixed by the seeding
 MAX_HALF_BYES: Final = 2  # a player's half-point byes asked for in one tournament
 
 
@@ -423,8 +425,8 @@ def check_forbidden(command: Create) -> None:
     pairs = command.forbidden_pairs
     if not pairs:
         return
-    if command.format is not Format.SWISS:
-        raise Malformed("forbidden_pairs is for a swiss tournament")
+    if command.format is not Format.SWISS and command.format not in BRACKETS:
+        raise Malformed("forbidden_pairs is for a swiss, a single_elimination or a double_elimination")
     if len(pairs) > MAX_FORBIDDEN_PAIRS:
         raise Malformed(f"forbidden_pairs: at most {MAX_FORBIDDEN_PAIRS} pairs")
     seen: set[frozenset[str]] = set()
@@ -570,15 +572,21 @@ def seeded_start(t: Tournament, ratings: Mapping[str, float] | None) -> Tourname
     """The start: the schedule, from the players in pairing-number order (docs/TOURNAMENTS.md
     "Seeding"): the entry order, or with ``seeding: rating`` by rating in the tournament's
     family, highest first (equal ratings keep their entry order)."""
-    if t.seeding != "rating" or ratings is None:
-        return TournamentStarted(tuple(schedule_at_start(t)), rounds_planned=_knockout_rounds(t))
-    order = sorted(t.players, key=lambda p: (-ratings.get(p, 0.0), t.players.index(p)))
-    seeded = replace(t, players=order)
+    rated = t.seeding == "rating" and ratings is not None
+    order = sorted(t.players, key=lambda p: (-(ratings or {}).get(p, 0.0), t.players.index(p))) if rated else t.players
+    unavoidable: list[tuple[str | None, str | None]] = []
+    if t.format in BRACKETS and t.forbidden_pairs:  # round 1's forbidden pairs swapped apart
+        order, unavoidable = seeded_apart(order, {frozenset(pair) for pair in t.forbidden_pairs})
+    forced = tuple((a, b) for a, b in unavoidable if a is not None and b is not None)
+    if not rated and order == t.players:
+        return TournamentStarted(tuple(schedule_at_start(t)), rounds_planned=_knockout_rounds(t), forbidden=forced)
+    seeded = replace(t, players=list(order))
     return TournamentStarted(
         tuple(schedule_at_start(seeded)),
         tuple(order),
-        {p: round(ratings.get(p, 0.0)) for p in order},
+        {p: round((ratings or {}).get(p, 0.0)) for p in order} if rated else {},
         rounds_planned=_knockout_rounds(seeded),
+        forbidden=forced,
     )
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+from server.tournaments.brackets import bracket_size, seed_positions
+
 Seat = str | None
 Pair = tuple[Seat, Seat]
 
@@ -45,3 +47,19 @@ def avoid_forbidden(
         else:
             unavoidable.append((top, low))
     return pairs, unavoidable
+
+
+def seeded_apart(seeded: Sequence[str], forbidden: Collection[frozenset[str]]) -> tuple[list[str], list[Pair]]:
+    """A two-seat bracket's seeded order with round 1's forbidden pairs swapped apart (the swapped
+    players trade seed numbers), and the pairs no swap could fix. Round 1 is read from the
+    standard seed positions (``server.tournaments.brackets``); a top seed's bye stays a bye:
+    only pairings of two players take part in the swaps."""
+    order = list(seeded)
+    lines = seed_positions(bracket_size(len(order)))
+    full = [(a, b) for a, b in zip(lines[::2], lines[1::2], strict=True) if a < len(order) and b < len(order)]
+    pairs: list[Pair] = [(order[a], order[b]) for a, b in full]
+    fixed, unavoidable = avoid_forbidden(pairs, forbidden)
+    for (a, b), (top, low) in zip(full, fixed, strict=True):
+        assert top is not None and low is not None  # only pairings of two players were passed
+        order[a], order[b] = top, low
+    return order, unavoidable

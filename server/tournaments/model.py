@@ -716,6 +716,8 @@ class TournamentStarted(Recorded):
     ratings: Mapping[str, int] = recorded_when_set({}, when=_ratings_recorded)
     # a knockout's: the most rounds its plan can take (fixed by the seeded field at the start)
     rounds_planned: int | None = recorded_when_set(None)
+    # a bracket's: the forbidden pairs its round 1 could not swap apart (server.tournaments.forbidden)
+    forbidden: tuple[tuple[str, str], ...] = recorded_when_set(())
 
 
 def _round_with_bye(scheduled: dict[str, Any]) -> dict[str, Any]:
@@ -1003,6 +1005,8 @@ def evolve(t: Tournament, event: TournamentEvent, at: str) -> None:
             t.seed_ratings = dict(event.ratings)
         if event.rounds_planned is not None:
             t.rounds_planned = event.rounds_planned
+        if event.forbidden:
+            t.forbidden_forced[1] = event.forbidden
         for scheduled in event.rounds:
             _schedule(t, scheduled)
     elif isinstance(event, RoundPaired):

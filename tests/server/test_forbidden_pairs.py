@@ -59,3 +59,11 @@ def test_a_round_robin_takes_no_forbidden_pairs(client: TestClient) -> None:
     register(client, "bob")
     refused = create(client, ["ann", "bob"], [["ann", "bob"]], format="round_robin", rounds=None)
     assert refused.status_code == 400 and "swiss" in refused.json()["message"]
+
+
+def test_a_bracket_swaps_round_one_seeds_apart(client: TestClient) -> None:
+    players = ["bot:greedy", "bot:random", "bot:random", "bot:greedy"]  # round 1: 1 v 4 (the greedies), 2 v 3
+    t = ok(create(client, players, [["greedy", "greedy-2"]], format="single_elimination", rounds=None), 201)
+    first = start(client, t["id"])["rounds"][0]
+    met = [{p["name"] for p in pairing["seats"]} for pairing in first["pairings"]]
+    assert {"greedy", "greedy-2"} not in met and len(met) == 2 and first["note"] is None

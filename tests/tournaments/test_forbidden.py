@@ -158,3 +158,35 @@ def test_forbidden_pairs_that_make_no_sense_are_refused(
 ) -> None:
     with pytest.raises(Malformed, match=says):
         decide(Tournament("t_x"), create(forbidden_pairs=pairs, **asked), NOW)
+
+
+# ---------------------------------------------------------------- a knockout's round 1, through the Decider
+
+
+def knockout_round_one(players: tuple[str, ...], pairs: tuple[tuple[str, str], ...]) -> Tournament:
+    t = made(players, format=Format.SINGLE_ELIMINATION, forbidden_pairs=pairs)
+    apply(t, Start())
+    apply(t, Advance(SEED))
+    return t
+
+
+def test_a_single_elimination_swaps_a_forbidden_first_round_pair_apart() -> None:
+    field = tuple(f"s{n}" for n in range(1, 9))
+    plain = knockout_round_one(field, ())
+    assert {frozenset(s.seats) for s in plain.round_slots(1)} >= {frozenset(("s1", "s8"))}
+    t = knockout_round_one(field, (("s1", "s8"),))
+    met = {frozenset(s.seats) for s in t.round_slots(1)}
+    assert frozenset(("s1", "s8")) not in met and len(met) == 4
+    assert t.players[0] == "s1" and t.forbidden_forced == {}  # the top seed kept its place
+
+
+def test_a_bracket_of_two_cannot_avoid_it_and_says_so() -> None:
+    t = knockout_round_one(("a", "b"), (("a", "b"),))
+    assert t.forbidden_forced == {1: (("a", "b"),)}
+
+
+def test_a_top_seeds_bye_stays_a_bye() -> None:
+    field = ("s1", "s2", "s3", "s4", "s5", "s6")  # 8 lines: s1 and s2 have byes
+    t = knockout_round_one(field, (("s3", "s6"),))
+    played = [frozenset(s.seats) for s in t.round_slots(1)]
+    assert frozenset(("s3", "s6")) not in played and all("s1" not in p and "s2" not in p for p in played)
