@@ -16,6 +16,7 @@ from typing import Any, Final
 from tui_client.models.tournament_model import cut_name, ordinal, points_words
 
 STANDING_COLUMNS: Final = ("#", "player", "Ev", "Pts", "W", "best", "counted")
+EVENT_COLUMNS: Final = ("#", "tournament", "id", "status")
 LEGEND: Final = (
     "Ev events played · Pts counted points · W event wins · best best place · counted the events that count, by "
     "number · ties: points, wins, best place, later events, then the season's lot (= shared rank)"
@@ -131,8 +132,12 @@ def player_season_words(season: Mapping[str, Any], player_id: str | None) -> str
     return f"{head} · you: {place}{where}, {row.get('points', 0)} pts"
 
 
+def heading_lines(season: Mapping[str, Any]) -> list[str]:
+    """The name and status, the settings, the divisions (the season screen's top)."""
+    return [season_title(season), season_rules(season), *filter(None, [division_words(season)])]
+
+
 def season_lines(season: Mapping[str, Any]) -> Sequence[str]:
-    """The settings and the events, as lines (``show``'s and the season screen's top)."""
-    lines = [season_title(season), season_rules(season), *filter(None, [division_words(season)])]
-    lines += [f"{n:>2}. {name} ({tid}): {status}" for n, name, tid, status in event_rows(season)]
-    return lines
+    """The heading and the events, as lines (``unoduo season show``'s top)."""
+    events = [f"{n:>2}. {name} ({tid}): {status}" for n, name, tid, status in event_rows(season)]
+    return [*heading_lines(season), *events]

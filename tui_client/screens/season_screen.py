@@ -22,12 +22,14 @@ from textual.widgets import DataTable, Footer, Static
 
 from tui_client.connection.api import Api, ApiError
 from tui_client.models.season_view import (
+    EVENT_COLUMNS,
     LEGEND,
     STANDING_COLUMNS,
     divisions_of,
+    event_rows,
+    heading_lines,
     move_lines,
     player_season_words,
-    season_lines,
     standing_cells,
 )
 from tui_client.screens.play_host import PlayHost, host_of
@@ -118,6 +120,7 @@ class SeasonScreen(MinimumSize, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"season {self.season_id} · loading…", style="bold"), id="season-head")
+        yield DataTable(id="season-events", cursor_type="row")
         yield DataTable(id="season-table", cursor_type="row", zebra_stripes=True)
         yield Static(Text(LEGEND, style="dim"), id="season-foot")
         yield Footer()
@@ -125,6 +128,11 @@ class SeasonScreen(MinimumSize, Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one("#season-table", DataTable)
         table.border_title = "season table"
+        events = self.query_one("#season-events", DataTable)
+        events.border_title = "events (counted by number)"
+        for label in EVENT_COLUMNS:
+            events.add_column(label, key=label)
+        table.focus()
         self.load()
         self.set_interval(REFRESH_SECONDS, self.load)
 
@@ -143,7 +151,11 @@ class SeasonScreen(MinimumSize, Screen[None]):
             return
         self.loads += 1
         self.season = season = message.season
-        self.query_one("#season-head", Static).update(Text("\n".join(season_lines(season)), style="bold"))
+        self.query_one("#season-head", Static).update(Text("\n".join(heading_lines(season)), style="bold"))
+        events = self.query_one("#season-events", DataTable)
+        events.clear()
+        for row in event_rows(season):
+            events.add_row(*literal_cells(row))
         table = self.query_one("#season-table", DataTable)
         divisions = divisions_of(season)
         labels = (*(("division",) if divisions != [None] else ()), *STANDING_COLUMNS)  # a column only with divisions

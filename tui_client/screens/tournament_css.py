@@ -14,7 +14,8 @@ TournamentScreen #disputes { height: auto; max-height: 8; border: round #ff5252;
 TournamentScreen #disputes.shown { display: block; }
 TournamentScreen #tour-season { height: auto; display: none; background: $panel; }
 TournamentScreen #tour-season.shown { display: block; }
-SeasonScreen #season-head { height: auto; max-height: 8; background: $panel; }
+SeasonScreen #season-head { height: auto; max-height: 3; background: $panel; }
+SeasonScreen #season-events { height: auto; max-height: 7; border: round $primary; }
 SeasonScreen #season-table { height: 1fr; border: round $primary; }
 SeasonScreen #season-foot { height: auto; }
 TournamentScreen #bracket { height: 1fr; border: round $primary; display: none; }
