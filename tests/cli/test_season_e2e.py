@@ -92,3 +92,15 @@ def test_a_season_of_two_bot_nights_through_a_real_server(base: str) -> None:
     listed = unoduo("season", "list", url=base)
     assert listed.exit_code == 0 and "Winter" in listed.stdout and "Spring" in listed.stdout
     assert refused(unoduo("season", "show", "s_nobody", url=base)).startswith("error (404 ")
+
+
+def test_bad_options_stop_before_sending() -> None:
+    """Options that cannot make a request: exit 2 and one line, nothing sent (no server here)."""
+    nowhere = "http://127.0.0.1:9"
+    for args in (
+        ("season", "create", "W", "--points", "25,x"),
+        ("season", "create", "W", "--divisions", "2", "--division", "A"),
+        ("season", "create", "W", "--division", "=ann"),
+    ):
+        assert refused(unoduo(*args, url=nowhere), 2), args
+    assert refused(unoduo("season", "finish", "s_1", url=nowhere, token=None), 2).startswith("this command needs")
