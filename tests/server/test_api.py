@@ -372,6 +372,16 @@ OPERATIONS = {
         TournamentPublic,
         {"400", "401", "403", "404", "409", "413", "503"},
     ),
+    ("POST", "/api/tournaments/{tournament_id}/check-in"): (
+        200,
+        TournamentPublic,
+        {"400", "401", "403", "404", "409", "503"},
+    ),
+    ("POST", "/api/tournaments/{tournament_id}/byes"): (
+        201,
+        TournamentPublic,
+        {"400", "401", "403", "404", "409", "503"},
+    ),
     ("DELETE", "/api/tournaments/{tournament_id}/entries/{player}"): (
         200,
         TournamentPublic,

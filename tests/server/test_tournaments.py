@@ -120,6 +120,10 @@ def test_a_bot_round_robin_runs_to_the_end_by_the_berger_table_and_its_standings
         "entries": 4,
         "entered": None,
         "format": "round_robin",
+        "check_in_opens": None,
+        "checked_in": 0,
+        "you_checked_in": None,
+        "late_entry_until": None,
     } in listed
 
 
