@@ -468,6 +468,10 @@ class TournamentListed(BaseModel):
     late_entry_until: int | None = Field(
         default=None, description="a running Swiss still taking late entries: until this round is paired"
     )
+    you_missed_check_in: bool | None = Field(
+        default=None,
+        description="whether the caller was withdrawn at the start for not checking in; null without a player's token",
+    )
 
 
 class NextMatch(BaseModel):

@@ -50,6 +50,7 @@ class Line:
     check_in_opens: str | None = None
     checked_in: frozenset[str] = frozenset()
     late_entry_until: int | None = None  # running, entries still taken until this round is paired
+    not_checked_in: frozenset[str] = frozenset()  # withdrawn at the start for not checking in
 
     @classmethod
     def of(cls, t: Tournament) -> Line:
@@ -68,6 +69,7 @@ class Line:
             check_in_opens=format_at(opens) if (opens := t.check_in_opens()) is not None else None,
             checked_in=frozenset(t.checked_in),
             late_entry_until=t.late_entry_rounds if t.status != CREATED and t.entries_open() else None,
+            not_checked_in=frozenset(t.not_checked_in),
         )
 
     def shown(self, player_id: str | None) -> TournamentListed:
@@ -87,6 +89,7 @@ class Line:
             checked_in=len(self.checked_in),
             you_checked_in=None if player_id is None else player_id in self.checked_in,
             late_entry_until=self.late_entry_until,
+            you_missed_check_in=None if player_id is None else player_id in self.not_checked_in,
         )
 
     @property

@@ -153,7 +153,8 @@ def test_a_seven_player_round_robin_of_house_bots_runs_to_the_end_by_itself(tmp_
                 "check_in_opens": None,  # no check-in
                 "checked_in": 0,
                 "you_checked_in": None,
-                "late_entry_until": None,  # no late entry
+                "late_entry_until": None,
+                "you_missed_check_in": None,  # no late entry
             }
             for match_id in matches[::4]:  # a few of them, from rounds 1, 2, 3, 5, 6 and 7
                 text = _replay(client, match_id)

@@ -65,6 +65,10 @@ def test_check_in_in_the_window_and_the_start_withdraws_the_unconfirmed(timed: T
     running = tournament_when(client, tid, lambda shown: shown["status"] == "running")
     assert [p["id"] for p in running["not_checked_in"]] == [players["cy"][0]]
     assert [p["name"] for p in running["players"]] == ["ada", "bob", "greedy"]  # a house bot needs no check-in
+    line = next(x for x in ok(client.get("/api/tournaments", headers=players["cy"][1])) if x["id"] == tid)
+    assert line["you_missed_check_in"] is True  # the lobby tells cy why they play nothing
+    line = next(x for x in ok(client.get("/api/tournaments", headers=players["ada"][1])) if x["id"] == tid)
+    assert line["you_missed_check_in"] is False
     late = check_in(client, tid, players["ada"][1])
     assert late.status_code == 409 and "closed" in late.json()["message"]
 

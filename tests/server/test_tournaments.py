@@ -124,6 +124,7 @@ def test_a_bot_round_robin_runs_to_the_end_by_the_berger_table_and_its_standings
         "checked_in": 0,
         "you_checked_in": None,
         "late_entry_until": None,
+        "you_missed_check_in": None,
     } in listed
 
 

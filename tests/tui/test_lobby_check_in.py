@@ -14,7 +14,7 @@ from tests.tui.helpers import until
 from tests.tui.test_lobby_live import BOSS, SIZE, live_lobby, server, text_of
 from tui_client.apps.play_app import make_play_app
 from tui_client.models.lobby_model import open_lines
-from tui_client.models.tournament_model import schedule_rows, title_words
+from tui_client.models.tournament_model import schedule_rows, title_words, tournament_lines
 
 __all__ = ["server"]  # the module's server, shared with the lobby's other live tests
 
@@ -91,3 +91,8 @@ def test_a_running_swiss_still_taking_late_entries_is_offered_in_the_lobby() -> 
     (mine,) = open_lines([listed(status="running", entered=True, late_entry_until=2)], {}, "me", NOW)
     assert "you are in · late entry" in mine.text and "leave" not in mine.text
     assert open_lines([listed(status="running", entered=False)], {}, "me", NOW) == []  # entries closed
+
+
+def test_the_lobby_tells_a_player_withdrawn_for_not_checking_in() -> None:
+    (line,) = tournament_lines([listed(status="running", you_missed_check_in=True, rounds=3, opened=1, players=6)])
+    assert line.text.endswith("· you did not check in: withdrawn at the start")

@@ -512,6 +512,8 @@ def tournament_lines(listed: Sequence[Mapping[str, Any]], mine: Iterable[str] = 
     for t in ranked:
         tid = str(t.get("id"))
         you = f" · {YOURS.get(str(t.get('status')), 'you play')}" if tid in own else ""
+        if t.get("you_missed_check_in"):
+            you = " · you did not check in: withdrawn at the start"
         kind = {"swiss": " · Swiss", "tables": " · tables"}.get(str(t.get("format")), "")  # a round robin: as before
         rounds = f"{t.get('opened', 0)}/{t.get('rounds', 0)}" if t.get("status") != "finished" else t.get("rounds", 0)
         text = f"tour   {t.get('name') or tid}{kind} · {t.get('status')} · {rounds} rounds · {t.get('players', 0)} players{you}"
