@@ -18,6 +18,7 @@ from server.errors import ErrorBody
 from server.schemas import (
     DisputePublic,
     FairPlayReport,
+    KnockoutExport,
     LobbyState,
     MatchDetail,
     MatchOutcome,
@@ -29,6 +30,7 @@ from server.schemas import (
     TournamentPublic,
     Versus,
 )
+from server.schemas_seasons import SeasonListed, SeasonOfTournament, SeasonPublic
 from server.store.models import EventPublic, MatchSummaryPublic, PlayerPublic
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import check_seat_response, ok, play_to_end, register, with_color
@@ -355,6 +357,13 @@ OPERATIONS = {
     ),
     ("GET", "/api/tournaments/{tournament_id}"): (200, TournamentPublic, {"400", "401", "404", "503"}),
     ("GET", "/api/tournaments/{tournament_id}/trf"): (200, None, {"400", "401", "404", "409", "503"}),
+    ("GET", "/api/tournaments/{tournament_id}/export.json"): (200, KnockoutExport, {"400", "401", "404", "409", "503"}),
+    ("GET", "/api/tournaments/{tournament_id}/season"): (200, SeasonOfTournament, {"400", "401", "503"}),
+    ("POST", "/api/seasons"): (201, SeasonPublic, {"400", "401", "404", "409", "413", "503"}),
+    ("GET", "/api/seasons"): (200, [SeasonListed], {"400", "401", "503"}),
+    ("GET", "/api/seasons/{season_id}"): (200, SeasonPublic, {"400", "401", "404", "503"}),
+    ("POST", "/api/seasons/{season_id}/tournaments"): (200, SeasonPublic, {"400", "401", "404", "409", "413", "503"}),
+    ("POST", "/api/seasons/{season_id}/finish"): (200, SeasonPublic, {"400", "401", "404", "409", "503"}),
     ("GET", "/api/tournaments/{tournament_id}/fairplay"): (200, FairPlayReport, {"400", "401", "404", "503"}),
     ("POST", "/api/tournaments/{tournament_id}/withdraw"): (
         200,
