@@ -1,0 +1,130 @@
+"""The search playout (engine/search/playout.py) plays exactly as the Decider (issue 37, point 5).
+
+Each example starts a match through the Decider under a random ruleset (uno-duo, classic-2p,
+classic at 2-10 seats, each with random switches), plays a random way into it, lets seats leave
+or time be called, then drives the Decider and a ``Playout`` of the same state with the same random
+actions (the match's own dealer as the playout's chance), comparing legal moves, hands, piles,
+scores and winners after every action (engine.search.agreement). The fast tier runs a few
+thousand actions; the slow tier hundreds of thousands; ``unoduo bench playout-agreement`` runs
+millions (its figure is in docs/BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.game.cards import Color, parse_card
+from engine.game.commands import Play
+from engine.game.rulesets import (
+    CLASSIC,
+    CLASSIC_2P,
+    UNO_DUO,
+    DrawRule,
+    Recycle,
+    Ruleset,
+    StarterWild,
+    WildDrawFourCheck,
+    WildDrawFourRule,
+    seats_allowed,
+)
+from engine.play.match import LocalMatch
+from engine.play.selfplay import match_seed
+from engine.search import playout as po
+from engine.search.agreement import Disagreement, run_agreement
+from engine.search.playout import Playout
+from tests.profiles import examples
+
+
+@st.composite
+def rulesets(draw: st.DrawFn) -> tuple[Ruleset, int]:
+    """A ruleset with random switches (a low target and small hands, so matches end), and a table size."""
+    base = draw(st.sampled_from([UNO_DUO, CLASSIC_2P, CLASSIC]))
+    ruleset = replace(
+        base,
+        target=draw(st.sampled_from([base.target, 30, 80])),
+        hand_size=draw(st.sampled_from([base.hand_size, 2, 4])),
+        draw_two_stacking=draw(st.booleans()),
+        draw_two_at_once=draw(st.booleans()),
+        wd4_rule=draw(st.sampled_from(list(WildDrawFourRule))),
+        wd4_check=draw(st.sampled_from(list(WildDrawFourCheck))),
+        starter_wild=draw(st.sampled_from(list(StarterWild))),
+        recycle=draw(st.sampled_from(list(Recycle))),
+        draw=draw(st.sampled_from(list(DrawRule))),
+        deck_size=draw(st.sampled_from([108, 112])),
+        round_limit=draw(st.sampled_from([0, 0, 1, 3])),
+        uno_penalty=draw(st.sampled_from([base.uno_penalty, 0, 4])),
+    )
+    allowed = seats_allowed(ruleset)
+    seats = draw(st.integers(allowed.start, allowed.stop - 1))
+    return ruleset, seats
+
+
+def _check(case: tuple[Ruleset, int], seed: int, actions: int, leave: int, call_time: bool) -> None:
+    ruleset, seats = case
+    run_agreement(ruleset, seats, seed, actions, leave=leave, call_time=call_time)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(rulesets(), st.integers(0, 2**32), st.integers(0, 8), st.booleans())
+def test_the_playout_agrees_with_the_decider(case: tuple[Ruleset, int], seed: int, leave: int, call: bool) -> None:
+    _check(case, seed, 400, leave, call and seed % 4 == 0)
+
+
+@pytest.mark.slow
+@settings(max_examples=examples(1000), deadline=None)
+@given(rulesets(), st.integers(0, 2**32), st.integers(0, 8), st.booleans())
+def test_the_playout_agrees_over_long_runs(case: tuple[Ruleset, int], seed: int, leave: int, call: bool) -> None:
+    _check(case, seed, 5000, leave, call and seed % 4 == 0)
+
+
+@pytest.mark.parametrize("seats", range(2, 11))
+def test_every_table_size_of_the_standard_rulesets(seats: int) -> None:
+    for ruleset in (UNO_DUO, CLASSIC_2P, CLASSIC):
+        if seats in seats_allowed(ruleset):
+            for seed in range(2):
+                run_agreement(ruleset, seats, seed, 1500, leave=seed)
+
+
+def test_a_difference_is_caught() -> None:
+    """The comparison is no tautology: a playout one rule off is named at the first difference."""
+    original = Playout._say_uno
+
+    def lenient(self: Playout, seat: int) -> None:  # a caught seat draws one card fewer
+        self.rules = replace(self.rules, uno_penalty=self.rules.uno_penalty - 1)
+        original(self, seat)
+        self.rules = replace(self.rules, uno_penalty=self.rules.uno_penalty + 1)
+
+    Playout._say_uno = lenient  # type: ignore[method-assign]
+    try:
+        with pytest.raises(Disagreement, match="hands"):
+            for seed in range(50):
+                run_agreement(UNO_DUO, 2, seed, 3000, catch_rate=0.5)
+    finally:
+        Playout._say_uno = original  # type: ignore[method-assign]
+
+
+def test_codes_and_actions_map_both_ways() -> None:
+    state = LocalMatch.start(match_seed("codes", 0), UNO_DUO).state
+    p = Playout.from_state(state)
+    for code, action in po._tables(UNO_DUO).by_code.items():
+        assert p.code_of(action) == code
+        assert p.action_of(code) == action
+    wild = parse_card("W")
+    assert p.code_of(Play(wild, Color.GREEN, uno=True)) == p.code_of(Play(wild, Color.GREEN)) + po.PLAY_UNO
+
+
+def test_a_clone_is_independent_and_a_playout_ends() -> None:
+    state = LocalMatch.start(match_seed("clone", 0), CLASSIC, tuple("abcd"), seats=4).state
+    rng = random.Random(0)
+    first = Playout.from_state(state, rng)
+    second = first.clone()
+    while not first.over:
+        first.play(rng.choice(first.legal()))
+    assert second.round == state.round and not second.over and second.hands == [list(h) for h in state.hands]
+    assert first.winner is not None and first.to_move() is None and first.legal() == []
+    assert first.points_for(first.winner) >= CLASSIC.target
