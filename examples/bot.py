@@ -100,7 +100,8 @@ class Bot:
 
 
 def choose(view: Json) -> Json | None:
-    """A legal command for this view, or None when there is nothing to do: UNO when it counts, else
+    """A legal command for this view, or None when there is nothing to do (any ruleset, any seat count:
+    it picks from ``legal``, never counts seats): UNO when it counts, else
     dump, play (plain cards before wilds), then the rest; a wild takes our commonest colour."""
     legal, counts, said = view["legal"], view["hand_counts"], view["uno"]
     if {"type": "uno"} in legal and any(n == 1 and not said[s] for s, n in enumerate(counts)):

@@ -1,18 +1,25 @@
 """A table knockout and pools into a bracket against a real ``unoduo serve`` (issue 36): created
-with ``unoduo tournament create``, run to the end by house bots, every match's replay verified.
+with ``unoduo tournament create --bot-accounts``, run to the end by house bots and one
+bring-your-own bot (``examples/bot.py`` on its own bot account, seed 1), every match's replay
+verified. The bring-your-own bot plays each of its matches itself (a classic table of 4 in the
+first), refuses nothing and leaves when the tournament finishes.
 
-- 32 house bots at tables of 4, the top 2 of each going on: 8 tables, 4, 2, then the final table;
-  classic with ``round_limit=1`` (one hand a table), so the run is short.
-- 16 house bots in round-robin pools of 4, the top 2 of each into a bracket of 8: 3 pools rounds,
-  then 3 bracket rounds; uno-duo to 50.
+- 31 house bots and the bot at tables of 4, the top 2 of each going on: 8 tables, 4, 2, then the
+  final table; classic with ``round_limit=1`` (one hand a table), so the run is short.
+- 15 house bots and the bot in round-robin pools of 4, the top 2 of each into a bracket of 8:
+  3 pools rounds, then 3 bracket rounds; uno-duo to 50.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import json
 import re
+import subprocess
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,8 +28,11 @@ from typer.testing import CliRunner, Result
 
 from cli.main import app
 from engine.fairness.verify import verify_replay
+from engine.game.seat_names import player_label
 from tests.cli.serving import running
+from tests.cli.test_bot_example_e2e import _bot, _exited
 from tests.cli.test_tournament_cmd import finished
+from tests.server.helpers import ok
 
 TOKEN = "director-token-for-the-staged-e2e"
 
@@ -44,8 +54,45 @@ def created(result: Result) -> str:
     return result.stdout.split()[2]
 
 
-def house(count: int) -> list[str]:
-    return [arg for i in range(count) for arg in ("-p", "bot:greedy" if i % 2 else "bot:random")]
+def entries(own: str, count: int) -> list[str]:
+    """``-p`` options: the bot account ``own`` first (seed 1), then house bots to ``count`` in all."""
+    house = ("bot:greedy" if i % 2 else "bot:random" for i in range(1, count))
+    return [arg for name in (own, *house) for arg in ("-p", name)]
+
+
+def register(base: str, name: str) -> dict[str, Any]:
+    """A bot account of ``name`` (its token shown this once), as a bring-your-own bot registers."""
+    with httpx.Client(base_url=base, timeout=30.0) as client:
+        account: dict[str, Any] = ok(client.post("/api/players", json={"name": name, "bot": True}), 201)
+    return account
+
+
+@contextlib.contextmanager
+def playing(base: str, account: dict[str, Any], log: Path) -> Iterator[subprocess.Popen[str]]:
+    """``examples/bot.py --once`` on ``account``'s token, started after the tournament (round 1 is
+    open: it finds its match in the lobby's first ``state``); killed afterwards if still there."""
+    process = _bot(base, log=log, token=account["token"])
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def played_by_itself(base: str, t: dict[str, Any], account: dict[str, Any], output: str) -> list[dict[str, Any]]:
+    """The bot account's pairings in ``t``, each one it played itself: seated in the replay under
+    its ``[bot]`` name, no move of its left to the clock, nothing refused. Its output is clean."""
+    assert "refused" not in output and "Traceback" not in output, output
+    assert output.count("finished") == 1, output
+    own = [p for r in t["rounds"] for p in r["pairings"] if account["id"] in [s["id"] for s in p["seats"]]]
+    with httpx.Client(base_url=base, timeout=30.0) as client:
+        for p in own:
+            lines = [json.loads(line) for line in client.get(f"/api/matches/{p['match']}/replay").text.splitlines()]
+            seat = [s["id"] for s in p["seats"]].index(account["id"])
+            assert lines[1]["data"]["names"][seat] == f"{account['name']} [bot]"
+            assert not any(line.get("type") in ("timed_out", "match_forfeited") for line in lines), p["node"]
+    return own
 
 
 def every_replay_verifies(base: str, t: dict[str, Any]) -> int:
@@ -77,13 +124,16 @@ def shown_at_80(base: str, tournament_id: str) -> list[str]:
     return lines
 
 
-def test_thirty_two_house_bots_at_tables_of_four_top_two_go_on(base: str) -> None:
+def test_thirty_two_bots_at_tables_of_four_top_two_go_on(base: str, tmp_path: Path) -> None:
+    account = register(base, "table-bot")
     made = unoduo(
-        *("create", "Table knockout", *house(32), "--ruleset", "classic", "--rule", "round_limit=1"),
-        *("--format", "table_knockout", "--table-size", "4", "--advance", "2", "--start"),
+        *("create", "Table knockout", *entries("table-bot", 32), "--ruleset", "classic", "--rule", "round_limit=1"),
+        *("--format", "table_knockout", "--table-size", "4", "--advance", "2", "--bot-accounts", "--start"),
         url=base,
     )
-    t = finished(base, created(made))
+    with playing(base, account, tmp_path / "table-bot.log") as bot:
+        t = finished(base, created(made))
+        output = _exited(bot, tmp_path / "table-bot.log")
     tables = [r["pairings"] for r in t["rounds"] if r["pairings"]]
     assert [len(r) for r in tables] == [8, 4, 2, 1]
     assert all(len(p["seats"]) == 4 for r in tables for p in r)
@@ -96,18 +146,24 @@ def test_thirty_two_house_bots_at_tables_of_four_top_two_go_on(base: str) -> Non
     assert [places[q] for q in top(final, 4)] == [1, 2, 3, 4]
     assert Counter(places.values()) == {1: 1, 2: 1, 3: 1, 4: 1, 5: 2, 7: 2, 9: 4, 13: 4, 17: 8, 25: 8}
     assert every_replay_verifies(base, t) == 15
+    own = played_by_itself(base, t, account, output)
+    assert own[0]["node"] == "T1-1" and len(own[0]["seats"]) == 4  # a classic table of 4
+    assert len(own) == 1 + sum(account["id"] in top(p, 2) for r in tables[:3] for p in r)
     lines = shown_at_80(base, t["id"])
     assert "Final table" in lines and any(line.startswith("  F ") for line in lines)
 
 
-def test_sixteen_house_bots_in_pools_of_four_into_a_bracket_of_eight(base: str) -> None:
+def test_sixteen_bots_in_pools_of_four_into_a_bracket_of_eight(base: str, tmp_path: Path) -> None:
+    account = register(base, "pools-bot")
     made = unoduo(
-        *("create", "Pools night", *house(16), "--rule", "target=50", "--format", "pools"),
+        *("create", "Pools night", *entries("pools-bot", 16), "--rule", "target=50", "--format", "pools"),
         *("--pool-size", "4", "--advance", "2", "--pool-format", "round_robin", "--bracket", "single_elimination"),
-        "--start",
+        *("--bot-accounts", "--start"),
         url=base,
     )
-    t = finished(base, created(made))
+    with playing(base, account, tmp_path / "pools-bot.log") as bot:
+        t = finished(base, created(made))
+        output = _exited(bot, tmp_path / "pools-bot.log")
     rounds = [r["pairings"] for r in t["rounds"] if r["pairings"]]
     assert [len(r) for r in rounds] == [8, 8, 8, 4, 2, 1]
     assert {p["node"] for r in rounds[:3] for p in r} == {"pool-A", "pool-B", "pool-C", "pool-D"}
@@ -117,8 +173,11 @@ def test_sixteen_house_bots_in_pools_of_four_into_a_bracket_of_eight(base: str) 
     places = {row["player"]: row["place"] for row in t["places"]}
     assert Counter(places.values()) == {1: 1, 2: 1, 3: 2, 5: 4, 9: 4, 13: 4}
     assert every_replay_verifies(base, t) == 8 * 3 + 4 + 2 + 1
+    own = played_by_itself(base, t, account, output)
+    assert [p["node"] for p in own[:3]] == [pool_of[account["id"]]] * 3  # its pool's three matches
+    assert len(own) - 3 == {1: 3, 2: 3, 3: 2, 5: 1, 9: 0, 13: 0}[places[account["id"]]]
     lines = shown_at_80(base, t["id"])
     for pool in t["pools"]:  # each pool's table, in standing order
-        names = {p["id"]: p["name"] for p in t["players"]}
+        names = {p["id"]: player_label(p["name"], p["kind"]) for p in t["players"]}
         line = next(x for x in lines if x.strip().startswith(f"pool {pool['pool']}:"))
-        assert [names[q] for q in pool["players"]] == re.findall(r"(\S+) \d+–\d+", line), line
+        assert [names[q] for q in pool["players"]] == re.findall(r"(\S+(?: \[bot\])?) \d+–\d+", line), line
