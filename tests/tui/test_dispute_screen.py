@@ -188,6 +188,8 @@ async def test_every_key_of_the_replay_is_in_the_footer_or_the_help(
             assert app.model is not None
             app.push_screen(MatchScrubber(app.model))
             await pilot.pause()
+        # The footer paints after the screen's first refresh, later than one pause on a loaded machine.
+        await until(pilot, lambda: "? help" in screen_text(app)[-1], "the footer")
         footer = screen_text(app)[-1]
         assert "? help" in footer and ("q quit" in footer or "q back" in footer), footer
         listed = help_keys(REPLAY_HELP, 12)
