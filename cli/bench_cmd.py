@@ -636,3 +636,49 @@ def capacity(
         raise typer.Exit(1) from None
     if any(s.server.share.errors for s in report.steps):
         raise typer.Exit(1)
+
+
+def _bot_list(option: str, text: str) -> tuple[str, ...]:
+    """Comma-separated house bots, each a bot this engine has (exit 2 naming the first that is not)."""
+    from engine.bots import UnknownBotError, normalize_bot_name
+
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        typer.echo(f"unoduo bench strength: {option} names no bot", err=True)
+        raise typer.Exit(2)
+    try:
+        return tuple(normalize_bot_name(name) for name in names)
+    except UnknownBotError as exc:
+        typer.echo(f"unoduo bench strength: {option}: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+@bench_app.command("strength")
+def strength(
+    bots: str = typer.Option(
+        "random,rule-v1,greedy", "--bots", help="the bots measured, weakest first (their ratings should increase so)"
+    ),
+    against: str = typer.Option("greedy,rule-v1", "--against", help="the references every bot plays at two seats"),
+    matches: int = typer.Option(200, "--matches", min=0, max=100_000, help="two-seat matches to 200 per pairing"),
+    table_matches: int = typer.Option(100, "--table-matches", min=0, max=100_000, help="tables of four per bot"),
+    table_against: str = typer.Option("greedy", "--table-against", help="the bot in the other three seats"),
+    jobs: int = typer.Option(
+        2, "--jobs", "-j", min=1, max=64, help="worker processes (the figures do not depend on it)"
+    ),
+    seed: int = typer.Option(1, "--seed", help="master seed: the same seed gives the same figures"),
+    write_docs: bool = typer.Option(False, "--write-docs", help="update the Strength section of docs/BENCHMARKS.md"),
+) -> None:
+    """Strength: each bot against the references at two seats (matches and hands), at tables of four, and rated by the rating book."""
+    measured = _bot_list("--bots", bots)
+    references = _bot_list("--against", against)
+    (table_bot,) = _bot_list("--table-against", table_against)[:1]
+    need_harness("strength")
+    from bench.strength import Options as StrengthOptions
+    from bench.strength import run_and_report as run_strength
+
+    options = StrengthOptions(measured, references, matches, table_matches, table_bot, jobs, seed)
+    command = _command_line(
+        f"unoduo bench strength --bots {','.join(measured)} --against {','.join(references)} --matches {matches}"
+        f" --table-matches {table_matches} --seed {seed} --write-docs"
+    )
+    run_strength(options, write_docs, command)

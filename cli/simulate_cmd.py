@@ -65,6 +65,13 @@ def _pool(jobs: int, tasks: int) -> multiprocessing.pool.Pool:
     return context.Pool(processes=min(jobs, tasks))
 
 
+def entrant_label(summary: RunSummary, number: int) -> str:
+    """The entrant's bot, numbered when a bot sits more than once (``greedy #2``)."""
+    bot = summary.entrants[number].bot
+    same = len({entrant.bot for entrant in summary.entrants}) < len(summary.entrants)
+    return f"{bot} #{number + 1}" if same else bot
+
+
 def summary_table(summary: RunSummary) -> Table:
     """The results table. Nothing in it depends on time or on ``--jobs``."""
     table = Table(
@@ -78,12 +85,11 @@ def summary_table(summary: RunSummary) -> Table:
     table.add_column("challenges", justify="right")
     table.add_column("upheld", justify="right")
     table.add_column("UNO catches", justify="right")
-    same = len({entrant.bot for entrant in summary.entrants}) < len(summary.entrants)
     for number, entrant in enumerate(summary.entrants):
         low, high = summary.win_interval(number)
         upheld = f"{entrant.challenges_upheld / entrant.challenges:.1%}" if entrant.challenges else "-"
         table.add_row(
-            f"{entrant.bot} #{number + 1}" if same else entrant.bot,
+            entrant_label(summary, number),
             f"{entrant.wins:,}",
             f"{summary.win_rate(number):.1%}",
             f"{low:.1%} – {high:.1%}",
@@ -97,6 +103,25 @@ def summary_table(summary: RunSummary) -> Table:
         "upheld = challenges that found the Wild Draw Four illegal"
     )
     table.caption_justify = "left"
+    return table
+
+
+def hands_table(summary: RunSummary) -> Table:
+    """Strength per hand: the share of all rounds each entrant won (went out, or a blocked round's
+    lower hand), with its 95% interval, rounds counted as independent trials."""
+    table = Table(title=f"hands: {summary.rounds:,} rounds", title_justify="left")
+    table.add_column("bot")
+    table.add_column("hands won", justify="right")
+    table.add_column("hand %", justify="right")
+    table.add_column("95% interval", justify="right")
+    for number, entrant in enumerate(summary.entrants):
+        low, high = summary.hand_interval(number)
+        table.add_row(
+            entrant_label(summary, number),
+            f"{entrant.hands_won:,}",
+            f"{summary.hand_rate(number):.1%}",
+            f"{low:.1%} – {high:.1%}",
+        )
     return table
 
 
@@ -131,7 +156,7 @@ def simulate(
     bots: str = typer.Option(
         "greedy,random",
         "--bots",
-        help="one bot a seat, comma-separated (random, greedy): two, or 2 to 10 with --ruleset classic",
+        help="one bot a seat, comma-separated (random, greedy, rule-v1, …): two, or 2 to 10 with --ruleset classic",
     ),
     ruleset: str = typer.Option("uno-duo", "--ruleset", help=f"one of {', '.join(RULESETS)}"),
     seed: int = typer.Option(1, "--seed", help="master seed: the same seed gives the same table"),
@@ -140,7 +165,7 @@ def simulate(
     ),
     jobs: int = typer.Option(1, "--jobs", "-j", help="worker processes (the table does not depend on it)"),
 ) -> None:
-    """Bots play whole matches to the target; prints wins (95% interval), rounds, actions, challenges, catches."""
+    """Bots play whole matches to the target; prints wins and hands won (95% intervals), rounds, actions, challenges, catches."""
     if matches < 1:
         raise _fail(f"--matches must be at least 1, not {matches}")
     if jobs < 1:
@@ -184,7 +209,9 @@ def simulate(
             progress.update(task_id, advance=1, score="–".join(map(str, tally.wins)))
     elapsed = time.perf_counter() - started
 
-    Console().print(summary_table(tally.summary()))
+    out = Console()
+    out.print(summary_table(tally.summary()))
+    out.print(hands_table(tally.summary()))
     rate = matches / elapsed if elapsed > 0 else float("inf")
     err.print(f"{matches:,} matches in {elapsed:.1f} s ({rate:,.1f} matches/s, {jobs} job(s))")
     if replay_dir is not None:

@@ -28,8 +28,10 @@ from engine.game.state import INITIAL_STATE
 from engine.protocol.views import view
 from engine.record.replay import revealed_seed
 
-# The server's house-bot player ids (server.services.players): the bot's name is the first part.
-HOUSE_BOT_ID = re.compile(r"bot-([a-z0-9_]+)-(?:[0-9a-f]{16}-)?[0-9]+")
+# The server's house-bot player ids (server.services.players): the bot's name is the first part,
+# which may hold hyphens itself (``bot-rule-v1-1``): the shortest name that leaves a number (and an
+# older tournament's 16 hex digits) after it.
+HOUSE_BOT_ID = re.compile(r"bot-([a-z0-9_][a-z0-9_-]*?)-(?:[0-9a-f]{16}-)?[0-9]+")
 
 
 def house_bot_of_id(player_id: object) -> str | None:

@@ -80,6 +80,9 @@ class MatchResult:
     challenges_upheld: tuple[int, ...]  # the challenger was right: the Wild Draw Four was illegal
     catches: tuple[int, ...]
     events: tuple[Event, ...] = field(repr=False, compare=True)
+    # The seat that won each round (went out, or the blocked round's lower hand, D17/D24); None for
+    # a blocked round of equal hands, which nobody wins. Strength per hand (docs/BENCHMARKS.md).
+    round_winners: tuple[int | None, ...] = ()
 
     @property
     def seats(self) -> int:
@@ -178,9 +181,12 @@ def _result(
     challenges = [0] * len(seat_names)
     upheld = [0] * len(seat_names)
     catches = [0] * len(seat_names)
+    round_winners: list[int | None] = []
     for event in events:
         kind, data = event.type, event.data
-        if kind == "challenge_resolved":
+        if kind == "round_ended":
+            round_winners.append(data["winner"])
+        elif kind == "challenge_resolved":
             challenges[data["by"]] += 1
             if data["verdict"] == "illegal":
                 upheld[data["by"]] += 1
@@ -202,4 +208,5 @@ def _result(
         challenges_upheld=tuple(upheld),
         catches=tuple(catches),
         events=tuple(events),
+        round_winners=tuple(round_winners),
     )

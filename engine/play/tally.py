@@ -1,4 +1,4 @@
-"""A self-play run's table: wins with their 95% interval, rounds, actions, challenges, catches.
+"""A self-play run's table: wins and hands won with their 95% intervals, rounds, actions, challenges, catches.
 
 Adds up :class:`engine.play.selfplay.MatchResult` s one at a time, so a long run keeps no logs. A
 run has one entrant per bot named (two for a two-seat run; as many as a table has seats, or
@@ -34,6 +34,7 @@ class EntrantStats:
     challenges: int
     challenges_upheld: int
     catches: int
+    hands_won: int = 0
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,17 @@ class RunSummary:
     def win_interval(self, entrant: int) -> tuple[float, float]:
         return wilson_interval(self.entrants[entrant].wins, self.matches)
 
+    def hand_rate(self, entrant: int) -> float:
+        """The share of all rounds played that this entrant won (went out, or a blocked round's
+        lower hand); a blocked round of equal hands counts for nobody."""
+        return self.entrants[entrant].hands_won / self.rounds if self.rounds else 0.0
+
+    def hand_interval(self, entrant: int) -> tuple[float, float]:
+        """95% Wilson interval of :meth:`hand_rate`, as if rounds were independent trials. They are
+        nearly so (each is dealt afresh), but a match's rounds share its players' seats and scores,
+        so read it as a little narrower than the truth."""
+        return wilson_interval(self.entrants[entrant].hands_won, self.rounds)
+
 
 class Tally:
     """Adds up match results one at a time (so a long run keeps no logs in memory)."""
@@ -77,6 +89,7 @@ class Tally:
         self.challenges = [0] * count
         self.upheld = [0] * count
         self.catches = [0] * count
+        self.hands_won = [0] * count
 
     def add(self, result: MatchResult) -> None:
         self.matches += 1
@@ -87,10 +100,15 @@ class Tally:
             self.challenges[entrant] += result.challenges[seat]
             self.upheld[entrant] += result.challenges_upheld[seat]
             self.catches[entrant] += result.catches[seat]
+        for winner in result.round_winners:
+            if winner is not None:
+                self.hands_won[result.entrants[winner]] += 1
 
     def summary(self) -> RunSummary:
         entrants = tuple(
-            EntrantStats(self.bots[e], self.wins[e], self.challenges[e], self.upheld[e], self.catches[e])
+            EntrantStats(
+                self.bots[e], self.wins[e], self.challenges[e], self.upheld[e], self.catches[e], self.hands_won[e]
+            )
             for e in range(len(self.bots))
         )
         return RunSummary(

@@ -209,7 +209,18 @@ def house_bot_id(bot: str, number: int = 1) -> str:
     return f"bot-{bot}-{number}"
 
 
-HOUSE_BOT_NAME = re.compile(r"([a-z0-9_]+)(?:-([1-9][0-9]{0,3}))?")
+NUMBERED = re.compile(r"(.+)-([1-9][0-9]{0,3})")
+
+
+def _house_bot_and_number(entry: str) -> tuple[str, int] | None:
+    """``greedy`` -> (greedy, 1), ``greedy-2`` -> (greedy, 2), ``rule-v1-2`` -> (rule-v1, 2): a bot's
+    own name first (a name may end in a number of its own), else a bot's name and a number."""
+    if entry in bot_names():
+        return entry, 1
+    found = NUMBERED.fullmatch(entry)
+    if found is None or found.group(1) not in bot_names():
+        return None
+    return found.group(1), int(found.group(2))
 
 
 def house_bot_named(store: EventStore, entry: str) -> PlayerPublic | None:
@@ -217,10 +228,8 @@ def house_bot_named(store: EventStore, entry: str) -> PlayerPublic | None:
     issue 33) is ``bot-greedy-1``, ``greedy-2`` is ``bot-greedy-2``. Found by its id, so the many
     tournament bots an older server made under one name never make the name ambiguous; nothing is
     created here (``bot:NAME`` does that)."""
-    found = HOUSE_BOT_NAME.fullmatch(folded(entry))
-    if found is None or found.group(1) not in bot_names():
-        return None
-    return get_player(store, house_bot_id(found.group(1), int(found.group(2) or 1)))
+    found = _house_bot_and_number(folded(entry))
+    return None if found is None else get_player(store, house_bot_id(*found))
 
 
 def house_bot_of(player: PlayerPublic) -> str | None:

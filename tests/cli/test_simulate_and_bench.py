@@ -34,6 +34,9 @@ def test_simulate_prints_the_table() -> None:
         "UNO catches",
         "mean rounds per match",
         "mean actions per round",
+        "hands:",
+        "hands won",
+        "hand %",
     ):
         assert text in out
     assert "6 matches in" in err  # the timing goes to stderr, not into the table

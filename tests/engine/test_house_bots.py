@@ -61,12 +61,16 @@ def house_bot_match(bot: str, chance: Chance, seed: int = 1, ruleset: Ruleset = 
 def test_the_house_bot_ids_the_server_gives_name_their_bot() -> None:
     assert house_bot_of_id("bot-random-1") == "random"
     assert house_bot_of_id("bot-greedy-0123456789abcdef-12") == "greedy"  # a tournament's entry
+    assert house_bot_of_id("bot-rule-v1-1") == "rule-v1"  # a name with a hyphen of its own
+    assert house_bot_of_id("bot-rule-v1-0123456789abcdef-3") == "rule-v1"
     for other in ("p_0123456789abcdef", "bot:random", "bot-random", "random-1", "", None, 7):
         assert house_bot_of_id(other) is None
     assert house_bot_seats(["bot-random-1", "bot-nosuch-1"]) == ({0: "random"}, {1: "nosuch"})
 
 
-@pytest.mark.parametrize(("bot", "ruleset"), [("random", UNO_DUO), ("random", CLASSIC_2P), ("greedy", UNO_DUO)])
+@pytest.mark.parametrize(
+    ("bot", "ruleset"), [("random", UNO_DUO), ("random", CLASSIC_2P), ("greedy", UNO_DUO), ("rule-v1", UNO_DUO)]
+)
 def test_every_house_bot_move_is_re_derived_from_the_revealed_seed(bot: str, ruleset: Ruleset) -> None:
     report = audit(house_bot_match(bot, server_chance, 3, ruleset), bots=True)
     assert report.verification.ok and report.bots is not None and report.ok

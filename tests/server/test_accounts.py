@@ -120,6 +120,18 @@ def test_a_house_bots_name_is_one_player_and_says_its_engine(app_client: TestCli
     assert missing.status_code == 404 and app_client.get("/api/players/bot-greedy-7").status_code == 404
 
 
+def test_a_house_bot_whose_name_has_a_hyphen_is_found_by_its_name(app_client: TestClient) -> None:
+    """``bot:rule-v1`` (issue 37) seated twice is ``rule-v1`` and ``rule-v1-2``; both names, and the
+    ids, find their player, and the ratings' identity is the engine (``bot-rule-v1-2`` plays for it)."""
+    cyd = bearer(new_player(app_client, "cyd")["token"])
+    body = {"opponents": ["bot:rule-v1", "bot:rule-v1"], "ruleset": "classic"}
+    table = ok(app_client.post("/api/matches", json=body, headers=cyd), 201)
+    assert [s["name"] for s in table["seats"][1:]] == ["rule-v1", "rule-v1-2"]
+    for entry, player_id in (("rule-v1", "bot-rule-v1-1"), ("RULE-V1-2", "bot-rule-v1-2")):
+        assert ok(app_client.get(f"/api/players/{entry}"))["id"] == player_id
+    assert app_client.get("/api/players/rule-v1-7").status_code == 404
+
+
 def test_racing_registrations_of_one_name_make_exactly_one_player(url: str, db_kind: str) -> None:
     """Two registrations of one name at once, through two stores (two server processes on
     PostgreSQL; on SQLite two connections): one wins, the other is NameTaken, one event."""

@@ -2,7 +2,7 @@
 
 A table of 2 to 10 seats (RULES.md "Classic UNO at tables of 2 to 10"): the player names the
 other seats, in the order they sit clockwise from their left — people by name and house bots
-as ``greedy`` or ``random`` (``bot:greedy``, ``bot:random`` too), a bot written with a count
+as ``greedy``, ``random`` or any other house bot's name (``bot:greedy`` too), a bot written with a count
 (``3 greedy``, ``greedy x3``) taking that many seats. :func:`parse_guests` reads the line into
 the ``opponents`` of ``POST /api/matches`` or says, in words, what is wrong with it;
 :class:`TableSetupScreen` returns that list, or None on Esc.
@@ -20,8 +20,10 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from engine.bots import bot_names
+
 MAX_GUESTS = 9  # a table seats at most 10 (RULES.md D18), the player included
-BOTS = {"greedy": "bot:greedy", "random": "bot:random"}
+BOTS = {name: f"bot:{name}" for name in bot_names()}  # every house bot of engine.bots
 _COUNTED = (re.compile(r"^(\d+)\s*[x×]?\s*(\S+)$"), re.compile(r"^(\S+)\s*[x×]\s*(\d+)$"))
 
 
@@ -35,7 +37,7 @@ def _bot_or_name(word: str) -> str:
         return BOTS[lowered]
     if lowered.startswith("bot:"):
         if lowered not in BOTS.values():
-            raise GuestsError(f"there is no house bot {word!r}: the house bots are greedy and random")
+            raise GuestsError(f"there is no house bot {word!r}: the house bots are {', '.join(BOTS)}")
         return lowered
     return word
 

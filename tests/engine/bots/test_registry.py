@@ -9,6 +9,7 @@ import pytest
 from engine.bots import Bot, UnknownBotError, bot_names, get_bot, normalize_bot_name
 from engine.bots.greedy import GreedyBot
 from engine.bots.random_bot import RandomBot
+from engine.bots.rule_v1 import RuleV1Bot
 
 
 @pytest.mark.parametrize(
@@ -19,6 +20,7 @@ from engine.bots.random_bot import RandomBot
         ("greedy", GreedyBot),
         ("bot:greedy", GreedyBot),
         (" BOT:Greedy ", GreedyBot),
+        ("bot:rule-v1", RuleV1Bot),
     ],
 )
 def test_bots_are_chosen_by_name(name: str, kind: type) -> None:
@@ -28,7 +30,7 @@ def test_bots_are_chosen_by_name(name: str, kind: type) -> None:
 
 
 def test_the_registry_lists_every_bot_module() -> None:
-    assert bot_names() == ["greedy", "random"]
+    assert bot_names() == ["greedy", "random", "rule-v1"]
     assert normalize_bot_name("bot:random") == "random"
 
 

@@ -15,7 +15,7 @@ from engine.bots import get_bot
 from engine.protocol.views import view
 from tests.engine.bots.helpers import play_through_views
 
-PAIRS = [("greedy", "random"), ("random", "greedy"), ("greedy", "greedy")]
+PAIRS = [("greedy", "random"), ("random", "greedy"), ("greedy", "greedy"), ("rule-v1", "greedy")]
 
 
 @pytest.mark.parametrize("ruleset", [UNO_DUO, CLASSIC_2P], ids=lambda r: r.name)
