@@ -17,10 +17,10 @@ def test_the_table_counts_the_round_down_then_says_time_is_called() -> None:
     m = PlayModel("m_1", 0, ["ada", "bob"], view={"phase": "play", "time_called": None})
     assert m.round_clock(NOW) is None  # an untimed match: no round clock
     m.round_deadline = DEADLINE
-    assert m.round_clock(NOW) == "round 12:30 left"
+    assert m.round_clock(NOW) == "12:30 left in round"
     assert m.round_clock(NOW + timedelta(minutes=13)) == "round time up"  # the call is on its way
     m.view = {"phase": "play", "time_called": DEADLINE}
-    assert m.round_clock(NOW + timedelta(minutes=13)) == "time called: last hand"
+    assert m.round_clock(NOW + timedelta(minutes=13)) == "time called: decided on totals"
 
 
 def test_the_deadline_is_read_off_the_tournament_round() -> None:
@@ -44,7 +44,7 @@ def test_the_lobby_line_of_a_live_timed_match_says_the_time_left() -> None:
     line = lobby_entries(me, (), {"t_1": "Club night"}, NOW)[0].text
     assert line.endswith("· live · 12:30 left in the round"), line
     called = lobby_entries({**me, "matches": [{**summary, "time_called": DEADLINE}]}, (), {}, NOW)[0].text
-    assert called.endswith("· live · time called: last hand"), called
+    assert called.endswith("· live · time called: decided on totals"), called
     assert round_clock_words({**summary, "round_deadline": None}, NOW) == ""  # untimed: as before
 
 

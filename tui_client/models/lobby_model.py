@@ -167,7 +167,7 @@ def round_clock_words(summary: Mapping[str, Any], now: datetime | None = None) -
     """A timed tournament round's clock on a match's line (RULES.md D26): ``time called``, or
     ``12:34 left in the round``; "" for a match of an untimed round."""
     if summary.get("time_called"):
-        return "time called: last hand"
+        return "time called: decided on totals"
     left = seconds_until(parse_time(summary.get("round_deadline")), now)
     if left is None:
         return ""

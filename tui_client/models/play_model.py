@@ -480,9 +480,9 @@ class PlayModel:
 
     def round_clock(self, now: datetime | None = None) -> str | None:
         """A timed round's clock (RULES.md D26): ``time called`` once the view says so, else
-        ``round 12:34 left`` until the round's deadline; None for an untimed match or one over."""
+        ``12:34 left in round`` until the round's deadline; None for an untimed match or one over."""
         if (self.view or {}).get("time_called"):
-            return "time called: last hand"
+            return "time called: decided on totals"
         if self.round_deadline is None or self.finished:
             return None
         try:
@@ -490,7 +490,7 @@ class PlayModel:
         except ValueError:
             return None
         left = (at - (now or datetime.now(UTC))).total_seconds()
-        return f"round {clock_words(left)} left" if left > 0 else "round time up"
+        return f"{clock_words(left)} left in round" if left > 0 else "round time up"
 
     def receipt(self) -> Receipt:
         return self.check.receipt()
