@@ -36,7 +36,8 @@ simplest faithful extension, each the reading of "play whenever you can, at rand
 RLCard's hand is in the order dealt; a view's hand is sorted (red, yellow, green, blue), so a
 tie for the most common colour goes to the first in that order (RLCard: the first in its hand).
 A hand of wilds only names blue: RLCard counts its wilds' colour ``black`` by its initial ``b``,
-which is blue. Its randomness is the ``rng`` it is handed (RLCard uses NumPy's global one).
+which is blue (a wild RLCard recycled keeps the colour it was last named, which it names then: a
+trace of the card's past that a view does not carry, so blue stays). Its randomness is the ``rng`` it is handed (RLCard uses NumPy's global one).
 """
 
 from __future__ import annotations
