@@ -133,6 +133,16 @@ def openings_for(
     return {name: o for name, o in openings.items() if may_open(type_, public, name, viewer)}
 
 
+def seen_by(type_: str, data: Mapping[str, Any], viewer: Viewer) -> dict[str, Any]:
+    """An event's data as ``viewer`` receives it during play: its public fields and only the
+    sealed fields ``viewer`` may open (a seat's own hand, draws and challenge evidence)."""
+    schema = SCHEMAS.get(type_)
+    if schema is None or not schema.sealed:
+        return dict(data)
+    sealed = schema.sealed
+    return {k: v for k, v in data.items() if k not in sealed or may_open(type_, data, k, viewer)}
+
+
 def opening_problem(envelope: Mapping[str, Any], name: str, opening: Mapping[str, Any]) -> str | None:
     """Why an opening does not open its commitment, or None when it does (a client's check)."""
     sealed = envelope.get("sealed") or {}
