@@ -58,6 +58,12 @@ COMMANDS: dict[str, Entry] = {
         "Scrub through a replay, event by event: the table as each seat or the auditor saw it, every Wild"
         " Draw Four challenge audited, the scores by round.",
     ),
+    "review": Entry(
+        "cli.review_cmd",
+        None,
+        "Game Review: each decision's loss in expected match points against the best option, banded"
+        " (inaccuracy, mistake, blunder), the seat's accuracy and each hand's luck.",
+    ),
     "web": Entry(
         "cli.web_cmd",
         None,

@@ -29,6 +29,7 @@ from server.api import (
 from server.api.forwarding import Peers
 from server.api.peer_port import PeerPortGuard
 from server.api.routes_fairplay import router as fairplay_router
+from server.api.routes_reviews import router as reviews_router
 from server.db import is_postgres
 from server.errors import install_error_handlers
 from server.limits import BodySizeLimit
@@ -41,6 +42,7 @@ from server.services.player_pages import PlayerPages
 from server.services.players import Callers, ensure_house_bots
 from server.services.rate_limits import RateLimit
 from server.services.ratings import Ratings
+from server.services.reviews import Reviews
 from server.services.seasons import SeasonService
 from server.services.sign_in_gate import NAME_BUCKETS, SignInGate
 from server.services.tournament_folds import TournamentFolds
@@ -115,6 +117,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.state.tournament_listing = TournamentListing(store)  # GET /api/tournaments, a page at a time
     app.state.lobby = lobby
     app.state.ratings = ratings
+    app.state.reviews = Reviews(tournaments)  # Game Reviews of finished matches (issue 37), kept
     app.state.player_pages = PlayerPages(matches.registry, tournaments, ratings)
     app.state.callers = Callers(store)
     app.state.registrations = RateLimit("registrations", settings.register_per_minute)
@@ -135,6 +138,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.include_router(routes_tournaments.router)
     app.include_router(routes_seasons.router)
     app.include_router(fairplay_router)
+    app.include_router(reviews_router)
     return app
 
 

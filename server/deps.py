@@ -16,6 +16,7 @@ from server.services.matches import MatchService
 from server.services.player_pages import PlayerPages
 from server.services.players import Caller, Callers
 from server.services.rate_limits import RateLimit
+from server.services.reviews import Reviews
 from server.services.sign_in_gate import SignInGate
 from server.services.tournaments import TournamentService
 from server.store.event_store import EventStore
@@ -173,3 +174,11 @@ def get_player_pages(request: Request) -> PlayerPages:
 
 
 PlayerPagesDep = Annotated[PlayerPages, Depends(get_player_pages)]
+
+
+def get_reviews(request: Request) -> Reviews:
+    reviews: Reviews = request.app.state.reviews
+    return reviews
+
+
+ReviewsDep = Annotated[Reviews, Depends(get_reviews)]  # Game Reviews, kept per match, seat and settings

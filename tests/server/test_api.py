@@ -30,6 +30,7 @@ from server.schemas import (
     TournamentPublic,
     Versus,
 )
+from server.schemas_reviews import GameReview
 from server.schemas_seasons import SeasonListed, SeasonOfTournament, SeasonPublic
 from server.store.models import EventPublic, MatchSummaryPublic, PlayerPublic
 from tests.server.conftest import DIRECTOR_TOKEN
@@ -347,6 +348,7 @@ OPERATIONS = {
     ("POST", "/api/matches/{match_id}/commands"): (200, MatchOutcome, SEAT_ERRORS),
     ("GET", "/api/matches/{match_id}/events"): (200, None, {"400", "401", "404", "503"}),
     ("GET", "/api/matches/{match_id}/replay"): (200, None, {"400", "401", "404", "409", "503"}),
+    ("GET", "/api/matches/{match_id}/review"): (200, GameReview, {"400", "401", "403", "404", "409", "503"}),
     ("POST", "/api/tournaments"): (201, TournamentPublic, {"400", "401", "404", "413", "503"}),
     ("GET", "/api/tournaments"): (200, [TournamentListed], {"401", "503"}),
     ("POST", "/api/tournaments/{tournament_id}/start"): (200, TournamentPublic, {"400", "401", "404", "409", "503"}),

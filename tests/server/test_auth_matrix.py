@@ -65,6 +65,7 @@ def _cases(w: dict[str, Any]) -> list[tuple[str, str, dict[str, Any] | None, dic
         ("POST", f"/api/matches/{m}/commands", {"command_id": "k", "command": {"type": "draw"}}, SEAT),
         ("GET", f"/api/matches/{m}/events", None, ANYONE),
         ("GET", f"/api/matches/{m}/replay", None, ANYONE),  # 409 while live: past authentication
+        ("GET", f"/api/matches/{m}/review", None, ANYONE),  # 409 while live: past authentication
         ("POST", "/api/tournaments", {"name": "x", "players": ["bot:random", "bot:greedy"]}, DIRECTOR),
         ("GET", "/api/tournaments", None, ANYONE),
         ("GET", f"/api/tournaments/{t}", None, ANYONE),

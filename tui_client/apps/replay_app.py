@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import time
+from functools import partial
 from typing import Any, ClassVar
 
 import httpx
@@ -22,8 +23,11 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Static
 
 from engine.game.errors import ReplayUnreadable
+from engine.review.report import review_dict
+from engine.review.review import ReviewSettings, ReviewUnavailable, review_seat
 from tui_client.connection.remote import FetchFailed, fetch_replay, replay_url
 from tui_client.models.replay_model import Frame, ReplayModel
+from tui_client.models.review_view import next_flagged, pane_lines
 from tui_client.screens.help_screen import HELP_CSS, HelpScreen
 from tui_client.screens.too_small import MinimumSize
 from tui_client.widgets.replay_widgets import (
@@ -44,6 +48,7 @@ TablePanel { height: auto; border: round $primary; padding: 0 1; }
 EventLog { height: 1fr; min-height: 4; border: round $primary; padding: 0 1; }
 #audit { border: round #ff5252; padding: 0 1; height: 1fr; }
 #at { border: round #ff5252; padding: 0 1; height: 1fr; }
+#review { border: round $primary; padding: 0 1; height: 1fr; }
 ScoreChart { border: round $primary; padding: 0 1; height: 1fr; }
 #failure { border: heavy #ff5252; padding: 1 2; margin: 1 2; height: auto; }
 #loading { padding: 1 2; }
@@ -72,6 +77,7 @@ class ScrubberScreen(MinimumSize, Screen[None]):
         Binding("right_square_bracket", "round(1)", "round", key_display="]", priority=True, group=ROUND),
         Binding("w", "challenge(1)", "W+4 challenge"),
         Binding("W", "challenge(-1)", "previous challenge", show=False),
+        Binding("r", "review", "review"),
         Binding("v", "perspective", "view"),
         Binding("s", "scores", "scores"),
         # ? and q before the rest: a compact footer of 72 columns always shows them (issue 33.5);
@@ -98,6 +104,11 @@ class ScrubberScreen(MinimumSize, Screen[None]):
         self.pin_scores = False
         self.frame: Frame | None = None
         self.last_update_ms = 0.0  # the last cursor move: frame built and widgets updated
+        # Game Review (r): each seat's review once computed, the seat being computed, the pane shown.
+        self.reviews: dict[int, dict[str, Any]] = {}
+        self.reviewing: int | None = None
+        self.show_review = False
+        self.review_settings = ReviewSettings()  # the command line's and the API's default: the same review
 
     def minimum(self) -> tuple[int, int]:
         """72×20, and at a table of more than six a line more per seat: the table lists every
@@ -116,6 +127,8 @@ class ScrubberScreen(MinimumSize, Screen[None]):
                 with VerticalScroll(id="audit", can_focus=False):
                     yield AuditPanel(self.model, id="audit-body")
                 yield ScoreChart(self.model, id="scores")
+                with VerticalScroll(id="review", can_focus=False):
+                    yield Static("", id="review-body")
                 if self.table_audit is not None:
                     with VerticalScroll(id="at", can_focus=False):
                         yield self.table_audit
@@ -146,7 +159,14 @@ class ScrubberScreen(MinimumSize, Screen[None]):
         self.query_one(TablePanel).show(frame)
         self.query_one(EventLog).show(frame)
         switcher = self.query_one(ContentSwitcher)
-        if frame.challenge is not None and not self.pin_scores:
+        review = self.reviews.get(self.review_seat)
+        if self.show_review and review is not None:
+            self.query_one("#review-body", Static).update(Text("\n".join(pane_lines(review, frame.seq))))
+            self.query_one(
+                "#review", VerticalScroll
+            ).border_title = f"review: {self.model.seat_label(self.review_seat)}"
+            switcher.current = "review"
+        elif frame.challenge is not None and not self.pin_scores:
             panel = self.query_one(AuditPanel)
             panel.show(frame.challenge, frame.viewer)
             self.query_one("#audit", VerticalScroll).border_title = panel.border_title
@@ -183,6 +203,55 @@ class ScrubberScreen(MinimumSize, Screen[None]):
         self.pin_scores = False
         self.goto(target)
 
+    @property
+    def review_seat(self) -> int:
+        """The seat the review key reviews: the perspective's seat (the auditor's: seat 0)."""
+        viewer = self.viewer
+        return viewer if isinstance(viewer, int) else 0
+
+    def action_review(self) -> None:
+        """Show the review of the perspective's seat (computed here the first time, in a thread);
+        pressed again, jump to the next flagged decision."""
+        seat = self.review_seat
+        review = self.reviews.get(seat)
+        if review is None:
+            if self.reviewing is None:
+                self.reviewing = seat
+                self.notify(f"reviewing {self.model.seat_label(seat)}: up to a minute for a long match", timeout=5)
+                self.run_worker(partial(self._review, seat), thread=True, exclusive=True, group="review")
+            return
+        if self.show_review:
+            target = next_flagged(review, self.cursor)
+            if target is None:
+                self.notify("no decision of this seat is flagged", timeout=3)
+                return
+            self.goto(target)
+            return
+        self.show_review = True
+        self.pin_scores = False
+        self.goto(self.cursor)
+
+    def _review(self, seat: int) -> None:
+        try:
+            review = review_dict(
+                review_seat(self.model.events, seat, self.review_settings), self.model.header.get("match")
+            )
+        except ReviewUnavailable as exc:
+            self.app.call_from_thread(self._not_reviewed, str(exc))
+            return
+        self.app.call_from_thread(self._reviewed, seat, review)
+
+    def _not_reviewed(self, why: str) -> None:
+        self.reviewing = None
+        self.notify(f"no review: {why}", timeout=4)
+
+    def _reviewed(self, seat: int, review: dict[str, Any]) -> None:
+        self.reviewing = None
+        self.reviews[seat] = review
+        if seat == self.review_seat:
+            self.show_review = True
+            self.goto(self.cursor)
+
     def action_help(self) -> None:
         self.app.push_screen(ReplayHelp())
 
@@ -192,6 +261,7 @@ class ScrubberScreen(MinimumSize, Screen[None]):
 
     def action_scores(self) -> None:
         self.pin_scores = not self.pin_scores
+        self.show_review = False
         self.goto(self.cursor)
 
     def action_scroll_audit(self, lines: int) -> None:
@@ -210,6 +280,9 @@ REPLAY_HELP = """The replay scrubber
   [ ]         the start of this round (or the one before) / of the next
   Home End    the first / the last event
   w W         the next / the previous Wild Draw Four challenge
+  r           Game Review of the perspective's seat (the auditor's:
+              seat 0): its decision at the cursor, every option's
+              expected match points; r again: the next flagged one
   v           the perspective: the auditor, then each seat in turn
   s           pin the score chart (s again unpins)
   ↑ ↓         scroll the audit panel
