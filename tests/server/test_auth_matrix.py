@@ -99,7 +99,7 @@ def test_every_path_allows_and_refuses_each_kind_of_caller_as_api_md_says(client
             else:
                 assert response.status_code == want, where
             seen.append(where)
-    assert len(seen) == 24 * len(CALLERS)
+    assert len(seen) == 25 * len(CALLERS)
 
 
 @pytest.mark.parametrize("who", ["seat", "other_seat"])
