@@ -53,6 +53,7 @@ class Options:
     table_against: str
     jobs: int
     seed: int
+    minutes: float | None = None  # stop starting matches after this long: the figures of those played
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,8 @@ class Figures:
     tables: list[RunSummary]  # tables of four; entrant 0 is the bot measured
     ratings: dict[str, tuple[float, float, int]]  # bot -> (rating, deviation, rated matches)
     seconds: float
+    played: int  # matches played: all those planned, or fewer when --minutes stopped the run
+    planned: int
 
 
 def pairings(options: Options) -> list[tuple[str, str]]:
@@ -95,33 +98,38 @@ def _play(task: Task) -> MatchResult:
 
 
 def _tasks(options: Options) -> list[Task]:
-    two = [
-        Task(pair, TWO_SEATS, f"{options.seed}:{'-'.join(pair)}", index)
-        for index in range(options.matches)
-        for pair in pairings(options)
-    ]
-    four = [
-        Task(seats, TABLES, f"{options.seed}:{'-'.join(seats)}", index)
-        for index in range(options.table_matches)
-        for seats in tables(options)
-    ]
-    return two + four
+    """Match 0 of every pairing and table, then match 1 of each, …: any prefix is balanced, so a
+    run stopped by ``--minutes`` has (nearly) as many matches of each."""
+    out = []
+    for index in range(max(options.matches, options.table_matches)):
+        if index < options.matches:
+            out += [Task(pair, TWO_SEATS, f"{options.seed}:{'-'.join(pair)}", index) for pair in pairings(options)]
+        if index < options.table_matches:
+            out += [Task(seats, TABLES, f"{options.seed}:{'-'.join(seats)}", index) for seats in tables(options)]
+    return out
 
 
-def play_all(tasks: Sequence[Task], jobs: int, progress: Callable[[int], None]) -> list[MatchResult]:
-    """Every task's match, in the order of ``tasks`` whatever ``jobs`` is."""
+def play_all(
+    tasks: Sequence[Task], jobs: int, progress: Callable[[int], None], deadline: float | None = None
+) -> list[MatchResult]:
+    """The tasks' matches in the order of ``tasks`` whatever ``jobs`` is: all of them, or the
+    first ones finished by ``deadline`` (``time.perf_counter``; the matches still under way are
+    dropped, and a worker's share is stopped with its pool)."""
+    results: list[MatchResult] = []
     if jobs <= 1 or len(tasks) <= 1:
-        results = []
         for task in tasks:
             results.append(_play(task))
             progress(len(results))
+            if deadline is not None and time.perf_counter() > deadline:
+                break
         return results
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     with context.Pool(processes=min(jobs, len(tasks))) as pool:
-        results = []
         for result in pool.imap(_play, tasks, chunksize=1):  # a search bot's match is slow: no batching
             results.append(result)
             progress(len(results))
+            if deadline is not None and time.perf_counter() > deadline:
+                break  # leaving the with-block terminates the pool
     return results
 
 
@@ -143,20 +151,23 @@ def rate(results: Sequence[MatchResult]) -> dict[str, tuple[float, float, int]]:
 def run(options: Options, progress: Callable[[int], None] = lambda _: None) -> Figures:
     tasks = _tasks(options)
     started = time.perf_counter()
-    results = play_all(tasks, options.jobs, progress)
+    deadline = None if options.minutes is None else started + 60 * options.minutes
+    results = play_all(tasks, options.jobs, progress, deadline)
     seconds = time.perf_counter() - started
     tallies: dict[tuple[str, tuple[str, ...]], Tally] = {}
-    for task, result in zip(tasks, results, strict=True):
+    for task, result in zip(tasks, results, strict=False):  # all tasks, or the first ones by the deadline
         key = (task.ruleset, task.bots)
         if key not in tallies:
             tallies[key] = Tally(task.bots, task.ruleset, task.seed)
         tallies[key].add(result)
     return Figures(
         options=options,
-        pairings=[tallies[(TWO_SEATS, pair)].summary() for pair in pairings(options) if options.matches],
-        tables=[tallies[(TABLES, seats)].summary() for seats in tables(options) if options.table_matches],
+        pairings=[tallies[(TWO_SEATS, pair)].summary() for pair in pairings(options) if (TWO_SEATS, pair) in tallies],
+        tables=[tallies[(TABLES, seats)].summary() for seats in tables(options) if (TABLES, seats) in tallies],
         ratings=rate(results),
         seconds=seconds,
+        played=len(results),
+        planned=len(tasks),
     )
 
 
@@ -201,7 +212,7 @@ def verdicts(figures: Figures) -> list[str]:
 def markdown(figures: Figures) -> list[str]:
     o = figures.options
     lines = [
-        f"### Two seats: `{TWO_SEATS}`, matches to 200 ({o.matches} matches a pairing)",
+        f"### Two seats: `{TWO_SEATS}`, matches to 200 (up to {o.matches} matches a pairing)",
         "",
         "| bot | against | matches | match wins (95% interval) | hands | hands won (95% interval) |",
         "| --- | --- | ---: | ---: | ---: | ---: |",
@@ -215,7 +226,7 @@ def markdown(figures: Figures) -> list[str]:
     if figures.tables:
         lines += [
             "",
-            f"### Tables of four: `{TABLES}` to 500, against three `{o.table_against}` ({o.table_matches} a bot)",
+            f"### Tables of four: `{TABLES}` to 500, against three `{o.table_against}` (up to {o.table_matches} a bot)",
             "",
             "| bot | tables | first (95% interval) | × chance (25%) | hands won (95% interval) |",
             "| --- | ---: | ---: | ---: | ---: |",
@@ -249,7 +260,8 @@ def run_and_report(options: Options, write_docs: bool, command: str) -> Figures:
     figures = run(options, lambda done: console.print(f"{done}/{total} matches") if done % step == 0 else None)
     facts = [
         f"CPU: {cpu_model()}; Python {sys.version.split()[0]}; {options.jobs} worker process(es)",
-        f"{len(_tasks(options))} matches in {figures.seconds:,.0f} s wall; seed {options.seed}",
+        f"{figures.played} matches in {figures.seconds:,.0f} s wall; seed {options.seed}"
+        + ("" if figures.played == figures.planned else f" (stopped by --minutes: {figures.planned} planned)"),
         "intervals: 95% Wilson; hands are rounds, counted as independent trials (a little optimistic)",
     ]
     section = "\n".join([*section_head(SECTION, command, facts), *markdown(figures)]) + "\n"

@@ -666,6 +666,9 @@ def strength(
         2, "--jobs", "-j", min=1, max=64, help="worker processes (the figures do not depend on it)"
     ),
     seed: int = typer.Option(1, "--seed", help="master seed: the same seed gives the same figures"),
+    minutes: float | None = typer.Option(
+        None, "--minutes", min=0.01, help="stop starting matches after this long and report those played"
+    ),
     write_docs: bool = typer.Option(False, "--write-docs", help="update the Strength section of docs/BENCHMARKS.md"),
 ) -> None:
     """Strength: each bot against the references at two seats (matches and hands), at tables of four, and rated by the rating book."""
@@ -676,9 +679,11 @@ def strength(
     from bench.strength import Options as StrengthOptions
     from bench.strength import run_and_report as run_strength
 
-    options = StrengthOptions(measured, references, matches, table_matches, table_bot, jobs, seed)
+    options = StrengthOptions(measured, references, matches, table_matches, table_bot, jobs, seed, minutes)
     command = _command_line(
         f"unoduo bench strength --bots {','.join(measured)} --against {','.join(references)} --matches {matches}"
-        f" --table-matches {table_matches} --seed {seed} --write-docs"
+        f" --table-matches {table_matches} --seed {seed}"
+        + (f" --minutes {minutes:g}" if minutes is not None else "")
+        + " --write-docs"
     )
     run_strength(options, write_docs, command)

@@ -4,11 +4,12 @@ targets read honestly."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 from typer.testing import CliRunner
 
-from bench.strength import Figures, Options, pairings, run, tables, verdicts
+from bench.strength import TABLES, TWO_SEATS, Figures, Options, _tasks, pairings, run, tables, verdicts
 from cli.main import app
 from engine.game.rulesets import get_ruleset
 from engine.play.selfplay import play_match
@@ -58,3 +59,18 @@ def test_a_missed_target_says_by_how_much() -> None:
 def test_an_unknown_bot_is_refused_before_anything_runs() -> None:
     result = CliRunner().invoke(app, ["bench", "strength", "--bots", "greedy,minimax"])
     assert result.exit_code == 2 and "unknown bot 'minimax'" in result.stderr
+
+
+def test_a_run_stopped_by_its_minutes_reports_the_balanced_first_matches() -> None:
+    """``--minutes``: the matches are ordered match 0 of every pairing and table, then match 1, …,
+    so whatever prefix is played by the deadline is balanced, and the report says how many."""
+    options = replace(OPTIONS, matches=6, table_matches=4)
+    tasks = _tasks(options)
+    for played in range(1, len(tasks) + 1):
+        counts = Counter((t.ruleset, t.bots) for t in tasks[:played])
+        two = [counts[(TWO_SEATS, pair)] for pair in pairings(options)]
+        four = [counts[(TABLES, seats)] for seats in tables(options)]
+        assert max(two) - min(two) <= 1 and max(four) - min(four) <= 1
+    stopped = run(replace(options, minutes=1e-9))  # past its deadline once the first match is over
+    assert (stopped.played, stopped.planned) == (1, len(tasks))
+    assert [s.matches for s in stopped.pairings] == [1] and stopped.tables == []
