@@ -16,6 +16,10 @@ machine hurts both sides alike):
   server and every replay use: whole matches, and one round at a time.
 - **a table of four**: the same engine-core self-play at a ``classic`` table of
   ``TABLE_SEATS`` seats (whatever ``--ruleset``), against RLCard's ``UnoGame`` of as many players.
+- **search playout**: the same random self-play on ``engine.search.playout.Playout`` (the mutable core
+  search rolls out on, proven to agree with the Decider: ``unoduo bench playout-agreement``), matches
+  started (``Playout.new_match``) inside the timing; two seats under ``--ruleset``, and ``classic`` at
+  ``TABLE_SEATS``.
 - **RLCard** (with the optional ``bench`` extra): ``rlcard.games.uno.game.UnoGame`` (two players,
   and ``TABLE_SEATS`` players for the table line), ``init_game``, then ``step`` with a uniformly
   random action of ``get_legal_actions`` until ``is_over``.
@@ -49,8 +53,10 @@ from engine.game.state import INITIAL_STATE, MatchState, Phase
 from engine.play.match import LocalMatch
 from engine.play.selfplay import match_seed
 from engine.protocol.views import view
+from engine.search.playout import Playout
 
 ACTIONS_BAR = 2.0  # our self-play actions/s over RLCard's
+PLAYOUT_BAR = 1.0  # the search playout's actions/s over RLCard's (issue 37.5)
 FOLD_BAR = 1_000_000  # events/s
 FOLD_SAMPLE_SECONDS = 1.0  # of untimed self-play whose logs the fold measures fold
 TABLE_SEATS = 4  # the larger table's line: classic self-play at this many seats (issue 21)
@@ -123,6 +129,25 @@ def _selfplay(
             rate.logs.append(log)
     rate.seconds += time.perf_counter() - started
     return number
+
+
+def _playout_selfplay(ruleset: Ruleset, seed: int, seconds: float, rate: Rate, seats: int = 2) -> None:
+    """Random self-play on the search playout for ``seconds``: whole matches, each started inside the timing."""
+    rng = random.Random(f"bench-playout:{seed}:{seats}:{rate.actions}")
+    choice = rng.choice
+    deadline = time.perf_counter() + seconds
+    started = time.perf_counter()
+    while time.perf_counter() < deadline:
+        playout = Playout.new_match(ruleset, seats, rng)
+        actions = 0
+        while not playout.over:
+            playout.play(choice(playout.legal()))
+            actions += 1
+            if actions % 256 == 0 and time.perf_counter() >= deadline:
+                break
+        rate.actions += actions
+        rate.rounds += playout.rounds_ended
+    rate.seconds += time.perf_counter() - started
 
 
 Folder = Callable[[list[Event], MatchState], MatchState]
@@ -253,6 +278,8 @@ class Results:
     events_per_action: float
     table: Rate  # engine core, classic at TABLE_SEATS seats
     table_rlcard: Rate | None  # RLCard's UnoGame of TABLE_SEATS players
+    playout: Rate  # the search playout, two seats
+    table_playout: Rate  # the search playout, classic at TABLE_SEATS seats
 
     @property
     def ratio(self) -> float | None:
@@ -266,6 +293,14 @@ class Results:
     def table_ratio(self) -> float | None:
         return _ratio(self.table, self.table_rlcard)
 
+    @property
+    def playout_ratio(self) -> float | None:
+        return _ratio(self.playout, self.rlcard)
+
+    @property
+    def table_playout_ratio(self) -> float | None:
+        return _ratio(self.table_playout, self.table_rlcard)
+
 
 def _ratio(ours: Rate, theirs: Rate | None) -> float | None:
     if theirs is None or not theirs.per_second:
@@ -275,23 +310,27 @@ def _ratio(ours: Rate, theirs: Rate | None) -> float | None:
 
 def run_bench(ruleset: Ruleset, seconds: float, seed: int, log: Callable[[str], None]) -> Results:
     game = _rlcard_game()
-    core, views, theirs = Rate(), Rate(), Rate()
+    core, views, theirs, playout = Rate(), Rate(), Rate(), Rate()
     half = seconds / 2
     next_match = 0
     for part in range(2):
         log(f"self-play, engine core ({part + 1}/2)")
         next_match = _selfplay(ruleset, seed, half, core, through_views=False, first_match=next_match)
+        log(f"self-play, search playout ({part + 1}/2)")
+        _playout_selfplay(ruleset, seed, half, playout)
         if game is not None:
             log(f"RLCard UnoGame ({part + 1}/2)")
             _rlcard(game, seed + part, half, theirs)
     table_game = _rlcard_table(game, TABLE_SEATS)
-    table, table_theirs = Rate(), Rate()
+    table, table_theirs, table_playout = Rate(), Rate(), Rate()
     next_table_match = 40_000
     for part in range(2):
         log(f"self-play, engine core, classic at {TABLE_SEATS} seats ({part + 1}/2)")
         next_table_match = _selfplay(
             CLASSIC, seed, half / 2, table, through_views=False, first_match=next_table_match, seats=TABLE_SEATS
         )
+        log(f"self-play, search playout, classic at {TABLE_SEATS} seats ({part + 1}/2)")
+        _playout_selfplay(CLASSIC, seed, half / 2, table_playout, seats=TABLE_SEATS)
         if table_game is not None:
             log(f"RLCard UnoGame, {TABLE_SEATS} players ({part + 1}/2)")
             _rlcard(table_game, seed + part, half / 2, table_theirs)
@@ -318,6 +357,8 @@ def run_bench(ruleset: Ruleset, seconds: float, seed: int, log: Callable[[str], 
         sum(len(events) for events in sample.logs) / sample.actions if sample.actions else 0.0,
         table,
         table_theirs if table_game is not None else None,
+        playout,
+        table_playout,
     )
 
 
@@ -342,6 +383,12 @@ def result_rows(r: Results) -> list[tuple[str, str, str, str]]:
             f"{r.views_ratio:.2f}×" if r.views_ratio is not None else "-",
         ),
         (
+            "self-play actions/s (search playout)",
+            f"{r.playout.per_second:,.0f}",
+            f"{theirs.per_second:,.0f}" if theirs else "-",
+            f"{r.playout_ratio:.2f}×" if r.playout_ratio is not None else "-",
+        ),
+        (
             "rounds/s (RLCard: games/s)",
             f"{r.core.rounds_per_second:,.1f}",
             f"{theirs.rounds_per_second:,.1f}" if theirs else "-",
@@ -358,6 +405,12 @@ def result_rows(r: Results) -> list[tuple[str, str, str, str]]:
             f"{r.table.per_second:,.0f}",
             f"{table_theirs.per_second:,.0f}" if table_theirs else "-",
             f"{r.table_ratio:.2f}×" if r.table_ratio is not None else "-",
+        ),
+        (
+            f"self-play actions/s, classic at {TABLE_SEATS} seats (search playout)",
+            f"{r.table_playout.per_second:,.0f}",
+            f"{table_theirs.per_second:,.0f}" if table_theirs else "-",
+            f"{r.table_playout_ratio:.2f}×" if r.table_playout_ratio is not None else "-",
         ),
         (
             f"actions per round, {TABLE_SEATS} seats",
@@ -379,6 +432,11 @@ def bar_lines(r: Results) -> list[str]:
         )
     else:
         lines.append(f"actions/s ≥ {ACTIONS_BAR:g}× RLCard: {_bar(r.ratio >= ACTIONS_BAR)} ({r.ratio:.2f}×)")
+    if r.playout_ratio is not None:
+        lines.append(
+            f"search playout actions/s ≥ {PLAYOUT_BAR:g}× RLCard: {_bar(r.playout_ratio >= PLAYOUT_BAR)}"
+            f" ({r.playout_ratio:.2f}×; classic at {TABLE_SEATS} seats {r.table_playout_ratio or 0:.2f}×)"
+        )
     lines.append(
         f"fold ≥ {FOLD_BAR:,} events/s: {_bar(r.fold_whole >= FOLD_BAR)} ({r.fold_whole:,.0f} whole matches;"
         f" {_bar(r.fold_rounds >= FOLD_BAR)} one round at a time: {r.fold_rounds:,.0f})"
@@ -448,7 +506,10 @@ def markdown(r: Results, facts: list[str], command: str) -> str:
         "colour, as RLCard lists its wilds), a uniformly random one, and `decide_step` (the Decider, "
         "which folds each event it emits and so returns the new state with the events; matches "
         "started inside the timing). *Full views*: `bot:random` given `view(state, seat)` and its "
-        "JSON command parsed, as in `unoduo simulate`. *Classic at "
+        "JSON command parsed, as in `unoduo simulate`. *Search playout*: the same random self-play on "
+        "`engine.search.playout.Playout`, the mutable core search rolls out on (no events; proven to "
+        "agree with the Decider, `unoduo bench playout-agreement`), matches started with "
+        "`Playout.new_match` inside the timing. *Classic at "
         f"{TABLE_SEATS} seats*: the engine-core loop at a `classic` table of {TABLE_SEATS} (whatever "
         f"`--ruleset`), against RLCard's `UnoGame` of {TABLE_SEATS} players. *RLCard*: "
         "`rlcard.games.uno.game.UnoGame` (2 players, or as many as the table line's seats), `init_game`, then "

@@ -83,6 +83,20 @@ def engine(
     run_and_report(rules, seconds, seed, write_docs, command)
 
 
+@bench_app.command("playout-agreement")
+def playout_agreement(
+    actions: int = typer.Option(2_000_000, "--actions", min=1, max=10**9, help="how many actions to compare"),
+    seed: int = typer.Option(1, "--seed", help="seeds the rulesets, matches and random choices"),
+    write_docs: bool = typer.Option(False, "--write-docs", help="update its section of docs/BENCHMARKS.md"),
+) -> None:
+    """The search playout against the Decider: the same random actions from the same states, compared after each."""
+    need_harness("playout-agreement")
+    from bench.playout_agreement import run_and_report as run_agreement
+
+    command = _command_line(f"unoduo bench playout-agreement --actions {actions} --seed {seed} --write-docs")
+    run_agreement(actions, seed, write_docs, command)
+
+
 @bench_app.command("store")
 def store(
     seconds: float = typer.Option(3.0, min=0.1, help="how long each writer count runs"),

@@ -16,16 +16,27 @@ by ``unoduo bench playout-agreement`` (millions of actions).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.game.commands import CallTime, Forfeit, SayUno, SeatAction, SeatCommand
-from engine.game.decide import decide_step
 from engine.game.legal import legal_actions
-from engine.game.rulesets import Ruleset
+from engine.game.rulesets import (
+    CLASSIC,
+    CLASSIC_2P,
+    UNO_DUO,
+    DrawRule,
+    Recycle,
+    Ruleset,
+    StarterWild,
+    WildDrawFourCheck,
+    WildDrawFourRule,
+    seats_allowed,
+)
 from engine.game.state import MatchState, Phase
 from engine.play.match import LocalMatch
 from engine.play.selfplay import match_seed
+from engine.search.knowledge import determinize, knowledge_at
 from engine.search.playout import NO_COLOR, PENDING_KINDS, PHASES, DealerChance, Playout
 
 _COLORS = ("red", "yellow", "green", "blue", None)
@@ -102,6 +113,38 @@ def playout_facts(p: Playout) -> dict[str, Any]:
     }
 
 
+TABLES: tuple[tuple[Ruleset, int], ...] = ((UNO_DUO, 2), (CLASSIC_2P, 2), *((CLASSIC, n) for n in range(2, 11)))
+"""Every standard ruleset at every table size it plays."""
+
+
+def random_rules(rng: random.Random, table: tuple[Ruleset, int] | None = None) -> tuple[Ruleset, int]:
+    """A ruleset with random switches (often a low target and small hands, so that matches end and
+    rounds start often) and a table size it plays; ``table``: the base ruleset and the size to
+    keep where the switches allow it (a hand too large for the table is made smaller)."""
+    base = rng.choice([UNO_DUO, CLASSIC_2P, CLASSIC]) if table is None else table[0]
+    ruleset = replace(
+        base,
+        target=rng.choice([base.target, 30, 80]),
+        hand_size=rng.choice([base.hand_size, 2, 4]),
+        draw_two_stacking=rng.random() < 0.5,
+        draw_two_at_once=rng.random() < 0.5,
+        wd4_rule=rng.choice(list(WildDrawFourRule)),
+        wd4_check=rng.choice(list(WildDrawFourCheck)),
+        starter_wild=rng.choice(list(StarterWild)),
+        recycle=rng.choice(list(Recycle)),
+        draw=rng.choice(list(DrawRule)),
+        deck_size=rng.choice([108, 112]),
+        round_limit=rng.choice([0, 0, 1, 3]),
+        uno_penalty=rng.choice([base.uno_penalty, 0, 4]),
+    )
+    allowed = seats_allowed(ruleset)
+    if table is not None and table[1] not in allowed:
+        ruleset = replace(ruleset, hand_size=rng.choice([2, 4]))  # fits a table of ten (D18)
+    if table is not None:
+        return ruleset, table[1]
+    return ruleset, rng.randrange(allowed.start, allowed.stop)
+
+
 @dataclass
 class AgreementRun:
     """What one run compared."""
@@ -120,12 +163,15 @@ def run_agreement(
     leave: int = 0,
     call_time: bool = False,
     catch_rate: float = 0.05,
+    determinized: bool = False,
 ) -> AgreementRun:
     """Compare the playout with the Decider over ``actions`` random actions from a match state.
 
     ``lead_in`` actions are played by the Decider alone first (random when None); then ``leave``
     seats forfeit (at a table of 3+, never the last two) and, with ``call_time``, time is called;
-    then the playout takes the state and both play on. Raises :class:`Disagreement`.
+    with ``determinized`` the state is then replaced by a determinization of a random seat's
+    knowledge of it (engine.search.knowledge: what search rolls out from); then the playout takes
+    the state and both play on. Raises :class:`Disagreement`.
     """
     rng = random.Random(f"agreement:{ruleset.name}:{seats}:{seed}")
     match = LocalMatch.start(
@@ -134,34 +180,40 @@ def run_agreement(
         tuple(f"e{i}" for i in range(seats)),
         seats=seats if seats != 2 else None,
     )
-    state, dealer = match.state, match.dealer
+    dealer = match.dealer
     for _ in range(rng.randrange(0, 400) if lead_in is None else lead_in):
-        if state.phase is Phase.MATCH_OVER:
+        if _over(match.state):
             break
-        state = _decider_step(state, dealer, rng, catch_rate)[0]
+        _decider_step(match, rng, catch_rate)
     if seats > 2:
         for _ in range(min(leave, seats - 2)):
-            if state.phase is Phase.MATCH_OVER:
+            if _over(match.state):
                 break
-            staying = [s for s in range(seats) if not state.departed[s]]
-            state = decide_step(state, Forfeit(rng.choice(staying), "withdrawal"), dealer)[1]
-    if call_time and state.phase is not Phase.MATCH_OVER:
-        state = decide_step(state, CallTime("2026-12-07T12:00:00Z"), dealer)[1]
+            staying = [s for s in range(seats) if not match.state.departed[s]]
+            match.apply(Forfeit(rng.choice(staying), "withdrawal"))
+    if call_time and not _over(match.state):
+        match.apply(CallTime("2026-12-07T12:00:00Z"))
+    state = match.state
+    if determinized and not _over(state):
+        seat = rng.choice([s for s in range(seats) if not state.departed[s]])
+        state = determinize(knowledge_at(match.events, seat), rng)
+        match = LocalMatch(dealer, state)  # the Decider goes on from the determinized state
     run = AgreementRun()
     if state.phase is Phase.MATCH_OVER:
         return run
     playout = Playout.from_state(state, chance=DealerChance(dealer, state.entropies))
     trail: list[str] = []
-    _compare(state, playout, trail)
-    while run.actions < actions and not _over(state):
+    check_agrees(state, playout, trail)
+    while run.actions < actions and not _over(match.state):
         rounds = playout.rounds_ended
-        state, (seat, action) = _decider_step(state, dealer, rng, catch_rate)
+        seat, action = _decider_step(match, rng, catch_rate)
+        state = match.state
         code = playout.code_of(action)
         trail.append(f"seat {seat}: {action}")
         playout.play(code, seat)
         run.actions += 1
         run.rounds_ended += playout.rounds_ended - rounds
-        _compare(state, playout, trail)
+        check_agrees(state, playout, trail)
     run.matches_ended += _over(state)
     return run
 
@@ -170,11 +222,10 @@ def _over(state: MatchState) -> bool:
     return state.phase is Phase.MATCH_OVER
 
 
-def _decider_step(
-    state: MatchState, dealer: Any, rng: random.Random, catch_rate: float
-) -> tuple[MatchState, tuple[int, SeatAction]]:
+def _decider_step(match: LocalMatch, rng: random.Random, catch_rate: float) -> tuple[int, SeatAction]:
     """One random action through the Decider: the pending seat's, or (now and then, when a UNO
     window is open) another seat's ``uno``."""
+    state = match.state
     seat = state.pending.seat
     assert seat is not None
     if True in state.uno_open and rng.random() < catch_rate:
@@ -183,10 +234,12 @@ def _decider_step(
         action: SeatAction = SayUno()
     else:
         action = rng.choice(legal_actions(state, seat))
-    return decide_step(state, SeatCommand(seat, action), dealer)[1], (seat, action)
+    match.apply(SeatCommand(seat, action))
+    return seat, action
 
 
-def _compare(state: MatchState, playout: Playout, trail: list[str]) -> None:
+def check_agrees(state: MatchState, playout: Playout, trail: list[str] | None = None) -> None:
+    """Raise :class:`Disagreement` unless ``playout`` is at ``state`` (``trail``: the actions that led there)."""
     ours, theirs = playout_facts(playout), state_facts(state)
     for key, value in theirs.items():
         if ours[key] != value:
@@ -199,6 +252,7 @@ def _compare(state: MatchState, playout: Playout, trail: list[str]) -> None:
             raise Disagreement(_explain("legal", expected, got, trail))
 
 
-def _explain(key: str, decider: object, playout: object, trail: list[str]) -> str:
+def _explain(key: str, decider: object, playout: object, trail: list[str] | None) -> str:
+    trail = trail or []
     recent = "; ".join(trail[-8:])
     return f"{key}: the Decider has {decider!r}, the playout {playout!r} (after {len(trail)} actions: … {recent})"

@@ -29,6 +29,15 @@ Interface (docs of issue 37, "engine/search/playout.py"):
   clone's origin see different shuffles yet the run stays reproducible).
 - ``over``, ``winner``, ``scores``, ``points_for(seat)`` (a seat's match total),
   ``hand_points(seat)``, ``round`` and ``rounds_ended`` (to stop a rollout at the end of a hand).
+  ``stop_after_hand = True`` makes a hand's end, when it does not end the match, leave the playout
+  there (phase ``round_over``, nobody to move, ``legal()`` empty) instead of dealing the next
+  round: a rollout scored per hand pays for no shuffle it does not use.
+- Read-only, for policies: ``hands[seat]`` (sorted card ids), ``discard`` (top last), ``color``
+  (an index of ``COLOR_ORDER``, ``NO_COLOR`` before a Wild starter is named), ``pseat`` and
+  ``pending_kind``, ``rules``, ``seats``, and ``t``, the ruleset's :class:`CardTables` (per card id:
+  ``color``, ``rank`` (0-9, ``SKIP``, ``REVERSE``, ``DRAW_TWO``, ``WILD``, ``WILD_FOUR``), ``points``,
+  ``face``, ``play_codes``). A play's code is ``PLAY + 5 * face + slot`` (slot: the named colour's
+  index for a wild, 4 for a coloured card).
 
 Not modelled: move clocks (``TimeOut``), forfeits mid-playout (a state whose seats have already
 left is played correctly), calling time mid-playout (a state where time was called is).
@@ -100,10 +109,10 @@ _PHASE_OF = {Phase.DRAFT: _IN_DRAFT, Phase.PLAY: _IN_PLAY, Phase.ROUND_OVER: _RO
 PHASES: tuple[Phase, ...] = (Phase.DRAFT, Phase.PLAY, Phase.ROUND_OVER, Phase.MATCH_OVER)
 
 # Ranks as ints: 0-9 the numbers, then these. Colours: COLOR_ORDER's index, NO_COLOR for none.
-_SKIP, _REVERSE, _DRAW_TWO, _WILD, _WILD_FOUR = 10, 11, 12, 13, 14
+SKIP, REVERSE, DRAW_TWO, WILD, WILD_FOUR = 10, 11, 12, 13, 14
 NO_COLOR: Final = 4
-_RANK_INDEX = {**{Rank(str(n)): n for n in range(10)}, Rank.SKIP: _SKIP, Rank.REVERSE: _REVERSE}
-_RANK_INDEX |= {Rank.DRAW_TWO: _DRAW_TWO, Rank.WILD: _WILD, Rank.WILD_DRAW_FOUR: _WILD_FOUR}
+_RANK_INDEX = {**{Rank(str(n)): n for n in range(10)}, Rank.SKIP: SKIP, Rank.REVERSE: REVERSE}
+_RANK_INDEX |= {Rank.DRAW_TWO: DRAW_TWO, Rank.WILD: WILD, Rank.WILD_DRAW_FOUR: WILD_FOUR}
 _COLOR_INDEX: dict[Color | None, int] = {None: NO_COLOR, **{c: i for i, c in enumerate(COLOR_ORDER)}}
 
 
@@ -157,7 +166,7 @@ class DealerChance:
 # ---------------------------------------------------------------- per-ruleset tables
 
 
-class _Tables:
+class CardTables:
     """Everything the playout reads per card id, built once per ruleset (tuples of ints and bools)."""
 
     __slots__ = (
@@ -165,15 +174,24 @@ class _Tables:
         "chp",
         "color",
         "deck_size",
+        "enforced",
         "face",
+        "hits_at_once",
         "matching",
         "play_codes",
         "points",
         "rank",
+        "turning_reverse",
+        "until_playable",
     )
 
     def __init__(self, ruleset: Ruleset) -> None:
         deck = ruleset.deck
+        # Speed: the ruleset's switches read on every action, as plain booleans (an enum member's look-up is not free).
+        self.enforced = ruleset.wd4_check is WildDrawFourCheck.ENFORCED
+        self.turning_reverse = ruleset.reverse is ReverseRule.DIRECTION
+        self.until_playable = ruleset.draw is DrawRule.UNTIL_PLAYABLE
+        self.hits_at_once = ruleset.draw_two_hits_at_once
         self.deck_size = len(deck)
         self.color = tuple(_COLOR_INDEX[card.color] for card in deck)
         self.rank = tuple(_RANK_INDEX[card.rank] for card in deck)
@@ -187,7 +205,7 @@ class _Tables:
         )
         # matching[colour][top rank][card]: D5, as engine.game.cards.plays_on.
         self.matching = tuple(
-            tuple(tuple(r >= _WILD or c == color or r == top for c, r in zip(self.color, self.rank, strict=True))
+            tuple(tuple(r >= WILD or c == color or r == top for c, r in zip(self.color, self.rank, strict=True))
                   for top in range(15))
             for color in range(5)
         )  # fmt: skip
@@ -205,10 +223,10 @@ def _could_have_played(card_color: int, card_rank: int, top_rank: int, color: in
     if rule is WildDrawFourRule.NO_COLOUR_MATCH:
         return card_color != NO_COLOR and card_color == color
     if rule is WildDrawFourRule.NO_MATCH:
-        return card_rank < _WILD and (card_color == color or card_rank == top_rank)
-    if card_rank == _WILD_FOUR:
+        return card_rank < WILD and (card_color == color or card_rank == top_rank)
+    if card_rank == WILD_FOUR:
         return False
-    if card_rank == _WILD:
+    if card_rank == WILD:
         return True
     return card_color == color or card_rank == top_rank
 
@@ -240,13 +258,13 @@ def _actions_by_code(deck: tuple[object, ...]) -> dict[int, SeatAction]:
     return out
 
 
-_TABLES: dict[Ruleset, _Tables] = {}
+_TABLES: dict[Ruleset, CardTables] = {}
 
 
-def _tables(ruleset: Ruleset) -> _Tables:
+def card_tables(ruleset: Ruleset) -> CardTables:
     tables = _TABLES.get(ruleset)
     if tables is None:
-        tables = _TABLES[ruleset] = _Tables(ruleset)
+        tables = _TABLES[ruleset] = CardTables(ruleset)
     return tables
 
 
@@ -282,6 +300,7 @@ class Playout:
         "rules",
         "scores",
         "seats",
+        "stop_after_hand",
         "t",
         "time_called",
         "uno_open",
@@ -292,7 +311,7 @@ class Playout:
     )
 
     rules: Ruleset
-    t: _Tables
+    t: CardTables
     chance: Chance
     seats: int
     hands: list[list[int]]
@@ -323,6 +342,7 @@ class Playout:
     winner: int | None
     time_called: bool
     rounds_ended: int
+    stop_after_hand: bool
 
     # ------------------------------------------------------------ building
 
@@ -333,7 +353,7 @@ class Playout:
             raise ValueError("a playout starts from a match in play (its first round dealt or drafting)")
         p = cls.__new__(cls)
         p.rules = state.ruleset
-        p.t = _tables(state.ruleset)
+        p.t = card_tables(state.ruleset)
         p.chance = chance if chance is not None else RandomChance(rng or random.Random(state.version))
         p.seats = state.seats
         p.hands = [list(hand) for hand in state.hands]
@@ -371,6 +391,32 @@ class Playout:
         p.winner = state.winner
         p.time_called = state.time_called is not None
         p.rounds_ended = 0
+        p.stop_after_hand = False
+        return p
+
+    @classmethod
+    def new_match(
+        cls, ruleset: Ruleset, seats: int, rng: random.Random, player1: int | None = None, chance: Chance | None = None
+    ) -> Playout:
+        """A match of ``seats`` from its first round, dealt (or drafting) from ``chance`` (default:
+        :class:`RandomChance` over ``rng``); ``player1`` (default: a uniform choice of ``rng``, in
+        place of the cut, D2) drafts first or deals. For simulations that need no record."""
+        state = MatchState(
+            ruleset=ruleset,
+            seats=seats,
+            entropies=("",) * seats,
+            phase=Phase.PLAY,
+            round=0,
+            player1=0,
+            scores=(0,) * seats,
+            hands=((),) * seats,
+            uno_said=(False,) * seats,
+            uno_open=(False,) * seats,
+            departed=(False,) * seats,
+            timeouts=(0,) * seats,
+        )
+        p = cls.from_state(state, rng, chance)
+        p._start_round(1, rng.randrange(seats) if player1 is None else player1)
         return p
 
     def clone(self) -> Playout:
@@ -391,6 +437,7 @@ class Playout:
         )
         c.empty_draws, c.draft_steps, c.round, c.player1 = self.empty_draws, self.draft_steps, self.round, self.player1
         c.winner, c.time_called, c.rounds_ended = self.winner, self.time_called, self.rounds_ended
+        c.stop_after_hand = self.stop_after_hand
         return c
 
     # ------------------------------------------------------------ reading
@@ -467,7 +514,7 @@ class Playout:
                 seen: set[int] = set()
                 face, codes = self.t.face, self.t.play_codes
                 for i in self.hands[seat]:
-                    if rank[i] == _DRAW_TWO and face[i] not in seen:
+                    if rank[i] == DRAW_TWO and face[i] not in seen:
                         seen.add(face[i])
                         out.extend(codes[i])
             out.append(DRAW)
@@ -490,19 +537,21 @@ class Playout:
         return out
 
     def _plays(self, seat: int, candidates: Sequence[int]) -> list[int]:
-        """Plays of ``candidates`` on the top card (D5; D13c where enforced), each face once."""
+        """Plays of ``candidates`` (in id order) on the top card (D5; D13c where enforced), each face once.
+
+        Copies of a face have neighbouring ids (the canonical deck, docs/FAIRNESS.md), so in a hand,
+        which is kept sorted, they stand side by side: a face is listed when it differs from the last.
+        """
         t = self.t
         ok = t.matching[self.color][t.rank[self.discard[-1]]]
         face, codes = t.face, t.play_codes
         out: list[int] = []
-        seen: set[int] = set()
-        enforced = self.rules.wd4_check is WildDrawFourCheck.ENFORCED
-        rank = t.rank
+        last = -1
         for i in candidates:
-            if ok[i] and face[i] not in seen:
-                if enforced and rank[i] == _WILD_FOUR and self._breaks_rule(seat, i):
-                    continue
-                seen.add(face[i])
+            if ok[i] and face[i] != last:
+                if t.enforced and t.rank[i] == WILD_FOUR and self._breaks_rule(seat, i):
+                    continue  # (every copy of a Wild Draw Four breaks the rule alike)
+                last = face[i]
                 out.extend(codes[i])
         return out
 
@@ -586,24 +635,24 @@ class Playout:
         self.color = t.color[card]
         rank = t.rank[card]
         rules = self.rules
-        turns = rank == _REVERSE and rules.reverse is ReverseRule.DIRECTION and len(self._active()) > 2
+        turns = rank == REVERSE and rules.reverse is ReverseRule.DIRECTION and len(self._active()) > 2
         if turns:
             self.direction = -self.direction
-        if rank >= _WILD and rules.starter_wild is StarterWild.RESTART:
+        if rank >= WILD and rules.starter_wild is StarterWild.RESTART:
             self._start_round(self.round, self.player1, self.restarts + 1)
             return
         p1 = self.player1
         p2 = self._next_clockwise(p1)
-        if rank >= _WILD:
+        if rank >= WILD:
             self._await(p1, _COLOR, card=card)
-        elif rank == _DRAW_TWO:
+        elif rank == DRAW_TWO:
             self._draw(p2, 2, False)
             self._await(self._next(p2), _TURN)
         elif turns:
             self._await(p1, _TURN)
-        elif rank == _SKIP or (rank == _REVERSE and rules.reverse is not ReverseRule.DUMP):
+        elif rank == SKIP or (rank == REVERSE and rules.reverse is not ReverseRule.DUMP):
             self._await(self._next(p2), _TURN)
-        elif rank == _REVERSE and self._dump_cards(p2):
+        elif rank == REVERSE and self._dump_cards(p2):
             self._await(p2, _DUMP, starter=True)
         else:
             self._await(p2, _TURN)
@@ -677,7 +726,8 @@ class Playout:
         if match_winner is None:
             match_winner = self._round_limit_winner(lowest_wins)
         if match_winner is None:
-            self._start_round(self.round + 1, self._next_clockwise(self.player1))
+            if not self.stop_after_hand:
+                self._start_round(self.round + 1, self._next_clockwise(self.player1))
         else:
             self.phase, self.winner = _MATCH_OVER, match_winner
 
@@ -753,8 +803,7 @@ class Playout:
             card = next(i for i in hand if faces[i] == face)
         volley_total = self.ptotal if kind == _VOLLEY else 0
         rank = t.rank[card]
-        rules = self.rules
-        turns = rank == _REVERSE and rules.reverse is ReverseRule.DIRECTION and len(self._active()) > 2
+        turns = rank == REVERSE and t.turning_reverse and len(self._active()) > 2
         # card_played
         top_before, color_before = self.discard[-1], self.color
         hand.remove(card)
@@ -765,7 +814,7 @@ class Playout:
         self.empty_draws = 0
         if turns:
             self.direction = -self.direction
-        if rank == _WILD_FOUR:
+        if rank == WILD_FOUR:
             row = t.chp[color_before][t.rank[top_before]]
             self.wd4_player, self.wd4_illegal = seat, any([row[i] for i in hand])
         if not hand:
@@ -786,24 +835,24 @@ class Playout:
         opponent = self._next(seat)
         hand_empty = not self.hands[seat]
         rules = self.rules
-        if rank == _DRAW_TWO:
+        if rank == DRAW_TWO:
             total = volley_total + 2
             if hand_empty:
                 self._draw(opponent, total, True)
                 self._score_round(seat)
             else:
                 self._draw_two_hits(opponent, total)
-        elif rank == _WILD_FOUR:
-            if rules.wd4_check is WildDrawFourCheck.ENFORCED:
+        elif rank == WILD_FOUR:
+            if self.t.enforced:
                 self._draw(opponent, 4, False)
                 self._after_wild_draw_four(seat, self._next(opponent))
             else:
                 self._await(opponent, _WD4)
         elif hand_empty:
             self._score_round(seat)
-        elif rank == _SKIP:
+        elif rank == SKIP:
             self._await(self._next(seat, 2), _TURN)
-        elif rank == _REVERSE:
+        elif rank == REVERSE:
             reverse = rules.reverse
             if reverse is ReverseRule.DUMP:
                 if self._dump_cards(seat):
@@ -818,7 +867,7 @@ class Playout:
             self._await(opponent, _TURN)
 
     def _draw_two_hits(self, victim: int, total: int) -> None:
-        if self.rules.draw_two_hits_at_once:
+        if self.t.hits_at_once:
             self._volley_drawn(victim, total)
         else:
             self._await(victim, _VOLLEY, total=total)
@@ -835,7 +884,7 @@ class Playout:
             self._volley_drawn(seat, self.ptotal)
             return
         drawn = self._draw(seat, 1, True)
-        if drawn and self.rules.draw is DrawRule.UNTIL_PLAYABLE:
+        if drawn and self.t.until_playable:
             while len(drawn) < MAX_DRAWN_UNTIL_PLAYABLE and not self._playable_now(seat, drawn[-1]):
                 more = self._draw(seat, 1, True)
                 if not more:
@@ -852,7 +901,7 @@ class Playout:
         t = self.t
         if not t.matching[self.color][t.rank[self.discard[-1]]][card]:
             return False
-        if t.rank[card] == _WILD_FOUR and self.rules.wd4_check is WildDrawFourCheck.ENFORCED:
+        if t.rank[card] == WILD_FOUR and t.enforced:
             return not self._breaks_rule(seat, card)
         return True
 
@@ -873,12 +922,12 @@ class Playout:
         last = self.t.rank[chosen[-1]]
         opponent = self._next(seat)
         if not hand:
-            if last == _DRAW_TWO:
+            if last == DRAW_TWO:
                 self._draw(opponent, 2, True)
             self._score_round(seat)
-        elif last == _SKIP:
+        elif last == SKIP:
             self._await(seat, _TURN)
-        elif last == _DRAW_TWO:
+        elif last == DRAW_TWO:
             self._draw_two_hits(opponent, 2)
         else:
             self._await(opponent, _TURN)
@@ -905,7 +954,7 @@ class Playout:
         starter = self.pcard
         assert starter is not None
         self.color = color
-        if self.t.rank[starter] == _WILD_FOUR:
+        if self.t.rank[starter] == WILD_FOUR:
             self._draw(self._next(seat), 4, False)
             self._await(seat, _TURN)
         else:

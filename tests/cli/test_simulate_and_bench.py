@@ -121,9 +121,26 @@ def test_bench_engine_against_rlcard_writes_its_docs_section(monkeypatch: pytest
     code, out, err = bench("--seconds", "0.3", "--ruleset", "classic-2p", "--write-docs")
     assert code == 0, err
     assert "×" in out and "actions/s ≥ 2× RLCard:" in out
+    assert "search playout actions/s ≥ 1× RLCard:" in out
     text = doc.read_text()
     assert "## Event store\n\nkept as it is" in text and "old figures" not in text
     assert "## Engine" in text and "| self-play actions/s (engine core) |" in text and "rlcard" in text
+    assert "| self-play actions/s (search playout) |" in text
+
+
+def test_bench_playout_agreement_counts_and_writes_its_section(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import bench.playout_agreement as agreement
+
+    doc = tmp_path / "BENCHMARKS.md"
+    doc.write_text("# Benchmarks\n\n## Engine\n\nkept as it is\n")
+    monkeypatch.setattr(agreement, "BENCHMARKS_MD", doc)
+    result = runner.invoke(app, ["bench", "playout-agreement", "--actions", "300", "--write-docs"])
+    assert result.exit_code == 0, result.output
+    assert "300 actions compared" in result.stdout and "no disagreement" in result.stdout
+    text = doc.read_text()
+    assert "## Engine\n\nkept as it is" in text and "## Engine: the search playout agrees with the Decider" in text
 
 
 @pytest.mark.parametrize(

@@ -24,62 +24,46 @@ from engine.game.rulesets import (
     CLASSIC,
     CLASSIC_2P,
     UNO_DUO,
-    DrawRule,
-    Recycle,
     Ruleset,
-    StarterWild,
-    WildDrawFourCheck,
-    WildDrawFourRule,
     seats_allowed,
 )
 from engine.play.match import LocalMatch
 from engine.play.selfplay import match_seed
 from engine.search import playout as po
-from engine.search.agreement import Disagreement, run_agreement
-from engine.search.playout import Playout
+from engine.search.agreement import Disagreement, check_agrees, random_rules, run_agreement
+from engine.search.playout import DealerChance, Playout, RandomChance
 from tests.profiles import examples
 
 
-@st.composite
-def rulesets(draw: st.DrawFn) -> tuple[Ruleset, int]:
-    """A ruleset with random switches (a low target and small hands, so matches end), and a table size."""
-    base = draw(st.sampled_from([UNO_DUO, CLASSIC_2P, CLASSIC]))
-    ruleset = replace(
-        base,
-        target=draw(st.sampled_from([base.target, 30, 80])),
-        hand_size=draw(st.sampled_from([base.hand_size, 2, 4])),
-        draw_two_stacking=draw(st.booleans()),
-        draw_two_at_once=draw(st.booleans()),
-        wd4_rule=draw(st.sampled_from(list(WildDrawFourRule))),
-        wd4_check=draw(st.sampled_from(list(WildDrawFourCheck))),
-        starter_wild=draw(st.sampled_from(list(StarterWild))),
-        recycle=draw(st.sampled_from(list(Recycle))),
-        draw=draw(st.sampled_from(list(DrawRule))),
-        deck_size=draw(st.sampled_from([108, 112])),
-        round_limit=draw(st.sampled_from([0, 0, 1, 3])),
-        uno_penalty=draw(st.sampled_from([base.uno_penalty, 0, 4])),
-    )
-    allowed = seats_allowed(ruleset)
-    seats = draw(st.integers(allowed.start, allowed.stop - 1))
-    return ruleset, seats
+def rules_of(seed: int) -> tuple[Ruleset, int]:
+    """A ruleset with random switches and a table size it plays (engine.search.agreement.random_rules)."""
+    return random_rules(random.Random(seed))
 
 
-def _check(case: tuple[Ruleset, int], seed: int, actions: int, leave: int, call_time: bool) -> None:
-    ruleset, seats = case
+def _check(rules_seed: int, seed: int, actions: int, leave: int, call_time: bool) -> None:
+    ruleset, seats = rules_of(rules_seed)
     run_agreement(ruleset, seats, seed, actions, leave=leave, call_time=call_time)
 
 
 @settings(max_examples=examples(100), deadline=None)
-@given(rulesets(), st.integers(0, 2**32), st.integers(0, 8), st.booleans())
-def test_the_playout_agrees_with_the_decider(case: tuple[Ruleset, int], seed: int, leave: int, call: bool) -> None:
-    _check(case, seed, 400, leave, call and seed % 4 == 0)
+@given(st.integers(0, 2**32), st.integers(0, 2**32), st.integers(0, 8), st.booleans())
+def test_the_playout_agrees_with_the_decider(rules_seed: int, seed: int, leave: int, call: bool) -> None:
+    _check(rules_seed, seed, 400, leave, call and seed % 4 == 0)
 
 
 @pytest.mark.slow
 @settings(max_examples=examples(1000), deadline=None)
-@given(rulesets(), st.integers(0, 2**32), st.integers(0, 8), st.booleans())
-def test_the_playout_agrees_over_long_runs(case: tuple[Ruleset, int], seed: int, leave: int, call: bool) -> None:
-    _check(case, seed, 5000, leave, call and seed % 4 == 0)
+@given(st.integers(0, 2**32), st.integers(0, 2**32), st.integers(0, 8), st.booleans())
+def test_the_playout_agrees_over_long_runs(rules_seed: int, seed: int, leave: int, call: bool) -> None:
+    _check(rules_seed, seed, 5000, leave, call and seed % 4 == 0)
+
+
+@settings(max_examples=examples(50), deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 2**32), st.integers(0, 8))
+def test_the_playout_agrees_from_a_determinized_state(rules_seed: int, seed: int, leave: int) -> None:
+    """From what search rolls out from: a determinization of one seat's knowledge (engine.search.knowledge)."""
+    ruleset, seats = rules_of(rules_seed)
+    run_agreement(ruleset, seats, seed, 400, leave=leave, determinized=True)
 
 
 @pytest.mark.parametrize("seats", range(2, 11))
@@ -111,7 +95,7 @@ def test_a_difference_is_caught() -> None:
 def test_codes_and_actions_map_both_ways() -> None:
     state = LocalMatch.start(match_seed("codes", 0), UNO_DUO).state
     p = Playout.from_state(state)
-    for code, action in po._tables(UNO_DUO).by_code.items():
+    for code, action in po.card_tables(UNO_DUO).by_code.items():
         assert p.code_of(action) == code
         assert p.action_of(code) == action
     wild = parse_card("W")
@@ -128,3 +112,34 @@ def test_a_clone_is_independent_and_a_playout_ends() -> None:
     assert second.round == state.round and not second.over and second.hands == [list(h) for h in state.hands]
     assert first.winner is not None and first.to_move() is None and first.legal() == []
     assert first.points_for(first.winner) >= CLASSIC.target
+
+
+@settings(max_examples=examples(50), deadline=None)
+@given(st.integers(0, 2**32), st.integers(0, 2**32))
+def test_a_new_match_deals_as_the_decider(rules_seed: int, seed: int) -> None:
+    """``Playout.new_match`` with the match's dealer starts round 1 as the Decider does after the cut."""
+    ruleset, seats = rules_of(rules_seed)
+    entropies = tuple(f"e{i}" for i in range(seats))
+    match = LocalMatch.start(match_seed("new", seed), ruleset, entropies, seats=seats if seats != 2 else None)
+    assert match.state.player1 is not None
+    chance = DealerChance(match.dealer, entropies)
+    playout = Playout.new_match(ruleset, seats, random.Random(0), match.state.player1, chance)
+    check_agrees(match.state, playout)
+
+
+def test_stop_after_hand_leaves_the_hand_scored_and_deals_nothing() -> None:
+    state = LocalMatch.start(match_seed("hand", 3), UNO_DUO).state
+    rng = random.Random(3)
+    stopping = Playout.from_state(state, chance=RandomChance(random.Random(9)))
+    stopping.stop_after_hand = True
+    going = stopping.clone()
+    going.stop_after_hand = False
+    going.chance = RandomChance(random.Random(9))  # a clone shares its origin's chance: the same shuffles here
+    while stopping.to_move() is not None:
+        code = rng.choice(stopping.legal())
+        stopping.play(code)
+        going.play(code)
+    assert stopping.rounds_ended == going.rounds_ended == 1 and stopping.legal() == []
+    assert stopping.scores == going.scores
+    assert stopping.round == 1 and not stopping.over
+    assert going.round == 2 and going.to_move() is not None
