@@ -63,7 +63,7 @@ from bench.launch import DEFAULT_POSTGRES_URL, BenchError, ServerProcess, databa
 from bench.progress import STALL_SECONDS, Stall
 from bench.report import BENCHMARKS_MD, cpu_model, section_head, write_docs_section
 from bench.server import CpuMeter
-from engine.bots import get_bot, normalize_bot_name
+from engine.bots import SeatMemories, bot_choice, get_bot, normalize_bot_name
 from engine.game.commands import CreateMatch, JoinSeat, parse_seat_command
 from engine.game.errors import UnoDuoError
 from engine.game.rulesets import Ruleset, get_ruleset
@@ -746,6 +746,9 @@ def play_alone(match: PlayedMatch) -> LocalMatch:
     local.apply(CreateMatch(match.ruleset, commitment_of(match.seed), 0, match.names, None if seats == 2 else seats))
     for seat in range(seats):  # as MatchCommands.join_bots seats the house bots, in seat order
         local.apply(JoinSeat(seat, ""))
+    players = {seat: get_bot(name) for seat, name in enumerate(match.bots)}
+    memories = SeatMemories(players)  # what an event-reading bot's seat received, as LiveMatch folds it
+    memories.see(local.events)
     while local.state.phase is not Phase.MATCH_OVER:
         state = local.state
         movers = [seat for seat in range(seats) if legal_commands(state, seat)]
@@ -753,7 +756,10 @@ def play_alone(match: PlayedMatch) -> LocalMatch:
             raise BenchError(f"match {match.id} played alone: nobody can move at version {state.version}")
         seat = state.pending.seat if state.pending.seat in movers else movers[0]
         rng = local.dealer.bot_chance(match.id, state.version, seat)
-        local.apply(parse_seat_command(seat, get_bot(match.bots[seat]).choose(view(state, seat), rng)))
+        seen = view(state, seat)
+        before = len(local.events)
+        local.apply(parse_seat_command(seat, bot_choice(players[seat], seen, rng, memories.knowledge(seat, seen))))
+        memories.see(local.events[before:])
     return local
 
 

@@ -6,7 +6,9 @@ seats' player ids, so the header tells which seats the server played for. Each o
 is a ``command`` event of that seat. The server asked a fresh bot, with the seat's view of the
 state just before that event and the chance :meth:`engine.game.shuffle.Dealer.bot_chance` draws from
 the server seed (docs/FAIRNESS.md "House bots' chance"). With the seed revealed, this module
-asks the same bot the same question and compares the answer with the recorded command.
+asks the same bot the same question and compares the answer with the recorded command. A bot
+that reads its seat's events (the coach) is given the events before that one, each as that seat
+received it (``engine.bots.SeatMemories``), as the server's runner gave them.
 
 Pure: it reads events already checked by ``engine.fairness.verify`` (``unoduo audit --bots``).
 """
@@ -18,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.bots import bot_names, get_bot
+from engine.bots import SeatMemories, bot_choice, bot_names, get_bot
 from engine.game.commands import format_action, parse_action
 from engine.game.errors import CommandRefused
 from engine.game.events import Event, EventType
@@ -109,19 +111,22 @@ def check_house_bots(header: Mapping[str, Any], events: Sequence[Event]) -> BotC
     match_id = str(header.get("match"))
     dealer = Dealer(revealed_seed(events))
     state = INITIAL_STATE
+    memories = SeatMemories({seat: get_bot(name) for seat, name in seats.items()})  # what each bot seat received
     for seq, event in enumerate(events, start=1):
         seat = event.data.get("seat") if event.type == EventType.COMMAND else None
         if isinstance(seat, int) and seat in seats:
             name = seats[seat]
             recorded = event.data["command"]
             rng = dealer.bot_chance(match_id, state.version, seat)
-            choice = get_bot(name).choose(view(state, seat), rng)
+            seen = view(state, seat)
+            choice = bot_choice(get_bot(name), seen, rng, memories.knowledge(seat, seen))
             derived, reason = _compare(recorded, choice)
             if reason:
                 result.mismatch = BotMismatch(seq, seat, name, state.version, recorded, derived, reason)
                 return result
             result.checked[seat] += 1
         state = evolve(state, event)
+        memories.see((event,))
     return result
 
 

@@ -8,7 +8,8 @@ The loop is the referee. The pending seat is asked for its decision; while a UNO
 (D14, D22) every other seat may also speak (its only legal command is then ``uno``), and
 "whoever the server records first" is settled by a seeded coin: the pending seat or, half of
 the time, another seat (at a larger table, one of them drawn by the same referee). A bot gets
-nothing but ``engine.protocol.views.view(state, seat)``.
+nothing but ``engine.protocol.views.view(state, seat)`` (an event-reading bot, the coach, also
+its seat's own event stream, folded by ``engine.bots.SeatMemories``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.bots import Bot, get_bot, normalize_bot_name
+from engine.bots import Bot, SeatMemories, bot_choice, get_bot, normalize_bot_name
 from engine.game.commands import parse_seat_command
 from engine.game.decide import decide_step
 from engine.game.errors import CommandRefused, UnoDuoError
@@ -131,14 +132,18 @@ def play_match(
     match = LocalMatch.start(server_seed, ruleset, ("",) * seats, Dealer(server_seed), seats if seats != 2 else None)
     state, dealer = match.state, match.dealer
     events: list[Event] = list(match.events)
+    memories = SeatMemories(dict(enumerate(players)))  # an event-reading bot's seat stream, folded
+    memories.see(events)
     actions = 0
     while state.phase is not Phase.MATCH_OVER:
         if actions >= max_actions:
             raise MatchStuck(f"match {index} did not finish within {max_actions} actions (round {state.round})")
         seat = _next_speaker(state, referee)
-        command = players[seat].choose(view(state, seat), rngs[seat])
+        seen = view(state, seat)
+        command = bot_choice(players[seat], seen, rngs[seat], memories.knowledge(seat, seen))
         recorded = len(events)
         state = _apply(state, seat, command, dealer, events, seat_names[seat])
+        memories.see(events[recorded:])
         actions += 1
         if on_step is not None:
             on_step(state, events[recorded:])

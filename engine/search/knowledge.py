@@ -113,6 +113,12 @@ class SeatFold:
         self._next_token = TOKEN_BASE
         self._last_drawn: dict[int, int] = {}
 
+    def copy(self) -> SeatFold:
+        """An independent fold at the same point (to look ahead over events not stored yet)."""
+        twin = SeatFold(self.seat)
+        twin.picture, twin._next_token, twin._last_drawn = self.picture, self._next_token, dict(self._last_drawn)
+        return twin
+
     # ------------------------------------------------------------ reading
 
     def knowledge(self, looking_at: str | None = None) -> SeatKnowledge:

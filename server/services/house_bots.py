@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
-from engine.bots import get_bot
+from engine.bots import bot_choice, get_bot, reads_events
 from engine.game.commands import Forfeit, JoinSeat, SeatCommand, TimeOut, parse_seat_command
 from engine.game.errors import CommandRefused
+from engine.game.events import Event
 from engine.game.seating import active_seats
 from engine.game.state import MatchState, Phase
 from engine.protocol.views import legal_commands, view
+from engine.search.knowledge import looking_at
 from server.services.clock import Clock, sleep
 from server.services.live_match import LiveMatch
 from server.store.errors import UNAVAILABLE, ConcurrencyError
@@ -37,8 +39,13 @@ RETRY_SECONDS = 1.0  # a bot move that found the database away tries again after
 BOT_CHAIN = 64
 
 
-def bot_move(live: LiveMatch, state: MatchState) -> tuple[int, dict[str, Any]] | None:
-    """The house bot's next command on ``state``, if one has something to decide (its turn, or a UNO window)."""
+def bot_move(live: LiveMatch, state: MatchState, unstored: Sequence[Event] = ()) -> tuple[int, dict[str, Any]] | None:
+    """The house bot's next command on ``state``, if one has something to decide (its turn, or a UNO window).
+
+    ``unstored``: the events from the live copy's feed to ``state`` not stored yet (a chain of
+    moves decided together). An event-reading bot (the coach) gets its seat's events exactly: the
+    live copy's fold of the stored ones (``LiveMatch.memories``) and these; when the fold lags
+    behind (another process appended), the bot waits for the feed to catch up (None)."""
     if not live.bots or live.dealer is None or state.phase in (Phase.NEW, Phase.WAITING, Phase.MATCH_OVER):
         return None
     if state.pending.seat not in live.bots and not any(state.uno_open):
@@ -49,7 +56,18 @@ def bot_move(live: LiveMatch, state: MatchState) -> tuple[int, dict[str, Any]] |
     pending = state.pending.seat
     seat = pending if pending in movers else movers[0]  # a UNO window at a table: the first bot seat catches
     rng = live.dealer.bot_chance(live.id, state.version, seat)  # secret until the seed is revealed
-    return seat, get_bot(live.bots[seat]).choose(view(state, seat), rng)
+    bot = get_bot(live.bots[seat])
+    seen = view(state, seat)
+    knowledge = None
+    if reads_events(bot):
+        fold = live.memories.folds.get(seat)
+        if fold is None or fold.picture.version + len(unstored) != state.version:
+            return None  # no knowledge, or the feed has not caught up with this state yet (another process moved)
+        if unstored:
+            fold = fold.copy()
+            fold.see_all(unstored)
+        knowledge = fold.knowledge(looking_at(seen))
+    return seat, bot_choice(bot, seen, rng, knowledge)
 
 
 def bot_refused(live: LiveMatch, seat: int, choice: dict[str, Any], refusal: CommandRefused) -> None:

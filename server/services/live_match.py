@@ -20,13 +20,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 from collections.abc import AsyncIterator, Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
 
-from engine.game.events import HEAD_TYPES, EventType
+from engine.bots import SeatMemories, get_bot
+from engine.game.events import HEAD_TYPES, Event, EventType
 from engine.game.evolve import evolve
 from engine.game.shuffle import Dealer
 from engine.game.state import INITIAL_STATE, MatchState, Phase
@@ -42,6 +44,8 @@ CLOSING_EVENT = EventType.SEED_REVEALED  # the last event of every finished matc
 MAX_QUEUED = 1000  # items a watcher may fall behind by before it is cut off (it resumes with since)
 HISTORY_PAGE = 100  # events read and folded at a time for a watcher that starts behind the match
 _CLOCKED = (Phase.DRAFT, Phase.PLAY, Phase.ROUND_OVER)  # ROUND_OVER: a last Wild Draw Four to answer
+
+log = logging.getLogger(__name__)
 
 
 FrameKey = tuple[int, Viewer, Viewer]
@@ -293,12 +297,18 @@ class LiveMatch:
         state: MatchState,
         awaiting_at: datetime | None,
         bots: dict[int, str],
+        history: Callable[[], Iterable[Event]] | None = None,
     ) -> None:
         self.id = summary.id
         self.stream = match_stream(summary.id)
         self.summary = summary
         self.dealer = dealer
         self.bots = bots  # seat -> engine bot name, for the house bots at this table
+        # What each event-reading house bot's seat has received, folded to ``feed_version`` (issue 37):
+        # ``history`` gives the match's events up to ``state.version``, read only when such a bot sits here.
+        self.memories = SeatMemories({seat: get_bot(name) for seat, name in bots.items()})
+        if self.memories.folds and history is not None:
+            self.memories.see(history())
         self.state = state
         self.awaiting_at = awaiting_at
         self.lock = asyncio.Lock()
@@ -358,6 +368,11 @@ class LiveMatch:
         for item in items:
             item.keep_back = self.keeps_back
         self.feed_version = items[-1].seq
+        try:
+            self.memories.see(stored.event() for stored in fresh)
+        except Exception:  # a bug in the fold must not stop the feed: those bots then wait (timeouts act)
+            log.exception("house bots' knowledge in %s could not follow the match", self.id)
+            self.memories = SeatMemories({})
         if self.feed_version > self.state.version:  # another process moved the match: take its state
             self.state, self.awaiting_at = self.feed_state, self.feed_awaiting_at
         for item in items:

@@ -93,8 +93,9 @@ class MatchCommands:
         events, after = decide_step(state, command, dealer)
         steps = [ChainedAppend(events, state.version, command_id, OK, dealer.seal_seed)]
         states = [after]
+        unstored = list(events)  # the chain's events beyond the live copy (an event-reading bot's seat receives them)
         while bots_answer and len(steps) <= max_moves:
-            move = bot_move(live, states[-1])
+            move = bot_move(live, states[-1], unstored)
             if move is None:
                 break
             seat, choice = move
@@ -106,6 +107,7 @@ class MatchCommands:
                 break
             steps.append(ChainedAppend(events, before.version, f"bot-{before.version}", OK, dealer.seal_seed))
             states.append(after)
+            unstored.extend(events)
         return await to_the_end(self._land(live, steps, states))
 
     async def _land(

@@ -442,7 +442,8 @@ class MatchRegistry:
         state = self.snapshots.load(stream)
         bots = {seat: bot for seat, p in enumerate(summary.seats) if (bot := self.bot_of_player_id(p))}
         dealer = None if seed is None else dealer_of_secret(seed, match_id, state.commitment)  # a duplicate's: its deal
-        return LiveMatch(summary, dealer, state, self.awaiting_at(stream, state), bots)
+        history = lambda: [e.event() for e in self.store.read(stream, 1, to_seq=state.version)]  # noqa: E731
+        return LiveMatch(summary, dealer, state, self.awaiting_at(stream, state), bots, history)
 
     def awaiting_at(self, stream: str, state: MatchState) -> datetime | None:
         """When the pending decision began: the ``at`` of the last ``awaiting`` event (None: no decision)."""

@@ -8,7 +8,10 @@ import dataclasses
 import json
 from typing import Any
 
+import pytest
+
 from bench.tournament import PlayedMatch, play_alone
+from engine.fairness.audit_report import audit
 from engine.game.events import EventType
 from engine.game.rulesets import get_ruleset
 from engine.record.replay import parse_replay
@@ -26,10 +29,16 @@ def whole(line: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return line["type"], join(line["data"], line.get("open") or {})
 
 
-def test_a_bot_only_match_is_the_engine_alones_event_for_event_in_fewer_commits_than_moves(url: str) -> None:
+@pytest.mark.parametrize(
+    ("bots", "target"), [(("random", "greedy"), 100), (("coach-1", "greedy"), 40)], ids=["random-greedy", "coach"]
+)
+def test_a_bot_only_match_is_the_engine_alones_event_for_event_in_fewer_commits_than_moves(
+    url: str, bots: tuple[str, str], target: int
+) -> None:
+    """With a coach (issue 37): the server's runner gave it exactly its seat's events, as the engine
+    alone and ``unoduo audit --bots`` fold them, or the matches would part."""
     store = EventStore(make_engine(url, Settings()))  # the real clock: the move clocks run on it
-    ruleset = dataclasses.replace(get_ruleset("uno-duo"), target=100)
-    bots = ("random", "greedy")
+    ruleset = dataclasses.replace(get_ruleset("uno-duo"), target=target)
     seats = [ensure_house_bot(store, f"bot:{name}") for name in bots]
 
     async def play() -> tuple[str, int]:
@@ -59,3 +68,6 @@ def test_a_bot_only_match_is_the_engine_alones_event_for_event_in_fewer_commits_
     moves = sum(1 for x in lines if x["type"] == "command")
     assert moves > 20
     assert commits < moves / 4, (commits, moves)
+    report = audit(replay, bots=True)
+    assert report.ok and report.bots is not None and report.bots.mismatch is None
+    assert sorted(report.bots.seats.values()) == sorted(bots) and min(report.bots.checked.values()) > 5

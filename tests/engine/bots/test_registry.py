@@ -7,6 +7,7 @@ import random
 import pytest
 
 from engine.bots import Bot, UnknownBotError, bot_names, get_bot, normalize_bot_name
+from engine.bots.coach import CoachBot
 from engine.bots.greedy import GreedyBot
 from engine.bots.random_bot import RandomBot
 from engine.bots.rule_v1 import RuleV1Bot
@@ -21,6 +22,7 @@ from engine.bots.rule_v1 import RuleV1Bot
         ("bot:greedy", GreedyBot),
         (" BOT:Greedy ", GreedyBot),
         ("bot:rule-v1", RuleV1Bot),
+        ("bot:coach-3", CoachBot),
     ],
 )
 def test_bots_are_chosen_by_name(name: str, kind: type) -> None:
@@ -30,7 +32,7 @@ def test_bots_are_chosen_by_name(name: str, kind: type) -> None:
 
 
 def test_the_registry_lists_every_bot_module() -> None:
-    assert bot_names() == ["greedy", "random", "rule-v1"]
+    assert bot_names() == ["coach-1", "coach-2", "coach-3", "coach-4", "coach-5", "greedy", "random", "rule-v1"]
     assert normalize_bot_name("bot:random") == "random"
 
 

@@ -61,7 +61,7 @@ def test_a_determinization_shows_the_seat_its_true_view(ruleset: Ruleset, seats:
     assert checked > 50
 
 
-def _hidden_swapped(events: list[Event], seat: int) -> list[Event]:
+def hidden_swapped(events: list[Event], seat: int) -> list[Event]:
     """The same events with every field this seat may not open changed (another hidden truth)."""
     from engine.record.sealing import seen_by
 
@@ -84,6 +84,6 @@ def test_the_knowledge_never_depends_on_what_the_seat_did_not_receive(ruleset: R
         for seat in range(seats):
             pick = looking_at(view(state, seat))
             truth = knowledge_at(log, seat, looking_at=pick)
-            other = knowledge_at(_hidden_swapped(log, seat), seat, looking_at=pick)
+            other = knowledge_at(hidden_swapped(log, seat), seat, looking_at=pick)
             assert truth == other
             assert determinize(truth, random.Random(7)) == determinize(other, random.Random(7))
