@@ -15,11 +15,14 @@ by ``unoduo bench playout-agreement`` (millions of actions).
 
 from __future__ import annotations
 
+import hashlib
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.game.commands import CallTime, Forfeit, SayUno, SeatAction, SeatCommand
+from engine.game.commands import CallTime, Command, CreateMatch, Forfeit, JoinSeat, SayUno, SeatAction, SeatCommand
+from engine.game.decide import decide_step
+from engine.game.events import Event
 from engine.game.legal import legal_actions
 from engine.game.rulesets import (
     CLASSIC,
@@ -33,9 +36,8 @@ from engine.game.rulesets import (
     WildDrawFourRule,
     seats_allowed,
 )
-from engine.game.state import MatchState, Phase
-from engine.play.match import LocalMatch
-from engine.play.selfplay import match_seed
+from engine.game.shuffle import Dealer, commitment_of
+from engine.game.state import INITIAL_STATE, MatchState, Phase
 from engine.search.knowledge import determinize, knowledge_at
 from engine.search.playout import NO_COLOR, PENDING_KINDS, PHASES, DealerChance, Playout
 
@@ -146,6 +148,29 @@ def random_rules(rng: random.Random, table: tuple[Ruleset, int] | None = None) -
 
 
 @dataclass
+class _Match:
+    """A match driven through the Decider, with its log (engine.play.match.LocalMatch's job; the
+    engine's folders below ``play`` may not import it)."""
+
+    dealer: Dealer
+    state: MatchState = INITIAL_STATE
+    events: list[Event] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, ruleset: Ruleset, seats: int, seed: int) -> _Match:
+        server_seed = hashlib.sha256(f"playout-agreement|{seed}".encode()).digest()
+        match = cls(Dealer(server_seed))
+        match.apply(CreateMatch(ruleset, commitment_of(server_seed), seats=seats if seats != 2 else None))
+        for seat in range(seats):
+            match.apply(JoinSeat(seat, f"e{seat}"))
+        return match
+
+    def apply(self, command: Command) -> None:
+        events, self.state = decide_step(self.state, command, self.dealer)
+        self.events.extend(events)
+
+
+@dataclass
 class AgreementRun:
     """What one run compared."""
 
@@ -174,12 +199,7 @@ def run_agreement(
     the state and both play on. Raises :class:`Disagreement`.
     """
     rng = random.Random(f"agreement:{ruleset.name}:{seats}:{seed}")
-    match = LocalMatch.start(
-        match_seed("agreement", seed),
-        ruleset,
-        tuple(f"e{i}" for i in range(seats)),
-        seats=seats if seats != 2 else None,
-    )
+    match = _Match.start(ruleset, seats, seed)
     dealer = match.dealer
     for _ in range(rng.randrange(0, 400) if lead_in is None else lead_in):
         if _over(match.state):
@@ -197,7 +217,7 @@ def run_agreement(
     if determinized and not _over(state):
         seat = rng.choice([s for s in range(seats) if not state.departed[s]])
         state = determinize(knowledge_at(match.events, seat), rng)
-        match = LocalMatch(dealer, state)  # the Decider goes on from the determinized state
+        match = _Match(dealer, state)  # the Decider goes on from the determinized state
     run = AgreementRun()
     if state.phase is Phase.MATCH_OVER:
         return run
@@ -222,7 +242,7 @@ def _over(state: MatchState) -> bool:
     return state.phase is Phase.MATCH_OVER
 
 
-def _decider_step(match: LocalMatch, rng: random.Random, catch_rate: float) -> tuple[int, SeatAction]:
+def _decider_step(match: _Match, rng: random.Random, catch_rate: float) -> tuple[int, SeatAction]:
     """One random action through the Decider: the pending seat's, or (now and then, when a UNO
     window is open) another seat's ``uno``."""
     state = match.state
