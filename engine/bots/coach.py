@@ -32,7 +32,8 @@ from typing import Any
 
 from engine.bots import CommandObject, View
 from engine.game.commands import format_action, parse_action
-from engine.game.rulesets import Scoring
+from engine.game.rulesets import Scoring, WildDrawFourCheck
+from engine.game.state import PendingKind
 from engine.search.knowledge import SeatKnowledge, determinize
 from engine.search.playout import (
     ACCEPT,
@@ -45,6 +46,7 @@ from engine.search.playout import (
     PLAY,
     PLAY_UNO,
     UNO,
+    WILD_FOUR,
     Playout,
     RandomChance,
 )
@@ -148,9 +150,25 @@ def play_out(p: Playout, seat: int, before: Sequence[int], rng: random.Random) -
 # ---------------------------------------------------------------- the search
 
 
+def _bluff(p: Playout, seat: int, code: int) -> bool:
+    """A Wild Draw Four the seat's hand makes illegal (D13), where it could be challenged."""
+    if p.rules.wd4_check is not WildDrawFourCheck.CHALLENGE or not _is_wild_code(code):
+        return False
+    t = p.t
+    face = (code - PLAY) // 5
+    if t.rank[face] != WILD_FOUR:
+        return False
+    row = t.chp[p.color][t.rank[p.discard[-1]]]
+    hand = list(p.hands[seat])
+    hand.remove(next(c for c in hand if t.face[c] == face))
+    return any(row[i] for i in hand)
+
+
 def root_options(p: Playout, seat: int) -> list[int]:
     """The options the search compares: every legal code of the seat (UNO aside), a play that
-    leaves one card with UNO said, and each wild once, named the colour the seat holds most of."""
+    leaves one card with UNO said, and each wild once, named the colour the seat holds most of.
+    Never a bluffed Wild Draw Four: the playouts' opponents never challenge, so the search would
+    not see its cost."""
     legal = [c for c in p.legal() if c != UNO]
     colour = _hand_colour(p, seat)
     out: list[int] = []
@@ -158,12 +176,38 @@ def root_options(p: Playout, seat: int) -> list[int]:
         if code >= PLAY:
             if _is_wild_code(code) and (code - PLAY) % 5 != colour:
                 continue
+            if _bluff(p, seat, code) and any(c >= PLAY and not _bluff(p, seat, c) for c in legal):
+                continue
             out.append(code + PLAY_UNO if len(p.hands[seat]) == 2 else code)
         elif code == DUMP:
             out.append(DUMP + PLAY_UNO)
         else:
             out.append(code)
     return out
+
+
+BLUFF_PRIOR = (1, 4)
+"""Before any verdict, a Wild Draw Four is taken to be a bluff one time in five (Beta(1, 4)):
+the worlds of a challenge decision are drawn with the played hand legal or not in that proportion,
+updated by the verdicts the seat has seen of that player's earlier Wild Draw Fours."""
+MAX_TRIES = 64
+
+
+def _world(knowledge: SeatKnowledge, rng: random.Random, chance: RandomChance) -> Playout:
+    """One sampled world; facing a Wild Draw Four, one whose played hand was a bluff as often as
+    the player's record says (a uniform deal would make nearly every hand a bluff)."""
+    root = Playout.from_state(determinize(knowledge, rng), chance=chance)
+    picture = knowledge.picture
+    if picture.wd4 is None or picture.pending.kind is not PendingKind.WILD_DRAW_FOUR:
+        return root
+    illegal, legal = knowledge.verdicts[picture.wd4.player] if knowledge.verdicts else (0, 0)
+    a, b = BLUFF_PRIOR
+    bluffed = rng.random() < (illegal + a) / (illegal + legal + a + b)
+    for _ in range(MAX_TRIES):
+        if root.wd4_illegal == bluffed:
+            return root
+        root = Playout.from_state(determinize(knowledge, rng), chance=chance)
+    return root
 
 
 def evaluate_codes(
@@ -175,7 +219,7 @@ def evaluate_codes(
     codes: list[int] | None = list(options) if options is not None else None
     samples: list[list[float]] = [[] for _ in codes] if codes is not None else []
     for _ in range(worlds):
-        root = Playout.from_state(determinize(knowledge, rng), chance=chance)
+        root = _world(knowledge, rng, chance)
         if codes is None:
             codes = root_options(root, seat)
             samples = [[] for _ in codes]

@@ -48,6 +48,9 @@ class SeatKnowledge:
 
     seat: int
     picture: MatchState
+    verdicts: tuple[tuple[int, int], ...] = ()
+    """Per seat, the challenges of its Wild Draw Fours seen so far: (found illegal, found legal)
+    (public verdicts, D13): how often that seat has bluffed."""
 
     @property
     def version(self) -> int:
@@ -112,11 +115,13 @@ class SeatFold:
         self.picture = INITIAL_STATE
         self._next_token = TOKEN_BASE
         self._last_drawn: dict[int, int] = {}
+        self._verdicts: dict[int, tuple[int, int]] = {}
 
     def copy(self) -> SeatFold:
         """An independent fold at the same point (to look ahead over events not stored yet)."""
         twin = SeatFold(self.seat)
         twin.picture, twin._next_token, twin._last_drawn = self.picture, self._next_token, dict(self._last_drawn)
+        twin._verdicts = dict(self._verdicts)
         return twin
 
     # ------------------------------------------------------------ reading
@@ -127,7 +132,8 @@ class SeatFold:
         pending = picture.pending
         if looking_at is not None and pending.kind is PendingKind.DRAFT and pending.seat == self.seat:
             picture = self._resolved(picture, {0: looking_at})
-        return SeatKnowledge(self.seat, picture)
+        verdicts = tuple(self._verdicts.get(seat, (0, 0)) for seat in range(picture.seats))
+        return SeatKnowledge(self.seat, picture, verdicts)
 
     # ------------------------------------------------------------ folding
 
@@ -256,6 +262,9 @@ class SeatFold:
             d["set_aside"] = s.discard[-1]
             d["cards"] = list(rest) if s.ruleset.recycle is Recycle.FLIP else self._fresh(d["count"])
         elif type_ == EventType.CHALLENGE_RESOLVED:
+            illegal, legal = self._verdicts.get(d["player"], (0, 0))
+            found_illegal = d["verdict"] == "illegal"
+            self._verdicts[d["player"]] = (illegal + found_illegal, legal + (not found_illegal))
             if "hand" in d and s.wd4 is not None:  # the challenger sees the hand the Wild Draw Four left
                 self.picture, _ = self._from_hand(s, d["player"], d["hand"])
         return d

@@ -45,7 +45,7 @@ has a button too. Only what the server lists as legal is offered."""
 LOBBY_HELP = """[b]The lobby[/b]  (live: pairings, results and rulings show by themselves)
   Enter open · e enter/leave an open tournament · t tournament
   k check in to a tournament you entered, in its check-in window
-  a auto-join on/off · g greedy bot · n random bot · r refresh · q quit
+  a auto-join on/off · g greedy bot · n random bot · o coach bot · r refresh · q quit
   c a classic table of 2-10: name who sits with you (bob, 2 greedy)
   i your own page: ratings, the rating chart, match history
   Tab the disputes box: ↑ ↓ read every ruling whole"""

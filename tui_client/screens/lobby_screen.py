@@ -175,6 +175,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
         Binding("k", "check_in", "check in", show=False),
         Binding("t", "tournament", "tournament"),
         Binding("n", "bot('bot:random')", "random bot", show=False),
+        Binding("o", "bot('bot:coach-3')", "coach bot", show=False),  # issue 37: the search bot, level 3
         Binding("a", "auto_join", "auto-join", show=False),
         Binding("i", "me", "my page", show=False),
         Binding("r", "refresh", "refresh", show=False),
