@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["fairplay_table", "print_fairplay"]
+__all__ = ["fairplay_table", "print_fairplay", "review_table"]
 
 NONE = "—"
 KIND_LABELS = {"bot": "bot", "bot_account": "bot account"}
@@ -59,6 +59,29 @@ def fairplay_table(report: Mapping[str, Any]) -> Table:
     return out
 
 
+def _share(value: Any) -> str:
+    return NONE if value is None else f"{100 * float(value):.0f}%"
+
+
+def review_table(report: Mapping[str, Any]) -> Table:
+    """Each entrant's Game Review figures (docs/REVIEW.md): matches reviewed so far, decisions,
+    agreement with the review's best option, average loss in expected match points."""
+    out = Table(title="Game Review", title_justify="left", title_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
+    out.add_column("player", overflow="fold", ratio=1)
+    for column in ("reviewed", "decisions", "agreement", "avg loss"):
+        out.add_column(column, justify="right", no_wrap=True)
+    for row in report["players"]:
+        loss = row.get("average_loss")
+        out.add_row(
+            Text(_player(row)),
+            f"{row.get('reviewed_matches', 0)} of {row['matches']}",
+            str(row.get("reviewed_decisions", 0)),
+            _share(row.get("agreement")),
+            NONE if loss is None else f"{float(loss):.3f}",
+        )
+    return out
+
+
 def print_fairplay(out: Console, report: Mapping[str, Any]) -> None:
     out.print(
         Text(
@@ -68,3 +91,6 @@ def print_fairplay(out: Console, report: Mapping[str, Any]) -> None:
     )
     out.print(fairplay_table(report))
     out.print(Text(FOOTNOTE))
+    if report.get("review_note"):  # a server with Game Review (issue 37)
+        out.print(review_table(report))
+        out.print(Text(str(report["review_note"])))

@@ -96,6 +96,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
             await peers.aclose()
             await manager.stop()
             await tournaments.stop()
+            _app.state.reviews.close()
             await matches.stop()
             await store.aclose()
 
@@ -118,7 +119,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.state.lobby = lobby
     app.state.ratings = ratings
     app.state.reviews = Reviews(tournaments)  # Game Reviews of finished matches (issue 37), kept
-    app.state.player_pages = PlayerPages(matches.registry, tournaments, ratings)
+    app.state.player_pages = PlayerPages(matches.registry, tournaments, ratings, app.state.reviews)
     app.state.callers = Callers(store)
     app.state.registrations = RateLimit("registrations", settings.register_per_minute)
     app.state.bad_tokens = RateLimit("wrong tokens", settings.bad_tokens_per_minute)

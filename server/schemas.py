@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.game.rulings import RULING_RANGE
+from server.schemas_reviews import ReviewFiguresPublic
 from server.store.models import EventPublic, MatchSummaryPublic, PlayerPublic
 
 # server.tournaments.model.Format's values (docs/TOURNAMENTS.md "Formats", "Knockouts")
@@ -566,6 +567,10 @@ class PlayerPage(PlayerPublic):
     history: list[HistoryItem] = Field(description="the player's matches, newest first")
     tournaments: list[TournamentPlayed]
     head_to_head: list[HeadToHead] = Field(description="the most-met opponents first, at most 20")
+    review: ReviewFiguresPublic | None = Field(
+        default=None,
+        description="Game Review (docs/REVIEW.md) of the player's last finished matches (at most 20), as far as reviewed",
+    )
 
 
 class Versus(HeadToHead):
@@ -589,6 +594,12 @@ class FairPlayRow(BaseModel):
     slowest_seconds: float | None
     timeouts: int = Field(description="decisions whose move clock ran out (timed_out events of this seat)")
     timeout_forfeits: int = Field(description="matches forfeited by three timeouts in a row")
+    reviewed_matches: int = Field(default=0, description="finished matches of the player whose Game Review is computed")
+    reviewed_decisions: int = Field(default=0, description="decisions with a choice in those reviews")
+    agreement: float | None = Field(
+        default=None, description="share of those decisions where the choice was the review's best option"
+    )
+    average_loss: float | None = Field(default=None, description="mean loss a decision, in expected match points")
 
 
 class FairPlayReport(BaseModel):
@@ -601,6 +612,9 @@ class FairPlayReport(BaseModel):
     move_seconds: int = Field(description="the move clock of the tournament's matches")
     matches: int = Field(description="matches read (finished, live and annulled ones)")
     players: list[FairPlayRow]
+    review_note: str = Field(
+        default="", description="what the Game Review figures (agreement, average loss) mean and do not mean"
+    )
 
 
 # ---------------------------------------------------------------- the lobby (WS /api/me/ws?lobby=1, GET /api/me/lobby)

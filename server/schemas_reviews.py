@@ -55,3 +55,14 @@ class GameReview(BaseModel):
     counts: dict[str, int]
     decisions: list[ReviewDecision]
     hands: list[ReviewHand]
+
+
+class ReviewFiguresPublic(BaseModel):
+    """Game Reviews summed over a player's matches (decision-weighted): estimates, not findings."""
+
+    matches: int = Field(description="matches reviewed so far (the rest are queued and fill in)")
+    of_matches: int = Field(description="the finished matches these were taken from")
+    decisions: int = Field(description="decisions with a choice among them")
+    accuracy: float | None = Field(description="per cent of those decisions not banded")
+    average_loss: float | None = Field(description="mean loss a decision, in expected match points")
+    agreement: float | None = Field(description="share of decisions where the choice was the review's best option")

@@ -85,3 +85,14 @@ def option_words(option: dict[str, Any]) -> str:
     if kind == "color":
         return f"colour {option.get('color')}"
     return kind
+
+
+def review_of_replay(text: str, match_id: str | None, seat: int, samples: int) -> dict[str, Any]:
+    """The JSON review of seat ``seat`` in a replay's text (one the caller trusts, e.g. its own);
+    a plain function of plain values, so that a worker process can run it."""
+    from engine.review.replay_events import replay_events
+    from engine.review.review import ReviewSettings, review_seat
+
+    header, events = replay_events(text)
+    review = review_seat(events, seat, ReviewSettings(samples=samples))
+    return review_dict(review, match_id, player_of(header, events, seat))

@@ -21,7 +21,7 @@ def get_fairplay(request: Request) -> FairPlay:
     state = request.app.state
     found: FairPlay | None = getattr(state, "fairplay", None)
     if found is None:
-        found = FairPlay(state.tournaments)
+        found = FairPlay(state.tournaments, state.reviews)
         state.fairplay = found
     return found
 

@@ -6,7 +6,9 @@ chunks of :data:`CHUNK` and hands their public envelopes (``type``, ``data``, ``
 opening) to it. A match whose log ends with ``seed_revealed`` is over and its events never
 change, so its seats and per-seat times are kept (the last :data:`KEPT` such matches): asking
 again reads only the matches still being played. The work is bounded by the tournament's
-matches (64 entrants at most).
+matches (64 entrants at most). Beside the times, each player's Game Review figures
+(``server.services.reviews``): those of the finished matches reviewed so far; the rest are
+queued, so the figures fill in as the reviews are computed.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, Final, cast
 from engine.game.events import EventType
 from server.domain_errors import MatchNotFound
 from server.schemas import FairPlayReport, FairPlayRow
+from server.services.reviews import ReviewFigures, Reviews, figures
 from server.services.tournaments import TournamentService
 from server.store.models import PlayerPublic
 from server.store.streams import match_stream
@@ -29,6 +32,14 @@ from server.tournaments.model import Tournament
 CHUNK: Final = 500  # events read at a time
 KEPT: Final = 8192  # finished matches whose times are kept (a double round robin of 64 has 4032)
 PRECISION: Final = 6  # seconds, to the microsecond of the stamps
+REVIEW_NOTE: Final = (
+    "agreement and average_loss come from the Game Review of each finished match (docs/REVIEW.md): how often the"
+    " player chose the option the review's search rated best, and how much expected match points the choices lost"
+    " by its estimate. They are statistics with noise, from a search that is itself imperfect; a strong honest"
+    " player agrees often, and a weak search disagrees with good moves. They are not proof of cheating: look at"
+    " them beside move times, over many decisions, against other players of the same event. Reviews are computed"
+    " in the background: reviewed_matches says how many are in yet."
+)
 
 Seated = tuple[tuple[str | None, ...], MatchTimes]
 """One match: the player in each seat (seat order) and its per-seat times."""
@@ -37,8 +48,9 @@ Seated = tuple[tuple[str | None, ...], MatchTimes]
 class FairPlay:
     """Builds a tournament's :class:`FairPlayReport`; one per app (it keeps finished matches' times)."""
 
-    def __init__(self, tournaments: TournamentService) -> None:
+    def __init__(self, tournaments: TournamentService, reviews: Reviews | None = None) -> None:
         self.tournaments = tournaments
+        self.reviews = reviews
         self._kept: OrderedDict[str, Seated] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -53,16 +65,39 @@ class FairPlay:
 
     def read(self, tournament_id: str) -> FairPlayReport:
         t = self.tournaments.load(tournament_id)
-        matches = [found for match_id in _match_ids(t) if (found := self.match(match_id)) is not None]
+        found = [(match_id, seated) for match_id in _match_ids(t) if (seated := self.match(match_id)) is not None]
+        matches = [seated for _, seated in found]
         rows = signals(t.players, matches)
+        reviewed = self._reviewed([(match_id, seated[0]) for match_id, seated in found if self._over(match_id)])
         return FairPlayReport(
             tournament=t.id,
             name=t.name,
             status=cast(Any, t.status),
             move_seconds=t.move_seconds,
             matches=len(matches),
-            players=[self._row(r) for r in rows],
+            players=[self._row(r, reviewed.get(r.player)) for r in rows],
+            review_note=REVIEW_NOTE,
         )
+
+    def _over(self, match_id: str) -> bool:
+        with self._lock:
+            return match_id in self._kept
+
+    def _reviewed(self, finished: list[tuple[str, tuple[str | None, ...]]]) -> dict[str, ReviewFigures]:
+        """Per player, the Game Reviews of their finished matches so far; the missing ones queued."""
+        if self.reviews is None:
+            return {}
+        by_player: dict[str, list[dict[str, Any]]] = {}
+        for match_id, seats in finished:
+            for seat, player in enumerate(seats):
+                if player is None:
+                    continue
+                review = self.reviews.kept(match_id, seat)
+                if review is None:
+                    self.reviews.queue(match_id, seat)
+                else:
+                    by_player.setdefault(player, []).append(review)
+        return {player: figures(reviews) for player, reviews in by_player.items()}
 
     def match(self, match_id: str) -> Seated | None:
         """The player in each seat of one match and its per-seat times (None: no such match); kept
@@ -91,7 +126,7 @@ class FairPlay:
                     self._kept.popitem(last=False)
         return found
 
-    def _row(self, r: PlayerSignals) -> FairPlayRow:
+    def _row(self, r: PlayerSignals, reviewed: ReviewFigures | None) -> FairPlayRow:
         player = self.tournaments.registry.player(r.player) or PlayerPublic(id=r.player, name=r.player, kind="human")
         return FairPlayRow(
             player=player,
@@ -105,6 +140,10 @@ class FairPlay:
             slowest_seconds=_rounded(r.slowest),
             timeouts=r.timeouts,
             timeout_forfeits=r.timeout_forfeits,
+            reviewed_matches=0 if reviewed is None else reviewed.matches,
+            reviewed_decisions=0 if reviewed is None else reviewed.decisions,
+            agreement=None if reviewed is None else reviewed.agreement,
+            average_loss=None if reviewed is None else reviewed.average_loss,
         )
 
 

@@ -28,8 +28,10 @@ from server.schemas import (
     TournamentPlayed,
     Versus,
 )
+from server.schemas_reviews import ReviewFiguresPublic
 from server.services.match_registry import MatchRegistry
 from server.services.ratings import Ratings, family_ratings, identity_of
+from server.services.reviews import Reviews, figures
 from server.services.tournaments import TournamentService
 from server.store import ratings as rating_rows
 from server.store.models import PlayerPublic
@@ -41,6 +43,7 @@ DEFAULT_HISTORY: Final = 50
 CHART_POINTS: Final = 100
 MAX_OPPONENTS: Final = 20
 MAX_TOURNAMENTS: Final = 50
+RECENT_REVIEWED: Final = 20  # finished matches whose Game Reviews the page sums
 MAX_MEETINGS: Final = 20_000  # seats met that the head-to-head counts (a house bot meets thousands)
 WITHHELD_ITEM: Final[dict[str, object]] = {  # a secret duplicate round's match: that it is, not how it went
     "status": "withheld",
@@ -72,8 +75,11 @@ def _outcome(m: Meeting) -> Literal["won", "lost", "drawn"]:
 
 
 class PlayerPages:
-    def __init__(self, registry: MatchRegistry, tournaments: TournamentService, ratings: Ratings) -> None:
+    def __init__(
+        self, registry: MatchRegistry, tournaments: TournamentService, ratings: Ratings, reviews: Reviews | None = None
+    ) -> None:
         self.registry = registry
+        self.reviews = reviews
         self.tournaments = tournaments
         self.ratings = ratings
         self.store = registry.store
@@ -107,15 +113,39 @@ class PlayerPages:
             }
         records = self._records(player.id)
         ranked = sorted(records.values(), key=lambda r: (-r.played, r.opponent.name, r.opponent.id))
+        history = self._history(player.id, limit)
         return PlayerPage(
             id=player.id,
             name=player.name,
             kind=player.kind,
             ratings={f: FamilyRating(**cast(Any, v)) for f, v in family_ratings(current).items()},
             rating_history=chart,
-            history=self._history(player.id, limit),
+            history=history,
             tournaments=self._tournaments(player.id),
             head_to_head=[self._h2h(r) for r in ranked[:MAX_OPPONENTS]],
+            review=self._reviewed(history),
+        )
+
+    def _reviewed(self, history: list[HistoryItem]) -> ReviewFiguresPublic | None:
+        """The Game Reviews of the last finished matches, as far as computed; the rest are queued."""
+        if self.reviews is None:
+            return None
+        finished = [h for h in history if h.status == "finished"][:RECENT_REVIEWED]
+        kept = []
+        for item in finished:
+            review = self.reviews.kept(item.match, item.seat)
+            if review is None:
+                self.reviews.queue(item.match, item.seat)
+            else:
+                kept.append(review)
+        f = figures(kept)
+        return ReviewFiguresPublic(
+            matches=f.matches,
+            of_matches=len(finished),
+            decisions=f.decisions,
+            accuracy=f.accuracy,
+            average_loss=f.average_loss,
+            agreement=f.agreement,
         )
 
     def _versus(self, player_id: str, other_id: str, limit: int) -> Versus:

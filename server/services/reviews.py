@@ -1,47 +1,137 @@
-"""Game Reviews on the server (issue 37): ``GET /api/matches/{id}/review`` and the fair-play figures.
+"""Game Reviews on the server (issue 37): ``GET /api/matches/{id}/review``, the player page's
+reviewed accuracy and the fair-play page's agreement and average loss.
 
 A review is computed from the match's replay (``TournamentService.replay``: finished matches only,
 409 while live; a duplicate round's only once its round is revealed; the same read gate as every
-read of the match), so it can never see a live match. Reviews are cached per match, seat and
-settings (the last :data:`KEPT`): a finished match never changes. One review is computed at a
-time (:data:`WORKERS`): a review is a CPU-bound minute, and requests beyond it wait their turn.
+read of the match), so it can never see a live match. It runs in one worker *process*
+(:data:`WORKERS`): a review is up to a minute of pure Python, which in a thread of the server
+would hold the interpreter's lock away from live matches. Reviews are kept per match, seat and
+settings (the last :data:`KEPT`): a finished match never changes.
+
+The player page and the fair-play page never wait for a review: they show what is kept and
+:meth:`Reviews.queue` the rest (at most :data:`MAX_QUEUED` waiting), so their figures fill in as
+the worker gets through them.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from multiprocessing.pool import AsyncResult, Pool
 from typing import Any, Final
 
-from engine.review.replay_events import replay_events
-from engine.review.report import player_of, review_dict
-from engine.review.review import ReviewSettings, ReviewUnavailable, review_seat
-from server.domain_errors import Malformed
+from engine.review.report import review_of_replay
+from engine.review.review import ReviewSettings, ReviewUnavailable
+from server.domain_errors import DomainError, Malformed
 from server.services.players import Caller
 from server.services.tournaments import TournamentService
 
-KEPT: Final = 512  # reviews kept (one per match, seat and settings)
-WORKERS: Final = 1  # reviews computed at once
+KEPT: Final = 2048  # reviews kept (one per match, seat and settings)
+WORKERS: Final = 1  # worker processes
+MAX_QUEUED: Final = 256  # background reviews waiting at once (the player and fair-play pages)
 
 Key = tuple[str, int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewFigures:
+    """Reviews summed over several matches of one player: decision-weighted means."""
+
+    matches: int  # matches reviewed
+    decisions: int  # decisions with a choice among them
+    accuracy: float | None
+    average_loss: float | None
+    agreement: float | None
+
+
+def figures(reviews: Iterable[dict[str, Any]]) -> ReviewFigures:
+    matches = decisions = 0
+    unflagged = loss = agreed = 0.0
+    for review in reviews:
+        matches += 1
+        n = int(review["reviewed"])
+        decisions += n
+        if n:
+            unflagged += float(review["accuracy"]) / 100 * n
+            loss += float(review["average_loss"]) * n
+            agreed += float(review["agreement"]) * n
+    if not decisions:
+        return ReviewFigures(matches, 0, None, None, None)
+    return ReviewFigures(
+        matches,
+        decisions,
+        round(100 * unflagged / decisions, 2),
+        round(loss / decisions, 4),
+        round(agreed / decisions, 4),
+    )
 
 
 class Reviews:
     """Computes and keeps Game Reviews; one per app."""
 
-    def __init__(self, tournaments: TournamentService) -> None:
+    def __init__(self, tournaments: TournamentService, settings: ReviewSettings | None = None) -> None:
         self.tournaments = tournaments
+        self.settings = settings or ReviewSettings()  # the pages' setting: the API's default
         self._kept: OrderedDict[Key, dict[str, Any]] = OrderedDict()
+        self._queued: dict[Key, AsyncResult[dict[str, Any]]] = {}
         self._lock = threading.Lock()
-        self._working = threading.BoundedSemaphore(WORKERS)
+        self._pool: Pool | None = None
 
-    def kept(self, match_id: str, seat: int, settings: ReviewSettings) -> dict[str, Any] | None:
-        """A review already computed, or None (nothing is computed here)."""
+    def _workers(self) -> Pool:
         with self._lock:
-            found = self._kept.get((match_id, seat, settings.words()))
+            if self._pool is None:  # spawned, not forked: the server has threads and open connections
+                self._pool = multiprocessing.get_context("spawn").Pool(WORKERS)
+            return self._pool
+
+    def close(self) -> None:
+        """Stop the worker at once, dropping the review it was computing and those queued (at the
+        app's shutdown: a server stops without waiting for a minute of review)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+            self._queued.clear()
+        if pool is not None:
+            pool.terminate()
+
+    def kept(self, match_id: str, seat: int, settings: ReviewSettings | None = None) -> dict[str, Any] | None:
+        """A review already computed, or None (nothing is computed here)."""
+        key = (match_id, seat, (settings or self.settings).words())
+        with self._lock:
+            found = self._kept.get(key)
             if found is not None:
-                self._kept.move_to_end((match_id, seat, settings.words()))
+                self._kept.move_to_end(key)
             return found
+
+    def _keep(self, key: Key, review: dict[str, Any]) -> None:
+        with self._lock:
+            self._kept[key] = review
+            while len(self._kept) > KEPT:
+                self._kept.popitem(last=False)
+
+    def _submit(self, key: Key, text: str, settings: ReviewSettings) -> AsyncResult[dict[str, Any]]:
+        """The review's pending result, one per key however many ask (kept once it is done)."""
+        pool = self._workers()
+        with self._lock:
+            running = self._queued.get(key)
+            if running is not None:
+                return running
+
+            def done(review: dict[str, Any]) -> None:
+                self._keep(key, review)
+                with self._lock:
+                    self._queued.pop(key, None)
+
+            def failed(_error: BaseException) -> None:
+                with self._lock:
+                    self._queued.pop(key, None)
+
+            pending = pool.apply_async(
+                review_of_replay, (text, key[0], key[1], settings.samples), callback=done, error_callback=failed
+            )
+            self._queued[key] = pending
+            return pending
 
     def review(self, match_id: str, seat: int, caller: Caller | None, settings: ReviewSettings) -> dict[str, Any]:
         """Seat ``seat``'s review of a finished match (the replay's errors: 404, 403, 409). Blocking."""
@@ -49,18 +139,27 @@ class Reviews:
         found = self.kept(match_id, seat, settings)
         if found is not None:
             return found
-        with self._working:
-            found = self.kept(match_id, seat, settings)  # computed while this request waited
-            if found is not None:
-                return found
-            header, events = replay_events(text)
-            try:
-                review = review_seat(events, seat, settings)
-            except ReviewUnavailable as exc:
-                raise Malformed(str(exc)) from None
-            answer = review_dict(review, match_id, player_of(header, events, seat))
+        try:
+            return self._submit((match_id, seat, settings.words()), text, settings).get()
+        except ReviewUnavailable as exc:
+            raise Malformed(str(exc)) from None
+
+    def queue(self, match_id: str, seat: int) -> None:
+        """Review this seat in the background at the pages' setting, unless kept, queued, not
+        reviewable (live, a duplicate round not revealed) or too many are waiting."""
+        key = (match_id, seat, self.settings.words())
         with self._lock:
-            self._kept[(match_id, seat, settings.words())] = answer
-            while len(self._kept) > KEPT:
-                self._kept.popitem(last=False)
-        return answer
+            if key in self._kept or key in self._queued or len(self._queued) >= MAX_QUEUED:
+                return
+        try:
+            text = self.tournaments.replay(match_id)
+        except DomainError:
+            return
+        self._submit(key, text, self.settings)
+
+    def join(self) -> None:
+        """Wait until every queued review is done (tests, and a command that wants them all)."""
+        with self._lock:
+            pending = list(self._queued.values())
+        for result in pending:
+            result.wait()

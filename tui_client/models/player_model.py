@@ -553,6 +553,19 @@ def versus_lines(versus: Mapping[str, Any], width: int = 80) -> list[str]:
     return lines
 
 
+def review_words(page: Mapping[str, Any]) -> str | None:
+    """The page's Game Review figures in one line (docs/REVIEW.md), or None before any is reviewed."""
+    review = page.get("review")
+    if not isinstance(review, Mapping) or not review.get("matches") or review.get("accuracy") is None:
+        return None
+    agreement = review.get("agreement")
+    best = "" if agreement is None else f" · best option {100 * float(agreement):.0f}%"
+    return (
+        f"Game Review: accuracy {float(review['accuracy']):.0f}% · average loss {float(review['average_loss']):.3f}"
+        f"{best} ({review['matches']} of the last {review['of_matches']} matches)"
+    )
+
+
 def page_lines(page: Mapping[str, Any], width: int = 80, matches: int = 10) -> list[str]:
     """The player's page as text in ``width`` columns: who, the ratings, each family's rating as a
     sparkline, the last ``matches`` matches, head-to-head and tournaments."""
@@ -568,6 +581,9 @@ def page_lines(page: Mapping[str, Any], width: int = 80, matches: int = 10) -> l
         if series.values:
             spark = sparkline(series.values, min(40, width - label - 4))
             lines.append(f"{'':{label}}  {spark}  {series.summary}"[:width].rstrip())
+    reviewed = review_words(page)
+    if reviewed:
+        lines.append(reviewed[:width])
     rows = history_rows(page.get("history"))
     if rows:
         lines += ["", f"last matches (newest first, {min(matches, len(rows))} of {len(rows)})"]

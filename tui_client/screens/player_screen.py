@@ -47,6 +47,7 @@ from tui_client.models.player_model import (
     history_rows,
     next_family,
     ratings,
+    review_words,
     title_words,
     tournament_rows,
 )
@@ -251,6 +252,9 @@ class PlayerScreen(MinimumSize, Screen[None]):
             out.append(games, style="" if chosen else "dim")
         if any(r.provisional for r in ratings(self.page)) and self.size.width >= SHORT_DATES_BELOW:
             out.append("   ? provisional", style="dim italic")
+        reviewed = review_words(self.page)
+        if reviewed:
+            out.append("\n" + reviewed[: self.size.width], style="dim")
         self.query_one("#player-ratings", Static).update(out)
 
     def _draw_chart(self) -> None:
