@@ -19,7 +19,7 @@ from pathlib import Path
 import typer
 
 from cli.db_guard import guarded
-from engine.game.rulesets import RULESETS, get_ruleset
+from engine.game.rulesets import RULESETS, Ruleset, check_seats, get_ruleset
 
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
@@ -58,6 +58,18 @@ def _command_line(fallback: str) -> str:
     return "unoduo " + " ".join(sys.argv[1:]) if sys.argv[1:2] == ["bench"] else fallback
 
 
+def _rules_or_exit(command: str, ruleset: str, seats: int | None = None) -> Ruleset:
+    """The named ruleset (that seats ``seats``), or exit 2 saying why not."""
+    try:
+        rules = get_ruleset(ruleset)
+        if seats is not None:
+            check_seats(rules, seats)
+    except ValueError as exc:
+        typer.echo(f"unoduo bench {command}: {exc}", err=True)
+        raise typer.Exit(2) from None
+    return rules
+
+
 @bench_app.command("engine")
 def engine(
     seconds: float = typer.Option(10.0, "--seconds", help="about how long each of our measures and RLCard's run"),
@@ -69,11 +81,7 @@ def engine(
     if not seconds > 0 or seconds > 3600:
         typer.echo("unoduo bench engine: --seconds must be more than 0 and at most 3600", err=True)
         raise typer.Exit(2)
-    try:
-        rules = get_ruleset(ruleset)
-    except ValueError as exc:
-        typer.echo(f"unoduo bench engine: {exc}", err=True)
-        raise typer.Exit(2) from None
+    rules = _rules_or_exit("engine", ruleset)
     need_harness("engine")
     from bench.engine import run_and_report
 
@@ -95,6 +103,27 @@ def playout_agreement(
 
     command = _command_line(f"unoduo bench playout-agreement --actions {actions} --seed {seed} --write-docs")
     run_agreement(actions, seed, write_docs, command)
+
+
+@bench_app.command("coach")
+def coach(
+    level: int = typer.Option(5, "--level", min=1, max=5, help="the coach level to time (coach-1 ... coach-5)"),
+    ruleset: str = typer.Option("uno-duo", "--ruleset", help=f"one of {', '.join(RULESETS)}"),
+    seats: int = typer.Option(2, "--seats", min=2, max=10, help="the table's size (classic: 2-10)"),
+    matches: int = typer.Option(4, "--matches", min=1, max=1000, help="matches against greedy to time"),
+    seed: int = typer.Option(1, "--seed", help="seeds the matches"),
+    write_docs: bool = typer.Option(False, "--write-docs", help="update its section of docs/BENCHMARKS.md"),
+) -> None:
+    """The coach's time to decide: median, p90, p99 and longest CPU time a decision, against greedy."""
+    rules = _rules_or_exit("coach", ruleset, seats)
+    need_harness("coach")
+    from bench.coach_speed import run_and_report as run_coach
+
+    command = _command_line(
+        f"unoduo bench coach --level {level} --ruleset {rules.name} --seats {seats} --matches {matches}"
+        f" --seed {seed} --write-docs"
+    )
+    run_coach(level, rules, seats, matches, seed, write_docs, command)
 
 
 @bench_app.command("store")

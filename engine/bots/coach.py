@@ -51,7 +51,7 @@ from engine.search.playout import (
     RandomChance,
 )
 
-LEVELS: dict[int, int] = {1: 8, 2: 24, 3: 64, 4: 160, 5: 320}
+LEVELS: dict[int, int] = {1: 4, 2: 16, 3: 64, 4: 192, 5: 640}
 """Worlds sampled per decision, by level (each world plays out every option once)."""
 
 MAX_PLAYOUT_STEPS = 3_000  # a guard: a hand's playout that has not ended by then counts as it stands
