@@ -5,8 +5,9 @@ continuations per decision, and the Decider (``engine.game.decide``) builds a JS
 a new immutable state for every step of every action. A rollout needs neither events nor seals,
 only the same legal moves and the same outcomes, so this core keeps one mutable state (lists and
 small ints) and changes it in place. Speed: it is a second statement of the rules of
-``engine.game.decide``, kept honest by tests/engine/test_playout_agrees.py, which drives both from
-the same states with the same random actions and compares everything after every action.
+``engine.game.decide``, kept honest by engine.search.agreement (tests/engine/test_playout_agrees.py
+and ``unoduo bench playout-agreement``), which drives both from the same states, determinized ones
+too, with the same random actions and compares everything after every action.
 
 Interface (docs of issue 37, "engine/search/playout.py"):
 
@@ -15,6 +16,8 @@ Interface (docs of issue 37, "engine/search/playout.py"):
   deck) comes from ``chance``: :class:`RandomChance` over ``rng`` (the default; ``rng`` defaults to
   ``random.Random(state.version)``), or :class:`DealerChance`, the match's own dealer, which makes
   the playout follow the Decider card for card (the agreement tests use it).
+- ``Playout.new_match(ruleset, seats, rng, player1=None, chance=None)``: a match from its first
+  round (a simulation needing no record; Player 1 drawn from ``rng`` in place of the cut).
 - ``to_move()``: the seat whose decision is pending (None once the match is over).
 - ``legal()``: the pending seat's actions as small ints, in the order and number of
   ``engine.game.legal.legal_actions`` (a wild once per colour, copies of a card once, ``uno``
@@ -46,7 +49,7 @@ left is played correctly), calling time mid-playout (a state where time was call
 from __future__ import annotations
 
 import random
-from bisect import insort
+from bisect import bisect_left, insort
 from collections.abc import Sequence
 from typing import Final, Protocol
 
@@ -539,8 +542,8 @@ class Playout:
     def _plays(self, seat: int, candidates: Sequence[int]) -> list[int]:
         """Plays of ``candidates`` (in id order) on the top card (D5; D13c where enforced), each face once.
 
-        Copies of a face have neighbouring ids (the canonical deck, docs/FAIRNESS.md), so in a hand,
-        which is kept sorted, they stand side by side: a face is listed when it differs from the last.
+        Speed: copies of a face have neighbouring ids (the canonical deck, docs/FAIRNESS.md), so in a
+        hand, which is kept sorted, they stand side by side: a face is listed when it differs from the last.
         """
         t = self.t
         ok = t.matching[self.color][t.rank[self.discard[-1]]]
@@ -755,10 +758,12 @@ class Playout:
         assert me is not None
         base = code & ~PLAY_UNO
         if base >= PLAY:
-            self._open_turn(me)
+            if True in self.uno_open:  # (a window is rarely open: the call is skipped)
+                self._open_turn(me)
             self._play(me, code)
         elif code == DRAW:
-            self._open_turn(me)
+            if True in self.uno_open:
+                self._open_turn(me)
             self._draw_command(me)
         elif code == PASS:
             if self.kind == _DUMP and self.pstarter:
@@ -799,8 +804,9 @@ class Playout:
             card = self.pcard
             assert card is not None
         else:
-            faces = t.face
-            card = next(i for i in hand if faces[i] == face)
+            # Speed: a face's copies have the ids from ``face`` on (the canonical deck), so in the
+            # sorted hand the first id at or after ``face`` is its first copy held (8% of an action).
+            card = hand[bisect_left(hand, face)]
         volley_total = self.ptotal if kind == _VOLLEY else 0
         rank = t.rank[card]
         turns = rank == REVERSE and t.turning_reverse and len(self._active()) > 2
