@@ -746,8 +746,7 @@ def play_alone(match: PlayedMatch) -> LocalMatch:
     local.apply(CreateMatch(match.ruleset, commitment_of(match.seed), 0, match.names, None if seats == 2 else seats))
     for seat in range(seats):  # as MatchCommands.join_bots seats the house bots, in seat order
         local.apply(JoinSeat(seat, ""))
-    players = {seat: get_bot(name) for seat, name in enumerate(match.bots)}
-    memories = SeatMemories(players)  # what an event-reading bot's seat received, as LiveMatch folds it
+    memories = SeatMemories({seat: get_bot(name) for seat, name in enumerate(match.bots)})  # as LiveMatch folds
     memories.see(local.events)
     while local.state.phase is not Phase.MATCH_OVER:
         state = local.state
@@ -758,7 +757,8 @@ def play_alone(match: PlayedMatch) -> LocalMatch:
         rng = local.dealer.bot_chance(match.id, state.version, seat)
         seen = view(state, seat)
         before = len(local.events)
-        local.apply(parse_seat_command(seat, bot_choice(players[seat], seen, rng, memories.knowledge(seat, seen))))
+        bot = get_bot(match.bots[seat])  # a fresh bot a move, as the server asks one
+        local.apply(parse_seat_command(seat, bot_choice(bot, seen, rng, memories.knowledge(seat, seen))))
         memories.see(local.events[before:])
     return local
 

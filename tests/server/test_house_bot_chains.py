@@ -91,3 +91,47 @@ def test_a_coach_that_thinks_first_gets_its_seats_events_from_the_live_feed(url:
     bots = ("greedy", "coach-1")
     replay, _ = server_match(url, bots, 30, 0.001)
     assert same_as_the_engine_alone(replay, bots, 30) > 10
+
+
+def test_a_coach_picks_up_a_match_after_a_restart_from_the_stored_stream(url: str) -> None:
+    """A server that stops mid-match and another that recovers it: the new live copy folds the
+    coach's seat events from the store (``LiveMatch``'s history), and the match is still the engine
+    alone's, every coach move re-derived by ``audit --bots``."""
+    bots = ("coach-1", "greedy")
+    ruleset = dataclasses.replace(get_ruleset("uno-duo"), target=30)
+    store = EventStore(make_engine(url, Settings()))
+    seats = [ensure_house_bot(store, f"bot:{name}") for name in bots]
+
+    async def first_part() -> None:
+        service = MatchService(store, bot_think_seconds=0.001)
+        try:
+            await service.create_scheduled("chain-1", seats, ruleset, 60, "t-chain", 1)
+            async for stored in store.follow(match_stream("chain-1")):
+                if stored.type == EventType.COMMAND and stored.seq > 60:  # well into the match
+                    break
+        finally:
+            await service.stop()
+
+    async def second_part(store: EventStore) -> str:
+        service = MatchService(store, bot_think_seconds=0.001)
+        try:
+            await service.recover()
+            async for stored in store.follow(match_stream("chain-1")):
+                if stored.type == EventType.SEED_REVEALED:
+                    break
+            return service.reads.replay("chain-1")
+        finally:
+            await service.stop()
+
+    try:
+        asyncio.run(first_part())
+        stopped_at = store.read(match_stream("chain-1"))[-1]
+    finally:
+        store.close()
+    assert stopped_at.type != EventType.SEED_REVEALED, "the first server was to stop mid-match"
+    restarted = EventStore(make_engine(url, Settings()))  # a new server process
+    try:
+        replay = asyncio.run(second_part(restarted))
+    finally:
+        restarted.close()
+    assert same_as_the_engine_alone(replay, bots, 30) > 10
