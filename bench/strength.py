@@ -54,6 +54,7 @@ class Options:
     jobs: int
     seed: int
     minutes: float | None = None  # stop starting matches after this long: the figures of those played
+    tables_for_top_only: bool = False  # tables of four for the last (strongest) bot only: they are slow
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,8 @@ def pairings(options: Options) -> list[tuple[str, str]]:
 
 
 def tables(options: Options) -> list[tuple[str, ...]]:
-    return [(bot, *[options.table_against] * (TABLE_SEATS - 1)) for bot in options.bots if bot != options.table_against]
+    bots = options.bots[-1:] if options.tables_for_top_only else options.bots
+    return [(bot, *[options.table_against] * (TABLE_SEATS - 1)) for bot in bots if bot != options.table_against]
 
 
 def _play(task: Task) -> MatchResult:

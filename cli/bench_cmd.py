@@ -712,6 +712,9 @@ def strength(
     minutes: float | None = typer.Option(
         None, "--minutes", min=0.01, help="stop starting matches after this long and report those played"
     ),
+    tables_for_top_only: bool = typer.Option(
+        False, "--tables-for-top-only", help="tables of four for the last bot of --bots only (a search bot's are slow)"
+    ),
     write_docs: bool = typer.Option(False, "--write-docs", help="update the Strength section of docs/BENCHMARKS.md"),
 ) -> None:
     """Strength: each bot against the references at two seats (matches and hands), at tables of four, and rated by the rating book."""
@@ -722,11 +725,14 @@ def strength(
     from bench.strength import Options as StrengthOptions
     from bench.strength import run_and_report as run_strength
 
-    options = StrengthOptions(measured, references, matches, table_matches, table_bot, jobs, seed, minutes)
+    options = StrengthOptions(
+        measured, references, matches, table_matches, table_bot, jobs, seed, minutes, tables_for_top_only
+    )
     command = _command_line(
         f"unoduo bench strength --bots {','.join(measured)} --against {','.join(references)} --matches {matches}"
         f" --table-matches {table_matches} --seed {seed}"
         + (f" --minutes {minutes:g}" if minutes is not None else "")
+        + (" --tables-for-top-only" if tables_for_top_only else "")
         + " --write-docs"
     )
     run_strength(options, write_docs, command)

@@ -21,6 +21,10 @@ OPTIONS = Options(("random", "rule-v1", "greedy"), ("greedy", "rule-v1"), 4, 2, 
 def test_each_bot_meets_each_reference_and_the_next_bot_once() -> None:
     assert pairings(OPTIONS) == [("random", "greedy"), ("random", "rule-v1"), ("rule-v1", "greedy")]
     assert tables(OPTIONS) == [("random", "greedy", "greedy", "greedy"), ("rule-v1", "greedy", "greedy", "greedy")]
+    assert tables(replace(OPTIONS, tables_for_top_only=True)) == []  # the top bot is greedy itself
+    assert tables(replace(OPTIONS, bots=("random", "rule-v1"), tables_for_top_only=True)) == [
+        ("rule-v1", "greedy", "greedy", "greedy")
+    ]
     levels = replace(OPTIONS, bots=("random", "rule-v1"), against=("greedy",))
     assert pairings(levels) == [("random", "greedy"), ("rule-v1", "greedy"), ("random", "rule-v1")]
 
