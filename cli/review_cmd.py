@@ -61,7 +61,7 @@ def review(
     replay: Path | None = typer.Option(None, "--replay", help="review a replay file (.jsonl) here instead"),
     seat: int = typer.Option(0, "--seat", help="the seat to review (0 to seats - 1)"),
     samples: int | None = typer.Option(
-        None, "--samples", help="determinizations per decision (default 24; more: smaller error bars, slower)"
+        None, "--samples", help="determinizations per decision (default 64; more: smaller error bars, slower)"
     ),
     every: bool = typer.Option(False, "--all", help="list every decision with a choice, not only the flagged"),
     as_json: bool = typer.Option(False, "--json", help="the whole review as JSON"),

@@ -1,26 +1,31 @@
-"""The decisions of one seat in a finished match: the moment, the options it had, the choice.
+"""The decisions of one seat in a finished match: the moment, what the seat knew, its options, its choice.
 
 A decision is a ``command`` event the seat sent (a draft pick, a play, a draw, a pass, a dump,
-a challenge or an accept, a colour, UNO). The options are the seat's legal actions in the state
-before it (``engine.game.legal``), which depend only on what the seat holds and what the table
-shows. Moves the server made for the seat (``timed_out``) are not the seat's decisions.
-
-The true state travels with each decision only so that the estimator can build the seat's
-knowledge from it (``engine.review.knowledge``); nothing else reads its hidden parts.
+a challenge or an accept, a colour, UNO). What the seat knew then is folded from the events *as
+that seat received them* (``engine.search.knowledge.SeatFold``, which filters every event with
+``engine.record.sealing.seen_by``), plus the one thing its view showed that no event before the
+choice carries: the card it looked at in a draft step (D3), which the seat's own ``drafted``
+event states right after (its ``hand_code`` if it kept it, else the public ``pile_code``). The
+options are the seat's legal actions in any state consistent with that knowledge (they depend
+only on its own hand and the table). Nothing here reads a field the seat could not open, so a
+review is a function of the seat's own stream. Moves the server made for the seat (``timed_out``)
+are not its decisions.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from engine.game.commands import Dump, Play, SeatAction, format_action, parse_action
 from engine.game.errors import CommandRefused
 from engine.game.events import Event, EventType
-from engine.game.evolve import evolve
 from engine.game.legal import legal_actions
-from engine.game.state import INITIAL_STATE, MatchState
+from engine.game.state import PendingKind
 from engine.record.jsonfmt import compact
+from engine.record.sealing import seen_by
+from engine.search.knowledge import SeatFold, SeatKnowledge, determinize
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +38,8 @@ class Decision:
     kind: str  # the pending decision's kind (draft, turn, drawn, volley, wild_draw_four, dump, color) or "uno"
     options: tuple[SeatAction, ...]
     chosen: SeatAction
-    state: MatchState  # the whole state before the choice; read only through engine.review.knowledge
+    knowledge: SeatKnowledge  # what the seat knew just before it chose
+    commitment: str  # the match's public commitment (its first event): what seeds the review
 
     @property
     def forced(self) -> bool:
@@ -43,12 +49,12 @@ class Decision:
 
 def option_key(action: SeatAction) -> str:
     """An option's canonical JSON text: the key every estimate and report uses."""
-    return compact(format_action(_bare(action)))
+    return compact(format_action(bare(action)))
 
 
-def _bare(action: SeatAction) -> SeatAction:
+def bare(action: SeatAction) -> SeatAction:
     """The action without its UNO flag: saying UNO with a play is reviewed as the play (the
-    window it opens is settled by the ``uno`` command or a catch, both decisions of their own)."""
+    estimator always says it when a play leaves one card; the ``uno`` command is a decision of its own)."""
     if isinstance(action, Play | Dump) and action.uno:
         return replace(action, uno=False)
     return action
@@ -57,29 +63,46 @@ def _bare(action: SeatAction) -> SeatAction:
 def decisions_of(events: Sequence[Event], seat: int) -> list[Decision]:
     """Every decision ``seat`` made, in order (forced ones included, marked by :attr:`Decision.forced`)."""
     out: list[Decision] = []
-    state = INITIAL_STATE
-    for seq, event in enumerate(events, start=1):
+    fold = SeatFold(seat)
+    commitment = str(events[0].data.get("commitment", "")) if events else ""
+    for index, event in enumerate(events):
         if event.type == EventType.COMMAND and event.data.get("seat") == seat:
-            decision = _decision(state, seq, seat, event.data.get("command"))
+            decision = _decision(fold, events, index, seat, commitment)
             if decision is not None:
                 out.append(decision)
-        state = evolve(state, event)
+        fold.see(event)
     return out
 
 
-def _decision(state: MatchState, seq: int, seat: int, command: object) -> Decision | None:
+def _looked_at(events: Sequence[Event], index: int, seat: int) -> str | None:
+    """The draft card the seat looked at before command ``index``, as its own ``drafted`` event says."""
+    for event in events[index + 1 :]:
+        if event.type in (EventType.DRAFTED,):
+            data = seen_by(event.type, event.data, seat)
+            code = data.get("hand_code") if data.get("keep") else data.get("pile_code")
+            return code if isinstance(code, str) else None
+        if event.type == EventType.COMMAND:
+            break
+    return None
+
+
+def _decision(fold: SeatFold, events: Sequence[Event], index: int, seat: int, commitment: str) -> Decision | None:
     try:
-        chosen = _bare(parse_action(command))
+        chosen = bare(parse_action(events[index].data.get("command")))
     except CommandRefused:
-        return None  # not a seat action the engine knows: nothing to review (never in a verified replay)
+        return None  # not a seat action the engine knows (never in a verified replay)
+    pending = fold.picture.pending
+    drafting = pending.kind is PendingKind.DRAFT and pending.seat == seat
+    knowledge = fold.knowledge(_looked_at(events, index, seat) if drafting else None)
+    probe = determinize(knowledge, random.Random(0))  # any consistent state: the seat's options are the same in all
     options: list[SeatAction] = []
     seen: set[str] = set()
-    for action in legal_actions(state, seat):
+    for action in legal_actions(probe, seat):
         key = option_key(action)
         if key not in seen:
             seen.add(key)
-            options.append(_bare(action))
+            options.append(bare(action))
     if option_key(chosen) not in seen:
-        return None  # a refused command recorded nowhere; a verified replay never holds one
-    kind = "uno" if chosen.type == "uno" else state.pending.kind.value
-    return Decision(seq, seat, state.round, kind, tuple(options), chosen, state)
+        return None  # a command the rules refused is recorded nowhere; a verified replay never holds one
+    kind = "uno" if chosen.type == "uno" else pending.kind.value
+    return Decision(index + 1, seat, knowledge.picture.round, kind, tuple(options), chosen, knowledge, commitment)

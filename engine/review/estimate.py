@@ -1,30 +1,34 @@
 """The estimator: each option's expected match points from the seat's knowledge, by flat Monte Carlo.
 
-For sample ``i`` one state is dealt from the seat's knowledge (``engine.review.knowledge``) and
-one rollout dealer is seeded; *every* option is then played from that same state with that same
-dealer and the hand is played out (``engine.review.rollout``), and the end is valued
-(``engine.review.value``). The options therefore share their luck sample by sample (common
-random numbers), so the difference between two options is measured with far less noise than
-either mean: :attr:`OptionEstimates.loss_stderr` is the standard error of the paired differences.
+For sample ``i`` one world is dealt from the seat's knowledge by the coach's sampler
+(``engine.bots.coach``: a determinization of ``engine.search.knowledge``; facing a Wild Draw
+Four, one whose played hand was a bluff as often as that player's record says) and one stream of
+chance is seeded; *every* option is then played in that same world with that same chance, and
+the hand is played out on the fast playout core (``engine.search.playout``) by the coach's
+playout policy (``engine.bots.coach.policy``); the end is valued in expected match points
+(``engine.review.value``). The options share their luck sample by sample (common random
+numbers), so the difference between two options is measured with far less noise than either
+mean: :attr:`OptionEstimates.loss_stderr` is the standard error of the paired differences.
 
-This is a flat search with a greedy policy after the first move, not the coach's tree search:
-it answers "what does each option lead to if both sides then play simply", which can understate
-an option whose worth shows only with better play later (docs/REVIEW.md).
+This is the coach's own root search (determinized flat Monte Carlo, what ``bot:coach-N`` does
+with more or fewer worlds) valued by match points instead of the hand's point margin: it answers
+"what does each option lead to if every seat then plays simply", which can understate an option
+whose worth shows only with better play later (docs/REVIEW.md).
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from engine.bots.coach import MAX_PLAYOUT_STEPS, policy
+from engine.bots.coach import _world as sample_world
 from engine.game.commands import SeatAction
-from engine.game.state import MatchState
 from engine.review.decisions import option_key
-from engine.review.knowledge import determinize, seat_facts
-from engine.review.rollout import apply, play_hand_out, rollout_dealer
-from engine.review.value import match_value
+from engine.review.value import value_of
+from engine.search.knowledge import SeatKnowledge
+from engine.search.playout import DUMP, PLAY, PLAY_UNO, Playout, RandomChance
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,56 +57,57 @@ def _mean_stderr(values: list[float]) -> tuple[float, float]:
     return mean, math.sqrt(var / n)
 
 
-# A state dealt at random from the seat's knowledge (never from the true hidden cards).
-Deal = Callable[[random.Random], MatchState]
+def _code(root: Playout, seat: int, action: SeatAction) -> int:
+    """The playout code of an option, with UNO said when it leaves one card (the seat would say it)."""
+    code = root.code_of(action) & ~PLAY_UNO
+    leaves_one = (code >= PLAY and len(root.hands[seat]) == 2) or code == DUMP
+    return code + PLAY_UNO if leaves_one else code
 
 
-def knowledge_deal(state: MatchState, seat: int) -> Deal:
-    """The seat's knowledge in ``state``, as a dealer of consistent full states."""
-    facts = seat_facts(state, seat)
-    return lambda rng: determinize(facts, rng)
+def _hand_end_value(p: Playout, seat: int, rng: random.Random) -> float:
+    """Play ``p`` to the end of its hand by the playout policy; the seat's expected match points then."""
+    ended = p.rounds_ended
+    steps = 0
+    while not p.over and p.rounds_ended == ended and steps < MAX_PLAYOUT_STEPS:
+        p.play(policy(p, rng))
+        steps += 1
+    return value_of(p.scores, p.departed, p.rules, seat, p.winner if p.over else None)
 
 
 def sample_values(
-    deal: Deal, round_number: int, seat: int, options: tuple[SeatAction, ...], samples: int, rng: random.Random
+    knowledge: SeatKnowledge, options: tuple[SeatAction, ...], samples: int, rng: random.Random
 ) -> dict[str, list[float]]:
-    """Per option, the value of each sample (one determinization and one dealer shared by all options)."""
+    """Per option, the value of each sample (one world and one chance stream shared by all options)."""
+    seat = knowledge.seat
+    chance = RandomChance(rng)
     out: dict[str, list[float]] = {option_key(o): [] for o in options}
     for _ in range(samples):
-        dealt = deal(rng)
-        dealer_seed = rng.getrandbits(64)
+        root = sample_world(knowledge, rng, chance)
+        seed = rng.getrandbits(64)
         for option in options:
-            dealer = rollout_dealer(random.Random(dealer_seed))
-            after = apply(dealt, seat, option, dealer)
-            end = play_hand_out(after, dealer, round_number)
-            out[option_key(option)].append(match_value(end, seat))
+            chance.rng = random.Random(seed)
+            p = root.clone()
+            p.play(_code(root, seat, option))
+            out[option_key(option)].append(_hand_end_value(p, seat, chance.rng))
+        chance.rng = rng
     return out
 
 
 def estimate_options(
-    deal: Deal,
-    round_number: int,
-    seat: int,
-    options: tuple[SeatAction, ...],
-    chosen: SeatAction,
-    samples: int,
-    rng: random.Random,
+    knowledge: SeatKnowledge, options: tuple[SeatAction, ...], chosen: SeatAction, samples: int, rng: random.Random
 ) -> OptionEstimates:
-    values = sample_values(deal, round_number, seat, options, samples, rng)
+    values = sample_values(knowledge, options, samples, rng)
     by_option = {key: Estimate(*_mean_stderr(v), len(v)) for key, v in values.items()}
-    best = max(by_option, key=lambda k: (by_option[k].mean, k == option_key(chosen)))
     chosen_key = option_key(chosen)
+    best = max(by_option, key=lambda k: (by_option[k].mean, k == chosen_key))
     diffs = [b - c for b, c in zip(values[best], values[chosen_key], strict=True)]
     loss, loss_stderr = _mean_stderr(diffs)
     return OptionEstimates(by_option, best, max(0.0, loss), loss_stderr)
 
 
-def deal_value(deal: Deal, round_number: int, seat: int, samples: int, rng: random.Random) -> Estimate:
-    """The expected match points at the end of the hand with every seat playing the rollout
-    policy from a state dealt by ``deal``: a hand's luck, before the seat's own decisions count."""
-    values: list[float] = []
-    for _ in range(samples):
-        dealt = deal(rng)
-        end = play_hand_out(dealt, rollout_dealer(rng), round_number)
-        values.append(match_value(end, seat))
+def deal_value(knowledge: SeatKnowledge, samples: int, rng: random.Random) -> Estimate:
+    """The expected match points at the end of the hand with every seat playing the playout policy
+    from the seat's knowledge: a hand's luck, before the seat's own decisions count."""
+    chance = RandomChance(rng)
+    values = [_hand_end_value(sample_world(knowledge, rng, chance), knowledge.seat, rng) for _ in range(samples)]
     return Estimate(*_mean_stderr(values), samples)

@@ -21,14 +21,14 @@ from typing import Any
 
 from engine.game.events import Event, EventType
 from engine.game.evolve import evolve
-from engine.game.state import INITIAL_STATE, MatchState, Phase
+from engine.game.state import INITIAL_STATE
 from engine.review.decisions import Decision, decisions_of, option_key
-from engine.review.estimate import deal_value, estimate_options, knowledge_deal
-from engine.review.value import match_value
+from engine.review.estimate import deal_value, estimate_options
+from engine.review.value import value_of
 
 BANDS: tuple[tuple[str, float], ...] = (("blunder", 0.20), ("mistake", 0.10), ("inaccuracy", 0.05))
 NOISE_SIGMAS = 2.0
-DEFAULT_SAMPLES = 24
+DEFAULT_SAMPLES = 64
 MAX_SAMPLES = 400
 REVIEW_VERSION = 1  # part of the seed and the cache key: a new estimator gives a new review
 
@@ -144,16 +144,8 @@ def finished(events: Sequence[Event]) -> bool:
 
 
 def review_decision(decision: Decision, settings: ReviewSettings) -> DecisionReview:
-    rng = decision_rng(decision.state.commitment, decision.seat, decision.seq, settings)
-    est = estimate_options(
-        knowledge_deal(decision.state, decision.seat),
-        decision.round,
-        decision.seat,
-        decision.options,
-        decision.chosen,
-        settings.samples,
-        rng,
-    )
+    rng = decision_rng(decision.commitment, decision.seat, decision.seq, settings)
+    est = estimate_options(decision.knowledge, decision.options, decision.chosen, settings.samples, rng)
     options = tuple(
         OptionLine(_json(key), e.mean, e.stderr)
         for key, e in sorted(est.by_option.items(), key=lambda item: -item[1].mean)
@@ -198,44 +190,45 @@ def _seats(events: Sequence[Event]) -> int:
 def _hands(
     events: Sequence[Event], seat: int, decisions: Sequence[Decision], settings: ReviewSettings
 ) -> tuple[HandReview, ...]:
-    """Per hand the seat made a decision in: the value before it, the deal's worth, and the result."""
-    first: dict[int, MatchState] = {}
+    """Per hand the seat made a decision in: the value before it, the deal's worth, and the result.
+    The totals come from the public ``round_ended`` and ``match_ended`` events."""
+    first: dict[int, Decision] = {}
     for d in decisions:
-        first.setdefault(d.round, d.state)
-    before, after = _scores_around_hands(events)
+        first.setdefault(d.round, d)
+    totals = _hand_totals(events)
     out: list[HandReview] = []
-    for number, state in sorted(first.items()):
-        if number not in before or number not in after:
+    for number, decision in sorted(first.items()):
+        if number not in totals:
             continue
-        rng = decision_rng(state.commitment, seat, number, settings, "deal")
-        deal = deal_value(knowledge_deal(state, seat), number, seat, settings.samples, rng)
-        start, end = before[number], after[number]
+        start, end, winner = totals[number]
+        picture = decision.knowledge.picture
+        rng = decision_rng(decision.commitment, seat, number, settings, "deal")
+        deal = deal_value(decision.knowledge, settings.samples, rng)
         out.append(
             HandReview(
                 round=number,
-                before=match_value(start, seat),
+                before=value_of(start, picture.departed, picture.ruleset, seat),
                 deal=deal.mean,
                 deal_stderr=deal.stderr,
-                after=match_value(end, seat),
-                points=end.scores[seat] - start.scores[seat],
+                after=value_of(end, picture.departed, picture.ruleset, seat, winner),
+                points=end[seat] - start[seat],
             )
         )
     return tuple(out)
 
 
-def _scores_around_hands(events: Sequence[Event]) -> tuple[dict[int, MatchState], dict[int, MatchState]]:
-    """The state as each hand began (its ``round_started``) and once it was scored (the next hand's
-    start, or the match's end)."""
-    before: dict[int, MatchState] = {}
-    after: dict[int, MatchState] = {}
-    state = INITIAL_STATE
+def _hand_totals(events: Sequence[Event]) -> dict[int, tuple[list[int], list[int], int | None]]:
+    """Per scored hand: the totals before it, after it, and the match's winner if it ended the match."""
+    out: dict[int, tuple[list[int], list[int], int | None]] = {}
+    totals: list[int] | None = None
+    last: int | None = None
     for event in events:
-        if event.type == EventType.ROUND_STARTED and event.data["restart"] == 0:
-            number = event.data["round"]
-            before.setdefault(number, state)
-            if number - 1 in before:
-                after.setdefault(number - 1, state)
-        state = evolve(state, event)
-        if state.phase is Phase.MATCH_OVER and state.round in before:
-            after.setdefault(state.round, state)
-    return before, after
+        data = event.data
+        if event.type == EventType.ROUND_ENDED:
+            after = [int(x) for x in data["scores"]]
+            out[int(data["round"])] = (totals or [0] * len(after), after, None)
+            totals, last = after, int(data["round"])
+        elif event.type == EventType.MATCH_ENDED and last is not None:
+            start, end, _ = out[last]
+            out[last] = (start, end, data.get("winner"))
+    return out

@@ -1,6 +1,6 @@
 """The unit of the review: expected match points, the probability that the seat wins the match.
 
-A rollout stops at the end of the hand (``engine.review.rollout``); what the new scores are worth
+A playout stops at the end of the hand (``engine.review.estimate``); what the new scores are worth
 is read from a model of the rest of the match (:func:`match_value`): the hands still to come are
 independent; each is won by either of two seats with probability 1/2 (equal players), and its
 points are spread evenly from 5 to ``2 × mean − 5``, the mean hand measured from greedy self-play
@@ -13,9 +13,10 @@ exact: 1 for a win, 0 otherwise. docs/REVIEW.md says why this unit and what the 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from functools import cache
 
-from engine.game.rulesets import Scoring
+from engine.game.rulesets import Ruleset, Scoring
 from engine.game.state import MatchState, Phase
 
 UNIT = 5  # points per step of the model's grid (scores are rounded up to it)
@@ -62,13 +63,22 @@ def race_value(to_go_a: int, to_go_b: int, target: int, seats: int, a_gets_with:
 
 def match_value(state: MatchState, seat: int) -> float:
     """The seat's expected match points in ``state`` (between hands, or at the match's end)."""
-    if state.phase is Phase.MATCH_OVER:
-        return 1.0 if state.winner == seat else 0.0
-    staying = [s for s in range(state.seats) if not state.departed[s]]
+    over = state.phase is Phase.MATCH_OVER
+    return value_of(state.scores, state.departed, state.ruleset, seat, state.winner if over else None)
+
+
+def value_of(
+    scores: Sequence[int], departed: Sequence[bool], ruleset: Ruleset, seat: int, winner: int | None = None
+) -> float:
+    """The seat's expected match points with these totals; ``winner``: the match is over, won by that seat."""
+    if winner is not None:
+        return 1.0 if winner == seat else 0.0
+    seats = len(scores)
+    staying = [s for s in range(seats) if not departed[s]]
     if seat not in staying:
         return 0.0
-    target, scores, seats = state.ruleset.target, state.scores, state.seats
-    if seats == 2 and state.ruleset.scoring is Scoring.LOSER_SCORES:
+    target = ruleset.target
+    if seats == 2 and ruleset.scoring is Scoring.LOSER_SCORES:
         # uno-duo (D16): the hand's loser scores and reaching the target loses: the seat wins the
         # race when the other seat gets to the target first.
         other = 1 - seat

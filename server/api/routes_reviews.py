@@ -34,7 +34,7 @@ def match_review(
     reviews: ReviewsDep,
     seat: Annotated[int, Query(ge=0, lt=MAX_SEATS, description="the seat to review")] = 0,
     samples: Annotated[
-        int | None, Query(ge=1, le=MAX_SAMPLES, description="determinizations per decision (default 24)")
+        int | None, Query(ge=1, le=MAX_SAMPLES, description="determinizations per decision (default 64)")
     ] = None,
 ) -> GameReview:
     """Every decision of the seat with a choice: each option's expected match points (mean and
