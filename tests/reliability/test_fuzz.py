@@ -134,6 +134,18 @@ RULE_REFUSALS: list[tuple[set[str], int, str, str, str]] = [
         {"POST /api/tournaments"},
         400,
         "malformed",
+        r"are for table_knockout and pools|^a table knockout |^pools |^pools need |^bracket: |plays two-seat matches"
+        r"|has its rounds from its|^double is for a round_robin|^duplicate rounds are for|needs at least 2 players"
+        r"|^table_size is for|^double, duplicate and placement_points|start times for a bracket"
+        r"|^late_entry|^forbidden_pairs|^a forbidden pair|is forbidden twice|^starts_at|^check_in_minutes"
+        r"|^check-in (is for|needs)",
+        "the knockout formats', timed rounds', check-in's, late entry's and forbidden pairs' fields follow from the "
+        "format, its ruleset and each other (one field's rule on another; docs/TOURNAMENTS.md)",
+    ),
+    (
+        {"POST /api/tournaments"},
+        400,
+        "malformed",
         r"^a player can be entered once",
         "each player is entered once (the same name twice is the same player)",
     ),
@@ -150,6 +162,13 @@ RULE_REFUSALS: list[tuple[set[str], int, str, str, str]] = [
         "malformed",
         r"^at must name an event of this match",
         "at names an event the match has (its count is the match's, not the schema's)",
+    ),
+    (
+        {"GET /api/matches/{match_id}/review"},
+        400,
+        "malformed",
+        r"^seat \d+ is not at this table",
+        "a review's seat is one of the match's (its count is the match's, not the schema's)",
     ),
     (
         {"POST /api/disputes/{dispute_id}/ruling"},
