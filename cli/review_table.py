@@ -31,14 +31,14 @@ def summary_lines(review: dict[str, Any]) -> list[str]:
     counts = review["counts"]
     return [
         f"Game Review of {who}, seat {review['seat']}" + (f", match {review['match']}" if review.get("match") else ""),
-        f"Unit: expected match points (the chance of winning the match, 0 to 1);"
-        f" {review['settings']['samples']} samples a decision.",
+        f"Unit: expected match points (the chance to win the match); {review['settings']['samples']} samples each.",
         f"Bands: inaccuracy {bands['inaccuracy']:.2f}, mistake {bands['mistake']:.2f}, blunder"
-        f" {bands['blunder']:.2f}, each only above {review['noise_sigmas']:g} standard errors.",
-        f"Accuracy {'-' if accuracy is None else f'{accuracy:.1f}%'}: unflagged share of {review['reviewed']}"
+        f" {bands['blunder']:.2f}, if above {review['noise_sigmas']:g} standard errors.",
+        f"Accuracy {'-' if accuracy is None else f'{accuracy:.1f}%'}: the unflagged share of {review['reviewed']}"
         f" decisions with a choice ({review['forced']} forced).",
-        f"Average loss {_mp(review.get('average_loss'))} · the best option chosen {_pct(review.get('agreement'))}"
-        f" · {counts['blunder']} blunders, {counts['mistake']} mistakes, {counts['inaccuracy']} inaccuracies.",
+        f"Average loss {_mp(review.get('average_loss'))} a decision; the best option chosen in"
+        f" {_pct(review.get('agreement'))}.",
+        f"{counts['blunder']} blunders, {counts['mistake']} mistakes, {counts['inaccuracy']} inaccuracies.",
     ]
 
 

@@ -59,3 +59,14 @@ def test_the_pane_names_the_last_decision_before_the_cursor() -> None:
     lines = pane_lines(review, 20)
     assert any("blunder" in line for line in lines) and any(line.startswith("> draw") for line in lines)
     assert next_flagged(review, 0) == 20 and next_flagged(review, 25) == 20
+
+
+def test_the_player_page_says_its_reviewed_accuracy_once_there_is_one() -> None:
+    from tui_client.models.player_model import review_words
+
+    assert review_words({"review": {"matches": 0, "of_matches": 3, "accuracy": None}}) is None
+    assert review_words({}) is None
+    words = review_words(
+        {"review": {"matches": 2, "of_matches": 3, "accuracy": 96.5, "average_loss": 0.0123, "agreement": 0.61}}
+    )
+    assert words == "Game Review: accuracy 96% · average loss 0.012 · best option 61% (2 of the last 3 matches)"
