@@ -116,6 +116,7 @@ async def test_the_terminal_client_opens_on_the_bracket(finished: Any, fmt: str,
     async with make_play_app(base, config_dir=tmp_path, tournament=t["id"]).run_test(size=(80, 24)) as pilot:
         screen = await loaded(pilot)
         view = screen.query_one("#bracket", BracketView)
-        assert view.display and view.has_focus and view.drawing.plain() == drawing.plain()
+        await until(pilot, lambda: view.has_focus, "the bracket's focus")  # given after the first paint
+        assert view.display and view.drawing.plain() == drawing.plain()
         await pilot.press("end")  # scrolls with an animation: wait for its end
         await until(pilot, lambda: view.scroll_y == view.max_scroll_y > 0, "the bracket's end")
