@@ -92,7 +92,7 @@ class FairPlay:
             for seat, player in enumerate(seats):
                 if player is None:
                     continue
-                review = self.reviews.kept(match_id, seat)
+                review = self.reviews.kept_figures(match_id, seat)
                 if review is None:
                     self.reviews.queue(match_id, seat)
                 else:

@@ -133,7 +133,7 @@ class PlayerPages:
         finished = [h for h in history if h.status == "finished"][:RECENT_REVIEWED]
         kept = []
         for item in finished:
-            review = self.reviews.kept(item.match, item.seat)
+            review = self.reviews.kept_figures(item.match, item.seat)
             if review is None:
                 self.reviews.queue(item.match, item.seat)
             else:

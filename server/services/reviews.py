@@ -6,7 +6,8 @@ A review is computed from the match's replay (``TournamentService.replay``: fini
 read of the match), so it can never see a live match. It runs in one worker *process*
 (:data:`WORKERS`): a review is up to a minute of pure Python, which in a thread of the server
 would hold the interpreter's lock away from live matches. Reviews are kept per match, seat and
-settings (the last :data:`KEPT`): a finished match never changes.
+settings (the last :data:`KEPT`, and the summary figures of many more for the pages): a
+finished match never changes.
 
 The player page and the fair-play page never wait for a review: they show what is kept and
 :meth:`Reviews.queue` the rest (at most :data:`MAX_QUEUED` waiting), so their figures fill in as
@@ -29,7 +30,9 @@ from server.domain_errors import DomainError, Malformed
 from server.services.players import Caller
 from server.services.tournaments import TournamentService
 
-KEPT: Final = 2048  # reviews kept (one per match, seat and settings)
+KEPT: Final = 256  # whole reviews kept (one per match, seat and settings; each some 100-300 kB)
+KEPT_FIGURES: Final = 65_536  # their summary figures kept for the pages (a few numbers each)
+FIGURES: Final = ("reviewed", "accuracy", "average_loss", "agreement")
 WORKERS: Final = 1  # worker processes
 MAX_QUEUED: Final = 256  # background reviews waiting at once (the player and fair-play pages)
 
@@ -76,6 +79,7 @@ class Reviews:
         self.tournaments = tournaments
         self.settings = settings or ReviewSettings()  # the pages' setting: the API's default
         self._kept: OrderedDict[Key, dict[str, Any]] = OrderedDict()
+        self._figures: OrderedDict[Key, dict[str, Any]] = OrderedDict()  # what the pages sum
         self._queued: dict[Key, AsyncResult[dict[str, Any]]] = {}
         self._lock = threading.Lock()
         self._pool: Pool | None = None
@@ -104,11 +108,23 @@ class Reviews:
                 self._kept.move_to_end(key)
             return found
 
+    def kept_figures(self, match_id: str, seat: int) -> dict[str, Any] | None:
+        """The summary figures of a review at the pages' setting, if computed (kept longer than reviews)."""
+        key = (match_id, seat, self.settings.words())
+        with self._lock:
+            found = self._figures.get(key)
+            if found is not None:
+                self._figures.move_to_end(key)
+            return found
+
     def _keep(self, key: Key, review: dict[str, Any]) -> None:
         with self._lock:
             self._kept[key] = review
             while len(self._kept) > KEPT:
                 self._kept.popitem(last=False)
+            self._figures[key] = {name: review[name] for name in FIGURES}
+            while len(self._figures) > KEPT_FIGURES:
+                self._figures.popitem(last=False)
 
     def _submit(self, key: Key, text: str, settings: ReviewSettings) -> AsyncResult[dict[str, Any]]:
         """The review's pending result, one per key however many ask (kept once it is done)."""
@@ -149,7 +165,7 @@ class Reviews:
         reviewable (live, a duplicate round not revealed) or too many are waiting."""
         key = (match_id, seat, self.settings.words())
         with self._lock:
-            if key in self._kept or key in self._queued or len(self._queued) >= MAX_QUEUED:
+            if key in self._figures or key in self._queued or len(self._queued) >= MAX_QUEUED:
                 return
         try:
             text = self.tournaments.replay(match_id)

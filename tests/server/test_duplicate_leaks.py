@@ -79,6 +79,7 @@ def match_reads(client: TestClient, match_id: str, headers: Headers, version: in
         f"/api/matches/{match_id}/events?since=3",
         f"/api/matches/{match_id}/events?since=0&follow=1",
         f"/api/matches/{match_id}/replay",
+        f"/api/matches/{match_id}/review?seat=0&samples=1",
     ]
     for path in paths:
         reply = client.get(path, headers=headers)
@@ -229,6 +230,8 @@ def test_nothing_of_a_duplicate_round_shows_to_anyone_but_its_seats_until_it_is_
     assert message["view"]["viewer"] == 0 and "hands" not in message["view"]
     reply = client.get(f"/api/matches/{cd}/replay", headers=cleo_h)
     assert reply.status_code == 409 and reply.json()["code"] == "not_now"  # the seats' replay waits too
+    reply = client.get(f"/api/matches/{cd}/review", params={"seat": 0, "samples": 1}, headers=cleo_h)
+    assert reply.status_code == 409 and reply.json()["code"] == "not_now"  # and their Game Review
     with client.websocket_connect(socket_path(ab, ada_h)) as ws:  # a seat plays on: its socket is its seat's
         assert ws.receive_json()["view"]["viewer"] == 0
     # A seat's dispute may speak of its hand: the other seat reads the note once the round is revealed,
