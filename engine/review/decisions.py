@@ -7,7 +7,8 @@ that seat received them* (``engine.search.knowledge.SeatFold``, which filters ev
 choice carries: the card it looked at in a draft step (D3), which the seat's own ``drafted``
 event states right after (its ``hand_code`` if it kept it, else the public ``pile_code``). The
 options are the seat's legal actions in any state consistent with that knowledge (they depend
-only on its own hand and the table). Nothing here reads a field the seat could not open, so a
+only on its own hand and the table), less a bluffed Wild Draw Four the seat did not play
+(:func:`bluff`). Nothing here reads a field the seat could not open, so a
 review is a function of the seat's own stream. Moves the server made for the seat (``timed_out``)
 are not its decisions.
 """
@@ -18,11 +19,14 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from engine.game.cards import Rank
 from engine.game.commands import Dump, Play, SeatAction, format_action, parse_action
 from engine.game.errors import CommandRefused
 from engine.game.events import Event, EventType
 from engine.game.legal import legal_actions
-from engine.game.state import PendingKind
+from engine.game.rules import wild_draw_four_breaks_rule
+from engine.game.rulesets import WildDrawFourCheck
+from engine.game.state import MatchState, PendingKind
 from engine.record.jsonfmt import compact
 from engine.record.sealing import seen_by
 from engine.search.knowledge import SeatFold, SeatKnowledge, determinize
@@ -58,6 +62,18 @@ def bare(action: SeatAction) -> SeatAction:
     if isinstance(action, Play | Dump) and action.uno:
         return replace(action, uno=False)
     return action
+
+
+def bluff(state: MatchState, seat: int, action: SeatAction) -> bool:
+    """A Wild Draw Four the seat's hand makes illegal where it may be challenged (D13). Such an
+    option is not offered as a better one: the playouts never challenge, so they would not see
+    its cost (the coach leaves it out of its search for the same reason)."""
+    if state.ruleset.wd4_check is not WildDrawFourCheck.CHALLENGE or not isinstance(action, Play):
+        return False
+    if action.card.rank is not Rank.WILD_DRAW_FOUR:
+        return False
+    card_id = next(i for i in state.hands[seat] if state.deck[i] == action.card)
+    return wild_draw_four_breaks_rule(state, seat, card_id)
 
 
 def decisions_of(events: Sequence[Event], seat: int) -> list[Decision]:
@@ -97,12 +113,14 @@ def _decision(fold: SeatFold, events: Sequence[Event], index: int, seat: int, co
     probe = determinize(knowledge, random.Random(0))  # any consistent state: the seat's options are the same in all
     options: list[SeatAction] = []
     seen: set[str] = set()
+    chosen_key = option_key(chosen)
     for action in legal_actions(probe, seat):
         key = option_key(action)
         if key not in seen:
             seen.add(key)
-            options.append(bare(action))
-    if option_key(chosen) not in seen:
+            if key == chosen_key or not bluff(probe, seat, action):
+                options.append(bare(action))
+    if chosen_key not in seen:
         return None  # a command the rules refused is recorded nowhere; a verified replay never holds one
     kind = "uno" if chosen.type == "uno" else pending.kind.value
     return Decision(index + 1, seat, knowledge.picture.round, kind, tuple(options), chosen, knowledge, commitment)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from functools import cache
 from typing import Any
@@ -9,13 +10,15 @@ from typing import Any
 import pytest
 
 from engine.game.events import SCHEMAS, Event
+from engine.game.legal import legal_actions
 from engine.game.rulesets import CLASSIC, UNO_DUO
 from engine.game.state import MatchState
 from engine.play.selfplay import play_match
 from engine.record.sealing import may_open
-from engine.review.decisions import decisions_of, option_key
+from engine.review.decisions import bluff, decisions_of, option_key
 from engine.review.review import ReviewSettings, ReviewUnavailable, band_of, review_seat
 from engine.review.value import match_value
+from engine.search.knowledge import determinize
 
 SMALL = ReviewSettings(samples=3)
 
@@ -103,3 +106,18 @@ def test_a_loss_inside_the_noise_is_not_flagged() -> None:
     assert band_of(0.12, 0.01) == "mistake"
     assert band_of(0.06, 0.01) == "inaccuracy"
     assert band_of(0.04, 0.0) is None
+
+
+def test_a_bluffed_wild_draw_four_is_never_offered_as_the_better_option() -> None:
+    events = play_match(["random", "random"], UNO_DUO, 4, 0).events
+    offered_elsewhere = 0
+    for seat in (0, 1):
+        for d in decisions_of(events, seat):
+            probe = determinize(d.knowledge, random.Random(0))
+            legal = {option_key(a): a for a in legal_actions(probe, seat)}
+            listed = {option_key(o) for o in d.options}
+            for key, action in legal.items():
+                if bluff(probe, seat, action):
+                    assert (key in listed) == (key == option_key(d.chosen))
+                    offered_elsewhere += key != option_key(d.chosen)
+    assert offered_elsewhere > 0  # the rules allowed bluffs the review did not offer
