@@ -16,9 +16,11 @@ the deck's ids not in the picture; :func:`determinize` deals them at random onto
 which respects every positional fact the seat knows (its hand, the cards known to lie at the
 bottom of the draw pile after a draft, cards it saw an opponent take from there).
 
-Not modelled (the sampling is uniform over placements, not over the worlds these facts leave
-possible): what a seat's choices imply about its unseen hand (a legal Wild Draw Four under
-D13c, the cards a D21 ``until_playable`` draw passed over, the colour a dump left empty).
+What a seat's own moves showed about cards it still holds unseen is kept per token
+(``SeatKnowledge.excluded``): a Reverse dump takes every card of its colour (D10), a Wild Draw
+Four where D13c is enforced says no card left could have been played. :func:`determinize` deals
+those tokens first, each a card it may be. Not modelled: the cards a D21 ``until_playable`` draw
+passed over, and any habit of a player (only what the rules force).
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from engine.game.cards import Color
 from engine.game.events import Event, EventType
 from engine.game.evolve import evolve
-from engine.game.rulesets import Recycle
+from engine.game.rules import could_have_played
+from engine.game.rulesets import Recycle, WildDrawFourCheck
 from engine.game.state import INITIAL_STATE, MatchState, PendingKind
 from engine.record.sealing import seen_by
 
@@ -51,6 +55,11 @@ class SeatKnowledge:
     verdicts: tuple[tuple[int, int], ...] = ()
     """Per seat, the challenges of its Wild Draw Fours seen so far: (found illegal, found legal)
     (public verdicts, D13): how often that seat has bluffed."""
+    excluded: tuple[tuple[int, frozenset[int]], ...] = ()
+    """(token, the card ids it cannot be), by token: what a seat's own moves showed about cards it
+    still holds unseen. A Reverse dump takes every card of its colour (D10), so the cards left
+    are of other colours; a Wild Draw Four where the rule is enforced (D13c) says no card left
+    could have been played instead."""
 
     @property
     def version(self) -> int:
@@ -116,12 +125,15 @@ class SeatFold:
         self._next_token = TOKEN_BASE
         self._last_drawn: dict[int, int] = {}
         self._verdicts: dict[int, tuple[int, int]] = {}
+        self._excluded: dict[int, frozenset[int]] = {}
+        self._dumped: tuple[int, str] | None = None  # (seat, colour) of a dump whose cards are being played
 
     def copy(self) -> SeatFold:
         """An independent fold at the same point (to look ahead over events not stored yet)."""
         twin = SeatFold(self.seat)
         twin.picture, twin._next_token, twin._last_drawn = self.picture, self._next_token, dict(self._last_drawn)
         twin._verdicts = dict(self._verdicts)
+        twin._excluded, twin._dumped = dict(self._excluded), self._dumped
         return twin
 
     # ------------------------------------------------------------ reading
@@ -133,21 +145,45 @@ class SeatFold:
         if looking_at is not None and pending.kind is PendingKind.DRAFT and pending.seat == self.seat:
             picture = self._resolved(picture, {0: looking_at})
         verdicts = tuple(self._verdicts.get(seat, (0, 0)) for seat in range(picture.seats))
-        return SeatKnowledge(self.seat, picture, verdicts)
+        held = _tokens(picture)
+        excluded = tuple(sorted((t, ids) for t, ids in self._excluded.items() if t in held))
+        return SeatKnowledge(self.seat, picture, verdicts, excluded)
 
     # ------------------------------------------------------------ folding
 
     def see(self, event: Event) -> None:
         """Fold one event of the match, as this seat receives it (anything else is dropped first)."""
         data = seen_by(event.type, event.data, self.seat)
+        if self._dumped is not None and event.type not in (EventType.CARD_PLAYED, EventType.PILE_RECYCLED):
+            self._exclude_colour(*self._dumped)  # the dump is over: its colour is gone from the hand
+            self._dumped = None
+        if event.type == EventType.COMMAND and data["command"].get("type") == "dump":
+            cards = data["command"].get("cards") or []
+            colour = self.picture.facts.colors[self.picture.facts.codes.index(cards[0])] if cards else None
+            if colour is not None:
+                self._dumped = (data["seat"], colour.value)
         full = self._filled(event.type, data)
         self.picture = evolve(self.picture, Event(event.type, full))
+        wd4 = self.picture.wd4
+        if event.type == EventType.CARD_PLAYED and wd4 is not None and full["card"] in self.picture.facts.wild_fours:
+            if self.picture.ruleset.wd4_check is WildDrawFourCheck.ENFORCED:  # D13c: the play was legal
+                self._exclude(wd4.hand, _could_have_played_ids(self.picture, wd4.top_before, wd4.color_before))
         if event.type == EventType.SEED_REVEALED:  # every entropy is public from here (docs/FAIRNESS.md)
             self.picture = replace(self.picture, entropies=tuple(full["entropies"]))
 
     def see_all(self, events: Iterable[Event]) -> None:
         for event in events:
             self.see(event)
+
+    def _exclude(self, cards: Iterable[int], ids: frozenset[int]) -> None:
+        for card in cards:
+            if is_token(card):
+                self._excluded[card] = self._excluded.get(card, frozenset()) | ids
+
+    def _exclude_colour(self, seat: int, colour: str) -> None:
+        colours = self.picture.facts.colors
+        ids = frozenset(i for i, c in enumerate(colours) if c is not None and c.value == colour)
+        self._exclude(self.picture.hands[seat], ids)
 
     def _fresh(self, n: int) -> list[int]:
         start = self._next_token
@@ -280,6 +316,12 @@ def knowledge_at(
     return fold.knowledge(looking_at)
 
 
+def _could_have_played_ids(state: MatchState, top: int, colour: Color | None) -> frozenset[int]:
+    """The card ids whose presence in a hand would have made a Wild Draw Four on ``top`` illegal (D13)."""
+    deck, rule = state.deck, state.ruleset.wd4_rule
+    return frozenset(i for i, card in enumerate(deck) if could_have_played(card, deck[top], colour, rule))
+
+
 def looking_at(view: Mapping[str, Any]) -> str | None:
     """The draft card a seat's view shows it (the one card no event tells it)."""
     pending = view.get("pending") or {}
@@ -298,4 +340,18 @@ def determinize(knowledge: SeatKnowledge, rng: random.Random) -> MatchState:
     if len(tokens) != len(unseen):
         raise ValueError(f"{len(tokens)} unseen places for {len(unseen)} unseen cards: the knowledge is inconsistent")
     rng.shuffle(unseen)
-    return _mapped(knowledge.picture, dict(zip(tokens, unseen, strict=True)))
+    mapping: dict[int, int] = {}
+    if knowledge.excluded:
+        # The constrained tokens first, each dealt the first card of the shuffled rest it may be
+        # (if none is left, the first of the rest: a constraint is knowledge, not a certainty of the fold).
+        free = set(unseen)
+        for token, ids in knowledge.excluded:
+            card = next((c for c in unseen if c in free and c not in ids), None)
+            if card is None:
+                card = next(c for c in unseen if c in free)
+            mapping[token] = card
+            free.discard(card)
+        unseen = [c for c in unseen if c in free]
+        tokens = [t for t in tokens if t not in mapping]
+    mapping.update(zip(tokens, unseen, strict=True))
+    return _mapped(knowledge.picture, mapping)

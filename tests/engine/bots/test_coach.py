@@ -61,8 +61,9 @@ def test_the_coach_reads_a_knowledge_a_view_and_a_random_stream_only() -> None:
     hints = get_type_hints(CoachBot.choose_knowing)
     assert list(inspect.signature(CoachBot.choose_knowing).parameters) == ["self", "knowledge", "view", "rng"]
     assert hints["knowledge"] is SeatKnowledge and hints["view"] == View and hints["rng"] is random.Random
-    # the picture (cards it saw, tokens for the rest) and the public challenge verdicts
-    assert set(SeatKnowledge.__slots__) == {"seat", "picture", "verdicts"}
+    # the picture (cards it saw, tokens for the rest), the public challenge verdicts, and what
+    # seats' moves showed of their unseen cards
+    assert set(SeatKnowledge.__slots__) == {"seat", "picture", "verdicts", "excluded"}
 
 
 @pytest.mark.parametrize(("ruleset", "seats"), [(UNO_DUO, 2), (CLASSIC, 3)], ids=["uno-duo", "classic-3"])
