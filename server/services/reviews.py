@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from engine.review.report import review_of_replay
 from engine.review.review import ReviewSettings, ReviewUnavailable
-from server.domain_errors import DomainError, Malformed
+from server.domain_errors import DomainError, Malformed, TooManyRequests
 from server.services.players import Caller
 from server.services.tournaments import TournamentService
 
@@ -35,6 +35,8 @@ KEPT_FIGURES: Final = 65_536  # their summary figures kept for the pages (a few 
 FIGURES: Final = ("reviewed", "accuracy", "average_loss", "agreement")
 WORKERS: Final = 1  # worker processes
 MAX_QUEUED: Final = 256  # background reviews waiting at once (the player and fair-play pages)
+MAX_ASKED: Final = 8  # reviews asked for over the API and not done yet; past it, 429 (the worker is busy)
+BUSY_SECONDS: Final = 60  # Retry-After of that 429: about one long review
 
 Key = tuple[str, int, str]
 
@@ -81,6 +83,7 @@ class Reviews:
         self._kept: OrderedDict[Key, dict[str, Any]] = OrderedDict()
         self._figures: OrderedDict[Key, dict[str, Any]] = OrderedDict()  # what the pages sum
         self._queued: dict[Key, AsyncResult[dict[str, Any]]] = {}
+        self._asked: set[Key] = set()  # of those, the ones the API asked for
         self._lock = threading.Lock()
         self._pool: Pool | None = None
 
@@ -155,10 +158,20 @@ class Reviews:
         found = self.kept(match_id, seat, settings)
         if found is not None:
             return found
+        key = (match_id, seat, settings.words())
+        with self._lock:
+            if key not in self._queued and len(self._asked) >= MAX_ASKED:
+                raise TooManyRequests(
+                    f"{MAX_ASKED} reviews are being computed; ask again in a minute", retry_after=BUSY_SECONDS
+                )
+            self._asked.add(key)
         try:
-            return self._submit((match_id, seat, settings.words()), text, settings).get()
+            return self._submit(key, text, settings).get()
         except ReviewUnavailable as exc:
             raise Malformed(str(exc)) from None
+        finally:
+            with self._lock:
+                self._asked.discard(key)
 
     def queue(self, match_id: str, seat: int) -> None:
         """Review this seat in the background at the pages' setting, unless kept, queued, not

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from fastapi.testclient import TestClient
 
 from engine.review.replay_events import replay_events
 from engine.review.report import review_dict
 from engine.review.review import ReviewSettings, review_seat
+from server.services import reviews as reviews_module
 from server.services.reviews import Reviews
 from tests.server.helpers import ok, play_to_end, register
 
 
-def test_a_finished_match_is_reviewed_a_live_one_never(client: TestClient) -> None:
+def test_a_finished_match_is_reviewed_a_live_one_never(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     player_id, headers = register(client, "ada")
     match_id = ok(client.post("/api/matches", headers=headers, json={"opponent": "bot:greedy"}), 201)["id"]
     ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": "dice"}))
@@ -37,3 +39,8 @@ def test_a_finished_match_is_reviewed_a_live_one_never(client: TestClient) -> No
     too_many = client.get(f"/api/matches/{match_id}/review", params={"samples": 100000})
     assert too_many.status_code == 400
     assert client.get("/api/matches/m_nope/review").status_code == 404
+
+    monkeypatch.setattr(reviews_module, "MAX_ASKED", 0)  # the worker busy with others' reviews
+    busy = client.get(f"/api/matches/{match_id}/review", params={"seat": 1, "samples": 1})
+    assert busy.status_code == 429 and busy.headers["retry-after"] == str(reviews_module.BUSY_SECONDS)
+    assert ok(client.get(f"/api/matches/{match_id}/review", params={"seat": 0, "samples": 1})) == answer  # kept
