@@ -83,7 +83,7 @@ def run_and_report(actions: int, seed: int, write_docs: bool, command: str) -> N
             "into it (seats leaving at a table, time called, now and then; every other run then takes a "
             "determinization of one seat's knowledge, `engine.search.knowledge`, as search does), "
             "takes a `Playout` of that state with the match's own dealer as its chance, and drives both with the same random actions (the pending seat's, "
-            "and other seats' UNO catches), comparing legal moves, hands, piles, colour, pending "
+            "a play or dump now and then with UNO said, and other seats' UNO catches), comparing legal moves, hands, piles, colour, pending "
             "decision, UNO windows, direction, scores and winner after every action.",
             "",
             *lines(tally),

@@ -20,7 +20,18 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.game.commands import CallTime, Command, CreateMatch, Forfeit, JoinSeat, SayUno, SeatAction, SeatCommand
+from engine.game.commands import (
+    CallTime,
+    Command,
+    CreateMatch,
+    Dump,
+    Forfeit,
+    JoinSeat,
+    Play,
+    SayUno,
+    SeatAction,
+    SeatCommand,
+)
 from engine.game.decide import decide_step
 from engine.game.events import Event
 from engine.game.legal import legal_actions
@@ -147,6 +158,9 @@ def random_rules(rng: random.Random, table: tuple[Ruleset, int] | None = None) -
     return ruleset, rng.randrange(allowed.start, allowed.stop)
 
 
+UNO_WITH_PLAY = 0.3  # how often a random play or dump says UNO with it
+
+
 @dataclass
 class _Match:
     """A match driven through the Decider, with its log (engine.play.match.LocalMatch's job; the
@@ -243,8 +257,9 @@ def _over(state: MatchState) -> bool:
 
 
 def _decider_step(match: _Match, rng: random.Random, catch_rate: float) -> tuple[int, SeatAction]:
-    """One random action through the Decider: the pending seat's, or (now and then, when a UNO
-    window is open) another seat's ``uno``."""
+    """One random action through the Decider: the pending seat's (a play or a dump now and then
+    with UNO said, D14: the playout's ``PLAY_UNO`` codes, which search uses and ``legal_actions``
+    does not list), or (now and then, when a UNO window is open) another seat's ``uno``."""
     state = match.state
     seat = state.pending.seat
     assert seat is not None
@@ -254,6 +269,8 @@ def _decider_step(match: _Match, rng: random.Random, catch_rate: float) -> tuple
         action: SeatAction = SayUno()
     else:
         action = rng.choice(legal_actions(state, seat))
+        if isinstance(action, Play | Dump) and rng.random() < UNO_WITH_PLAY:
+            action = replace(action, uno=True)
     match.apply(SeatCommand(seat, action))
     return seat, action
 
