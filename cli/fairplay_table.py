@@ -65,7 +65,7 @@ def _share(value: Any) -> str:
 
 def review_table(report: Mapping[str, Any]) -> Table:
     """Each entrant's Game Review figures (docs/REVIEW.md): matches reviewed so far, decisions,
-    agreement with the review's best option, average loss in expected match points."""
+    agreement with the coach's choice, average loss in expected match points."""
     out = Table(title="Game Review", title_justify="left", title_style="bold", box=box.SIMPLE_HEAD, pad_edge=False)
     out.add_column("player", overflow="fold", ratio=1)
     for column in ("reviewed", "decisions", "agreement", "avg loss"):

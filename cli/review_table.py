@@ -36,7 +36,7 @@ def summary_lines(review: dict[str, Any]) -> list[str]:
         f" {bands['blunder']:.2f}, if above {review['noise_sigmas']:g} standard errors.",
         f"Accuracy {'-' if accuracy is None else f'{accuracy:.1f}%'}: the unflagged share of {review['reviewed']}"
         f" decisions with a choice ({review['forced']} forced).",
-        f"Average loss {_mp(review.get('average_loss'))} a decision; the best option chosen in"
+        f"Average loss {_mp(review.get('average_loss'))} a decision; the coach's choice made in"
         f" {_pct(review.get('agreement'))}.",
         f"{counts['blunder']} blunders, {counts['mistake']} mistakes, {counts['inaccuracy']} inaccuracies.",
     ]

@@ -597,7 +597,8 @@ class FairPlayRow(BaseModel):
     reviewed_matches: int = Field(default=0, description="finished matches of the player whose Game Review is computed")
     reviewed_decisions: int = Field(default=0, description="decisions with a choice in those reviews")
     agreement: float | None = Field(
-        default=None, description="share of those decisions where the choice was the review's best option"
+        default=None,
+        description="share of those decisions where the choice was the coach's (the top level's criterion)",
     )
     average_loss: float | None = Field(default=None, description="mean loss a decision, in expected match points")
 

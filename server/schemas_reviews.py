@@ -21,6 +21,9 @@ class ReviewDecision(BaseModel):
     )
     chosen: dict[str, Any]
     best: dict[str, Any] = Field(description="the option with the highest mean")
+    coach: dict[str, Any] = Field(
+        description="the coach's choice in the same playouts (the top level's criterion: the hand's point margin)"
+    )
     loss: float = Field(description="best mean minus the chosen option's mean, in expected match points")
     loss_stderr: float = Field(description="standard error of the loss, from the paired samples")
     band: str | None = Field(description="inaccuracy, mistake, blunder, or null (below 0.05, or inside the noise)")
@@ -51,7 +54,7 @@ class GameReview(BaseModel):
     forced: int = Field(description="decisions with one legal option (not reviewed)")
     accuracy: float | None = Field(description="per cent of reviewed decisions not banded")
     average_loss: float | None
-    agreement: float | None = Field(description="share of reviewed decisions where the choice was the best option")
+    agreement: float | None = Field(description="share of reviewed decisions where the choice was the coach's")
     counts: dict[str, int]
     decisions: list[ReviewDecision]
     hands: list[ReviewHand]
@@ -65,4 +68,4 @@ class ReviewFiguresPublic(BaseModel):
     decisions: int = Field(description="decisions with a choice among them")
     accuracy: float | None = Field(description="per cent of those decisions not banded")
     average_loss: float | None = Field(description="mean loss a decision, in expected match points")
-    agreement: float | None = Field(description="share of decisions where the choice was the review's best option")
+    agreement: float | None = Field(description="share of decisions where the choice was the coach's")

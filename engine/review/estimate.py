@@ -11,7 +11,8 @@ numbers), so the difference between two options is measured with far less noise 
 mean: :attr:`OptionEstimates.loss_stderr` is the standard error of the paired differences.
 
 This is the coach's own root search (determinized flat Monte Carlo, what ``bot:coach-N`` does
-with more or fewer worlds) valued by match points instead of the hand's point margin: it answers
+with more or fewer worlds) valued by match points instead of the hand's point margin (the margin is kept too: the option
+it picks is the coach's choice, for the agreement figure). It answers
 "what does each option lead to if every seat then plays simply", which can understate an option
 whose worth shows only with better play later (docs/REVIEW.md).
 """
@@ -22,7 +23,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from engine.bots.coach import MAX_PLAYOUT_STEPS, policy
+from engine.bots.coach import MAX_PLAYOUT_STEPS, margin, policy
 from engine.bots.coach import _world as sample_world
 from engine.game.commands import SeatAction
 from engine.review.decisions import option_key
@@ -46,6 +47,7 @@ class OptionEstimates:
     best: str
     loss: float  # best mean minus the chosen option's mean (0 when the choice is the best)
     loss_stderr: float  # the standard error of that difference, from the paired samples
+    coach: str  # the option the coach's own criterion picks in the same playouts (the hand's point margin)
 
 
 def _mean_stderr(values: list[float]) -> tuple[float, float]:
@@ -64,50 +66,60 @@ def _code(root: Playout, seat: int, action: SeatAction) -> int:
     return code + PLAY_UNO if leaves_one else code
 
 
-def _hand_end_value(p: Playout, seat: int, rng: random.Random) -> float:
-    """Play ``p`` to the end of its hand by the playout policy; the seat's expected match points then."""
+def _play_hand_out(p: Playout, rng: random.Random) -> Playout:
+    """``p`` played to the end of its hand by the playout policy."""
     ended = p.rounds_ended
     steps = 0
     while not p.over and p.rounds_ended == ended and steps < MAX_PLAYOUT_STEPS:
         p.play(policy(p, rng))
         steps += 1
+    return p
+
+
+def _value(p: Playout, seat: int) -> float:
     return value_of(p.scores, p.departed, p.rules, seat, p.winner if p.over else None)
 
 
 def sample_values(
     knowledge: SeatKnowledge, options: tuple[SeatAction, ...], samples: int, rng: random.Random
-) -> dict[str, list[float]]:
-    """Per option, the value of each sample (one world and one chance stream shared by all options)."""
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Per option, each sample's expected match points and the coach's value of it (the seat's
+    point margin for the hand): one world and one chance stream shared by all options."""
     seat = knowledge.seat
     chance = RandomChance(rng)
-    out: dict[str, list[float]] = {option_key(o): [] for o in options}
+    values: dict[str, list[float]] = {option_key(o): [] for o in options}
+    margins: dict[str, list[float]] = {option_key(o): [] for o in options}
     for _ in range(samples):
         root = sample_world(knowledge, rng, chance)
+        before = list(root.scores)
         seed = rng.getrandbits(64)
         for option in options:
             chance.rng = random.Random(seed)
             p = root.clone()
             p.play(_code(root, seat, option))
-            out[option_key(option)].append(_hand_end_value(p, seat, chance.rng))
+            _play_hand_out(p, chance.rng)
+            values[option_key(option)].append(_value(p, seat))
+            margins[option_key(option)].append(margin(p, seat, before))
         chance.rng = rng
-    return out
+    return values, margins
 
 
 def estimate_options(
     knowledge: SeatKnowledge, options: tuple[SeatAction, ...], chosen: SeatAction, samples: int, rng: random.Random
 ) -> OptionEstimates:
-    values = sample_values(knowledge, options, samples, rng)
+    values, margins = sample_values(knowledge, options, samples, rng)
     by_option = {key: Estimate(*_mean_stderr(v), len(v)) for key, v in values.items()}
     chosen_key = option_key(chosen)
     best = max(by_option, key=lambda k: (by_option[k].mean, k == chosen_key))
+    coach = max(margins, key=lambda k: (sum(margins[k]), k == chosen_key))
     diffs = [b - c for b, c in zip(values[best], values[chosen_key], strict=True)]
     loss, loss_stderr = _mean_stderr(diffs)
-    return OptionEstimates(by_option, best, max(0.0, loss), loss_stderr)
+    return OptionEstimates(by_option, best, max(0.0, loss), loss_stderr, coach)
 
 
 def deal_value(knowledge: SeatKnowledge, samples: int, rng: random.Random) -> Estimate:
     """The expected match points at the end of the hand with every seat playing the playout policy
     from the seat's knowledge: a hand's luck, before the seat's own decisions count."""
     chance = RandomChance(rng)
-    values = [_hand_end_value(sample_world(knowledge, rng, chance), knowledge.seat, rng) for _ in range(samples)]
+    values = [_value(_play_hand_out(sample_world(knowledge, rng, chance), rng), knowledge.seat) for _ in range(samples)]
     return Estimate(*_mean_stderr(values), samples)

@@ -41,6 +41,7 @@ def review_dict(review: SeatReview, match_id: str | None = None, player: str | N
                 "kind": d.kind,
                 "chosen": d.chosen,
                 "best": d.best,
+                "coach": d.coach,
                 "loss": _r(d.loss),
                 "loss_stderr": _r(d.loss_stderr),
                 "band": d.band,

@@ -30,7 +30,7 @@ BANDS: tuple[tuple[str, float], ...] = (("blunder", 0.20), ("mistake", 0.10), ("
 NOISE_SIGMAS = 2.0
 DEFAULT_SAMPLES = 64
 MAX_SAMPLES = 400
-REVIEW_VERSION = 1  # part of the seed and the cache key: a new estimator gives a new review
+REVIEW_VERSION = 2  # part of the seed and the cache key: a new estimator gives a new review
 
 
 class ReviewUnavailable(ValueError):
@@ -67,10 +67,12 @@ class DecisionReview:
     loss_stderr: float
     band: str | None
     options: tuple[OptionLine, ...]
+    coach: dict[str, Any]  # the coach's choice in the same playouts (its criterion: the hand's point margin)
 
     @property
     def agrees(self) -> bool:
-        return self.chosen == self.best
+        """The choice is the coach's: the top level's criterion, over the review's worlds."""
+        return self.chosen == self.coach
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +122,7 @@ class SeatReview:
 
     @property
     def agreement(self) -> float | None:
-        """Share of reviewed decisions where the choice was the estimator's best option."""
+        """Share of reviewed decisions where the choice was the coach's (:attr:`DecisionReview.agrees`)."""
         if not self.decisions:
             return None
         return sum(1 for d in self.decisions if d.agrees) / len(self.decisions)
@@ -160,6 +162,7 @@ def review_decision(decision: Decision, settings: ReviewSettings) -> DecisionRev
         loss_stderr=est.loss_stderr,
         band=band_of(est.loss, est.loss_stderr),
         options=options,
+        coach=_json(est.coach),
     )
 
 

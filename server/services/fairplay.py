@@ -34,8 +34,8 @@ KEPT: Final = 8192  # finished matches whose times are kept (a double round robi
 PRECISION: Final = 6  # seconds, to the microsecond of the stamps
 REVIEW_NOTE: Final = (
     "agreement and average_loss come from the Game Review of each finished match (docs/REVIEW.md): how often the"
-    " player chose the option the review's search rated best, and how much expected match points the choices lost"
-    " by its estimate. They are statistics with noise, from a search that is itself imperfect; a strong honest"
+    " player chose what the coach (the top house-bot level's criterion) chose in the review's playouts, and how"
+    " much expected match points the choices lost by the review's estimate. They are statistics with noise, from a search that is itself imperfect; a strong honest"
     " player agrees often, and a weak search disagrees with good moves. They are not proof of cheating: look at"
     " them beside move times, over many decisions, against other players of the same event. Reviews are computed"
     " in the background: reviewed_matches says how many are in yet."

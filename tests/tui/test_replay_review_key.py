@@ -46,7 +46,7 @@ def test_the_pane_names_the_last_decision_before_the_cursor() -> None:
         "settings": {"samples": 2},
         "decisions": [
             {"seq": 10, "round": 1, "kind": "turn", "chosen": {"type": "draw"}, "best": {"type": "draw"},
-             "loss": 0.0, "loss_stderr": 0.0, "band": None,
+             "loss": 0.0, "loss_stderr": 0.0, "band": None, "coach": {"type": "draw"},
              "options": [{"option": {"type": "draw"}, "mean": 0.5, "stderr": 0.01}]},
             {"seq": 20, "round": 1, "kind": "turn", "chosen": {"type": "draw"}, "best": {"type": "play", "card": "R5"},
              "loss": 0.3, "loss_stderr": 0.01, "band": "blunder",
@@ -69,4 +69,4 @@ def test_the_player_page_says_its_reviewed_accuracy_once_there_is_one() -> None:
     words = review_words(
         {"review": {"matches": 2, "of_matches": 3, "accuracy": 96.5, "average_loss": 0.0123, "agreement": 0.61}}
     )
-    assert words == "Game Review: accuracy 96% · average loss 0.012 · best option 61% (2 of the last 3 matches)"
+    assert words == "Game Review: accuracy 96% · average loss 0.012 · the coach's choice 61% (2 of the last 3 matches)"

@@ -559,7 +559,7 @@ def review_words(page: Mapping[str, Any]) -> str | None:
     if not isinstance(review, Mapping) or not review.get("matches") or review.get("accuracy") is None:
         return None
     agreement = review.get("agreement")
-    best = "" if agreement is None else f" · best option {100 * float(agreement):.0f}%"
+    best = "" if agreement is None else f" · the coach's choice {100 * float(agreement):.0f}%"
     return (
         f"Game Review: accuracy {float(review['accuracy']):.0f}% · average loss {float(review['average_loss']):.3f}"
         f"{best} ({review['matches']} of the last {review['of_matches']} matches)"
