@@ -6,6 +6,8 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import httpx
+import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -55,3 +57,30 @@ def test_a_replay_that_does_not_verify_is_not_reviewed(tmp_path: Path) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     done = runner.invoke(app, ["review", "--replay", str(path), "--samples", "1"])
     assert done.exit_code == 1 and "does not verify" in done.output
+
+
+def test_a_match_on_a_server_is_printed_as_the_server_reviewed_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.review.replay_events import replay_events
+    from engine.review.report import review_dict
+    from engine.review.review import ReviewSettings, review_seat
+
+    _, events = replay_events(_replay(tmp_path).read_text(encoding="utf-8"))
+    served = review_dict(review_seat(events, 0, ReviewSettings(samples=1)), "m_1", "p_ada")
+    asked: list[tuple[str, dict[str, str]]] = []
+
+    def get(url: str, params: dict[str, str], timeout: float) -> httpx.Response:
+        asked.append((url, params))
+        if params["seat"] == "1":
+            body = {"code": "match_live", "message": "a replay is only given for a finished match", "rule": None}
+            return httpx.Response(409, json=body, request=httpx.Request("GET", url))
+        return httpx.Response(200, json=served, request=httpx.Request("GET", url))
+
+    monkeypatch.setattr(httpx, "get", get)
+    done = runner.invoke(app, ["review", "m_1", "--url", "http://127.0.0.1:9", "--samples", "1"])
+    assert done.exit_code == 0, done.output
+    assert asked[0] == ("http://127.0.0.1:9/api/matches/m_1/review", {"seat": "0", "samples": "1"})
+    assert "Game Review of p_ada, seat 0, match m_1" in done.output
+    live = runner.invoke(app, ["review", "m_1", "--url", "http://127.0.0.1:9", "--seat", "1"])
+    assert live.exit_code == 1 and "409 match_live" in live.output
