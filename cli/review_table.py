@@ -34,7 +34,7 @@ def summary_lines(review: dict[str, Any]) -> list[str]:
         f"Unit: expected match points (the chance to win the match); {review['settings']['samples']} samples each.",
         f"Bands: inaccuracy {bands['inaccuracy']:.2f}, mistake {bands['mistake']:.2f}, blunder"
         f" {bands['blunder']:.2f}, if above {review['noise_sigmas']:g} standard errors.",
-        f"Accuracy {'-' if accuracy is None else f'{accuracy:.1f}%'}: the unflagged share of {review['reviewed']}"
+        f"Accuracy {'-' if accuracy is None else f'{accuracy:.1f}'} (lichess's formula) over {review['reviewed']}"
         f" decisions with a choice ({review['forced']} forced).",
         f"Average loss {_mp(review.get('average_loss'))} a decision; the coach's choice made in"
         f" {_pct(review.get('agreement'))}.",

@@ -52,7 +52,9 @@ class GameReview(BaseModel):
     noise_sigmas: float = Field(description="a loss is banded only above this many standard errors")
     reviewed: int = Field(description="decisions with a choice")
     forced: int = Field(description="decisions with one legal option (not reviewed)")
-    accuracy: float | None = Field(description="per cent of reviewed decisions not banded")
+    accuracy: float | None = Field(
+        description="mean of each reviewed decision's accuracy, 0 to 100, by lichess's formula on its loss"
+    )
     average_loss: float | None
     agreement: float | None = Field(description="share of reviewed decisions where the choice was the coach's")
     counts: dict[str, int]
@@ -66,6 +68,6 @@ class ReviewFiguresPublic(BaseModel):
     matches: int = Field(description="matches reviewed so far (the rest are queued and fill in)")
     of_matches: int = Field(description="the finished matches these were taken from")
     decisions: int = Field(description="decisions with a choice among them")
-    accuracy: float | None = Field(description="per cent of those decisions not banded")
+    accuracy: float | None = Field(description="mean accuracy of those decisions (0 to 100, lichess's formula)")
     average_loss: float | None = Field(description="mean loss a decision, in expected match points")
     agreement: float | None = Field(description="share of decisions where the choice was the coach's")

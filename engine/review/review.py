@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -109,10 +110,10 @@ class SeatReview:
 
     @property
     def accuracy(self) -> float | None:
-        """Per cent of reviewed decisions that are not flagged (no band); None with none reviewed."""
+        """The mean of :func:`decision_accuracy` over the reviewed decisions; None with none reviewed."""
         if not self.decisions:
             return None
-        return 100.0 * sum(1 for d in self.decisions if d.band is None) / len(self.decisions)
+        return sum(decision_accuracy(d.loss) for d in self.decisions) / len(self.decisions)
 
     @property
     def average_loss(self) -> float | None:
@@ -126,6 +127,14 @@ class SeatReview:
         if not self.decisions:
             return None
         return sum(1 for d in self.decisions if d.agrees) / len(self.decisions)
+
+
+def decision_accuracy(loss: float) -> float:
+    """Lichess's accuracy of a move (0 to 100) from the drop in winning chances it caused, in
+    percentage points: ``103.1668 * exp(-0.04354 * drop) - 3.1669``. Chess's formula carries over
+    because the unit is the same; 0 loss is 100, a 0.05 loss (an inaccuracy's floor) 79.8, 0.10
+    (a mistake) 63.6, 0.20 (a blunder) 40.0."""
+    return max(0.0, min(100.0, 103.1668100711649 * math.exp(-0.04354415386753951 * 100 * loss) - 3.166924740191411))
 
 
 def band_of(loss: float, loss_stderr: float) -> str | None:

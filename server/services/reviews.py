@@ -54,13 +54,13 @@ class ReviewFigures:
 
 def figures(reviews: Iterable[dict[str, Any]]) -> ReviewFigures:
     matches = decisions = 0
-    unflagged = loss = agreed = 0.0
+    accuracy = loss = agreed = 0.0
     for review in reviews:
         matches += 1
         n = int(review["reviewed"])
         decisions += n
         if n:
-            unflagged += float(review["accuracy"]) / 100 * n
+            accuracy += float(review["accuracy"]) * n
             loss += float(review["average_loss"]) * n
             agreed += float(review["agreement"]) * n
     if not decisions:
@@ -68,7 +68,7 @@ def figures(reviews: Iterable[dict[str, Any]]) -> ReviewFigures:
     return ReviewFigures(
         matches,
         decisions,
-        round(100 * unflagged / decisions, 2),
+        round(accuracy / decisions, 2),
         round(loss / decisions, 4),
         round(agreed / decisions, 4),
     )

@@ -121,3 +121,11 @@ def test_a_bluffed_wild_draw_four_is_never_offered_as_the_better_option() -> Non
                     assert (key in listed) == (key == option_key(d.chosen))
                     offered_elsewhere += key != option_key(d.chosen)
     assert offered_elsewhere > 0  # the rules allowed bluffs the review did not offer
+
+
+def test_accuracy_is_lichess_formula_on_the_loss_in_percentage_points() -> None:
+    from engine.review.review import decision_accuracy
+
+    assert decision_accuracy(0.0) == pytest.approx(100.0, abs=1e-3)
+    assert [round(decision_accuracy(loss), 1) for loss in (0.05, 0.10, 0.20)] == [79.8, 63.6, 40.0]
+    assert decision_accuracy(1.0) == 0.0
