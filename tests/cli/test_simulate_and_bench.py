@@ -128,9 +128,7 @@ def test_bench_engine_against_rlcard_writes_its_docs_section(monkeypatch: pytest
     assert "| self-play actions/s (search playout) |" in text
 
 
-def test_bench_playout_agreement_counts_and_writes_its_section(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_bench_playout_agreement_counts_and_writes_its_section(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import bench.playout_agreement as agreement
 
     doc = tmp_path / "BENCHMARKS.md"
