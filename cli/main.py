@@ -80,7 +80,7 @@ COMMANDS: dict[str, Entry] = {
     "simulate": Entry(
         "cli.simulate_cmd",
         None,
-        "Bots play whole matches to the target; prints wins (95% interval), rounds, actions, challenges, catches.",
+        "Bots play whole matches to the target; prints wins and hands won (95% intervals), rounds, actions, challenges, catches.",
     ),
     "serve": Entry(
         "cli.serve_cmd",
