@@ -77,13 +77,13 @@ class ScrubberScreen(MinimumSize, Screen[None]):
         Binding("right_square_bracket", "round(1)", "round", key_display="]", priority=True, group=ROUND),
         Binding("w", "challenge(1)", "W+4 challenge"),
         Binding("W", "challenge(-1)", "previous challenge", show=False),
-        Binding("r", "review", "review"),
         Binding("v", "perspective", "view"),
         Binding("s", "scores", "scores"),
         # ? and q before the rest: a compact footer of 72 columns always shows them (issue 33.5);
         # every key, also those cut off or not shown, is in the help
         Binding("question_mark", "help", "help", key_display="?"),
         Binding("q", "app.quit", "quit"),
+        Binding("r", "review", "review"),  # after ? and q: cut off before them at 72 columns
         Binding("home", "jump('start')", "start", key_display="Home", priority=True, group=ENDS),
         Binding("end", "jump('end')", "end", key_display="End", priority=True, group=ENDS),
         Binding("pageup", "step(-25)", "25 back", show=False, priority=True),
