@@ -6,28 +6,23 @@ lobby is read off a screenshot (its footer keys' colour), and the sign-in off th
 
 from __future__ import annotations
 
-import asyncio
-import base64
-import json
-import shutil
 import struct
 import subprocess
 import sys
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-from websockets.asyncio.client import connect
 
-from bench.progress import STALL_SECONDS
+from bench.progress import STALL_SECONDS, wait_for
+from tests.browser.cdp import CHROMIUM, NO_CHROMIUM, chromium
 from tests.cli.serving import ROOT, free_port, serve, serve_env, stop, wait_until_up
 from tui_client.connection.config import ConfigStore
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (.ci/run installs Debian's when root)")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 
 FOOTER_KEY = (255, 166, 43)  # Textual's footer key colour ($accent, #ffa62b): the lobby's footer is drawn
 
@@ -80,45 +75,13 @@ def count_colour(rows: list[bytes], rgb: tuple[int, int, int], tolerance: int = 
     return n
 
 
-async def browse(url: str, shot: Path, ready: Any, seconds: float = STALL_SECONDS) -> bytes:
+def browse(url: str, shot: Path, ready: Callable[[], bool]) -> bytes:
     """Open ``url`` in headless Chromium; once ``ready()`` holds, a screenshot (PNG bytes)."""
-    port = free_port()
-    profile = shot.parent / "chromium-profile"
-    argv = [str(CHROMIUM), "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"]
-    argv += [f"--remote-debugging-port={port}", f"--user-data-dir={profile}", "--window-size=1280,800", "about:blank"]
-    browser = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + seconds
-        pages: list[dict[str, Any]] = []
-        while not pages:
-            assert time.monotonic() < deadline, "chromium did not open its DevTools port"
-            try:
-                pages = [p for p in httpx.get(f"http://127.0.0.1:{port}/json/list").json() if p["type"] == "page"]
-            except httpx.HTTPError:
-                await asyncio.sleep(0.1)
-        async with connect(pages[0]["webSocketDebuggerUrl"], max_size=2**26) as socket:
-            ids = iter(range(1, 10_000))
-
-            async def call(method: str, **params: Any) -> dict[str, Any]:
-                n = next(ids)
-                await socket.send(json.dumps({"id": n, "method": method, "params": params}))
-                while True:
-                    answer = json.loads(await socket.recv())
-                    if answer.get("id") == n:
-                        result: dict[str, Any] = answer.get("result", {})
-                        return result
-
-            await call("Page.navigate", url=url)
-            while not ready():
-                assert time.monotonic() < deadline, "the client in the page did not sign in"
-                await asyncio.sleep(0.25)
-            await asyncio.sleep(2.0)  # the lobby's first frames reach the page
-            png = base64.b64decode((await call("Page.captureScreenshot", format="png"))["data"])
-    finally:
-        browser.terminate()
-        browser.wait(timeout=10)
-    shot.write_bytes(png)
-    return png
+    with chromium(shot.parent / "chromium-profile") as page:
+        page.open(url)
+        wait_for(ready, "the client in the page did not sign in")
+        time.sleep(2.0)  # the lobby's first frames reach the page
+        return page.screenshot(shot)
 
 
 def test_unoduo_web_serves_the_lobby_to_a_browser(tmp_path: Path) -> None:
@@ -147,7 +110,7 @@ def test_unoduo_web_serves_the_lobby_to_a_browser(tmp_path: Path) -> None:
         assert answer.status_code == 200 and "textual.js" in answer.text
 
         store = ConfigStore(base, config)
-        png = asyncio.run(browse(page, tmp_path / "web.png", lambda: store.load_credentials() is not None))
+        png = browse(page, tmp_path / "web.png", lambda: store.load_credentials() is not None)
         # The client the page started registered on the server, under the name given to unoduo web.
         credentials = store.load_credentials()
         assert credentials is not None and credentials.name == "webby"

@@ -6,29 +6,25 @@ among it (the screenshot is kept in the test's folder: ``web-player.png``)."""
 
 from __future__ import annotations
 
-import asyncio
-import base64
-import json
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-from websockets.asyncio.client import connect
 
-from bench.progress import STALL_SECONDS
+from bench.progress import STALL_SECONDS, wait_for
+from tests.browser.cdp import CHROMIUM, NO_CHROMIUM, chromium
 from tests.cli.serving import ROOT, free_port, serve, serve_env, stop, wait_until_up
 from tests.cli.test_tournament_cmd import finished
 from tests.server.helpers import ok
-from tests.tui.test_web import CHROMIUM, FOOTER_KEY, count_colour, png_pixels
+from tests.tui.test_web import FOOTER_KEY, count_colour, png_pixels
 
 pytestmark = [
     pytest.mark.e2e,
-    pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (.ci/run installs Debian's when root)"),
+    pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM),
 ]
 
 
@@ -49,53 +45,16 @@ def light_run(row: bytes) -> int:
     return best
 
 
-async def screenshot_once(url: str, shot: Path, ready: Callable[[], bool], drawn: Callable[[bytes], bool]) -> bytes:
+def screenshot_once(url: str, shot: Path, ready: Callable[[], bool], drawn: Callable[[bytes], bool]) -> bytes:
     """Open ``url`` in headless Chromium; once ``ready()`` holds, screenshots until one is
     ``drawn`` (xterm.js paints its canvas a moment after the frames arrive), kept in ``shot``.
     Each wait is capped by the stall window, a clear failure rather than a budget."""
-    port = free_port()
-    argv = [str(CHROMIUM), "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"]
-    argv += [f"--remote-debugging-port={port}", f"--user-data-dir={shot.parent / 'chromium-profile'}"]
-    argv += ["--window-size=1280,800", "about:blank"]
-    browser = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + STALL_SECONDS
-        pages: list[dict[str, Any]] = []
-        while not pages:
-            assert time.monotonic() < deadline, "chromium did not open its DevTools port"
-            try:
-                pages = [p for p in httpx.get(f"http://127.0.0.1:{port}/json/list").json() if p["type"] == "page"]
-            except httpx.HTTPError:
-                await asyncio.sleep(0.1)
-        async with connect(pages[0]["webSocketDebuggerUrl"], max_size=2**26) as socket:
-            ids = iter(range(1, 10_000))
-
-            async def call(method: str, **params: Any) -> dict[str, Any]:
-                n = next(ids)
-                await socket.send(json.dumps({"id": n, "method": method, "params": params}))
-                while True:
-                    answer = json.loads(await socket.recv())
-                    if answer.get("id") == n:
-                        result: dict[str, Any] = answer.get("result", {})
-                        return result
-
-            await call("Page.navigate", url=url)
-            while not ready():
-                assert time.monotonic() < deadline, "the client in the page did not fetch the player's page"
-                await asyncio.sleep(0.25)
-            deadline = time.monotonic() + STALL_SECONDS
-            while True:
-                data = (await call("Page.captureScreenshot", format="png")).get("data")  # none while it loads
-                png = base64.b64decode(data) if data else b""
-                if png:
-                    shot.write_bytes(png)
-                if png and drawn(png):
-                    return png
-                assert time.monotonic() < deadline, f"the page never showed the screen (last: {shot})"
-                await asyncio.sleep(0.5)
-    finally:
-        browser.terminate()
-        browser.wait(timeout=10)
+    with chromium(shot.parent / "chromium-profile") as page:
+        page.open(url)
+        wait_for(ready, "the client in the page did not fetch the player's page")
+        return wait_for(
+            lambda: page.screenshot(shot), f"the page never showed the screen (last: {shot})", drawn, poll=0.5
+        )
 
 
 def test_unoduo_web_shows_a_players_page(tmp_path: Path) -> None:
@@ -136,7 +95,7 @@ def test_unoduo_web_shows_a_players_page(tmp_path: Path) -> None:
         def fetched() -> bool:
             return f'"GET /api/players/{bot} HTTP/1.1" 200' in log.read_text(encoding="utf-8")
 
-        png = asyncio.run(screenshot_once(page, tmp_path / "web-player.png", fetched, page_drawn))
+        png = screenshot_once(page, tmp_path / "web-player.png", fetched, page_drawn)
         width, height, _rows = png_pixels(png)
         assert width == 1280 and height > 400
     finally:
