@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
 from engine import ENGINE_VERSION
 from server.api import (
@@ -52,6 +53,8 @@ from server.services.tournaments import TournamentService
 from server.settings import Settings
 from server.store.event_store import EventStore
 from server.store.secrets import ensure_director_token, peer_key
+from server.web import routes as web_routes
+from server.web.render import STATIC_DIR
 
 
 def ownership_of(store: EventStore, settings: Settings, clock: Clock) -> Ownership:
@@ -130,6 +133,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.state.new_director_token = new_director_token
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(PeerPortGuard, state=app.state)  # a worker's peer port: the servers' key or nothing
+    app.include_router(web_routes.browser_router)  # GET / for a browser: before the API's GET / (server.web.routes)
     app.include_router(routes_meta.router)
     install_error_handlers(app)
     app.include_router(routes_players.router)
@@ -140,6 +144,8 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.include_router(routes_seasons.router)
     app.include_router(fairplay_router)
     app.include_router(reviews_router)
+    app.include_router(web_routes.router)  # the club's pages (issue 38): /t/…, /p/…, /m/…, /s/…
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app
 
 
