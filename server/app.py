@@ -54,6 +54,9 @@ from server.settings import Settings
 from server.store.event_store import EventStore
 from server.store.secrets import ensure_director_token, peer_key
 from server.web import routes as web_routes
+from server.web import routes_matches as web_matches
+from server.web import routes_players as web_players
+from server.web.match_page import MatchPages
 from server.web.render import STATIC_DIR
 
 
@@ -145,6 +148,9 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.include_router(fairplay_router)
     app.include_router(reviews_router)
     app.include_router(web_routes.router)  # the club's pages (issue 38): /t/…, /p/…, /m/…, /s/…
+    app.state.web_match_pages = MatchPages(matches.reads, tournaments)  # match pages, with finished replays kept
+    app.include_router(web_players.router)  # /p, /p/{name}, /p/{name}/vs/{other}
+    app.include_router(web_matches.router)  # /m/{id}
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app
 
