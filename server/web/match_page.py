@@ -172,19 +172,31 @@ def names_of(detail: MatchDetail) -> list[str]:
     return [_name(p, i) for i, p in enumerate(detail.match.seats)]
 
 
+DOING: Final = {  # what the seat whose decision it is has to do, by the pending decision's kind
+    "draft": "to keep or pass the card looked at",
+    "turn": "to play or draw",
+    "drawn": "to play or keep the drawn card",
+    "volley": "to answer the volley",
+    "wild_draw_four": "to accept or challenge the Wild Draw Four",
+    "dump": "to dump or not",
+    "color": "to name the starter's colour",
+}
+
+
 def status_words(detail: MatchDetail) -> str:
-    """What the match is doing, in a line."""
+    """What the match is doing, in a line ("" where its status says it all)."""
     summary, view = detail.match, detail.view
     names = names_of(detail)
     if summary.status == "waiting":
         return "waiting for its players to join"
     if summary.status == "annulled":
-        return "annulled by the director's ruling" + (" (replayed in another match)" if summary.replaced_by else "")
-    if summary.status == "finished":
-        return "finished"
+        return "by the director's ruling" + (": replayed in another match" if summary.replaced_by else "")
+    if summary.status != "live":
+        return ""
     who = names[view.turn] if view.turn is not None and 0 <= view.turn < len(names) else None
-    doing = f": {who} to {view.pending.kind.replace('_', ' ')}" if who else ""
-    return f"live — hand {view.round}{doing}"
+    kind = view.pending.kind
+    doing = f": {who} {DOING.get(kind, 'to ' + kind.replace('_', ' '))}" if who else ""
+    return f"hand {view.round}{doing}"
 
 
 def narrate(envelopes: Sequence[Envelope], names: Sequence[str], view: MatchView) -> list[LogRow]:

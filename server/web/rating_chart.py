@@ -19,9 +19,9 @@ from markupsafe import Markup, escape
 
 from server.schemas import RatingPoint
 
-WIDTH: Final = 640
-HEIGHT: Final = 220
-LEFT, RIGHT, TOP, BOTTOM = 52, 12, 12, 30  # room for the axis labels
+WIDTH: Final = 480  # a phone shows it at about 370 px: the labels stay readable
+HEIGHT: Final = 200
+LEFT, RIGHT, TOP, BOTTOM = 44, 10, 10, 26  # room for the axis labels
 TICK_STEP: Final = 50  # rating gridlines fall on multiples of this
 
 
@@ -37,6 +37,13 @@ class Chart:
 def _day(at: str) -> str:
     """The date of an ISO 8601 time (``2026-12-07T15:00:00Z`` → ``2026-12-07``)."""
     return at[:10]
+
+
+def axis_labels(first: str, last: str) -> tuple[str, str]:
+    """The x axis's two ends: the dates, or on one day the times (``15:03 UTC``)."""
+    if _day(first) != _day(last):
+        return _day(first), _day(last)
+    return f"{_day(first)} {first[11:16]}", f"{last[11:16]} UTC"
 
 
 def describe(points: Sequence[RatingPoint], family: str) -> str:
@@ -92,13 +99,14 @@ def chart(points: Sequence[RatingPoint], family: str, chart_id: str) -> Chart:
         return TOP + inner_h * (high - rating) / (high - low)
 
     parts = [head]
+    step = TICK_STEP * max(1, round((high - low) / TICK_STEP / 5))  # about five gridlines
     tick = low
     while tick <= high:
         parts.append(
             f'<line class="chart-grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{_fmt(y(tick))}" y2="{_fmt(y(tick))}"/>'
             f'<text class="chart-label" x="{LEFT - 6}" y="{_fmt(y(tick) + 4)}" text-anchor="end">{tick:.0f}</text>'
         )
-        tick += TICK_STEP * max(1, round((high - low) / TICK_STEP / 5))  # about five gridlines
+        tick += step
     upper = [f"{_fmt(x(i))},{_fmt(y(p.rating + p.deviation))}" for i, p in enumerate(points)]
     lower = [f"{_fmt(x(i))},{_fmt(y(p.rating - p.deviation))}" for i, p in reversed(list(enumerate(points)))]
     parts.append(f'<polygon class="chart-band" points="{" ".join(upper + lower)}"/>')
@@ -111,11 +119,11 @@ def chart(points: Sequence[RatingPoint], family: str, chart_id: str) -> Chart:
             f"<title>{escape(label)}</title></circle>"
         )
     baseline = HEIGHT - BOTTOM + 18
-    parts.append(f'<text class="chart-label" x="{LEFT}" y="{baseline}">{escape(_day(points[0].at))}</text>')
+    start, end = axis_labels(points[0].at, points[-1].at)
+    parts.append(f'<text class="chart-label" x="{LEFT}" y="{baseline}">{escape(start)}</text>')
     if len(points) > 1:
         parts.append(
-            f'<text class="chart-label" x="{WIDTH - RIGHT}" y="{baseline}" text-anchor="end">'
-            f"{escape(_day(points[-1].at))}</text>"
+            f'<text class="chart-label" x="{WIDTH - RIGHT}" y="{baseline}" text-anchor="end">{escape(end)}</text>'
         )
     parts.append("</svg>")
     return Chart(title, description, Markup("".join(parts)))

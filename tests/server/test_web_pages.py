@@ -17,8 +17,12 @@ import random
 import re
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
+from server.schemas import RatingPoint
+from server.web.match_page import BadStep, card_words, parse_at
+from server.web.rating_chart import chart
 from server.web.routes_matches import render_match_regions
 from tests.server.conftest import DIRECTOR_TOKEN, app_client
 from tests.server.helpers import ok, register, shedding, with_color
@@ -192,3 +196,37 @@ def test_a_duplicate_rounds_match_is_withheld_as_the_api_withholds_it(url: str) 
             assert client.get(f"/m/{match_id}", params={"at": at}).status_code == 403
         history = region(client.get("/p/Ada").text, "history")
         assert f'data-match="{match_id}"' in history and "withheld" in history
+
+
+def test_the_rating_chart_says_in_words_what_it_draws_and_escapes_what_it_is_given() -> None:
+    points = [
+        RatingPoint(match=f"m{i}", at=f"2026-12-0{i + 1}T20:00:00Z", rating=r, deviation=d)
+        for i, (r, d) in enumerate([(1500.0, 350.0), (1562.4, 250.5), (1530.0, 200.0)])
+    ]
+    drawn = chart(points, "uno-duo", "c1")
+    svg = str(drawn.svg)
+    assert svg.count("<circle") == 3 and 'aria-labelledby="c1-title c1-desc"' in svg
+    assert drawn.description == (
+        "uno-duo rating after each of the last 3 rated matches (2026-12-01 to 2026-12-03): "
+        "from 1500 to 1530; highest 1562, lowest 1500."
+    )
+    assert f'<desc id="c1-desc">{drawn.description}</desc>' in svg
+    hostile = str(chart(points[:1], "<script>x</script>", "c2").svg)
+    assert "<script>" not in hostile and "&lt;script&gt;" in hostile
+    empty = chart([], "classic", "c3")
+    assert empty.description == "No rated classic match yet." and "<circle" not in str(empty.svg)
+
+
+def test_the_scrubber_step_and_card_words() -> None:
+    assert [parse_at(v) for v in (None, "", " 12 ", "+3", "-2")] == [None, None, 12, 3, -2]
+    for junk in ("abc", "1.5", "1e3", "9" * 13, "١٢"):
+        with pytest.raises(BadStep):
+            parse_at(junk)
+    assert [card_words(c) for c in ("R5", "G+2", "YS", "BR", "W", "W+4")] == [
+        "red 5",
+        "green Draw Two",
+        "yellow Skip",
+        "blue Reverse",
+        "Wild",
+        "Wild Draw Four",
+    ]
