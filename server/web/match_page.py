@@ -8,8 +8,9 @@ more than a spectator's socket would, and a match of a duplicate round not revea
 refused (``Withheld``) exactly as those routes refuse it.
 
 The replay is read by the terminal client's scrubber core (``tui_client.models.replay_model``):
-verified, folded once and kept for the next ``?at=`` (a few finished matches at a time,
-:data:`REPLAYS_KEPT`), so scrubbing a match costs one fold, not one per step.
+verified, folded once and kept for the next ``?at=`` (the most recently read finished matches, up
+to :data:`REPLAY_EVENTS_KEPT` events in all, the newest always), so scrubbing a match costs one
+fold, not one per step; at most :data:`FOLDS_AT_ONCE` folds run at once.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ from tui_client.models.replay_model import ReplayModel
 LOG_EVENTS_READ: Final = 600  # the newest events read back for the log (a match has hundreds to thousands)
 LOG_LINES: Final = 80  # the newest of their lines the log shows
 REPLAY_LOG_BEFORE: Final = 10  # events told before the scrubber's one
-REPLAYS_KEPT: Final = 8  # finished matches' folded replays kept for the next ?at=
+REPLAY_EVENTS_KEPT: Final = 6000  # events of folded replays kept for the next ?at= (~13 kB each: ~80 MB)
+FOLDS_AT_ONCE: Final = 2  # replays folded at the same time (~0.4 s of CPU per 800 events)
 SPECTATOR: Final = Caller()  # no token: what the pages ask as
 TABLE_KEYS: Final = ("ruleset", "target", "rules", "seats", "dealer", "direction", "departed")
 
@@ -265,29 +267,42 @@ def replay_step(model: ReplayModel, detail: MatchDetail, at: int | None) -> Repl
 
 
 class MatchPages:
-    """Builds match pages; keeps the last few finished matches' replays folded (:data:`REPLAYS_KEPT`)."""
+    """Builds match pages; keeps the last finished matches' replays folded (:data:`REPLAY_EVENTS_KEPT`)."""
 
-    def __init__(self, reads: MatchReads, tournaments: TournamentService, replays_kept: int = REPLAYS_KEPT) -> None:
+    def __init__(
+        self, reads: MatchReads, tournaments: TournamentService, events_kept: int = REPLAY_EVENTS_KEPT
+    ) -> None:
         self.reads = reads
         self.tournaments = tournaments
-        self.replays_kept = replays_kept
-        self._replays: OrderedDict[str, ReplayModel] = OrderedDict()
+        self.events_kept = events_kept
+        self._replays: OrderedDict[str, ReplayModel] = OrderedDict()  # newest last
         self._lock = threading.Lock()
+        self._folding = asyncio.Semaphore(FOLDS_AT_ONCE)
 
-    def _replay(self, match_id: str) -> ReplayModel:
-        """The match's replay as ``GET /api/matches/{id}/replay`` gives a spectator, read and folded
-        (once: a finished match's replay never changes). Blocking."""
+    def _kept(self, match_id: str) -> ReplayModel | None:
         with self._lock:
             found = self._replays.get(match_id)
             if found is not None:
                 self._replays.move_to_end(match_id)
-                return found
+            return found
+
+    def _fold(self, match_id: str) -> ReplayModel:
+        """The match's replay as ``GET /api/matches/{id}/replay`` gives a spectator, read and folded
+        (once: a finished match's replay never changes), kept within the budget. Blocking."""
         model = ReplayModel(self.tournaments.replay(match_id, SPECTATOR), source=match_id)
         with self._lock:
             self._replays[match_id] = model
-            while len(self._replays) > self.replays_kept:
+            while len(self._replays) > 1 and sum(m.total for m in self._replays.values()) > self.events_kept:
                 self._replays.popitem(last=False)
         return model
+
+    async def replay(self, match_id: str) -> ReplayModel:
+        found = self._kept(match_id)
+        if found is not None:
+            return found
+        async with self._folding:  # a cost cap: other pages and the API do not wait behind folds
+            again = self._kept(match_id)  # folded while this one waited its turn
+            return again if again is not None else await asyncio.to_thread(self._fold, match_id)
 
     async def detail(self, match_id: str) -> MatchDetail:
         """``GET /api/matches/{id}`` as a spectator (``MatchNotFound``, ``Withheld`` as there)."""
@@ -308,7 +323,7 @@ class MatchPages:
         result = None
         path = match_path(match_id)
         if summary.status == "finished":
-            model = await asyncio.to_thread(self._replay, match_id)
+            model = await self.replay(match_id)
             result = model.result()
             if model.ok:
                 replay = replay_step(model, detail, at)

@@ -40,13 +40,19 @@ def context(model: MatchPage) -> dict[str, Any]:
     return found
 
 
+async def match_page(pages: MatchPages, match_id: str) -> tuple[str, dict[str, Any], int]:
+    """The match's page now as (template, context, version): what the page route renders, for
+    the live stream. ``MatchNotFound`` and ``Withheld`` as ``GET /api/matches/{id}`` raises them."""
+    model = await pages.page(match_id)
+    return TEMPLATE, context(model), model.version
+
+
 async def render_match_regions(pages: MatchPages, match_id: str) -> tuple[int, dict[str, str]]:
     """The live regions of a match's page now: its version and each region's whole element by id
     (``score``, ``log``, ``replay``, ``challenges``), for the live stream (server.web.live).
     ``MatchNotFound`` and ``Withheld`` as the page (and the API) raise them."""
-    model = await pages.page(match_id)
-    ctx = context(model)
-    return model.version, {region: render_block(TEMPLATE, region, **ctx) for region in LIVE_REGIONS}
+    template, ctx, version = await match_page(pages, match_id)
+    return version, {region: render_block(template, region, **ctx) for region in LIVE_REGIONS}
 
 
 @router.get("/m/{match_id}", response_class=HTMLResponse)

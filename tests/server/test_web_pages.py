@@ -15,6 +15,7 @@ import html
 import json
 import random
 import re
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -109,7 +110,12 @@ def test_a_finished_match_and_its_players_pages(url: str) -> None:
         # The replay opens at the last event; ?at= scrubs without JS, out of range is clamped, junk is 400.
         replay = region(body, "replay")
         assert f"After event {total} " in text_of(replay) and 'rel="next"' not in replay
+        pages = client.app.state.web_match_pages  # type: ignore[attr-defined]
+        asked_for: list[str] = []
+        real_replay = pages.tournaments.replay
+        pages.tournaments = SimpleNamespace(replay=lambda m, c: asked_for.append(m) or real_replay(m, c))
         middle = client.get(f"/m/{match_id}", params={"at": total // 2}).text
+        assert asked_for == []  # scrubbing reads the replay folded for the first look, not the file again
         assert f"After event {total // 2} " in text_of(region(middle, "replay"))
         assert f'href="?at={total // 2 - 1}#replay" rel="prev"' in middle
         assert f'href="?at={total // 2 + 1}#replay" rel="next"' in middle
