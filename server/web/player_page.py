@@ -19,6 +19,7 @@ from urllib.parse import quote
 from engine.game.score_words import ordinal
 from server.domain_errors import AmbiguousName, NotFound
 from server.schemas import FamilyRating, HeadToHead, HistoryItem, PlayerPage, RatingPoint, TournamentPlayed, Versus
+from server.schemas_reviews import ReviewFiguresPublic
 from server.services.player_pages import DEFAULT_HISTORY, PlayerPages
 from server.services.players import resolve_player
 from server.store.event_store import EventStore
@@ -108,6 +109,7 @@ class HistoryRow:
     opponents: list[Opponent]
     score: str  # "120–85", the player's first; "" where none is shown
     outcome: str  # won, lost, drawn, 2nd of 4, withheld, live, …
+    result: str | None  # won, lost or drawn: a two-seat match's result, for its colour
     rating_change: str  # "+12.3", "−4.0", or "" (unrated, or not yet)
     unrated: str | None
 
@@ -130,7 +132,7 @@ class PlayerView:
     history: list[HistoryRow]
     tournaments: list[tuple[TournamentPlayed, str]]  # with the tournament's path
     head_to_head: list[VersusRow]
-    review: object | None
+    review: ReviewFiguresPublic | None  # the Game Review figures, as far as computed
 
 
 @dataclass(frozen=True)
@@ -183,6 +185,7 @@ def history_row(item: HistoryItem) -> HistoryRow:
         opponents=others,
         score=score,
         outcome=outcome,
+        result=item.result if item.status == "finished" else None,
         rating_change="" if item.rating_change is None else signed(item.rating_change),
         unrated=item.unrated,
     )
