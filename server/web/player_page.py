@@ -195,8 +195,8 @@ def versus_path(player: PlayerPublic, other: PlayerPublic) -> str:
     return f"{player_path(player)}/vs/{player_path(other).removeprefix('/p/')}"
 
 
-def player_view(page: PlayerPage) -> PlayerView:
-    """The page of ``page`` (the API's answer)."""
+def player_view(page: PlayerPage, path: str) -> PlayerView:
+    """The page of ``page`` (the API's answer), at ``path`` (:func:`find`'s ``canonical``)."""
     me = PlayerPublic(id=page.id, name=page.name, kind=page.kind)
     families = [*FAMILY_ORDER, *sorted(set(page.ratings) - set(FAMILY_ORDER))]
     ratings = [
@@ -211,7 +211,7 @@ def player_view(page: PlayerPage) -> PlayerView:
     ]
     return PlayerView(
         player=me,
-        path=player_path(me),
+        path=path,
         ratings=ratings,
         history=[history_row(h) for h in page.history],
         tournaments=[(t, tournament_path(t.id)) for t in page.tournaments],
@@ -247,7 +247,7 @@ async def load_player(
         return found
     if found.canonical != f"/p/{quote(entry, safe='')}":
         return found
-    return player_view(await pages.page(found.player.id, limit))
+    return player_view(await pages.page(found.player.id, limit), found.canonical)
 
 
 async def load_versus(

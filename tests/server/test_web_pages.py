@@ -19,9 +19,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+import sqlalchemy
 from fastapi.testclient import TestClient
 
+from server.names import name_key
 from server.schemas import RatingPoint
+from server.store.players import players_table
 from server.web.match_page import BadStep, card_words, parse_at
 from server.web.rating_chart import chart
 from server.web.routes_matches import render_match_regions
@@ -236,3 +239,20 @@ def test_the_scrubber_step_and_card_words() -> None:
         "Wild",
         "Wild Draw Four",
     ]
+
+
+def test_a_name_two_older_players_share_lists_both_and_each_page_stays_at_its_id(url: str) -> None:
+    with app_client(url) as client:
+        store = client.app.state.store  # type: ignore[attr-defined]
+        rows = [  # registered before names were unique (migration 0006 left them without a unique_key)
+            {"id": f"p_ann{i}", "name": "ann", "kind": "human", "name_key": name_key("ann"), "created_at": at}
+            for i, at in ((1, "2026-12-01T19:00:00.000000Z"), (2, "2026-12-01T19:10:00.000000Z"))
+        ]
+        with store.engine.begin() as conn:
+            conn.execute(sqlalchemy.insert(players_table), rows)
+        listed = client.get("/p/ann")
+        assert listed.status_code == 300
+        assert 'href="/p/p_ann1"' in listed.text and 'href="/p/p_ann2"' in listed.text
+        own = client.get("/p/p_ann2", follow_redirects=False)  # the name leads to both: no redirect to it
+        assert own.status_code == 200 and 'href="/p/p_ann2"' in own.text
+        assert client.get("/p/ann/vs/greedy").status_code == 300
