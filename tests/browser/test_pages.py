@@ -17,6 +17,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.browser.cdp import CHROMIUM, DESKTOP, NO_CHROMIUM, PHONE, WALL, Page, Viewport, chromium
@@ -60,13 +61,14 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def look(page: Page, url: str, size: Viewport, shots: Path, name: str) -> None:
-    """Open ``url`` at ``size``; on a phone, nothing sticks out sideways; a screenshot named
-    ``name-WxH.png`` (kept in docs/web too when asked)."""
+    """Open ``url`` at ``size``; on a phone, nothing sticks out sideways; a screenshot of the
+    screen, ``name-WxH.png`` (kept in docs/web too when asked), and one of the whole page."""
     page.open(url, size)
     if size.mobile:
         laid = page.evaluate(OVERFLOWING)
         assert laid["scrollWidth"] <= laid["width"] and not laid["out"], f"{url} is wider than a phone: {laid}"
     png = page.screenshot(shots / f"{name}-{size.name}.png")
+    page.screenshot(shots / f"{name}-{size.name}-whole.png", full_page=True)  # to look at the whole page
     if KEPT:
         kept = ROOT / KEPT / f"{name}-{size.name}.png"
         kept.parent.mkdir(parents=True, exist_ok=True)
@@ -82,3 +84,43 @@ def test_the_front_page_lists_the_evening(club: Evening, browser: Page, shots: P
         assert sorted(recent) == ["Cup", "Tuesday Swiss"], recent
         links = browser.evaluate("[...document.querySelectorAll('#tournaments-recent a')].map(a => a.pathname)")
         assert sorted(links) == sorted(f"/t/{t['id']}" for t in (club.swiss, club.knockout))
+
+
+def test_a_players_page_and_a_finished_matchs_replay(club: Evening, browser: Page, shots: Path) -> None:
+    best = club.swiss["standings"][0]
+    api = httpx.get(f"{club.base}/api/players/{best['player']}").json()
+    seated = [p for r in club.swiss["rounds"] for p in r["pairings"] if best["player"] in {s["id"] for s in p["seats"]}]
+    matches = [p["match"] for p in seated]
+    for size in SIZES:
+        look(browser, f"{club.base}/p/{best['name']}", size, shots, "player")
+        assert browser.text("h1").startswith(best["name"])
+        assert "uno-duo" in browser.text("#ratings")
+        drawn = browser.evaluate("document.querySelectorAll('#rating-chart svg :is(polyline, path)').length")
+        assert drawn >= 1, "no line in the rating chart"
+        played = browser.evaluate("[...document.querySelectorAll('#history [data-match]')].map(r => r.dataset.match)")
+        assert played == [h["match"] for h in api["history"]][: len(played)] and set(matches) <= set(played)
+        met = browser.evaluate(
+            "[...document.querySelectorAll('#head-to-head [data-player]')].map(r => r.dataset.player)"
+        )
+        assert met == [h["opponent"]["name"] for h in api["head_to_head"]], met
+
+    match = matches[0]
+    for size in SIZES:
+        look(browser, f"{club.base}/m/{match}", size, shots, "match")
+        assert best["name"] in browser.text("#score") and "finished" in browser.text("#score").lower()
+        assert browser.evaluate(
+            "!document.querySelector('#replay').hidden && !document.querySelector('#replay-range').hidden"
+        )
+        assert browser.texts("#log li"), "the finished match has no log"
+        assert browser.evaluate("!!document.querySelector('#challenges')")
+    # The scrubber's slider moves the replay in place, the address following, without a reload.
+    browser.evaluate("window.__kept = true")
+    browser.evaluate(
+        "(() => { const r = document.querySelector('#replay-range'); r.value = 5;"
+        " r.dispatchEvent(new Event('input')); r.dispatchEvent(new Event('change')); })()"
+    )
+    browser.wait_for(
+        "document.querySelector('#replay .step').innerText.startsWith('After event 5 ')",
+        "the slider did not move the replay",
+    )
+    assert browser.evaluate("window.__kept === true && new URL(location.href).searchParams.get('at') === '5'")
