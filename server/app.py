@@ -58,6 +58,7 @@ from server.web import routes_matches as web_matches
 from server.web import routes_players as web_players
 from server.web.match_page import MatchPages
 from server.web.render import STATIC_DIR
+from server.web.site import WebSite
 
 
 def ownership_of(store: EventStore, settings: Settings, clock: Clock) -> Ownership:
@@ -126,6 +127,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.state.ratings = ratings
     app.state.reviews = Reviews(tournaments)  # Game Reviews of finished matches (issue 37), kept
     app.state.player_pages = PlayerPages(matches.registry, tournaments, ratings, app.state.reviews)
+    app.state.web = WebSite(tournaments, app.state.seasons, app.state.tournament_listing)  # the pages (server/web)
     app.state.callers = Callers(store)
     app.state.registrations = RateLimit("registrations", settings.register_per_minute)
     app.state.bad_tokens = RateLimit("wrong tokens", settings.bad_tokens_per_minute)
