@@ -19,7 +19,7 @@ from server.schemas_seasons import SeasonListed, SeasonPublic
 from server.services.seasons import SeasonService, SeasonViews
 from server.services.tournament_listing import MAX_PAGE, TournamentListing
 from server.services.tournaments import TournamentService, TournamentViews
-from server.tournaments.model import CREATED, FINISHED, RUNNING, Format
+from server.tournaments.model import CREATED, FINISHED, RUNNING, Format, Tournament
 from server.web import bracket, crosstable
 
 RECENT_SHOWN = 20  # finished tournaments on the front page
@@ -65,7 +65,8 @@ class TournamentPage:
     """``GET /api/tournaments/{id}`` as a spectator, and what the page draws from it."""
 
     t: TournamentPublic
-    version: int  # the tournament's stream version it was read at
+    stream_version: int  # the tournament's stream version it was read at (cache keys)
+    version: int  # the version a spectator is shown (public_version)
     names: dict[str, str]  # player id → name, for every player the page mentions
     current: int | None  # the round the page opens on: the one being played, else the last
     crosstables: list[crosstable.Crosstable]
@@ -76,8 +77,25 @@ class TournamentPage:
 
 
 def tournament_version(tournaments: TournamentService, tournament_id: str) -> int:
-    """The tournament's stream version (``TournamentNotFound`` for none). Blocking."""
+    """The tournament's stream version (``TournamentNotFound`` for none): what a cached page is
+    keyed by, never shown. Blocking."""
     return tournaments.load(tournament_id).version
+
+
+def public_version(t: Tournament) -> int:
+    """The version a spectator is shown (a live page's ``data-live-version``, its updates' ``version``):
+    the stream version less the events of a duplicate round not revealed yet (a table's result, a
+    dispute and its ruling), which the public answer withholds. Showing the stream's own version
+    would tell a spectator — or a player at the other table — that a table has just ended. It
+    never goes back: each withheld event adds one to both; the reveal counts them all at once."""
+    secret = t.secret_rounds()
+    if not secret:
+        return t.version
+    withheld = sum(1 for slot in t.slots.values() if slot.round in secret and slot.result is not None)
+    for d in t.disputes.values():
+        if t.slots[d.slot].round in secret:
+            withheld += 1 if d.open else 2  # opened, and ruled
+    return t.version - withheld
 
 
 def tournament_page(tournaments: TournamentService, tournament_id: str) -> TournamentPage:
@@ -92,7 +110,8 @@ def tournament_page(tournaments: TournamentService, tournament_id: str) -> Tourn
         names.setdefault(s.player, s.name)
     return TournamentPage(
         t=t,
-        version=fold.version,
+        stream_version=fold.version,
+        version=public_version(fold),
         names=names,
         current=current_round(t),
         crosstables=crosstables(t),

@@ -110,6 +110,13 @@ def render(template: str, **context: Any) -> str:
     return ENV.get_template(template).render(**context)
 
 
+def render_block(template: str, block: str, **context: Any) -> str:
+    """One ``{% block %}`` of a template, alone: a live region (the whole element with its id)
+    re-rendered for a new version."""
+    tmpl = ENV.get_template(template)
+    return "".join(tmpl.blocks[block](tmpl.new_context(dict(context))))
+
+
 def render_macro(template: str, macro: str, *args: Any) -> str:
     """One macro of a template, called alone: a page's region (``_tournament.html``'s
     ``pairings_region``…) re-rendered for a live update, the same HTML the whole page holds."""

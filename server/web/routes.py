@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
-from typing import Annotated, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
@@ -60,9 +60,14 @@ def site_of(request: Request) -> WebSite:
     return site
 
 
+def page(template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    """A template rendered as the answer."""
+    return HTMLResponse(render(template, **context), status_code=status_code)
+
+
 def not_found(message: str) -> HTMLResponse:
     """The friendly 404 page."""
-    return HTMLResponse(render("not_found.html", title="Not found", message=message), status_code=404)
+    return page("not_found.html", 404, title="Not found", message=message)
 
 
 async def answer(make: Callable[[], str]) -> HTMLResponse:

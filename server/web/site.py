@@ -73,9 +73,10 @@ class WebSite:
                 season_listed=listed,
                 season=pages.season_public(self.seasons, listed.id) if listed is not None else None,
                 live_url=f"/live/t/{page.t.id}",
+                live_version=page.version,
             )
 
-        return self.html.get(("t", tournament_id, page.version, season_key, round_number), make)
+        return self.html.get(("t", tournament_id, page.stream_version, season_key, round_number), make)
 
     def wall_html(self, tournament_id: str, view: str) -> str:
         """``/t/{id}/wall``: the current round's pairings and the standings, ``view`` shown first."""
@@ -92,9 +93,10 @@ class WebSite:
                 other_view=other,
                 cycle_seconds=WALL_SECONDS,
                 live_url=f"/live/t/{page.t.id}",
+                live_version=page.version,
             )
 
-        return self.html.get(("wall", tournament_id, page.version, view), make)
+        return self.html.get(("wall", tournament_id, page.stream_version, view), make)
 
     def season_html(self, season_id: str) -> str:
         """``/s/{id}`` (``SeasonNotFound`` for none)."""
@@ -109,10 +111,12 @@ class WebSite:
     # ------------------------------------------------------------ live regions
 
     def render_tournament_regions(self, tournament_id: str) -> tuple[int, dict[str, str]]:
-        """The tournament page's live regions at the tournament's current version, by region id
-        (``status``, ``pairings``, ``standings``, ``crosstable``, ``bracket``, ``schedule``; a
-        region the page does not have, e.g. a round robin's bracket, is an empty string), rendered
-        once per version for every listener. ``TournamentNotFound`` for none."""
+        """The tournament page's live regions now, by region id (``status``, ``pairings``,
+        ``standings``, ``crosstable``, ``bracket``, ``schedule``): each the whole element with that
+        id (a region the tournament does not have yet, e.g. a bracket before the start, an empty
+        ``hidden`` element), rendered once per stream version for every listener. The version is
+        :func:`pages.public_version`, the one the page's ``data-live-version`` shows: it does not
+        move while a duplicate round's results are withheld. ``TournamentNotFound`` for none."""
         page = self._model(tournament_id)
 
         def make() -> tuple[int, dict[str, str]]:
@@ -121,7 +125,7 @@ class WebSite:
                 for region, macro in LIVE_REGIONS.items()
             }
 
-        return self.regions.get(("regions", tournament_id, page.version), make)
+        return self.regions.get(("regions", tournament_id, page.stream_version), make)
 
     @staticmethod
     def _region_args(page: pages.TournamentPage, region: str) -> tuple[object, ...]:
