@@ -42,11 +42,12 @@ class FrontPage:
     live: list[TournamentListed] = field(default_factory=list)
     upcoming: list[Upcoming] = field(default_factory=list)
     recent: list[TournamentListed] = field(default_factory=list)
+    seasons: list[SeasonListed] = field(default_factory=list)
 
 
-def front_page(listing: TournamentListing, tournaments: TournamentService) -> FrontPage:
+def front_page(listing: TournamentListing, tournaments: TournamentService, seasons: SeasonService) -> FrontPage:
     """``GET /api/tournaments`` as a spectator (newest first), split by status; an upcoming one's
-    start time is the one ``GET /api/tournaments/{id}`` gives. Blocking."""
+    start time is the one ``GET /api/tournaments/{id}`` gives; ``GET /api/seasons``. Blocking."""
     lines = listing.page(None, MAX_PAGE).lines
     views = TournamentViews(tournaments)
     upcoming = [
@@ -57,6 +58,7 @@ def front_page(listing: TournamentListing, tournaments: TournamentService) -> Fr
         live=[line for line in lines if line.status == RUNNING],
         upcoming=upcoming,
         recent=[line for line in lines if line.status == FINISHED][:RECENT_SHOWN],
+        seasons=SeasonViews(seasons).listed()[:RECENT_SHOWN],
     )
 
 
@@ -74,6 +76,18 @@ class TournamentPage:
 
     def round(self, number: int) -> RoundPublic | None:
         return next((r for r in self.t.rounds if r.number == number), None)
+
+    @property
+    def standings_caption(self) -> str:
+        """What the standings are: final, after a round, or with a round still being played."""
+        if self.t.status == FINISHED:
+            return "Final standings"
+        shown = self.round(self.current) if self.current is not None else None
+        if shown is None:
+            return "Standings"
+        if shown.status == "running":
+            return f"Standings while round {shown.number} is played"
+        return f"Standings after round {shown.number}"
 
 
 def tournament_version(tournaments: TournamentService, tournament_id: str) -> int:

@@ -61,6 +61,9 @@ TIEBREAK_NAMES: Final = {  # a tie-break's column heading and its words (docs/TO
     "sonneborn_berger": ("SB", "Sonneborn–Berger"),
     "points_difference": ("PD", "points difference"),
     "points_conceded": ("PC", "points conceded"),
+    "placement_points": ("PP", "placement points"),
+    "match_points": ("MP", "match points"),
+    "firsts": ("1st", "first places"),
     "lot": ("Lot", "the drawn lot"),
     "withdrawal": ("Wd", "withdrawal"),
 }
