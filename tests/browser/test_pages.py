@@ -13,6 +13,7 @@ them after a change to the pages.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -124,3 +125,82 @@ def test_a_players_page_and_a_finished_matchs_replay(club: Evening, browser: Pag
         "the slider did not move the replay",
     )
     assert browser.evaluate("window.__kept === true && new URL(location.href).searchParams.get('at') === '5'")
+
+
+def rows_of(page: Page, selector: str, *fields: str) -> list[list[str | None]]:
+    """``data-*`` fields (camelCase) of every element ``selector`` matches; None where one has none."""
+    found: list[list[str | None]] = page.evaluate(
+        f"[...document.querySelectorAll({json.dumps(selector)})]"
+        f".map(e => {json.dumps(list(fields))}.map(f => e.dataset[f] ?? null))"
+    )
+    return found
+
+
+def test_a_swiss_page_its_rounds_standings_crosstable_and_season(club: Evening, browser: Page, shots: Path) -> None:
+    t = club.swiss
+    names = {p["id"]: p["name"] for p in t["players"]}
+    for size in SIZES:
+        look(browser, f"{club.base}/t/{t['id']}", size, shots, "tournament")
+        assert "finished" in browser.text("#status").lower() and names[t["standings"][0]["player"]] in browser.text(
+            "#status"
+        )
+        assert [r[0] for r in rows_of(browser, "#pairings [data-match]", "match")] == [
+            p["match"] for p in t["rounds"][-1]["pairings"]
+        ]
+        standings = rows_of(browser, "#standings tbody tr", "player", "rank", "decidedBy")
+        assert standings == [[r["name"], str(r["rank"]), r["decided_by"]] for r in t["standings"]]
+        columns = browser.evaluate("document.querySelectorAll('#standings thead th').length")
+        assert columns == 11 + len(t["standings"][0]["tiebreaks"]), "a tie-break column is missing"
+        crosstable = browser.evaluate(
+            "(() => { const s = document.querySelector('#crosstable .scroll');"
+            " return s && s.tabIndex === 0 && !!s.getAttribute('aria-label') && s.querySelectorAll('tbody tr').length; })()"
+        )
+        assert crosstable == len(t["players"]), crosstable
+        assert browser.evaluate(f"!!document.querySelector('#season a[href=\"/s/{club.season}\"]')")
+    # Each round's pairings with its results, by ?round=N: the score of every match as the API has it.
+    first = t["rounds"][0]
+    browser.open(f"{club.base}/t/{t['id']}?round=1", DESKTOP)
+    shown = dict(
+        browser.evaluate(
+            "[...document.querySelectorAll('#pairings [data-match]')]"
+            ".map(e => [e.dataset.match, e.querySelector('.result').innerText.trim()])"
+        )
+    )
+    assert shown == {p["match"]: "–".join(str(s) for s in p["result"]["scores"]) for p in first["pairings"]}
+    # The season's table, linked from the tournament.
+    look(browser, f"{club.base}/s/{club.season}", PHONE, shots, "season")
+    season = httpx.get(f"{club.base}/api/seasons/{club.season}").json()
+    assert [r[0] for r in rows_of(browser, "#season tbody tr", "player")] == [r["name"] for r in season["standings"]]
+
+
+def test_a_knockouts_bracket_is_drawn_with_its_places(club: Evening, browser: Page, shots: Path) -> None:
+    t = club.knockout
+    for size in SIZES:
+        look(browser, f"{club.base}/t/{t['id']}", size, shots, "bracket")
+        nodes = rows_of(browser, "#bracket .node", "match")
+        assert sorted(n[0] for n in nodes) == sorted(n["match"] for n in t["bracket"]), nodes
+        drawn = browser.evaluate(
+            "[...document.querySelectorAll('#bracket .node')].every(n => { const r = n.getBoundingClientRect();"
+            " return r.width > 40 && r.height > 20; })"
+        )
+        assert drawn, "a node of the bracket is not drawn"
+        places = rows_of(browser, "#bracket [data-place]", "place", "playerId")
+        assert places == [[str(p["place"]), p["player"]] for p in t["places"]]
+        final = next(n for n in t["bracket"] if n["round"] == max(m["round"] for m in t["bracket"]))
+        winner = browser.text(f"#node-{final['id']} li.winner")
+        assert winner.startswith(next(p["name"] for p in t["players"] if p["id"] == final["winner"])), winner
+
+
+def test_the_wall_screen_shows_pairings_and_standings_in_turn(club: Evening, browser: Page, shots: Path) -> None:
+    visible = (
+        "[...document.querySelectorAll('#pairings, #standings')]"
+        ".filter(e => e.getBoundingClientRect().height > 0).map(e => e.id).join()"
+    )
+    look(browser, f"{club.base}/t/{club.swiss['id']}/wall", WALL, shots, "wall")
+    first = browser.evaluate(visible)
+    assert first in ("pairings", "standings"), first
+    browser.wait_for(f"{visible} !== {json.dumps(first)} && {visible} !== ''", "the wall screen did not turn")
+    browser.screenshot(shots / "wall-turned.png")
+    for size in (DESKTOP, PHONE):
+        look(browser, f"{club.base}/t/{club.swiss['id']}/wall?view=standings", size, shots, "wall")
+        assert browser.evaluate(visible) in ("standings", "pairings,standings")
