@@ -10,6 +10,7 @@ and holds a bounded number of entries.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from html.parser import HTMLParser
 from typing import Any
@@ -22,7 +23,9 @@ from server.web.cache import PageCache
 from server.web.render import tiebreak_short, tiebreak_words
 from server.web.site import LIVE_REGIONS, WebSite
 from tests.server.conftest import DIRECTOR_TOKEN
-from tests.server.helpers import ok
+from tests.server.helpers import ok, register
+from tests.server.test_duplicate_leaks import play_both, wait_for_result, wait_for_reveal
+from tests.server.test_tournaments import create, start
 
 DIRECTOR = {"Authorization": f"Bearer {DIRECTOR_TOKEN}"}
 BROWSER = {"accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
@@ -213,3 +216,42 @@ def test_the_page_cache_keeps_a_bounded_number_of_entries_and_characters() -> No
 )
 def test_a_tiebreak_column_is_headed_even_when_the_server_adds_one(name: str, short: str) -> None:
     assert tiebreak_short(name) == short and tiebreak_words(name)
+
+
+def test_a_withheld_result_moves_neither_the_page_nor_the_version_a_spectator_is_shown(client: TestClient) -> None:
+    """A duplicate round: Cleo–Dan ends (and Dan opens a dispute) while Ada–Ben is live. The
+    tournament page, the wall and the live regions stay byte for byte what they were, version
+    included (the stream moved: a spectator must not learn that a table ended); the reveal moves them."""
+    ada, ada_h = register(client, "Ada")
+    ben, ben_h = register(client, "Ben")
+    cleo, cleo_h = register(client, "Cleo")
+    dan, dan_h = register(client, "Dan")
+    t = start(client, create(client, [ada, cleo, dan, ben], duplicate=True)["id"])  # Ada–Ben, Cleo–Dan
+    tid = t["id"]
+    board = {tuple(p["seats"][i]["id"] for i in (0, 1)): p["match"] for p in t["rounds"][0]["pairings"]}
+    ab, cd = board[(ada, ben)], board[(cleo, dan)]
+    for match_id, seats in ((ab, (ada_h, ben_h)), (cd, (cleo_h, dan_h))):
+        for n, headers in enumerate(seats):
+            ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": f"e{n}"}))
+    play_both(client, ab, [ada_h, ben_h], random.Random(1), commands=6)
+    site: WebSite = client.app.state.web  # type: ignore[attr-defined]
+    paths = (f"/t/{tid}", f"/t/{tid}/wall", f"/t/{tid}?round=1")
+    before = {path: html_of(client, path) for path in paths}
+    version, regions = site.render_tournament_regions(tid)
+    stream = site.tournaments.load(tid).version
+
+    play_both(client, cd, [cleo_h, dan_h], random.Random(2))
+    wait_for_result(client, tid, cd)
+    ok(client.post(f"/api/matches/{cd}/disputes", headers=dan_h, json={"seq": 1, "note": "look"}), 201)
+    assert site.tournaments.load(tid).version >= stream + 2  # the result and the dispute: events withheld
+    assert {path: html_of(client, path) for path in paths} == before
+    assert site.render_tournament_regions(tid) == (version, regions)
+    assert f'data-live-version="{version}"' in before[f"/t/{tid}"]
+    assert "withheld" in regions["pairings"] and f'href="/m/{cd}"' not in regions["pairings"]
+
+    play_both(client, ab, [ada_h, ben_h], random.Random(3))
+    wait_for_reveal(client, tid, 1)
+    revealed, _ = site.render_tournament_regions(tid)
+    round_one = html_of(client, f"/t/{tid}?round=1")
+    assert revealed > version and {f"/m/{ab}", f"/m/{cd}"} <= Elements(round_one).values("href")
+    assert "status-withheld" not in round_one
