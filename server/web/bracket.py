@@ -39,6 +39,13 @@ class Node:
 class Column:
     round: int
     nodes: list[Node]
+    feeds: int = 1  # how many of its nodes feed one node of the next column (2: a knockout's pairs); 0: the last
+
+    @property
+    def groups(self) -> list[list[Node]]:
+        """The nodes by ``feeds``: each group is joined by one line to its node in the next column."""
+        size = max(self.feeds, 1)
+        return [self.nodes[i : i + size] for i in range(0, len(self.nodes), size)]
 
 
 @dataclass(frozen=True)
@@ -49,17 +56,40 @@ class Section:
 
 
 def sections(nodes: Sequence[BracketNodePublic], rounds: Sequence[RoundPublic]) -> list[Section]:
-    """The bracket in drawing order; empty when the tournament has none (yet)."""
+    """The bracket in drawing order; empty when the tournament has none (yet). A bracket without a
+    losers' side draws its final as the winners' last column, so that it reads as one tree."""
     played = _pairings_by_node(rounds)
+    single = not any(n.bracket == "losers" for n in nodes)
     out = []
     for bracket, title in SECTIONS:
-        mine = [n for n in nodes if n.bracket == bracket]
+        if single and bracket == "final":
+            continue
+        drawn = ("winners", "final") if single and bracket == "winners" else (bracket,)
+        mine = [n for n in nodes if n.bracket in drawn]
         if not mine:
             continue
         by_round: dict[int, list[Node]] = {}
         for n in mine:
             by_round.setdefault(n.round, []).append(_node(n, played.get(n.id)))
-        out.append(Section(bracket, title, [Column(r, by_round[r]) for r in sorted(by_round)]))
+        out.append(
+            Section(bracket, "Knockout bracket" if single and bracket == "winners" else title, _columns(by_round))
+        )
+    return out
+
+
+def _columns(by_round: dict[int, list[Node]]) -> list[Column]:
+    """Columns left to right; each says how many of its nodes feed one of the next (a whole
+    number, else 1: drawn as straight lines)."""
+    numbers = sorted(by_round)
+    out = []
+    for i, number in enumerate(numbers):
+        nodes = by_round[number]
+        if i + 1 == len(numbers):
+            feeds = 0
+        else:
+            following = len(by_round[numbers[i + 1]])
+            feeds = len(nodes) // following if following and len(nodes) % following == 0 else 1
+        out.append(Column(number, nodes, feeds))
     return out
 
 
