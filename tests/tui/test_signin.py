@@ -204,3 +204,27 @@ async def test_the_sign_in_screen_fits(server: FastAPI, tmp_path: Path, size: tu
             assert region.height > 0 and region.bottom <= size[1] - 1 and region.right <= size[0], (widget, region)
         await pilot.press("ctrl+t")
         assert screen.mode == NEW and not screen.query_one("#code-row").display
+
+
+async def test_x_twice_in_the_lobby_signs_out_and_opens_the_sign_in_screen(server: FastAPI, tmp_path: Path) -> None:
+    """``x`` asks, a second ``x`` signs out: the server refuses the token, the config directory no
+    longer has it, and the sign-in screen is back (in ``unoduo web``: the browser forgets its player)."""
+    app = client(server, tmp_path / "browser", "eve")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await lobby(pilot)
+        eve = app.credentials
+        assert eve is not None
+        await pilot.press("x", "r", "x")  # another key in between: the second x asks again
+        assert "press x again to sign out eve" in plain(screen.query_one("#lobby-status"))
+        assert ConfigStore(SERVER, tmp_path / "browser").load_credentials() == eve
+        await pilot.press("x")
+        signin = await sign_in_screen(pilot)
+        assert signin.mode == NEW and signin.query_one("#signin-name", Input).value == ""
+        assert app.credentials is None and ConfigStore(SERVER, tmp_path / "browser").load_credentials() is None
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=server), base_url=SERVER) as http_client:
+            refused = await http_client.get("/api/me", headers={"Authorization": f"Bearer {eve.token}"})
+        assert refused.status_code == 401
+        await fill(pilot, signin, "name", "fay")
+        await pilot.press("enter")
+        await lobby(pilot)
+        assert app.credentials is not None and app.credentials.name == "fay"

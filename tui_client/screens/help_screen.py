@@ -48,6 +48,7 @@ LOBBY_HELP = """[b]The lobby[/b]  (live: pairings, results and rulings show by t
   a auto-join on/off · g greedy bot · n random bot · o coach bot · r refresh · q quit
   c a classic table of 2-10: name who sits with you (bob, 2 greedy)
   i your own page: ratings, the rating chart, match history
+  x x sign out: this device forgets its token (then sign in again)
   Tab the disputes box: ↑ ↓ read every ruling whole"""
 
 TOURNAMENT_HELP = """[b]A tournament[/b]

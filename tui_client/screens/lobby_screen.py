@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -125,6 +125,14 @@ class LobbyLoaded(Message):
         self.disputes = disputes  # GET /api/me/disputes (None: the server has none to give)
 
 
+class SignedOut(Message):
+    """The token was signed out on the server and forgotten here (``who``: the player it was)."""
+
+    def __init__(self, who: str) -> None:
+        super().__init__()
+        self.who = who
+
+
 class LobbyFailed(Message):
     def __init__(self, words: str) -> None:
         super().__init__()
@@ -178,6 +186,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
         Binding("o", "bot('bot:coach-3')", "coach bot", show=False),  # issue 37: the search bot, level 3
         Binding("a", "auto_join", "auto-join", show=False),
         Binding("i", "me", "my page", show=False),
+        Binding("x", "sign_out", "sign out", show=False),  # twice: a slip of the finger does not sign out
         Binding("r", "refresh", "refresh", show=False),
     ]
 
@@ -201,6 +210,7 @@ class LobbyScreen(MinimumSize, Screen[None]):
         self.feed_started = False
         self.live: dict[str, Any] | None = None  # the latest ``lobby`` state (a server that sends one)
         self.extra_next: list[str] = []  # byes and rounds not paired yet, from the lobby state
+        self.signing_out = False  # x pressed once: the next x signs out
 
     @property
     def play(self) -> PlayHost:
@@ -330,6 +340,16 @@ class LobbyScreen(MinimumSize, Screen[None]):
             if error.status in (404, 405):
                 return None  # a server without GET /api/me/disputes
             raise
+
+    @work(exclusive=True, group="sign-out")
+    async def sign_out(self) -> None:
+        """Sign the saved token out on the server and forget it here (``Accounts.sign_out``)."""
+        try:
+            gone = await accounts_of(self).sign_out()
+        except ApiError as error:
+            self.post_message(LobbyFailed(f"could not sign out: {error.words()}"))
+            return
+        self.post_message(SignedOut(gone.name if gone is not None else ""))
 
     @work(exclusive=True, group="feed")
     async def follow(self) -> None:
@@ -850,6 +870,29 @@ class LobbyScreen(MinimumSize, Screen[None]):
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen("lobby"))
+
+    def action_sign_out(self) -> None:
+        """``x`` twice: sign out (in a browser of ``unoduo web``: the browser forgets its player)."""
+        if self.play.credentials is None:
+            self.say("not signed in", "bold #f9c80e")
+            return
+        if not self.signing_out:
+            self.signing_out = True
+            self.say(f"press x again to sign out {self.play.credentials.name} on this device", "bold #f9c80e")
+            return
+        self.signing_out = False
+        self.say("signing out…", "italic")
+        self.sign_out()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key != "x":
+            self.signing_out = False  # any other key: x asks again
+
+    def on_signed_out(self, message: SignedOut) -> None:
+        """A fresh lobby, which opens the sign-in screen (nothing saved now); this one's workers stop with it."""
+        self.play.credentials = None
+        self.play.player_name = None
+        self.app.switch_screen(LobbyScreen())
 
     def action_me(self) -> None:
         """``i``: the player's own page (ratings, the rating chart, match history, head-to-head)."""
