@@ -67,8 +67,8 @@ COMMANDS: dict[str, Entry] = {
     "web": Entry(
         "cli.web_cmd",
         None,
-        "The same client as ``unoduo play``, in a browser (textual-serve): open the address it prints. Every"
-        " tab runs its own client, signed in with your saved token.",
+        "The same client as ``unoduo play``, in a browser (textual-serve): players open the address"
+        " it prints on their own devices, and each browser signs in as its player.",
     ),
     "play": Entry(
         "cli.play_cmd",

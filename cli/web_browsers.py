@@ -28,6 +28,8 @@ ID_BYTES = 32  # 256 bits of randomness per browser
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{43}")  # what secrets.token_urlsafe(32) gives
 DEFAULT_MAX_BROWSERS = 1_000
 DEFAULT_MAX_AGE = 90 * 24 * 3600  # a browser unused for 90 days signs in again
+DEFAULT_MAX_SESSIONS = 32  # clients running at once, in all (each is a Python process: ~60 MB)
+DEFAULT_MAX_PER_BROWSER = 4  # clients running at once per browser (its tabs)
 
 
 def default_browsers_dir() -> Path:
@@ -53,9 +55,7 @@ def browser_key(browser_id: str) -> str:
 class BrowserDirs:
     """The per-browser config directories under ``root``, at most ``max_browsers`` of them."""
 
-    def __init__(
-        self, root: Path, max_browsers: int = DEFAULT_MAX_BROWSERS, max_age: float = DEFAULT_MAX_AGE
-    ) -> None:
+    def __init__(self, root: Path, max_browsers: int = DEFAULT_MAX_BROWSERS, max_age: float = DEFAULT_MAX_AGE) -> None:
         self.root = root
         self.max_browsers = max_browsers
         self.max_age = max_age

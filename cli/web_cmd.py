@@ -24,6 +24,13 @@ from pathlib import Path
 import typer
 
 from cli.play_cmd import DEFAULT_SERVER
+from cli.web_browsers import (
+    DEFAULT_MAX_BROWSERS,
+    DEFAULT_MAX_PER_BROWSER,
+    DEFAULT_MAX_SESSIONS,
+    BrowserDirs,
+    default_browsers_dir,
+)
 
 DEFAULT_HOST = "0.0.0.0"  # every browser signs in as itself: players' own devices reach it
 SINGLE_USER_HOST = "127.0.0.1"  # the host's token in every tab: this machine only
@@ -99,10 +106,14 @@ def web_command(
     browsers_dir: Path | None = typer.Option(
         None, "--browsers-dir", help="where each browser's sign-in is kept (default: the user's state directory)"
     ),
-    max_sessions: int = typer.Option(32, "--max-sessions", min=1, help="clients running at once, in all"),
-    max_per_browser: int = typer.Option(4, "--max-per-browser", min=1, help="clients running at once per browser"),
+    max_sessions: int = typer.Option(
+        DEFAULT_MAX_SESSIONS, "--max-sessions", min=1, help="clients running at once, in all"
+    ),
+    max_per_browser: int = typer.Option(
+        DEFAULT_MAX_PER_BROWSER, "--max-per-browser", min=1, help="clients running at once per browser"
+    ),
     max_browsers: int = typer.Option(
-        1_000, "--max-browsers", min=1, help="browsers' sign-ins kept (the least recently used go first)"
+        DEFAULT_MAX_BROWSERS, "--max-browsers", min=1, help="browsers' sign-ins kept (the least recently used go first)"
     ),
     single_user: bool = typer.Option(
         False, "--single-user", help="every tab plays as you, with your saved token (loopback by default)"
@@ -125,8 +136,7 @@ def web_command(
         command = play_command_line(server.strip(), name, config_dir, tournament, player)
         serve_single_user(host or SINGLE_USER_HOST, port, command, public_url)
         return
-    from cli.web_browsers import BrowserDirs, default_browsers_dir  # only here: the other commands start without it
-    from cli.web_server import PlayServer, Sessions
+    from cli.web_server import PlayServer, Sessions  # only here: the other commands start without textual-serve
 
     listen = host or DEFAULT_HOST
     browsers = BrowserDirs(browsers_dir or default_browsers_dir(), max_browsers)

@@ -38,14 +38,19 @@ from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
-from cli.web_browsers import BrowserDirs, browser_key, new_browser_id, valid_browser_id
+from cli.web_browsers import (
+    DEFAULT_MAX_PER_BROWSER,
+    DEFAULT_MAX_SESSIONS,
+    BrowserDirs,
+    browser_key,
+    new_browser_id,
+    valid_browser_id,
+)
 
 log = logging.getLogger("unoduo-web")
 
 COOKIE = "unoduo_browser"
 COOKIE_MAX_AGE = 365 * 24 * 3600
-DEFAULT_MAX_SESSIONS = 32
-DEFAULT_MAX_PER_BROWSER = 4
 SECRET_PREFIX = "UNODUO_"  # the host's settings (director token, password): never handed to a browser's client
 
 
@@ -123,7 +128,7 @@ class PlayServer(Server):
 
     # ------------------------------------------------------------ the page
 
-    async def handle_index(self, request: web.Request) -> web.StreamResponse:  # type: ignore[override]
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
         """The page, and the browser's id in its cookie (a new one if it has none)."""
         browser = valid_browser_id(request.cookies.get(COOKIE)) or new_browser_id()
         refused = self.sessions.refusal(browser_key(browser))
@@ -190,13 +195,17 @@ class PlayServer(Server):
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
         service: ClientService | None = None
+
+        async def close() -> None:
+            await websocket.close()
+
         try:
             await websocket.prepare(request)
             service = ClientService(
                 command,
                 write_bytes=websocket.send_bytes,
                 write_str=websocket.send_str,
-                close=websocket.close,
+                close=close,
                 download_manager=self.download_manager,
                 debug=self.debug,
             )
@@ -212,6 +221,10 @@ class PlayServer(Server):
         return websocket
 
     async def on_startup(self, app: web.Application) -> None:
-        self.console.print(f"unoduo web: players open {self.shown_url}/ in their browsers; each signs in as itself", soft_wrap=True)
-        self.console.print(f"(clients play on {self.server}; browsers' sign-ins kept in {self.browsers.root})", soft_wrap=True)
+        self.console.print(
+            f"unoduo web: players open {self.shown_url}/ in their browsers; each signs in as itself", soft_wrap=True
+        )
+        self.console.print(
+            f"(clients play on {self.server}; browsers' sign-ins kept in {self.browsers.root})", soft_wrap=True
+        )
         self.console.print("[cyan]Press Ctrl+C to quit")

@@ -15,11 +15,12 @@ def test_play_is_a_command() -> None:
     assert "--tournament" in result.output and "--director-token" in result.output
 
 
-def test_web_is_a_command_on_loopback_by_default() -> None:
+def test_web_is_a_command_each_browser_signs_in_and_single_user_stays_on_loopback() -> None:
     from cli.web_cmd import is_loopback, play_command_line
 
     result = CliRunner().invoke(app, ["web", "--help"])
-    assert result.exit_code == 0 and "--host" in result.output and "127.0.0.1" in result.output
+    assert result.exit_code == 0 and "--host" in result.output and "--single-user" in result.output
+    assert "0.0.0.0" in result.output and "127.0.0.1" in result.output
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("example.org")
     assert play_command_line("http://h:1", "ann o'neil").endswith("play --server http://h:1 --name 'ann o'\"'\"'neil'")
@@ -32,6 +33,8 @@ def test_web_is_a_command_on_loopback_by_default() -> None:
         (["play", "--name", " "], "--name must not be empty"),
         (["play", "--tournament", " "], "--tournament must not be empty"),
         (["web", "--server", " "], "--server must not be empty"),
+        (["web", "--name", "ann"], "--name and --config-dir go with --single-user"),
+        (["web", "--config-dir", "/tmp/x"], "--name and --config-dir go with --single-user"),
     ],
 )
 def test_refused_arguments(args: list[str], says: str) -> None:

@@ -1,125 +1,112 @@
-"""``unoduo web``: the play client in a browser through textual-serve. A real ``unoduo serve``,
-``unoduo web`` as a process on a free loopback port, and Debian's headless Chromium driven over
-the DevTools protocol (with the ``websockets`` client the project already has): the page opens
-the client, which signs in on the server and draws the lobby. xterm.js draws on a canvas, so the
-lobby is read off a screenshot (its footer keys' colour), and the sign-in off the server."""
+"""``unoduo web``: the play client in a browser through textual-serve, each browser signed in as
+itself (issue 38, point 7). One real ``unoduo serve`` and one ``unoduo web`` for the module,
+Debian's headless Chromium driven over the DevTools protocol (``tests.browser.cdp``) with two
+browser contexts: two people's browsers, each with its own cookie jar. The host's config
+directory holds a saved token (``hosty``'s): no browser is ever that player.
+
+xterm.js draws on a canvas, so what the client shows is read off the server (its access log:
+``i`` in the lobby fetches the signed-in player's own page) and off the per-browser config
+directories ``unoduo web`` keeps; the screenshots are kept in the test's folder."""
 
 from __future__ import annotations
 
-import struct
+import hashlib
 import subprocess
 import sys
-import time
-import zlib
-from collections.abc import Callable
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
 
 from bench.progress import STALL_SECONDS, wait_for
-from tests.browser.cdp import CHROMIUM, NO_CHROMIUM, chromium
+from tests.browser.cdp import CHROMIUM, NO_CHROMIUM, Page, chromium
+from tests.browser.terminal import (
+    cookies,
+    devtools_port,
+    press,
+    reload,
+    separate_context,
+    shows,
+    shows_text,
+    tap_terminal,
+    type_text,
+)
 from tests.cli.serving import ROOT, free_port, serve, serve_env, stop, wait_until_up
-from tui_client.connection.config import ConfigStore
+from tests.server.helpers import ok
+from tui_client.connection.config import ConfigStore, Credentials
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
-
-FOOTER_KEY = (255, 166, 43)  # Textual's footer key colour ($accent, #ffa62b): the lobby's footer is drawn
-
-
-def png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
-    """A PNG's width, height and rows of RGB(A) bytes (8-bit truecolour, as Chromium writes)."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, width, height, channels = 8, b"", 0, 0, 0
-    while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos : pos + 4])
-        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
-        pos += 12 + length
-        if kind == b"IHDR":
-            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
-            assert depth == 8 and colour in (2, 6), (depth, colour)
-            channels = 3 if colour == 2 else 4
-        elif kind == b"IDAT":
-            idat += body
-    raw, stride, rows, prev = zlib.decompress(idat), width * channels, [], bytearray(width * channels)
-    for y in range(height):
-        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - channels] if i >= channels else 0
-            b, c = prev[i], prev[i - channels] if i >= channels else 0
-            if kind == 1:
-                line[i] = (line[i] + a) & 255
-            elif kind == 2:
-                line[i] = (line[i] + b) & 255
-            elif kind == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif kind == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
-        prev = line
-    return (
-        width,
-        height,
-        [bytes(r) if channels == 3 else bytes(r[i] for i in range(len(r)) if i % 4 != 3) for r in rows],
-    )
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)]
 
 
-def count_colour(rows: list[bytes], rgb: tuple[int, int, int], tolerance: int = 24) -> int:
-    n = 0
-    for row in rows:
-        for i in range(0, len(row), 3):
-            if all(abs(row[i + k] - rgb[k]) <= tolerance for k in range(3)):
-                n += 1
-    return n
+@dataclass(frozen=True)
+class Served:
+    """The module's server and ``unoduo web``: where they are, and what the test looks at."""
+
+    base: str  # the unoduo server
+    page: str  # unoduo web's page
+    log: Path  # the server's access log
+    browsers: Path  # unoduo web's per-browser config directories
+    host_config: Path  # the host's own config directory (its saved token: hosty's)
+    hosty: Credentials
+    folder: Path
+
+    def fetched(self, path: str, since: int = 0) -> bool:
+        return f'"GET {path} HTTP/1.1" 200' in self.log.read_text(encoding="utf-8")[since:]
+
+    def log_size(self) -> int:
+        return len(self.log.read_text(encoding="utf-8"))
 
 
-def browse(url: str, shot: Path, ready: Callable[[], bool]) -> bytes:
-    """Open ``url`` in headless Chromium; once ``ready()`` holds, a screenshot (PNG bytes)."""
-    with chromium(shot.parent / "chromium-profile") as page:
-        page.open(url)
-        wait_for(ready, "the client in the page did not sign in")
-        time.sleep(2.0)  # the lobby's first frames reach the page
-        return page.screenshot(shot)
+PASSWORD = "cy's long password"
+ERROR_RED = (255, 82, 82)  # the sign-in screen's words for a refusal (#ff5252)
 
 
-def test_unoduo_web_serves_the_lobby_to_a_browser(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    folder = tmp_path_factory.mktemp("web")
     port, web_port = free_port(), free_port()
-    server = serve("--port", str(port), "--db", f"sqlite:///{tmp_path / 'web.sqlite3'}", env=serve_env())
+    log = folder / "serve.log"
+    server = serve("--port", str(port), "--db", f"sqlite:///{folder / 'web.sqlite3'}", env=serve_env(), log=log)
     base = f"http://127.0.0.1:{port}"
-    config = tmp_path / "config"
     web = None
     try:
         wait_until_up(base, server)
-        argv = [sys.executable, "-m", "cli.main", "web", "--port", str(web_port), "--server", base]
-        argv += ["--name", "webby", "--config-dir", str(config)]
-        web = subprocess.Popen(
-            argv, cwd=ROOT, env=serve_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-        )
+        hosty = ok(httpx.post(f"{base}/api/players", json={"name": "hosty"}, timeout=30.0), 201)
+        # The host's own saved token, where ``unoduo play`` on this machine would find it.
+        host_config = folder / "xdg-config" / "unoduo"
+        credentials = Credentials(base, hosty["id"], hosty["name"], hosty["token"])
+        ConfigStore(base, host_config).save_credentials(credentials)
+        env = serve_env(XDG_CONFIG_HOME=str(folder / "xdg-config"), XDG_STATE_HOME=str(folder / "xdg-state"))
+        argv = [sys.executable, "-m", "cli.main", "web", "--host", "127.0.0.1", "--port", str(web_port)]
+        argv += ["--server", base, "--browsers-dir", str(folder / "browsers"), "--max-per-browser", "2"]
+        web = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         page = f"http://127.0.0.1:{web_port}/"
-        deadline = time.monotonic() + STALL_SECONDS  # a cap whose expiry is a clear failure, not a budget
-        while True:
-            assert web.poll() is None, web.communicate()
-            try:
-                answer = httpx.get(page, timeout=1.0)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "unoduo web did not come up"
-                time.sleep(0.1)
-        assert answer.status_code == 200 and "textual.js" in answer.text
 
-        store = ConfigStore(base, config)
-        png = browse(page, tmp_path / "web.png", lambda: store.load_credentials() is not None)
-        # The client the page started registered on the server, under the name given to unoduo web.
-        credentials = store.load_credentials()
-        assert credentials is not None and credentials.name == "webby"
-        me = httpx.get(f"{base}/api/me", headers={"Authorization": f"Bearer {credentials.token}"}).json()
-        assert me["name"] == "webby"
-        # And the lobby is on the page: its footer keys are drawn in their colour.
-        width, height, rows = png_pixels(png)
-        assert width == 1280 and height > 400
-        assert count_colour(rows, FOOTER_KEY) > 50, "no footer keys on the page: the lobby was not drawn"
+        def answer() -> httpx.Response | None:
+            assert web is not None and web.poll() is None, web.communicate() if web else ""
+            try:
+                return httpx.get(page, timeout=1.0)
+            except httpx.TransportError:
+                return None
+
+        first = wait_for(answer, "unoduo web did not come up")
+        assert first is not None
+        assert first.status_code == 200 and "textual.js" in first.text
+        cookie = first.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=lax" in cookie
+        yield Served(
+            base,
+            page,
+            log,
+            folder / "browsers",
+            host_config,
+            credentials,
+            folder,
+        )
     finally:
         if web is not None:
             web.terminate()
@@ -129,3 +116,114 @@ def test_unoduo_web_serves_the_lobby_to_a_browser(tmp_path: Path) -> None:
                 web.kill()
                 web.communicate()
         stop(server)
+
+
+def browser_dir(served: Served, page: Page) -> Path:
+    """The config directory ``unoduo web`` keeps for the browser of ``page``: its id's hash."""
+    cookie = cookies(page)["unoduo_browser"]
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
+    return served.browsers / hashlib.sha256(cookie["value"].encode()).hexdigest()
+
+
+def signed_in(served: Served, folder: Path) -> Credentials | None:
+    return ConfigStore(served.base, folder).load_credentials()
+
+
+def own_page_opens(served: Served, page: Page, player_id: str, since: int) -> None:
+    """``i`` in the lobby until the server has served ``player_id``'s page to the client: the
+    client in the page is signed in as that player (``i`` on a sign-in screen fetches nothing)."""
+
+    def fetched() -> bool:
+        press(page, "i")
+        return served.fetched(f"/api/players/{player_id}", since)
+
+    wait_for(fetched, f"the page's client never opened {player_id}'s own page", poll=1.0)
+
+
+def test_each_browser_signs_in_as_itself_and_keeps_it_across_a_reload(served: Served) -> None:
+    profile = served.folder / "chromium-profile"
+    with chromium(profile) as ann_page, separate_context(devtools_port(profile), STALL_SECONDS) as cy_page:
+        # Ann's browser: a first visit opens the sign-in screen (nothing saved for this browser,
+        # and the host's token is not used); she registers a new name.
+        tap_terminal(ann_page)
+        ann_page.open(served.page)
+        ann_dir = browser_dir(served, ann_page)
+        wait_for(ann_dir.is_dir, "no config directory for the first browser")
+        wait_for(lambda: shows_text(ann_page, "Choose the name you will play under"), "no sign-in screen")
+        assert signed_in(served, ann_dir) is None
+        ann_page.screenshot(served.folder / "web-sign-in.png")
+        type_text(ann_page, "ann")
+        press(ann_page, "enter")
+        ann = wait_for(lambda: signed_in(served, ann_dir), "the first browser never registered")
+        assert ann is not None and ann.name == "ann"
+
+        # Cy's browser (another cookie jar): the name he types is taken (his, from another
+        # device): the screen turns to "I have an account" (its words in red) and his password signs in.
+        ok(httpx.post(f"{served.base}/api/players", json={"name": "cy", "password": PASSWORD}, timeout=30.0), 201)
+        tap_terminal(cy_page)
+        cy_page.open(served.page)
+        cy_dir = browser_dir(served, cy_page)
+        assert cy_dir != ann_dir
+        wait_for(cy_dir.is_dir, "no config directory for the second browser")
+        wait_for(lambda: shows_text(cy_page, "Choose the name you will play under"), "no sign-in screen")
+        type_text(cy_page, "cy")
+        press(cy_page, "enter")
+        wait_for(lambda: shows_text(cy_page, "is taken on this server"), "the sign-in screen never said cy is taken")
+        assert shows(cy_page, ERROR_RED)  # in red
+        cy_page.screenshot(served.folder / "web-taken.png")
+        type_text(cy_page, PASSWORD)
+        press(cy_page, "enter")
+        cy = wait_for(lambda: signed_in(served, cy_dir), "the second browser never signed in")
+        assert cy is not None and cy.name == "cy" and cy.player_id != ann.player_id
+        own_page_opens(served, cy_page, cy.player_id, 0)
+        cy_page.screenshot(served.folder / "web-cy.png")
+
+        # A reload of ann's page is ann again, signed in by the token her browser keeps.
+        since = served.log_size()
+        reload(ann_page)
+        assert browser_dir(served, ann_page) == ann_dir
+        own_page_opens(served, ann_page, ann.player_id, since)
+        ann_page.screenshot(served.folder / "web-ann.png")
+
+        # Cy signs out (x twice in the lobby: q leaves the page of the player first): the browser
+        # forgets the token and the server refuses it; a reload opens the sign-in screen.
+        press(cy_page, "q")
+        press(cy_page, "x")
+        press(cy_page, "x")
+        wait_for(lambda: signed_in(served, cy_dir) is None, "signing out did not forget the browser's token")
+        me = httpx.get(f"{served.base}/api/me", headers={"Authorization": f"Bearer {cy.token}"}, timeout=30.0)
+        assert me.status_code == 401
+        reload(cy_page)
+        wait_for(
+            lambda: shows_text(cy_page, "Choose the name you will play under"), "no sign-in screen after signing out"
+        )
+
+    # Only the players the browsers signed in as: never the host's (its token untouched, unused).
+    assert ConfigStore(served.base, served.host_config).load_credentials() == served.hosty
+    names = {c.name for d in served.browsers.iterdir() if (c := signed_in(served, d)) is not None}
+    assert names == {"ann"}
+    assert not served.fetched(f"/api/players/{served.hosty.player_id}")
+
+
+def test_the_socket_serves_only_this_page_and_a_few_tabs_per_browser(served: Served) -> None:
+    """No cookie: 400; another site's page: 403; a browser's third client at once (the module's
+    ``--max-per-browser 2``): 429, on the socket and on the page, in words."""
+    web = served.page.replace("http:", "ws:") + "ws"
+    browser = "A" * 43  # an id of the shape the server makes (it never made this one)
+    mine = {"Cookie": f"unoduo_browser={browser}", "Origin": served.page.rstrip("/")}
+
+    def refused(headers: dict[str, str]) -> tuple[int, str]:
+        with pytest.raises(InvalidStatus) as caught:
+            with connect(web, additional_headers=headers, open_timeout=STALL_SECONDS):
+                pass
+        return caught.value.response.status_code, bytes(caught.value.response.body or b"").decode()
+
+    assert refused({"Origin": served.page.rstrip("/")})[0] == 400
+    assert refused({**mine, "Origin": "http://elsewhere.example"})[0] == 403
+    with connect(web, additional_headers=mine) as one, connect(web, additional_headers=mine) as two:
+        assert one.recv(timeout=STALL_SECONDS) and two.recv(timeout=STALL_SECONDS)  # both clients draw
+        status, words = refused(mine)
+        assert status == 429 and "at most 2" in words
+        page = httpx.get(served.page, headers={"Cookie": f"unoduo_browser={browser}"}, timeout=30.0)
+        assert page.status_code == 429 and "close one" in page.text
+    assert not (served.browsers / hashlib.sha256(browser.encode()).hexdigest() / "servers").exists()  # nobody signed in

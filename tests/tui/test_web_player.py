@@ -17,10 +17,10 @@ import pytest
 
 from bench.progress import STALL_SECONDS, wait_for
 from tests.browser.cdp import CHROMIUM, NO_CHROMIUM, chromium
+from tests.browser.terminal import FOOTER_KEY, count_colour, png_pixels
 from tests.cli.serving import ROOT, free_port, serve, serve_env, stop, wait_until_up
 from tests.cli.test_tournament_cmd import finished
 from tests.server.helpers import ok
-from tests.tui.test_web import FOOTER_KEY, count_colour, png_pixels
 
 pytestmark = [
     pytest.mark.e2e,
@@ -76,7 +76,7 @@ def test_unoduo_web_shows_a_players_page(tmp_path: Path) -> None:
         rated = ok(httpx.get(f"{base}/api/players/{bot}", timeout=30.0))["rating_history"]["uno-duo"]
         assert len(rated) >= 2  # a line to draw
         argv = [sys.executable, "-m", "cli.main", "web", "--port", str(web_port), "--server", base]
-        argv += ["--player", bot, "--config-dir", str(tmp_path / "config")]
+        argv += ["--player", bot, "--host", "127.0.0.1", "--browsers-dir", str(tmp_path / "browsers")]
         web = subprocess.Popen(
             argv, cwd=ROOT, env=serve_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )

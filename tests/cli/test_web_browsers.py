@@ -1,0 +1,95 @@
+"""``unoduo web``'s per-browser sign-in, its parts without a browser: the browser ids, the
+per-browser config directories and their bounds, the clients' bounds, the environment a
+browser's client gets, and the page's addresses (tests/tui/test_web.py drives the whole in
+Chromium)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import make_mocked_request
+from textual_serve.download_manager import DownloadManager
+
+from cli.web_browsers import BrowserDirs, browser_key, new_browser_id, valid_browser_id
+from cli.web_server import ClientService, PlayServer, Sessions, client_command
+
+
+def test_browser_ids_are_random_and_only_their_own_shape_is_accepted() -> None:
+    ids = {new_browser_id() for _ in range(100)}
+    assert len(ids) == 100 and all(valid_browser_id(i) == i for i in ids)
+    for forged in (None, "", "short", "A" * 42, "A" * 44, "../../etc/passwd" + "A" * 27, "A" * 42 + "/"):
+        assert valid_browser_id(forged) is None
+    key = browser_key("A" * 43)
+    assert len(key) == 64 and "A" not in key  # the directory's name is a hash: the cookie is not on disk
+
+
+def aged(path: Path, seconds_ago: float) -> None:
+    when = path.stat().st_mtime - seconds_ago
+    os.utime(path, (when, when))
+
+
+def test_browser_directories_are_bounded_least_recently_used_first(tmp_path: Path) -> None:
+    dirs = BrowserDirs(tmp_path / "browsers", max_browsers=3, max_age=3600)
+    keys = [browser_key(new_browser_id()) for _ in range(5)]
+    for age, key in zip((50, 40, 30), keys, strict=False):
+        aged(dirs.open(key), age)
+    assert (dirs.path(keys[0]).stat().st_mode & 0o777) == 0o700
+    dirs.open(keys[0])  # used again: now the most recent
+    dirs.open(keys[3], busy={keys[1]})  # the 4th: the least recently used not busy goes (keys[2])
+    assert {p.name for p in dirs.known()} == {keys[0], keys[1], keys[3]}
+    aged(dirs.path(keys[3]), 7200)  # unused for longer than max_age: gone when the next one comes
+    dirs.open(keys[4])
+    assert {p.name for p in dirs.known()} == {keys[0], keys[1], keys[4]}
+
+
+def test_clients_are_bounded_per_browser_and_in_all() -> None:
+    sessions = Sessions(max_sessions=3, max_per_browser=2)
+    with sessions.held("a"), sessions.held("a"):
+        status, words = sessions.refusal("a") or (0, "")
+        assert status == 429 and "at most 2" in words
+        assert sessions.refusal("b") is None
+        with sessions.held("b"):
+            status, words = sessions.refusal("c") or (0, "")
+            assert status == 503 and "3 players at once" in words
+    assert sessions.total() == 0 and sessions.refusal("a") is None and not sessions.running
+
+
+def test_a_browsers_client_gets_no_unoduo_setting_of_the_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UNODUO_DIRECTOR_TOKEN", "the host's")
+    monkeypatch.setenv("UNODUO_PASSWORD", "the host's too")
+    service = ClientService(
+        "true", write_bytes=_nothing, write_str=_nothing, close=_closed, download_manager=DownloadManager()
+    )
+    environment = service._build_environment(100, 30)
+    assert not [k for k in environment if k.startswith("UNODUO_")]
+    assert environment["COLUMNS"] == "100" and "PATH" in environment
+    command = client_command("http://h:1", Path("/state/web-browsers/ab"), ["--player", "ann o'neil"])
+    assert command.endswith("play --server http://h:1 --config-dir /state/web-browsers/ab --player 'ann o'\"'\"'neil'")
+
+
+async def _nothing(data: object) -> None:
+    return None
+
+
+async def _closed() -> None:
+    return None
+
+
+def test_the_page_points_its_socket_at_the_address_the_browser_used(tmp_path: Path) -> None:
+    server = PlayServer("http://h:1", BrowserDirs(tmp_path), Sessions(), host="0.0.0.0", port=8001)
+    phone = make_mocked_request("GET", "/", headers={"Host": "192.168.1.20:8001"})
+    context = server.page_context(phone)
+    assert context["app_websocket_url"] == "ws://192.168.1.20:8001/ws"
+    assert context["config"]["static"]["url"] == "http://192.168.1.20:8001/static/"
+    assert server.same_origin(make_mocked_request("GET", "/ws", headers={"Host": "192.168.1.20:8001"}))
+    same = {"Host": "192.168.1.20:8001", "Origin": "http://192.168.1.20:8001"}
+    assert server.same_origin(make_mocked_request("GET", "/ws", headers=same))
+    assert not server.same_origin(make_mocked_request("GET", "/ws", headers={**same, "Origin": "http://evil.example"}))
+    proxied = PlayServer(
+        "http://h:1", BrowserDirs(tmp_path), Sessions(), host="127.0.0.1", port=8001, public_url="https://uno.club/"
+    )
+    context = proxied.page_context(phone)
+    assert context["app_websocket_url"] == "wss://uno.club/ws"
+    assert proxied.same_origin(make_mocked_request("GET", "/ws", headers={**same, "Origin": "https://uno.club"}))
