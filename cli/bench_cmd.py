@@ -704,7 +704,9 @@ def strength(
     against: str = typer.Option("greedy,rule-v1", "--against", help="the references every bot plays at two seats"),
     matches: int = typer.Option(200, "--matches", min=0, max=100_000, help="two-seat matches to 200 per pairing"),
     table_matches: int = typer.Option(100, "--table-matches", min=0, max=100_000, help="tables of four per bot"),
-    table_against: str = typer.Option("greedy", "--table-against", help="the bot in the other three seats"),
+    table_against: str = typer.Option(
+        "greedy,rule-v1", "--table-against", help="the references: one table set for each, three of it beside the bot"
+    ),
     jobs: int = typer.Option(
         2, "--jobs", "-j", min=1, max=64, help="worker processes (the figures do not depend on it)"
     ),
@@ -720,17 +722,17 @@ def strength(
     """Strength: each bot against the references at two seats (matches and hands), at tables of four, and rated by the rating book."""
     measured = _bot_list("--bots", bots)
     references = _bot_list("--against", against)
-    (table_bot,) = _bot_list("--table-against", table_against)[:1]
+    table_bots = _bot_list("--table-against", table_against)
     need_harness("strength")
     from bench.strength import Options as StrengthOptions
     from bench.strength import run_and_report as run_strength
 
     options = StrengthOptions(
-        measured, references, matches, table_matches, table_bot, jobs, seed, minutes, tables_for_top_only
+        measured, references, matches, table_matches, table_bots, jobs, seed, minutes, tables_for_top_only
     )
     command = _command_line(
         f"unoduo bench strength --bots {','.join(measured)} --against {','.join(references)} --matches {matches}"
-        f" --table-matches {table_matches} --seed {seed}"
+        f" --table-matches {table_matches} --table-against {','.join(table_bots)} --seed {seed}"
         + (f" --minutes {minutes:g}" if minutes is not None else "")
         + (" --tables-for-top-only" if tables_for_top_only else "")
         + " --write-docs"

@@ -460,7 +460,7 @@ def create(
         typer.Option(
             "--player",
             "-p",
-            help="a player's name or id, or bot:random / bot:greedy; repeat, in pairing order",
+            help="a player's name or id, or a house bot (bot:greedy, bot:coach-3, …); repeat, in pairing order",
             show_default=False,
         ),
     ] = None,

@@ -71,7 +71,9 @@ class _NewMatch(RequestBody):
 class MatchOfTwoRequest(_NewMatch):
     """A casual match of two: the caller at seat 0, the opponent at seat 1."""
 
-    opponent: OpponentEntry = Field(description="a player id or name, or bot:random / bot:greedy")
+    opponent: OpponentEntry = Field(
+        description="a player id or name, or a house bot: bot:greedy, bot:coach-1 … bot:coach-5, bot:rule-v1, bot:random"
+    )
 
     def entries(self) -> str:
         return self.opponent
@@ -83,7 +85,7 @@ class TableRequest(_NewMatch):
     opponents: list[OpponentEntry] = Field(
         min_length=1,
         max_length=MAX_SEATS - 1,  # a table seats 2 to 10 (RULES.md D18)
-        description="1 to 9 entries (player ids or names, bot:random, bot:greedy; a bot entry may come several "
+        description="1 to 9 entries (player ids or names, or house bots such as bot:greedy or bot:coach-3; a bot entry may come several "
         "times, each a bot of its own), seated after you in this order",
     )
     seat: StrictInt | None = Field(default=None, ge=0, le=9, description="your seat (default 0)")

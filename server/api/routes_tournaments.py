@@ -66,7 +66,7 @@ class CreateTournamentRequest(RequestBody):
     players: list[Annotated[StrictStr, Field(min_length=1, max_length=100)]] = Field(
         default_factory=list,
         max_length=64,
-        description="players by id or name, and bot:random / bot:greedy entries, in pairing order: 2 to 64, "
+        description="players by id or name, and house-bot entries (bot:greedy, bot:coach-1 … bot:coach-5, bot:rule-v1, bot:random), in pairing order: 2 to 64, "
         "or any number up to 64 for an open tournament",
     )
     open: StrictBool = Field(default=False, description="players may enter (and leave) themselves until the start")

@@ -15,7 +15,7 @@ from engine.game.rulesets import get_ruleset
 from engine.play.selfplay import play_match
 from engine.play.tally import Tally
 
-OPTIONS = Options(("random", "rule-v1", "greedy"), ("greedy", "rule-v1"), 4, 2, "greedy", 1, 3)
+OPTIONS = Options(("random", "rule-v1", "greedy"), ("greedy", "rule-v1"), 4, 2, ("greedy",), 1, 3)
 
 
 def test_each_bot_meets_each_reference_and_the_next_bot_once() -> None:
@@ -24,6 +24,13 @@ def test_each_bot_meets_each_reference_and_the_next_bot_once() -> None:
     assert tables(replace(OPTIONS, tables_for_top_only=True)) == []  # the top bot is greedy itself
     assert tables(replace(OPTIONS, bots=("random", "rule-v1"), tables_for_top_only=True)) == [
         ("rule-v1", "greedy", "greedy", "greedy")
+    ]
+    both = replace(OPTIONS, bots=("random", "rule-v1"), table_against=("greedy", "rule-v1"), tables_for_top_only=True)
+    assert tables(both) == [("rule-v1", "greedy", "greedy", "greedy")]  # never a table of one bot alone
+    assert tables(replace(both, tables_for_top_only=False)) == [
+        ("random", "greedy", "greedy", "greedy"),
+        ("random", "rule-v1", "rule-v1", "rule-v1"),
+        ("rule-v1", "greedy", "greedy", "greedy"),
     ]
     levels = replace(OPTIONS, bots=("random", "rule-v1"), against=("greedy",))
     assert pairings(levels) == [("random", "greedy"), ("rule-v1", "greedy"), ("random", "rule-v1")]
