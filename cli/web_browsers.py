@@ -6,7 +6,7 @@ cookie. The id selects a config directory under this machine's state directory,
 receipts, live there and nowhere else, so every browser signs in as itself and the host's own
 config directory is never read. The directory's name is a hash: the ids (the cookies) are not
 on disk. Bounded: at most ``max_browsers`` directories, and one unused for ``max_age`` seconds is
-removed (its browser then signs in again).
+removed (its browser then signs in again; ``cli.web_server`` signs its token out first).
 """
 
 from __future__ import annotations
@@ -71,30 +71,30 @@ class BrowserDirs:
             return []
         return sorted(found, key=_used_at)
 
-    def open(self, key: str, busy: Collection[str] = ()) -> Path:
-        """The directory of the browser ``key``, made if new (mode 0700) and marked as used now.
-        Making one first removes the expired ones, and the least recently used while there are
-        ``max_browsers`` — never one in ``busy`` (browsers with a client running)."""
+    def open(self, key: str) -> Path:
+        """The directory of the browser ``key``, made if new (mode 0700), marked as used now."""
         path = self.path(key)
-        if not path.is_dir():
-            self.prune(busy, room_for=1)
-            self.root.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
-            path.mkdir(mode=DIR_MODE, exist_ok=True)
+        self.root.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+        path.mkdir(mode=DIR_MODE, exist_ok=True)
         os.utime(path)
         return path
 
-    def prune(self, busy: Collection[str] = (), room_for: int = 0) -> list[str]:
-        """Remove the directories unused for ``max_age``, then the least recently used until
-        ``room_for`` more fit under ``max_browsers``; the keys removed."""
+    def expired(self, busy: Collection[str] = (), room_for: int = 0) -> list[Path]:
+        """The directories to remove: those unused for ``max_age``, then the least recently used
+        until ``room_for`` more fit under ``max_browsers`` — never one in ``busy`` (browsers with
+        a client running)."""
         now = time.time()
-        known = [p for p in self.known() if p.name not in busy]
-        gone = [p for p in known if now - _used_at(p) > self.max_age]
-        rest = [p for p in known if p not in gone]
-        over = len(self.known()) - len(gone) + room_for - self.max_browsers
-        gone += rest[: max(over, 0)]
-        for path in gone:
+        known = self.known()
+        free = [p for p in known if p.name not in busy]
+        old = [p for p in free if now - _used_at(p) > self.max_age]
+        rest = [p for p in free if p not in old]
+        over = len(known) - len(old) + room_for - self.max_browsers
+        return old + rest[: max(over, 0)]
+
+    @staticmethod
+    def remove(paths: Collection[Path]) -> None:
+        for path in paths:
             shutil.rmtree(path, ignore_errors=True)
-        return [p.name for p in gone]
 
 
 def _used_at(path: Path) -> float:

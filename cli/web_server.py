@@ -13,7 +13,8 @@ its page, its static files and its protocol, and changes who the client is:
   token, no password).
 - Bounds: at most ``max_sessions`` clients running in all and ``max_per_browser`` per browser
   (beyond: 429 or 503 with a sentence, on the page and the socket), at most ``max_browsers``
-  browser directories (:class:`cli.web_browsers.BrowserDirs`). A websocket from another site's
+  browser directories (:class:`cli.web_browsers.BrowserDirs`); the token of one removed is
+  signed out on the server. A websocket from another site's
   page (its ``Origin`` not this server's) is refused (403): a page elsewhere cannot drive a
   player's client with their cookie.
 - The page's socket address is taken from the address the browser used (``Host``), unless a
@@ -28,7 +29,7 @@ import logging
 import shlex
 import sys
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -46,6 +47,8 @@ from cli.web_browsers import (
     new_browser_id,
     valid_browser_id,
 )
+from tui_client.connection.api import Api, ApiError
+from tui_client.connection.config import ConfigStore, Credentials
 
 log = logging.getLogger("unoduo-web")
 
@@ -96,6 +99,24 @@ class ClientService(AppService):
         return {k: v for k, v in environment.items() if not k.startswith(SECRET_PREFIX)}
 
 
+async def sign_out_all(api: Api, credentials: Collection[Credentials]) -> int:
+    """Sign each token out on the server (``DELETE /api/sessions/current``); how many it took.
+    One the server refuses or cannot be reached for is left: the directory is gone either way."""
+    done = 0
+    try:
+        for c in credentials:
+            api.token = c.token
+            try:
+                await api.sign_out()
+            except ApiError as error:
+                log.warning("could not sign out a forgotten browser's token (%s): %s", c.name, error.words())
+            else:
+                done += 1
+    finally:
+        await api.aclose()
+    return done
+
+
 def client_command(server: str, config_dir: Path, options: Sequence[str] = ()) -> str:
     """The shell command of one browser's client: ``unoduo play`` on ``server``, its token in ``config_dir``."""
     argv = [sys.executable, "-m", "cli.main", "play", "--server", server, "--config-dir", str(config_dir), *options]
@@ -116,6 +137,7 @@ class PlayServer(Server):
         port: int,
         public_url: str | None = None,
         shown_url: str | None = None,
+        make_api: Callable[[str], Api] = Api,
     ) -> None:
         super().__init__(client_command(server, browsers.root / "<browser>", options), host=host, port=port)
         self.title = "unoduo play"
@@ -123,6 +145,8 @@ class PlayServer(Server):
         self.browsers = browsers
         self.sessions = sessions
         self.options = list(options)
+        self.make_api = make_api  # the connection the forgotten browsers' tokens are signed out on
+        self.retiring: set[asyncio.Task[int]] = set()
         self.given_public_url = public_url.rstrip("/") if public_url else None
         self.shown_url = (shown_url or self.given_public_url or f"http://{host}:{port}").rstrip("/")
 
@@ -186,8 +210,24 @@ class PlayServer(Server):
         if refused is not None:
             return web.Response(status=refused[0], text=refused[1] + "\n")
         with self.sessions.held(key):
-            config_dir = self.browsers.open(key, busy=set(self.sessions.running))
+            config_dir = self.browser_dir(key)
             return await self.run_client(request, client_command(self.server, config_dir, self.options))
+
+    def browser_dir(self, key: str) -> Path:
+        """The config directory of the browser ``key``; a new one first makes room (:meth:`retire`)."""
+        if not self.browsers.path(key).is_dir():
+            self.retire(self.browsers.expired(busy=set(self.sessions.running), room_for=1))
+        return self.browsers.open(key)
+
+    def retire(self, paths: Collection[Path]) -> None:
+        """Remove browsers' directories, and sign the tokens they kept out on the server (in the
+        background): a browser forgotten here leaves no token working there."""
+        kept = [c for p in paths if (c := ConfigStore(self.server, p).load_credentials()) is not None]
+        self.browsers.remove(paths)
+        if kept:
+            task = asyncio.create_task(sign_out_all(self.make_api(self.server), kept))
+            self.retiring.add(task)
+            task.add_done_callback(self.retiring.discard)
 
     async def run_client(self, request: web.Request, command: str) -> web.WebSocketResponse:
         """textual-serve's websocket loop, with ``command`` run by a :class:`ClientService`."""

@@ -14,6 +14,10 @@ from textual_serve.download_manager import DownloadManager
 
 from cli.web_browsers import BrowserDirs, browser_key, new_browser_id, valid_browser_id
 from cli.web_server import ClientService, PlayServer, Sessions, client_command
+from tests.tui.in_process import SERVER, InProcessApi, served
+from tui_client.connection.accounts import Accounts
+from tui_client.connection.api import ApiError
+from tui_client.connection.config import ConfigStore
 
 
 def test_browser_ids_are_random_and_only_their_own_shape_is_accepted() -> None:
@@ -36,12 +40,52 @@ def test_browser_directories_are_bounded_least_recently_used_first(tmp_path: Pat
     for age, key in zip((50, 40, 30), keys, strict=False):
         aged(dirs.open(key), age)
     assert (dirs.path(keys[0]).stat().st_mode & 0o777) == 0o700
+    assert dirs.expired() == [] and dirs.expired(room_for=1) == [dirs.path(keys[0])]
     dirs.open(keys[0])  # used again: now the most recent
-    dirs.open(keys[3], busy={keys[1]})  # the 4th: the least recently used not busy goes (keys[2])
-    assert {p.name for p in dirs.known()} == {keys[0], keys[1], keys[3]}
-    aged(dirs.path(keys[3]), 7200)  # unused for longer than max_age: gone when the next one comes
-    dirs.open(keys[4])
-    assert {p.name for p in dirs.known()} == {keys[0], keys[1], keys[4]}
+    assert dirs.expired(busy={keys[1]}, room_for=1) == [dirs.path(keys[2])]  # never a busy one
+    aged(dirs.path(keys[2]), 7200)  # unused for longer than max_age: expired even with room
+    assert dirs.expired() == [dirs.path(keys[2])]
+    dirs.remove(dirs.expired())
+    assert {p.name for p in dirs.known()} == {keys[0], keys[1]}
+
+
+@pytest.mark.anyio
+async def test_a_forgotten_browsers_token_is_signed_out_on_the_server(tmp_path: Path) -> None:
+    """A new browser beyond ``max_browsers``: the least recently used directory goes, and the
+    token it kept stops working on the server; the others' keep working."""
+    async with served(tmp_path / "web.sqlite3", "director-token-of-the-web-test") as app:
+        web = PlayServer(
+            SERVER,
+            BrowserDirs(tmp_path / "browsers", max_browsers=2),
+            Sessions(),
+            host="127.0.0.1",
+            port=8001,
+            make_api=lambda _server: InProcessApi(app),
+        )
+        players = []
+        for name, age in (("old", 60), ("recent", 30)):
+            key = browser_key(new_browser_id())
+            folder = web.browser_dir(key)
+            api = InProcessApi(app)
+            players.append(await Accounts(api, ConfigStore(SERVER, folder)).register(name))
+            await api.aclose()
+            aged(folder, age)
+        newcomer = browser_key(new_browser_id())
+        assert web.browser_dir(newcomer).is_dir() and len(web.browsers.known()) == 2
+        assert len(web.retiring) == 1
+        assert await next(iter(web.retiring)) == 1
+        checks = InProcessApi(app)
+        try:
+            for player, works in zip(players, (False, True), strict=True):
+                checks.token = player.token
+                try:
+                    await checks.me()
+                except ApiError as error:
+                    assert not works and error.status == 401
+                else:
+                    assert works
+        finally:
+            await checks.aclose()
 
 
 def test_clients_are_bounded_per_browser_and_in_all() -> None:
