@@ -11,8 +11,10 @@ and holds a bounded number of entries.
 from __future__ import annotations
 
 import random
+import tomllib
 from collections.abc import Callable
 from html.parser import HTMLParser
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
@@ -20,7 +22,7 @@ from fastapi.testclient import TestClient
 
 from bench.progress import wait_for
 from server.web.cache import PageCache
-from server.web.render import tiebreak_short, tiebreak_words
+from server.web.render import STATIC_DIR, TEMPLATE_DIR, tiebreak_short, tiebreak_words
 from server.web.site import LIVE_REGIONS, WebSite
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import ok, register
@@ -28,6 +30,7 @@ from tests.server.test_duplicate_leaks import play_both, wait_for_result, wait_f
 from tests.server.test_tournaments import create, start
 
 DIRECTOR = {"Authorization": f"Bearer {DIRECTOR_TOKEN}"}
+ROOT = Path(__file__).resolve().parents[2]
 BROWSER = {"accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
 
 
@@ -255,3 +258,14 @@ def test_a_withheld_result_moves_neither_the_page_nor_the_version_a_spectator_is
     round_one = html_of(client, f"/t/{tid}?round=1")
     assert revealed > version and {f"/m/{ab}", f"/m/{cd}"} <= Elements(round_one).values("href")
     assert "status-withheld" not in round_one
+
+
+def test_every_template_and_static_file_is_package_data_so_a_wheel_carries_it() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    patterns = config["tool"]["setuptools"]["package-data"]["server"]
+    files = [p for folder in (TEMPLATE_DIR, STATIC_DIR) for p in folder.rglob("*") if p.is_file()]
+    assert files
+    for path in files:
+        inside = PurePosixPath(path.relative_to(ROOT / "server").as_posix())
+        matched = [p for p in patterns if inside.match(p) and len(inside.parts) == len(PurePosixPath(p).parts)]
+        assert matched, f"server/{inside} is in no package-data pattern of pyproject.toml: a wheel would lack it"
