@@ -1,7 +1,7 @@
 """A club evening on a real ``unoduo serve``, for the tests that look at its web pages: house bots
 play a Swiss (in a season) and a single elimination to their ends, and a round robin is left
-running with one match between two people the test plays itself, so that a result can land
-while a page is open. Everything is made through the public API as a director would."""
+running, its first round held open by a match nobody comes to, with one match between two
+people the test plays itself, so that a result can land while a page is open. Everything is made through the public API as a director would."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class Evening:
     swiss: dict[str, Any]  # finished, the director's view of it
     knockout: dict[str, Any]  # finished single elimination
     season: str
-    live: str  # a round robin, round 1 open: Ada–Ben waits on the test, the bots' match runs by itself
+    live: str  # a round robin, round 1 open: Ada–Ben waits on the test, Cleo–Dan on nobody, the bots play
     live_match: str  # Ada–Ben
     seats: tuple[dict[str, str], dict[str, str]]  # Ada's and Ben's headers, seat 0 and seat 1
 
@@ -57,7 +57,11 @@ def evening(folder: Path) -> Iterator[Evening]:
             knockout = tournament(client, "Cup", bots, format="single_elimination")
             ada, ada_h = register(client, "Ada")
             ben, ben_h = register(client, "Ben")
-            live = tournament(client, "Club night", [ada, "bot:greedy", "bot:random", ben])
+            cleo, dan = register(client, "Cleo")[0], register(client, "Dan")[0]
+            # Round 1 (Berger, six): Ada–Ben, Cleo–Dan, the bots. Cleo and Dan never come, so round 1
+            # stays open (generous clocks) while the test plays Ada–Ben whenever it comes to it.
+            entries = [ada, cleo, "bot:greedy", "bot:random", dan, ben]
+            live = tournament(client, "Club night", entries, join_seconds=86_400, move_seconds=3600)
             ab = next(p["match"] for p in live["rounds"][0]["pairings"] if {s["id"] for s in p["seats"]} == {ada, ben})
             seats = (ada_h, ben_h)
             if next(p for p in live["rounds"][0]["pairings"] if p["match"] == ab)["seats"][0]["id"] != ada:
