@@ -53,9 +53,12 @@ from server.services.tournaments import TournamentService
 from server.settings import Settings
 from server.store.event_store import EventStore
 from server.store.secrets import ensure_director_token, peer_key
+from server.web import live_routes
 from server.web import routes as web_routes
 from server.web import routes_matches as web_matches
 from server.web import routes_players as web_players
+from server.web.live import LiveHub
+from server.web.live_sources import live_sources
 from server.web.match_page import MatchPages
 from server.web.render import STATIC_DIR
 from server.web.site import WebSite
@@ -99,6 +102,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
             await lobby.start()
             yield
         finally:
+            await _app.state.live.aclose()
             await lobby.stop()
             await peers.aclose()
             await manager.stop()
@@ -136,6 +140,12 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
         RateLimit("wrong passwords", settings.wrong_passwords_per_name_per_minute, size=NAME_BUCKETS),
     )
     app.state.new_director_token = new_director_token
+    app.state.live = LiveHub(  # the live pages' event streams (server.web.live)
+        store,
+        live_sources(app.state),
+        max_pages=settings.live_pages_max,
+        pages_per_address=settings.live_pages_per_address,
+    )
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(PeerPortGuard, state=app.state)  # a worker's peer port: the servers' key or nothing
     app.include_router(web_routes.browser_router)  # GET / for a browser: before the API's GET / (server.web.routes)
@@ -149,6 +159,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.include_router(routes_seasons.router)
     app.include_router(fairplay_router)
     app.include_router(reviews_router)
+    app.include_router(live_routes.router)  # /live/…: the pages' server-sent events
     app.include_router(web_routes.router)  # the club's pages (issue 38): /t/…, /p/…, /m/…, /s/…
     app.state.web_match_pages = MatchPages(matches.reads, tournaments)  # match pages, with finished replays kept
     app.include_router(web_players.router)  # /p, /p/{name}, /p/{name}/vs/{other}
@@ -169,3 +180,5 @@ def begin_shutdown(app: FastAPI) -> None:
     registry.stop_watchers()
     lobby: Lobby = app.state.lobby
     lobby.stop_sockets()
+    live: LiveHub = app.state.live
+    live.stop()

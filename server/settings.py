@@ -140,6 +140,27 @@ class Settings(BaseSettings):
     ws_send_timeout_seconds: float = Field(
         default=20.0, gt=0, le=3600, description="a socket whose client takes no message for this long is closed (1013)"
     )
+    live_pages_max: int = Field(
+        default=2000,
+        ge=0,
+        le=1_000_000,
+        description="open live web pages (/live/… event streams) in all; a new one beyond gets 503 and the page "
+        "stays as loaded (0: no cap; each also counts as a connection)",
+    )
+    live_pages_per_address: int = Field(
+        default=32,
+        ge=0,
+        le=1_000_000,
+        description="open live web pages one client address may hold (429 beyond; 0: no cap); a club's phones "
+        "behind one NAT address share it",
+    )
+    live_heartbeat_seconds: float = Field(
+        default=15.0,
+        gt=0,
+        le=3600,
+        description="a live web page with no new version for this long is sent a comment line, so that proxies "
+        "keep it open and a client that went is found",
+    )
     rate_casual: bool = Field(
         default=False,
         description="rate casual matches too (docs/RATINGS.md); off: only tournament matches are rated, "

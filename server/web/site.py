@@ -56,7 +56,10 @@ class WebSite:
     def front_html(self) -> str:
         """The front page (not cached: it reads the listing, kept up to date per request by the service)."""
         return render(
-            "front.html", title="Tournaments", front=pages.front_page(self.listing, self.tournaments, self.seasons)
+            "front.html",
+            title="Tournaments",
+            front=pages.front_page(self.listing, self.tournaments, self.seasons),
+            live_url="/live/front",
         )
 
     def tournament_html(self, tournament_id: str, round_number: int | None = None) -> str:
