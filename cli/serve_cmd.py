@@ -2,7 +2,8 @@
 :mod:`cli.serve_runtime`).
 
 ``--workers N`` (N > 1, PostgreSQL only) runs N such servers on the one port under a small
-supervisor: :mod:`cli.serve_workers`.
+supervisor: :mod:`cli.serve_workers`. ``--web-client PORT`` starts ``unoduo web`` beside it (the
+play client for players' browsers, each signed in as itself): :mod:`cli.web_beside`.
 """
 
 from __future__ import annotations
@@ -53,6 +54,14 @@ def serve(
         help="server processes sharing the port, each owning its share of the live matches (PostgreSQL only); "
         "a worker that dies is restarted",
     ),
+    web_client: int | None = typer.Option(
+        None,
+        "--web-client",
+        min=1,
+        max=65535,
+        help="also serve the play client to players' browsers on this port, on every address "
+        "(unoduo web: each browser signs in as itself)",
+    ),
 ) -> None:
     """Serve the HTTP API: migrate the database, register the house bots, listen until Ctrl-C.
 
@@ -60,7 +69,12 @@ def serve(
     also listening on a private port of its own (on UNODUO_PEER_HOST) for what other servers
     forward to it (docs/SERVER.md "Several workers on one host").
     """
-    with StopRequests().installed() as stop:
+    if web_client == port:
+        typer.echo("unoduo serve: --web-client needs a port of its own, not --port's", err=True)
+        raise typer.Exit(2)
+    from cli.web_beside import web_client_beside
+
+    with StopRequests().installed() as stop, web_client_beside(host, port, web_client):
         try:
             _serve(stop, host, port, db, workers)
         except KeyboardInterrupt:  # a second Ctrl-C before the server served

@@ -5,13 +5,21 @@ Chromium)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
-from aiohttp.test_utils import make_mocked_request
+from aiohttp import DummyCookieJar, web
+from aiohttp.test_utils import TestClient, TestServer, make_mocked_request
 from textual_serve.download_manager import DownloadManager
+from typer.testing import CliRunner
 
+from bench.progress import STALL_SECONDS
+from cli.main import app
+from cli.web_beside import local_server_url
 from cli.web_browsers import BrowserDirs, browser_key, new_browser_id, valid_browser_id
 from cli.web_server import ClientService, PlayServer, Sessions, client_command
 from tests.tui.in_process import SERVER, InProcessApi, served
@@ -137,3 +145,64 @@ def test_the_page_points_its_socket_at_the_address_the_browser_used(tmp_path: Pa
     context = proxied.page_context(phone)
     assert context["app_websocket_url"] == "wss://uno.club/ws"
     assert proxied.same_origin(make_mocked_request("GET", "/ws", headers={**same, "Origin": "https://uno.club"}))
+
+
+class HeldClients(PlayServer):
+    """The real page and socket handlers, each client a wait on ``release`` instead of a process:
+    the bounds are the handlers' (what a client process does is tests/tui/test_web.py's)."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__("http://h:1", BrowserDirs(root), Sessions(max_sessions=3, max_per_browser=2), host="x", port=1)
+        self.release = asyncio.Event()
+        self.commands: list[str] = []
+
+    async def run_client(self, request: web.Request, command: str) -> web.WebSocketResponse:
+        socket = web.WebSocketResponse()
+        await socket.prepare(request)
+        self.commands.append(command)
+        await self.release.wait()
+        await socket.close()
+        return socket
+
+
+@pytest.mark.anyio
+async def test_the_page_and_the_socket_refuse_a_client_beyond_the_bounds(tmp_path: Path) -> None:
+    play = HeldClients(tmp_path / "browsers")
+    async with TestClient(TestServer(await play._make_app()), cookie_jar=DummyCookieJar()) as client:
+        page = await client.get("/")
+        ann = page.cookies["unoduo_browser"].value
+        assert page.status == 200 and valid_browser_id(ann)
+        assert page.cookies["unoduo_browser"]["httponly"] and page.cookies["unoduo_browser"]["samesite"] == "Lax"
+
+        async def tab(browser: str) -> Any:
+            return await client.ws_connect("/ws", headers={"Cookie": f"unoduo_browser={browser}"})
+
+        tabs = [await tab(ann), await tab(ann)]
+        refused = await client.get("/ws", headers={"Cookie": f"unoduo_browser={ann}"})
+        assert refused.status == 429 and "at most 2" in await refused.text()
+        again = await client.get("/", headers={"Cookie": f"unoduo_browser={ann}"})
+        assert again.status == 429 and "close one" in await again.text()
+        bob = new_browser_id()
+        tabs.append(await tab(bob))
+        full = await client.get("/", headers={"Cookie": f"unoduo_browser={bob}"})
+        assert full.status == 503 and "3 players at once" in await full.text()
+        assert [c.split("--config-dir ")[1] for c in play.commands] == [
+            str(play.browsers.path(browser_key(b))) for b in (ann, ann, bob)
+        ]
+        play.release.set()
+        for socket in tabs:
+            await socket.receive()  # closed by the server once its client is done
+            await socket.close()
+        with anyio.fail_after(STALL_SECONDS):  # each handler leaves once its socket has closed
+            while play.sessions.total():
+                await asyncio.sleep(0.01)
+        assert (await client.get("/", headers={"Cookie": f"unoduo_browser={ann}"})).status == 200
+
+
+def test_serve_starts_the_web_client_beside_it_on_a_port_of_its_own() -> None:
+    assert local_server_url("0.0.0.0", 8000) == "http://127.0.0.1:8000"
+    assert local_server_url("::", 8000) == "http://127.0.0.1:8000"
+    assert local_server_url("192.168.1.20", 8000) == "http://192.168.1.20:8000"
+    assert local_server_url("::1", 8000) == "http://[::1]:8000"
+    refused = CliRunner().invoke(app, ["serve", "--port", "8001", "--web-client", "8001"])
+    assert refused.exit_code == 2 and "--web-client needs a port of its own" in refused.stderr

@@ -1,5 +1,6 @@
 """``unoduo web``: the play client in a browser through textual-serve, each browser signed in as
-itself (issue 38, point 7). One real ``unoduo serve`` and one ``unoduo web`` for the module,
+itself (issue 38, point 7). One real ``unoduo serve --web-client`` for the module (the server and
+``unoduo web`` beside it),
 Debian's headless Chromium driven over the DevTools protocol (``tests.browser.cdp``) with two
 browser contexts: two people's browsers, each with its own cookie jar. The host's config
 directory holds a saved token (``hosty``'s): no browser is ever that player.
@@ -11,8 +12,6 @@ directories ``unoduo web`` keeps; the screenshots are kept in the test's folder.
 from __future__ import annotations
 
 import hashlib
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +34,7 @@ from tests.browser.terminal import (
     tap_terminal,
     type_text,
 )
-from tests.cli.serving import ROOT, free_port, serve, serve_env, stop, wait_until_up
+from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.server.helpers import ok
 from tui_client.connection.config import ConfigStore, Credentials
 
@@ -67,12 +66,15 @@ ERROR_RED = (255, 82, 82)  # the sign-in screen's words for a refusal (#ff5252)
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """``unoduo serve --web-client PORT``: the club's one command (the play client for browsers
+    started beside the server, stopped with it). The host's config directory holds hosty's token."""
     folder = tmp_path_factory.mktemp("web")
     port, web_port = free_port(), free_port()
     log = folder / "serve.log"
-    server = serve("--port", str(port), "--db", f"sqlite:///{folder / 'web.sqlite3'}", env=serve_env(), log=log)
-    base = f"http://127.0.0.1:{port}"
-    web = None
+    env = serve_env(XDG_CONFIG_HOME=str(folder / "xdg-config"), XDG_STATE_HOME=str(folder / "xdg-state"))
+    db = f"sqlite:///{folder / 'web.sqlite3'}"
+    server = serve("--port", str(port), "--db", db, "--web-client", str(web_port), env=env, log=log)
+    base, page = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{web_port}/"
     try:
         wait_until_up(base, server)
         hosty = ok(httpx.post(f"{base}/api/players", json={"name": "hosty"}, timeout=30.0), 201)
@@ -80,42 +82,25 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         host_config = folder / "xdg-config" / "unoduo"
         credentials = Credentials(base, hosty["id"], hosty["name"], hosty["token"])
         ConfigStore(base, host_config).save_credentials(credentials)
-        env = serve_env(XDG_CONFIG_HOME=str(folder / "xdg-config"), XDG_STATE_HOME=str(folder / "xdg-state"))
-        argv = [sys.executable, "-m", "cli.main", "web", "--host", "127.0.0.1", "--port", str(web_port)]
-        argv += ["--server", base, "--browsers-dir", str(folder / "browsers"), "--max-per-browser", "2"]
-        web = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        page = f"http://127.0.0.1:{web_port}/"
 
         def answer() -> httpx.Response | None:
-            assert web is not None and web.poll() is None, web.communicate() if web else ""
+            assert server.poll() is None, log.read_text(encoding="utf-8")
             try:
                 return httpx.get(page, timeout=1.0)
             except httpx.TransportError:
                 return None
 
-        first = wait_for(answer, "unoduo web did not come up")
+        first = wait_for(answer, "unoduo serve --web-client: the web client did not come up")
         assert first is not None
         assert first.status_code == 200 and "textual.js" in first.text
         cookie = first.headers["set-cookie"].lower()
         assert "httponly" in cookie and "samesite=lax" in cookie
-        yield Served(
-            base,
-            page,
-            log,
-            folder / "browsers",
-            host_config,
-            credentials,
-            folder,
-        )
+        browsers = folder / "xdg-state" / "unoduo" / "web-browsers"  # the state directory's
+        yield Served(base, page, log, browsers, host_config, credentials, folder)
     finally:
-        if web is not None:
-            web.terminate()
-            try:
-                web.communicate(timeout=15)
-            except subprocess.TimeoutExpired:
-                web.kill()
-                web.communicate()
         stop(server)
+    with pytest.raises(httpx.TransportError):  # the web client stopped with the server
+        httpx.get(page, timeout=5.0)
 
 
 def browser_dir(served: Served, page: Page) -> Path:
@@ -205,12 +190,10 @@ def test_each_browser_signs_in_as_itself_and_keeps_it_across_a_reload(served: Se
     assert not served.fetched(f"/api/players/{served.hosty.player_id}")
 
 
-def test_the_socket_serves_only_this_page_and_a_few_tabs_per_browser(served: Served) -> None:
-    """No cookie: 400; another site's page: 403; a browser's third client at once (the module's
-    ``--max-per-browser 2``): 429, on the socket and on the page, in words."""
+def test_the_socket_serves_only_this_page_to_a_browser_with_an_id(served: Served) -> None:
+    """No cookie: 400; another site's page: 403, in words (the bounds: tests/cli/test_web_browsers.py)."""
     web = served.page.replace("http:", "ws:") + "ws"
-    browser = "A" * 43  # an id of the shape the server makes (it never made this one)
-    mine = {"Cookie": f"unoduo_browser={browser}", "Origin": served.page.rstrip("/")}
+    mine = {"Cookie": f"unoduo_browser={'A' * 43}", "Origin": served.page.rstrip("/")}
 
     def refused(headers: dict[str, str]) -> tuple[int, str]:
         with pytest.raises(InvalidStatus) as caught:
@@ -218,12 +201,6 @@ def test_the_socket_serves_only_this_page_and_a_few_tabs_per_browser(served: Ser
                 pass
         return caught.value.response.status_code, bytes(caught.value.response.body or b"").decode()
 
-    assert refused({"Origin": served.page.rstrip("/")})[0] == 400
-    assert refused({**mine, "Origin": "http://elsewhere.example"})[0] == 403
-    with connect(web, additional_headers=mine) as one, connect(web, additional_headers=mine) as two:
-        assert one.recv(timeout=STALL_SECONDS) and two.recv(timeout=STALL_SECONDS)  # both clients draw
-        status, words = refused(mine)
-        assert status == 429 and "at most 2" in words
-        page = httpx.get(served.page, headers={"Cookie": f"unoduo_browser={browser}"}, timeout=30.0)
-        assert page.status_code == 429 and "close one" in page.text
-    assert not (served.browsers / hashlib.sha256(browser.encode()).hexdigest() / "servers").exists()  # nobody signed in
+    assert refused({"Origin": mine["Origin"]}) == (400, "no browser id: open the page first (cookies on)\n")
+    status, words = refused({**mine, "Origin": "http://elsewhere.example"})
+    assert status == 403 and "own page only" in words
