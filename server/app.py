@@ -60,6 +60,7 @@ from server.web import routes_players as web_players
 from server.web.live import LiveHub
 from server.web.live_sources import live_sources
 from server.web.match_page import MatchPages
+from server.web.not_found import install_page_not_found
 from server.web.render import STATIC_DIR
 from server.web.site import WebSite
 
@@ -151,6 +152,7 @@ def make_app(settings: Settings | None = None, clock: Clock | None = None) -> Fa
     app.include_router(web_routes.browser_router)  # GET / for a browser: before the API's GET / (server.web.routes)
     app.include_router(routes_meta.router)
     install_error_handlers(app)
+    install_page_not_found(app)  # a browser's unknown page address: the 404 page, not JSON
     app.include_router(routes_players.router)
     app.include_router(routes_matches.router)
     app.include_router(routes_live.router)

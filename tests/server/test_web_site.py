@@ -172,8 +172,18 @@ def test_the_pages_show_what_the_api_shows_a_spectator(client: TestClient) -> No
     assert f"/t/{rr['id']}" in table.values("href")
 
     # Unknown ids are the friendly 404 page; bad parameters a 4xx, never a 500.
-    for path in ("/t/t_nothing", "/t/a%24b", f"/t/{rr['id']}?round=99", "/t/t_nothing/wall", "/s/s_nothing"):
+    for path in (
+        "/t/t_nothing",
+        "/t/a%24b",
+        f"/t/{rr['id']}?round=99",
+        "/t/t_nothing/wall",
+        "/s/s_nothing",
+        "/t/",
+        "/x",
+    ):
         assert "Not found" in html_of(client, path, 404)
+    for path, headers in (("/x", {}), ("/api/x", BROWSER), ("/static/x.css", BROWSER)):
+        assert client.get(path, headers=headers).json()["code"] == "not_found"  # an API client's, the API's: JSON
     for path in (f"/t/{rr['id']}?round=x", f"/t/{rr['id']}?round=0", f"/t/{rr['id']}/wall?view=bracket"):
         assert 400 <= client.get(path, headers=BROWSER).status_code < 500, path
 
