@@ -141,6 +141,7 @@ def test_each_browser_signs_in_as_itself_and_keeps_it_across_a_reload(served: Se
         press(ann_page, "enter")
         ann = wait_for(lambda: signed_in(served, ann_dir), "the first browser never registered")
         assert ann is not None and ann.name == "ann"
+        wait_for(lambda: shows_text(ann_page, "registered as ann; your token is kept for this browser"), "no lobby")
 
         # Cy's browser (another cookie jar): the name he types is taken (his, from another
         # device): the screen turns to "I have an account" (its words in red) and his password signs in.

@@ -191,9 +191,10 @@ class SignInScreen(Screen[SignedInAs]):
         try:
             if mode == NEW:
                 credentials = await self.accounts.register(name, password or None)
-                note = (
-                    f"registered as {credentials.name}; your token is saved in {self.accounts.store.credentials_path}"
+                kept = (
+                    "kept for this browser" if self.app.is_web else f"saved in {self.accounts.store.credentials_path}"
                 )
+                note = f"registered as {credentials.name}; your token is {kept}"
             else:
                 credentials = await self.accounts.sign_in(name, password=password or None, code=code or None)
                 note = f"signed in as {credentials.name} (this device has a token of its own)"
