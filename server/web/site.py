@@ -77,8 +77,8 @@ class WebSite:
                 shown=shown,
                 season_listed=listed,
                 season=pages.season_public(self.seasons, listed.id) if listed is not None else None,
-                live_url=f"/live/t/{page.t.id}",
-                live_version=page.version,
+                # A past round (?round=N) is history: no live updates, which bring the current round.
+                **({"live_url": f"/live/t/{page.t.id}", "live_version": page.version} if shown == page.current else {}),
             )
 
         return self.html.get(("t", tournament_id, page.stream_version, season_key, round_number), make)
