@@ -57,6 +57,26 @@ COOKIE_MAX_AGE = 365 * 24 * 3600
 SECRET_PREFIX = "UNODUO_"  # the host's settings (director token, password): never handed to a browser's client
 
 
+MIN_COLUMNS = 64  # the client's screens need 60 columns (tui_client.screens.too_small), and a margin
+PHONE_HEAD = '<meta name="viewport" content="width=device-width, initial-scale=1">'
+PHONE_FONT = f"""<script>
+(() => {{ // a narrow window (a phone): a font size that still gives {MIN_COLUMNS} columns, unless ?fontsize= says
+  const terminal = document.getElementById("terminal");
+  if (terminal && !new URLSearchParams(location.search).has("fontsize")) {{
+    const fits = Math.floor(window.innerWidth / {MIN_COLUMNS} / 0.6);  // a monospace cell is about 0.6 em wide
+    terminal.dataset.fontSize = String(Math.max(8, Math.min(Number(terminal.dataset.fontSize) || 16, fits)));
+  }}
+}})();
+</script>"""
+
+
+def for_phones(html: str) -> str:
+    """textual-serve's page, readable on a phone: laid out at the device's width (its template has no
+    ``<meta name=viewport>``, so a phone drew a 980-pixel page shrunk), in a font small enough for
+    the client's screens to fit (before textual.js reads the size, on load)."""
+    return html.replace("<head>", f"<head>\n    {PHONE_HEAD}", 1).replace("</body>", f"{PHONE_FONT}\n  </body>", 1)
+
+
 class Sessions:
     """The clients running, per browser; a refusal when one more would pass a bound."""
 
@@ -161,7 +181,9 @@ class PlayServer(Server):
             status, words = refused
             response = web.Response(status=status, text=words + "\n", content_type="text/plain")
         else:
-            response = aiohttp_jinja2.render_template("app_index.html", request, self.page_context(request))
+            page = aiohttp_jinja2.render_template("app_index.html", request, self.page_context(request))
+            page.text = for_phones(page.text or "")
+            response = page
         response.set_cookie(
             COOKIE,
             browser,

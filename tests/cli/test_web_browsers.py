@@ -172,6 +172,9 @@ async def test_the_page_and_the_socket_refuse_a_client_beyond_the_bounds(tmp_pat
         page = await client.get("/")
         ann = page.cookies["unoduo_browser"].value
         assert page.status == 200 and valid_browser_id(ann)
+        html = await page.text()  # laid out at a phone's width, its font chosen before textual.js reads it
+        assert html.index('<meta name="viewport"') < html.index("</head>")
+        assert html.index('id="terminal"') < html.index("terminal.dataset.fontSize") < html.index("</body>")
         assert page.cookies["unoduo_browser"]["httponly"] and page.cookies["unoduo_browser"]["samesite"] == "Lax"
 
         async def tab(browser: str) -> Any:

@@ -22,7 +22,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
 from bench.progress import STALL_SECONDS, wait_for
-from tests.browser.cdp import CHROMIUM, NO_CHROMIUM, Page, chromium
+from tests.browser.cdp import CHROMIUM, NO_CHROMIUM, PHONE, Page, chromium
 from tests.browser.terminal import (
     cookies,
     devtools_port,
@@ -179,10 +179,12 @@ def test_each_browser_signs_in_as_itself_and_keeps_it_across_a_reload(served: Se
         wait_for(lambda: signed_in(served, cy_dir) is None, "signing out did not forget the browser's token")
         me = httpx.get(f"{served.base}/api/me", headers={"Authorization": f"Bearer {cy.token}"}, timeout=30.0)
         assert me.status_code == 401
+        cy_page.viewport(PHONE)  # and on a phone: laid out at its width, in a font that fits 64 columns
         reload(cy_page)
-        wait_for(
-            lambda: shows_text(cy_page, "Choose the name you will play under"), "no sign-in screen after signing out"
-        )
+        wait_for(lambda: shows_text(cy_page, "Choose the name you will"), "no sign-in screen after signing out")
+        assert cy_page.evaluate("document.getElementById('terminal').dataset.fontSize") == "10"
+        assert cy_page.evaluate("window.innerWidth") == PHONE.width
+        cy_page.screenshot(served.folder / "web-phone.png")
 
     # Only the players the browsers signed in as: never the host's (its token untouched, unused).
     assert ConfigStore(served.base, served.host_config).load_credentials() == served.hosty
