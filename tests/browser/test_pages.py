@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +25,8 @@ import pytest
 from tests.browser.cdp import CHROMIUM, DESKTOP, NO_CHROMIUM, PHONE, WALL, Page, Viewport, chromium
 from tests.browser.evening import Evening, evening
 from tests.cli.serving import ROOT
+from tests.server.helpers import ok
+from tests.server.test_duplicate_leaks import play_both
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)]
 
@@ -215,3 +218,46 @@ def test_the_wall_screen_shows_pairings_and_standings_in_turn(club: Evening, bro
     for size in (DESKTOP, PHONE):
         look(browser, f"{club.base}/t/{club.swiss['id']}/wall", size, shots, "wall")
         assert browser.evaluate(visible) == "pairings"
+
+
+def test_a_live_match_and_its_result_arrive_on_open_pages_without_a_reload(
+    club: Evening, browser: Page, shots: Path
+) -> None:
+    match, seats = club.live_match, list(club.seats)
+    with httpx.Client(base_url=club.base, timeout=30.0) as client:
+        for n, headers in enumerate(seats):
+            ok(client.post(f"/api/matches/{match}/join", headers=headers, json={"entropy": f"seat {n}"}))
+        play_both(client, match, seats, random.Random(7), commands=4)
+
+        # The match's page follows the match: its log grows as the seats play, the page stays.
+        look(browser, f"{club.base}/m/{match}", PHONE, shots, "match-live")
+        assert browser.evaluate("document.body.dataset.live") == f"/live/m/{match}"
+        assert "Ada" in browser.text("#score") and "Ben" in browser.text("#score")
+        newest = "Number((document.querySelector('#log li') || {value: 0}).value)"
+        before = browser.evaluate(newest)
+        browser.evaluate("window.__kept = true")
+        browser.wait_for(LIVE, "the match's page did not start following it")
+        play_both(client, match, seats, random.Random(8), commands=6)
+        browser.wait_for(f"{newest} > {before}", "the match's log did not move on the open page")
+        assert browser.evaluate("window.__kept === true"), "the page was reloaded"
+        look(browser, f"{club.base}/m/{match}", PHONE, shots, "match-live")
+
+        # The tournament's page: the match's result lands on the open page, the standings with it.
+        browser.open(f"{club.base}/t/{club.live}", DESKTOP)
+        row = f"#pairings [data-match={json.dumps(match)}] .result"
+        assert "–" not in browser.text(row), browser.text(row)
+        browser.evaluate("window.__kept = true")
+        browser.wait_for(LIVE, "the tournament's page did not start following it")
+        play_both(client, match, seats, random.Random(9))
+        t = ok(client.get(f"/api/tournaments/{club.live}"))
+    result = next(p["result"] for p in t["rounds"][0]["pairings"] if p["match"] == match)
+    scores = "–".join(str(s) for s in result["scores"])
+    browser.wait_for(
+        f"document.querySelector({json.dumps(row)}).innerText.trim() === {json.dumps(scores)}",
+        "the result did not arrive",
+    )
+    assert browser.evaluate("window.__kept === true"), "the page was reloaded"
+    played = "document.querySelector('#standings tr[data-player=\"NAME\"] td[data-label=P]').innerText.trim()"
+    for name in ("Ada", "Ben"):  # the standings moved with it, on the same page
+        assert browser.evaluate(played.replace("NAME", name)) == "1"
+    browser.screenshot(shots / "tournament-live-1280x800.png")
