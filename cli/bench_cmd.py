@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
@@ -443,6 +444,40 @@ def _require_replay(command: str, file: Path) -> None:
     if not file.is_file():
         typer.echo(f"unoduo bench {command}: no replay at {file}", err=True)
         raise typer.Exit(2)
+
+
+@bench_app.command("web-live")
+def web_live(
+    pages: int = typer.Option(1000, "--pages", min=1, max=10_000, help="live tournament pages open at once"),
+    players: int = typer.Option(16, "--players", min=2, max=64, help="players in the round robin followed"),
+    join_seconds: int = typer.Option(
+        1, "--join-seconds", min=1, max=60, help="each round's results land (as no-shows) this long after it opens"
+    ),
+    write_docs: bool = typer.Option(
+        False, "--write-docs", help="update the 'Web pages, live' section of docs/BENCHMARKS.md"
+    ),
+) -> None:
+    """Live web pages: server CPU and memory for N open pages of one tournament while results land, against one page."""
+    need_harness("web-live")
+    from bench.web_live import Options as WebLiveOptions
+    from bench.web_live import run_and_report as run_web_live
+
+    options = WebLiveOptions(pages=pages, players=players, join_seconds=join_seconds)
+    command = _command_line(
+        f"unoduo bench web-live --pages {pages} --players {players} --join-seconds {join_seconds} --write-docs"
+    )
+    _exit_1_on_bench_error("web-live", lambda: run_web_live(options, write_docs, command))
+
+
+def _exit_1_on_bench_error(command: str, run: Callable[[], object]) -> None:
+    """Run a benchmark; one that cannot go on (``BenchError``) is said in a line, exit 1."""
+    from bench.launch import BenchError
+
+    try:
+        run()
+    except BenchError as exc:
+        typer.echo(f"unoduo bench {command}: {exc}", err=True)
+        raise typer.Exit(1) from None
 
 
 @bench_app.command("replay")

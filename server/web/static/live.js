@@ -8,15 +8,14 @@
  * itself after a restart (the stream's retry:, with Last-Event-ID); a refusal (429, 503) or a
  * stream that cannot be opened is tried again here, later and later (at most a minute apart).
  *
- * With data-cycle="SECONDS", the elements with data-view (pairings, standings) are shown one at
- * a time, each for that long: the wall screen. Everything here is an addition: without this
- * script every page is complete, and the wall alternates by its <noscript> refresh.
+ * Everything here is an addition: without this script every page is complete, only not live.
+ * (The wall screen's turning between pairings and standings is wall.js's; the regions swapped
+ * here sit inside its views, so a swap keeps the view shown.)
  */
 (function () {
   "use strict";
 
   var root = document.querySelector("[data-live]");
-  var cycled = document.querySelector("[data-cycle]");
   var status = null;
 
   function showStatus(state, text) {
@@ -30,30 +29,6 @@
     }
     status.setAttribute("data-state", state);
     status.textContent = text;
-  }
-
-  /* ---- the wall screen's cycle ---- */
-  var views = [];
-  var shown = 0;
-
-  function applyView() {
-    views = Array.prototype.slice.call(document.querySelectorAll("[data-view]"));
-    if (views.length < 2) return;
-    shown = shown % views.length;
-    views.forEach(function (view, i) {
-      view.hidden = i !== shown;
-    });
-  }
-
-  if (cycled) {
-    var seconds = parseFloat(cycled.getAttribute("data-cycle"));
-    if (seconds > 0) {
-      applyView();
-      window.setInterval(function () {
-        shown += 1;
-        applyView();
-      }, seconds * 1000);
-    }
   }
 
   if (!root || !window.EventSource) return;
@@ -120,7 +95,6 @@
         window.location.reload();
         return;
       }
-      if (cycled) applyView();
       showStatus("live", "Live");
     });
     source.onerror = function () {
