@@ -1,12 +1,15 @@
-"""A tournament page followed live, for real: ``unoduo serve`` as a process, house bots playing.
+"""A tournament page followed live, for real: ``unoduo serve`` as a process, results landing.
 
-One stream of ``/live/t/{id}`` is read as a browser's EventSource reads it: results recorded by
-the server reach it as new versions (only the regions that changed), the server's Ctrl-C ends
-it, and a server started again on the same database file and port takes it up again from its
-``Last-Event-ID`` — the regions it was sent, applied one version after another, are at the end
-exactly what a page opened afresh is sent. The bounds are the server's settings: one live page
-per address and two in all here, so the third address is refused 503 and the same address
-twice 429 (loopback addresses 127.0.0.2 and .3 stand for other clients).
+A round robin of two house bots and two players who never come (a bot's match against one of
+them is a no-show won a second after the round opens; the bots' own match is played out). One
+stream of ``/live/t/{id}`` is read as a browser's EventSource reads it: results recorded by the
+server reach it as new versions (only the regions that changed), the server's Ctrl-C ends it in
+the middle of the tournament, and a server started again on the same database file and port
+takes it up again from its ``Last-Event-ID`` and follows it to the end — the regions it was
+sent, applied one version after another, are then exactly what a page opened afresh is sent.
+The bounds are the server's settings: one live page per address and two in all here, so the
+same address twice is refused 429 and a third address 503 (loopback addresses 127.0.0.2 and .3
+stand for other clients).
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ from tests.server.helpers import ok
 
 TOKEN = "e2e-director-token-0123456789abcdef"
 DIRECTOR = {"Authorization": f"Bearer {TOKEN}"}
+# Two house bots and two players who never come: a bot wins its match against an absent player a
+# second after the round opens (a result that lands at once), the bots' own match is played out.
+ABSENT = ("absent-ann", "absent-bob")
 BOUNDS = {"UNODUO_LIVE_PAGES_MAX": "2", "UNODUO_LIVE_PAGES_PER_ADDRESS": "1"}
 # No heartbeat within the test: a stream that stops moving trips the client's read timeout instead of idling.
 QUIET = {"UNODUO_LIVE_HEARTBEAT_SECONDS": "3600"}
@@ -112,7 +118,10 @@ def test_a_tournament_page_follows_results_live_and_resumes_after_a_restart(tmp_
     server = _server(db, port, log)
     try:
         with httpx.Client(base_url=base, timeout=STALL_SECONDS) as client:
-            body = {"name": "club night", "players": ["bot:random", "bot:greedy"] * 2, "rules": {"target": 20}}
+            for absent in ABSENT:
+                ok(client.post("/api/players", json={"name": absent}), 201)
+            entries = ["bot:random", "bot:greedy", *ABSENT]
+            body = {"name": "club night", "players": entries, "rules": {"target": 20}, "join_seconds": 1}
             tournament_id = ok(client.post("/api/tournaments", headers=DIRECTOR, json=body), 201)["id"]
             path = f"/live/t/{tournament_id}"
             page, parser = LivePage(), SseParser()
