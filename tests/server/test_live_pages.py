@@ -21,6 +21,7 @@ from bench.progress import STALL_SECONDS
 from engine.game.events import Event
 from server.db import is_postgres, make_engine
 from server.store.event_store import EventStore
+from server.web.event_stream import EventStreamResponse
 from server.web.live import LiveHub, LivePage, LiveRefused, LiveSource, PageClosed, Rendered
 
 STREAM = "tournament-live1"
@@ -195,5 +196,52 @@ def test_a_page_of_nothing_is_refused_and_a_stop_ends_the_open_ones(url: str) ->
             with pytest.raises(LiveRefused) as refused:
                 await hub.open("t", "live1", "10.0.0.2", None)
             assert refused.value.status == 503
+
+    asyncio.run(main())
+
+
+async def _never() -> Any:
+    await asyncio.Event().wait()
+
+
+@SQLITE_ONLY
+def test_a_page_whose_client_takes_nothing_is_cut_off_and_gives_its_place_back(url: str) -> None:
+    async def main() -> None:
+        async with hub_on(url) as (hub, _heads, _append):
+            page = await hub.open("t", "live1", "10.0.0.1", None)
+            sent: list[bytes] = []
+
+            async def stuck(message: Any) -> None:  # takes the head and retry:, then nothing more
+                if message["type"] == "http.response.body":
+                    sent.append(message["body"])
+                    if len(sent) > 1:
+                        await _never()
+
+            response = EventStreamResponse(hub, page, retry_ms=3000, heartbeat=HOUR, write_seconds=0.05)
+            await asyncio.wait_for(response({"type": "http"}, _never, stuck), STALL_SECONDS)
+            assert sent[0] == b"retry: 3000\n\n" and b"event: version" in sent[1]
+            assert hub.open_pages == 0 and hub.topics == {}  # its place, and its topic, are free again
+
+    asyncio.run(main())
+
+
+@SQLITE_ONLY
+def test_a_page_whose_client_went_gives_its_place_back(url: str) -> None:
+    async def main() -> None:
+        async with hub_on(url) as (hub, _heads, _append):
+            page = await hub.open("t", "live1", "10.0.0.1", None)
+            gone = asyncio.Event()
+
+            async def send(message: Any) -> None:
+                if message["type"] == "http.response.body" and b"event: version" in message["body"]:
+                    gone.set()  # the browser got its first version, then the tab closed
+
+            async def receive() -> dict[str, Any]:
+                await gone.wait()
+                return {"type": "http.disconnect"}
+
+            response = EventStreamResponse(hub, page, retry_ms=3000, heartbeat=HOUR, write_seconds=HOUR)
+            await asyncio.wait_for(response({"type": "http"}, receive, send), STALL_SECONDS)
+            assert hub.open_pages == 0 and not hub.per_address and hub.topics == {}
 
     asyncio.run(main())
