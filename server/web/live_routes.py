@@ -6,8 +6,10 @@ loaded at; a browser reconnecting on its own sends ``Last-Event-ID`` instead, wh
 version the browser has is not sent again: only the regions that changed, or none.
 
 Refusals are plain text (an EventSource shows nothing of them; the body is for people and
-``curl``): 404 no such page, 429 too many live pages from this address, 503 too many in all,
-the server stopping, or the database unavailable. Out of the OpenAPI document: pages are not API.
+``curl``): 404 no such page; 403 a duplicate round's match not revealed yet (as the API says,
+in the same words whether it has ended or not); 429 too many live pages from this address; 503
+too many in all, the server stopping, or the database unavailable. Out of the OpenAPI
+document: pages are not API.
 """
 
 from __future__ import annotations
@@ -72,8 +74,10 @@ async def open_stream(request: Request, kind: str, key: str, last: int | None) -
         page = await hub.open(kind, key, address, last_event_id(request, last))
     except LiveRefused as refusal:
         return refused(refusal.status, refusal.message)
-    except (NotFound, Withheld):
+    except NotFound:
         return refused(404, "There is no such page.")
+    except Withheld:  # the same words for every withheld match, ended or not: nothing of it is told
+        return refused(403, "Not shown yet: a duplicate round's matches are shown once the round is revealed.")
     except UNAVAILABLE:
         return refused(503, "The database is unavailable: this page reconnects by itself shortly.")
     return EventStreamResponse(
