@@ -18,6 +18,7 @@ import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -27,6 +28,7 @@ from tests.browser.evening import Evening, evening
 from tests.cli.serving import ROOT
 from tests.server.helpers import ok
 from tests.server.test_duplicate_leaks import play_both
+from tests.server.test_tournaments import tournament_when
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)]
 
@@ -45,8 +47,10 @@ IN_THE_DOCS = {
 }
 
 # Elements wider than the screen that are not inside a box that scrolls them itself (the
-# crosstable's): on a phone there must be none, and the page itself must not scroll sideways.
+# crosstable's), every <details> opened: on a phone there must be none, and the page itself must
+# not scroll sideways.
 OVERFLOWING = """(() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });  // what a reader may open counts
   const width = window.innerWidth;
   const scrolls = e => { for (let p = e.parentElement; p; p = p.parentElement) {
       const x = getComputedStyle(p).overflowX; if (x === 'auto' || x === 'scroll') return true; }
@@ -220,6 +224,12 @@ def test_the_wall_screen_shows_pairings_and_standings_in_turn(club: Evening, bro
         assert browser.evaluate(visible) == "pairings"
 
 
+def recorded(t: dict[str, Any], match: str) -> dict[str, Any] | None:
+    """The result of ``match`` in round 1 of the tournament ``t``, once it is recorded."""
+    result: dict[str, Any] | None = next(p["result"] for p in t["rounds"][0]["pairings"] if p["match"] == match)
+    return result
+
+
 def test_a_live_match_and_its_result_arrive_on_open_pages_without_a_reload(
     club: Evening, browser: Page, shots: Path
 ) -> None:
@@ -249,8 +259,9 @@ def test_a_live_match_and_its_result_arrive_on_open_pages_without_a_reload(
         browser.evaluate("window.__kept = true")
         browser.wait_for(LIVE, "the tournament's page did not start following it")
         play_both(client, match, seats, random.Random(9))
-        t = ok(client.get(f"/api/tournaments/{club.live}"))
-    result = next(p["result"] for p in t["rounds"][0]["pairings"] if p["match"] == match)
+        t = tournament_when(client, club.live, lambda t: recorded(t, match))  # the match over, its result in
+    result = recorded(t, match)
+    assert result is not None
     scores = "–".join(str(s) for s in result["scores"])
     browser.wait_for(
         f"document.querySelector({json.dumps(row)}).innerText.trim() === {json.dumps(scores)}",
