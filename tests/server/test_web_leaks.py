@@ -169,13 +169,13 @@ def test_a_duplicate_round_shows_nothing_of_a_finished_table_before_its_reveal(c
         return out
 
     def withheld(match_id: str) -> set[str]:
-        """The round's match pages (403, withheld, as the API answers) and live streams (refused);
-        the answers, the match id left out, to compare one match's with another's."""
+        """The round's match pages and live streams: each refused as the API refuses it (403,
+        withheld); the answers, the match id left out, to compare one match's with another's."""
         answers = set()
         for path in (f"/m/{match_id}", f"/m/{match_id}?at=1", f"/m/{match_id}?at=40"):
             answers.add(page(client, path, status=403).replace(match_id, "M"))
         reply = client.get(f"/live/m/{match_id}", headers={"Accept": "text/event-stream"})
-        assert reply.status_code in (403, 404), reply.text[:300]  # no stream: nothing of it is live to anyone
+        assert reply.status_code == 403, reply.text[:300]  # no stream: nothing of it is live to anyone
         answers.add(f"{reply.status_code} {reply.text}".replace(match_id, "M"))
         return answers
 
