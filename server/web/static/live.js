@@ -3,10 +3,10 @@
  * The element with data-live (the <body>, or <main>) names the page's event stream
  * ("/live/t/ID"); data-live-version, the version the page was loaded at, is sent as ?last= so an
  * unchanged page is sent nothing. Each "version" event carries {version, html: {id: outer HTML}}:
- * every element whose id is named is replaced by the new one (a region the page does not have
- * yet, say the bracket once a tournament starts, reloads the page). The browser reconnects by
- * itself after a restart (the stream's retry:, with Last-Event-ID); a refusal (429, 503) or a
- * stream that cannot be opened is tried again here, later and later (at most a minute apart).
+ * every element whose id is named is replaced by the new one (a region the page has no place
+ * for reloads the page, at most once a minute). The browser reconnects by itself after a
+ * restart (the stream's retry:, with Last-Event-ID); a refusal (429, 503) or a stream that
+ * cannot be opened is tried again here, later and later (at most a minute apart).
  *
  * Everything here is an addition: without this script every page is complete, only not live.
  * (The wall screen's turning between pairings and standings is wall.js's; the regions swapped
@@ -61,6 +61,20 @@
     return true;
   }
 
+  /* A region the page has no place for: reload, at most once a minute (a page drawn without it
+     even after a reload keeps the regions it has, rather than reloading at every version). */
+  function reloadOnce() {
+    var key = "unoduo-live-reload:" + window.location.pathname + window.location.search;
+    try {
+      var last = Number(window.sessionStorage.getItem(key) || 0);
+      if (Date.now() - last < 60000) return false;
+      window.sessionStorage.setItem(key, String(Date.now()));
+    } catch (e) {
+      /* no storage (private mode): reload all the same */
+    }
+    return true;
+  }
+
   /* ---- the stream ---- */
   var url = root.getAttribute("data-live");
   var version = root.getAttribute("data-live-version");
@@ -90,7 +104,7 @@
       Object.keys(data.html || {}).forEach(function (id) {
         if (!swap(id, data.html[id])) missing = true;
       });
-      if (missing) {
+      if (missing && reloadOnce()) {
         source.close();
         window.location.reload();
         return;
