@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from tests.cli.serving import running
+from tests.cli.serving import free_port, serve, serve_env, stop, wait_until_up
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import ok, register
 from tests.server.test_tournaments import DIRECTOR, create, start, tournament_when
@@ -46,9 +46,15 @@ def finished(client: httpx.Client, tournament_id: str) -> dict[str, Any]:
 @contextmanager
 def evening(folder: Path) -> Iterator[Evening]:
     """The server with its evening laid out (see the module's docstring); stopped afterwards."""
-    with running(
-        folder / "club.sqlite3", clean=True, UNODUO_DIRECTOR_TOKEN=DIRECTOR_TOKEN, UNODUO_BOT_THINK_SECONDS="0"
-    ) as base:
+    log = (
+        folder / "serve.log"
+    )  # a file: the access log of a long evening fills a pipe nobody reads, and the server stalls
+    env = serve_env(UNODUO_DIRECTOR_TOKEN=DIRECTOR_TOKEN, UNODUO_BOT_THINK_SECONDS="0")
+    port = free_port()
+    process = serve("--port", str(port), "--db", f"sqlite:///{folder / 'club.sqlite3'}", env=env, log=log)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(base, process)
         with httpx.Client(base_url=base, timeout=30.0) as client:
             season = ok(client.post("/api/seasons", headers=DIRECTOR, json={"name": "Winter season"}), 201)["id"]
             bots = ["bot:greedy", "bot:random"] * 4
@@ -75,3 +81,7 @@ def evening(folder: Path) -> Iterator[Evening]:
                 live_match=ab,
                 seats=seats,
             )
+    finally:
+        stop(process)
+    output = log.read_text(encoding="utf-8")
+    assert "Traceback" not in output, output
