@@ -65,7 +65,7 @@ class Page:
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
         """Send one protocol command and wait for its answer (events arriving meanwhile are dropped:
-        the driver enables no domain, so there are few)."""
+        the driver enables no domain but Page, and that only while :meth:`scripted`)."""
         n = next(self._ids)
         self.socket.send(json.dumps({"id": n, "method": method, "params": params}))
         while True:
@@ -97,6 +97,18 @@ class Page:
         if answer.get("errorText"):
             raise PageError(f"{url}: {answer['errorText']}")
         self.wait_for(f"!window.{STALE} && document.readyState === 'complete'", f"{url} did not load")
+
+    @contextmanager
+    def scripted(self, source: str) -> Iterator[None]:
+        """Run ``source`` in every document opened meanwhile, before the page's own scripts (the
+        Page domain is enabled for it: its events are read past like any other)."""
+        self.call("Page.enable")
+        added = self.call("Page.addScriptToEvaluateOnNewDocument", source=source)
+        try:
+            yield
+        finally:
+            self.call("Page.removeScriptToEvaluateOnNewDocument", identifier=added["identifier"])
+            self.call("Page.disable")
 
     def evaluate(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page (JSON-like values come back as Python)."""
