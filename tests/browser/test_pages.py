@@ -146,6 +146,25 @@ def test_a_players_page_and_a_finished_matchs_replay(club: Evening, browser: Pag
     assert browser.evaluate("window.__kept === true && new URL(location.href).searchParams.get('at') === '5'")
 
 
+def test_a_head_to_head_the_player_search_and_an_address_that_names_nothing(
+    club: Evening, browser: Page, shots: Path
+) -> None:
+    met_pairs = [[seat["name"] for seat in p["seats"]] for r in club.swiss["rounds"] for p in r["pairings"]]
+    # two who met, not both greedy (or random): every greedy-N is one player to the head-to-head
+    first, second = next(pair for pair in met_pairs if pair[0].split("-")[0] != pair[1].split("-")[0])
+    api = httpx.get(f"{club.base}/api/players/{first}/versus/{second}").json()
+    for size in SIZES:
+        look(browser, f"{club.base}/p/{first}/vs/{second}", size, shots, "versus")
+        assert first in browser.text("h1") and second in browser.text("h1")
+        met = browser.evaluate("[...document.querySelectorAll('#history [data-match]')].map(r => r.dataset.match)")
+        assert met == [h["match"] for h in api["matches"]] and met, met
+        look(browser, f"{club.base}/p?name=gree", size, shots, "search")
+        found = [r[0] for r in rows_of(browser, "#players [data-player]", "player")]
+        assert found and all(str(name).startswith("greedy") for name in found), found
+        look(browser, f"{club.base}/t/t_nothing_here", size, shots, "not-found")
+        assert browser.text("h1") == "Not found" and browser.evaluate("!!document.querySelector('a[href=\"/\"]')")
+
+
 def rows_of(page: Page, selector: str, *fields: str) -> list[list[str | None]]:
     """``data-*`` fields (camelCase) of every element ``selector`` matches; None where one has none."""
     found: list[list[str | None]] = page.evaluate(
@@ -187,9 +206,12 @@ def test_a_swiss_page_its_rounds_standings_crosstable_and_season(club: Evening, 
     )
     assert shown == {p["match"]: "–".join(str(s) for s in p["result"]["scores"]) for p in first["pairings"]}
     # The season's table, linked from the tournament.
-    look(browser, f"{club.base}/s/{club.season}", PHONE, shots, "season")
     season = httpx.get(f"{club.base}/api/seasons/{club.season}").json()
-    assert [r[0] for r in rows_of(browser, "#season tbody tr", "player")] == [r["name"] for r in season["standings"]]
+    for size in SIZES:
+        look(browser, f"{club.base}/s/{club.season}", size, shots, "season")
+        assert [r[0] for r in rows_of(browser, "#season tbody tr", "player")] == [
+            r["name"] for r in season["standings"]
+        ]
 
 
 def test_a_knockouts_bracket_is_drawn_with_its_places(club: Evening, browser: Page, shots: Path) -> None:
@@ -246,7 +268,8 @@ def test_a_live_match_and_its_result_arrive_on_open_pages_without_a_reload(
         play_both(client, match, seats, random.Random(7), commands=4)
 
         # The match's page follows the match: its log grows as the seats play, the page stays.
-        look(browser, f"{club.base}/m/{match}", PHONE, shots, "match-live")
+        for size in (WALL, DESKTOP, PHONE):
+            look(browser, f"{club.base}/m/{match}", size, shots, "match-live")
         assert browser.evaluate("document.body.dataset.live") == f"/live/m/{match}"
         assert "Ada" in browser.text("#score") and "Ben" in browser.text("#score")
         newest = "Number((document.querySelector('#log li') || {value: 0}).value)"
