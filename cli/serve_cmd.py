@@ -59,7 +59,7 @@ def serve(
         "--web-client",
         min=1,
         max=65535,
-        help="also serve the play client to players' browsers on this port, on every address "
+        help="also serve the play client to players' browsers on this port, on the address --host says "
         "(unoduo web: each browser signs in as itself)",
     ),
 ) -> None:

@@ -3,8 +3,9 @@
 The club runs one command; players open ``http://<this machine>:PORT/`` and each browser signs in
 as itself (docs/TUI.md "In a browser"). The play client is a process of its own (aiohttp,
 textual-serve, one client process per open tab), never inside the API server's event loop; it
-talks to the server over loopback, so the API port need not be reachable from the players'
-network for them to play.
+talks to the server over loopback. It listens where the server does (``--host``): loopback by
+default, so ``unoduo serve --web-client 8001`` alone opens nothing to the network; with
+``--host 0.0.0.0`` (README) players' own devices reach both.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ def local_server_url(host: str, port: int) -> str:
     return f"http://{host}:{port}"
 
 
-def web_client_argv(server_url: str, web_port: int) -> list[str]:
-    return [sys.executable, "-m", "cli.main", "web", "--server", server_url, "--port", str(web_port)]
+def web_client_argv(server_url: str, host: str, web_port: int) -> list[str]:
+    """``unoduo web`` for ``server_url``, listening on ``host:web_port`` (the server's own ``--host``)."""
+    return [sys.executable, "-m", "cli.main", "web", "--server", server_url, "--host", host, "--port", str(web_port)]
 
 
 @contextmanager
@@ -38,7 +40,7 @@ def web_client_beside(host: str, port: int, web_port: int | None) -> Iterator[su
     if web_port is None:
         yield None
         return
-    child = subprocess.Popen(web_client_argv(local_server_url(host, port), web_port))
+    child = subprocess.Popen(web_client_argv(local_server_url(host, port), host, web_port))
     try:
         yield child
     finally:

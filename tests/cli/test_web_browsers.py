@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from bench.progress import STALL_SECONDS
 from cli.main import app
-from cli.web_beside import local_server_url
+from cli.web_beside import local_server_url, web_client_argv
 from cli.web_browsers import BrowserDirs, browser_key, new_browser_id, valid_browser_id
 from cli.web_server import ClientService, PlayServer, Sessions, client_command
 from tests.tui.in_process import SERVER, InProcessApi, served
@@ -207,5 +207,8 @@ def test_serve_starts_the_web_client_beside_it_on_a_port_of_its_own() -> None:
     assert local_server_url("::", 8000) == "http://127.0.0.1:8000"
     assert local_server_url("192.168.1.20", 8000) == "http://192.168.1.20:8000"
     assert local_server_url("::1", 8000) == "http://[::1]:8000"
+    # it listens where the server does: loopback unless --host opens both to the network
+    assert web_client_argv("http://127.0.0.1:8000", "127.0.0.1", 8001)[-4:] == ["--host", "127.0.0.1", "--port", "8001"]
+    assert web_client_argv("http://127.0.0.1:8000", "0.0.0.0", 8001)[-4:] == ["--host", "0.0.0.0", "--port", "8001"]
     refused = CliRunner().invoke(app, ["serve", "--port", "8001", "--web-client", "8001"])
     assert refused.exit_code == 2 and "--web-client needs a port of its own" in refused.stderr
