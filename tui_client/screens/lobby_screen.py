@@ -490,7 +490,8 @@ class LobbyScreen(MinimumSize, Screen[None]):
         else:
             options.add_option(
                 Option(
-                    Text("no matches yet: g plays the greedy bot, c makes a classic table", style="dim"), disabled=True
+                    Text("no matches yet: o plays the coach bot, g greedy, c a classic table", style="dim"),
+                    disabled=True,
                 )
             )
         options.add_options([Option(literal(line.text), id=line.option_id) for line in self.open_lines])
