@@ -24,16 +24,28 @@ from engine.record.chain import ZERO_HASH
 from server.services import live_match
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import check_seat_response, ok, register, shedding, with_color
+from tests.server.test_tournaments import create, start
 
 DIRECTOR = {"Authorization": f"Bearer {DIRECTOR_TOKEN}"}
 WS = "/api/matches/{}/ws?since={}&frames={}"
 
 
-def two_seats(client: TestClient, ruleset: str = "uno-duo") -> tuple[str, list[dict[str, str]]]:
-    """A match between two people, both joined: its id and each seat's headers."""
-    _, ada = register(client, "ada")
+def two_seats(
+    client: TestClient, ruleset: str = "uno-duo", rounds: int | None = None
+) -> tuple[str, list[dict[str, str]]]:
+    """A match between two people, both joined: its id and each seat's headers. With ``rounds``,
+    it ends after that many (RULES.md D23's round limit): the one match of a two-player round
+    robin, since a casual match always plays to the ruleset's target."""
+    ada_id, ada = register(client, "ada")
     bob_id, bob = register(client, "bob")
-    match_id = ok(client.post("/api/matches", headers=ada, json={"opponent": bob_id, "ruleset": ruleset}), 201)["id"]
+    if rounds is None:
+        body = {"opponent": bob_id, "ruleset": ruleset}
+        match_id = ok(client.post("/api/matches", headers=ada, json=body), 201)["id"]
+    else:
+        made = create(client, [ada_id, bob_id], ruleset=ruleset, rules={"round_limit": rounds})
+        (pairing,) = start(client, made["id"])["rounds"][0]["pairings"]
+        match_id = pairing["match"]
+        ada, bob = ({ada_id: ada, bob_id: bob}[seat["id"]] for seat in pairing["seats"])  # in seat order
     for headers, entropy in ((ada, "a"), (bob, "b")):
         ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": entropy}))
     return match_id, [ada, bob]
@@ -98,7 +110,9 @@ def assert_whole_decisions(decisions: list[dict[str, Any]]) -> None:
 def test_decisions_are_the_event_stream_concatenated_for_every_viewer_live_and_to_the_end(
     client: TestClient,
 ) -> None:
-    match_id, seats = two_seats(client)
+    # Three rounds, not the ten or so of a match to 200: every round is dealt, drafted and played
+    # alike, and the match's end (everyone an auditor from then on) comes after any number of them.
+    match_id, seats = two_seats(client, rounds=3)
     rng = random.Random(5)
     head = play(client, match_id, seats, rng, 12)  # a history to read first
     viewers = {"seat 0": seats[0], "seat 1": seats[1], "spectator": {}, "director": DIRECTOR}
