@@ -773,3 +773,34 @@ def strength(
         + " --write-docs"
     )
     run_strength(options, write_docs, command)
+
+
+@bench_app.command("coach-tables")
+def coach_tables(
+    variants: str = typer.Option(
+        "greedy,coach,guarded,sighted",
+        "--variants",
+        help="the measured seat's players: greedy, coach, guarded, sighted",
+    ),
+    worlds: int = typer.Option(64, "--worlds", min=1, max=10_000, help="worlds each search samples a decision"),
+    tables: int = typer.Option(40, "--tables", min=1, max=100_000, help="tables of four per variant"),
+    jobs: int = typer.Option(
+        2, "--jobs", "-j", min=1, max=64, help="worker processes (the figures do not depend on it)"
+    ),
+    seed: int = typer.Option(1, "--seed", help="master seed: the same seed gives the same tables"),
+    write_docs: bool = typer.Option(False, "--write-docs", help="update its section of docs/BENCHMARKS.md"),
+) -> None:
+    """What limits the coach at tables of four: the same tables played by greedy, the coach, a guarded coach and a coach that sees the hands."""
+    need_harness("coach-tables")
+    from bench.coach_tables import VARIANTS, run_and_report
+
+    chosen = tuple(v.strip() for v in variants.split(",") if v.strip())
+    unknown = [v for v in chosen if v not in VARIANTS]
+    if not chosen or unknown:
+        typer.echo(f"unoduo bench coach-tables: --variants: choose from {', '.join(VARIANTS)}", err=True)
+        raise typer.Exit(2)
+    command = _command_line(
+        f"unoduo bench coach-tables --variants {','.join(chosen)} --worlds {worlds} --tables {tables} --seed {seed}"
+        " --write-docs"
+    )
+    run_and_report(chosen, worlds, tables, seed, jobs, write_docs, command)

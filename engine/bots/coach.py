@@ -34,7 +34,7 @@ from typing import Any
 from engine.bots import CommandObject, View
 from engine.game.commands import format_action, parse_action
 from engine.game.rulesets import Scoring, WildDrawFourCheck
-from engine.game.state import PendingKind
+from engine.game.state import MatchState, PendingKind
 from engine.search.knowledge import SeatKnowledge, determinize
 from engine.search.playout import (
     ACCEPT,
@@ -221,10 +221,15 @@ updated by the verdicts the seat has seen of that player's earlier Wild Draw Fou
 MAX_TRIES = 64
 
 
-def _world(knowledge: SeatKnowledge, rng: random.Random, chance: RandomChance) -> Playout:
+Deal = Callable[[SeatKnowledge, random.Random], MatchState]
+"""How a world is drawn from the knowledge: :func:`determinize` (the house bots and the review;
+a study may pass another, bench/coach_tables.py)."""
+
+
+def _world(knowledge: SeatKnowledge, rng: random.Random, chance: RandomChance, deal: Deal = determinize) -> Playout:
     """One sampled world; facing a Wild Draw Four, one whose played hand was a bluff as often as
     the player's record says (a uniform deal would make nearly every hand a bluff)."""
-    root = Playout.from_state(determinize(knowledge, rng), chance=chance)
+    root = Playout.from_state(deal(knowledge, rng), chance=chance)
     picture = knowledge.picture
     if picture.wd4 is None or picture.pending.kind is not PendingKind.WILD_DRAW_FOUR:
         return root
@@ -234,12 +239,16 @@ def _world(knowledge: SeatKnowledge, rng: random.Random, chance: RandomChance) -
     for _ in range(MAX_TRIES):
         if root.wd4_illegal == bluffed:
             return root
-        root = Playout.from_state(determinize(knowledge, rng), chance=chance)
+        root = Playout.from_state(deal(knowledge, rng), chance=chance)
     return root
 
 
 def evaluate_codes(
-    knowledge: SeatKnowledge, options: Sequence[int] | None, worlds: int, rng: random.Random
+    knowledge: SeatKnowledge,
+    options: Sequence[int] | None,
+    worlds: int,
+    rng: random.Random,
+    deal: Deal = determinize,
 ) -> tuple[list[int], list[list[float]]]:
     """(options, each option's playout margins over ``worlds`` sampled worlds, the same worlds for all)."""
     seat = knowledge.seat
@@ -247,7 +256,7 @@ def evaluate_codes(
     codes: list[int] | None = list(options) if options is not None else None
     samples: list[list[float]] = [[] for _ in codes] if codes is not None else []
     for _ in range(worlds):
-        root = _world(knowledge, rng, chance)
+        root = _world(knowledge, rng, chance, deal)
         if codes is None:
             codes = root_options(root, seat)
             samples = [[] for _ in codes]
@@ -278,6 +287,13 @@ def option_key(command: CommandObject) -> str:
     return ",".join(f"{k}={canonical[k]}" for k in sorted(canonical))
 
 
+def option_code(probe: Playout, seat: int, command: CommandObject) -> int:
+    """A command's code among the search's options: UNO said with a play or dump that leaves one card."""
+    base = probe.code_of(parse_action(command)) & ~PLAY_UNO
+    leaves_one = (base >= PLAY and len(probe.hands[seat]) == 2) or base == DUMP
+    return base + PLAY_UNO if leaves_one else base
+
+
 def evaluate(
     knowledge: SeatKnowledge, options: Sequence[CommandObject] | None, budget: int, rng: random.Random
 ) -> dict[str, Estimate]:
@@ -292,12 +308,7 @@ def evaluate(
         commands = [format_action(probe.action_of(c)) for c in legal]
     else:
         commands = [dict(c) for c in options]
-    codes = []
-    for command in commands:
-        code = probe.code_of(parse_action(command))
-        base = code & ~PLAY_UNO
-        leaves_one = (base >= PLAY and len(probe.hands[seat]) == 2) or base == DUMP
-        codes.append(base + PLAY_UNO if leaves_one else base)
+    codes = [option_code(probe, seat, command) for command in commands]
     _, samples = evaluate_codes(knowledge, codes, budget, rng)
     return {option_key(command): _estimate(values) for command, values in zip(commands, samples, strict=True)}
 
@@ -314,15 +325,19 @@ def pick(means: Sequence[float], spread: float, rng: random.Random) -> int:
 
 
 class CoachBot:
-    """One level of the coach. Decides from its knowledge: see :meth:`choose_knowing`."""
+    """One level of the coach. Decides from its knowledge: see :meth:`choose_knowing`.
+
+    ``worlds`` and ``deal`` (a study's variants, bench/coach_tables.py): the level's own world
+    count, and :func:`determinize`, unless given."""
 
     reads_events = True
 
-    def __init__(self, level: int) -> None:
+    def __init__(self, level: int, worlds: int | None = None, deal: Deal = determinize) -> None:
         self.level = level
         self.name = f"coach-{level}"
-        self.worlds = LEVELS[level].worlds
+        self.worlds = LEVELS[level].worlds if worlds is None else worlds
         self.spread = LEVELS[level].spread
+        self.deal = deal
 
     def choose(self, view: View, rng: random.Random) -> CommandObject:
         if not view["legal"]:
@@ -339,11 +354,15 @@ class CoachBot:
             return {"type": "uno"}
         if len(legal) == 1 and legal[0]["type"] not in ("play", "color", "dump"):
             return dict(legal[0])
-        codes, samples = evaluate_codes(knowledge, None, self.worlds, rng)
-        means = [sum(values) / len(values) for values in samples]
-        best = pick(means, self.spread, rng)
+        codes, samples = evaluate_codes(knowledge, None, self.worlds, rng, self.deal)
         probe = Playout.from_state(determinize(knowledge, random.Random(0)))
-        return format_action(probe.action_of(codes[best]))
+        return format_action(probe.action_of(codes[self.choice(codes, samples, probe, view, rng)]))
+
+    def choice(
+        self, codes: Sequence[int], samples: Sequence[Sequence[float]], probe: Playout, view: View, rng: random.Random
+    ) -> int:
+        """Which of the searched ``codes`` to play (``samples``: each one's margins, world by world)."""
+        return pick([sum(values) / len(values) for values in samples], self.spread, rng)
 
 
 def _factory(level: int) -> Callable[[], CoachBot]:

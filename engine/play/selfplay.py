@@ -113,18 +113,20 @@ def play_match(
     index: int,
     max_actions: int = MAX_ACTIONS,
     on_step: StepObserver | None = None,
+    make_bot: Callable[[str], Bot] | None = None,
 ) -> MatchResult:
     """Play match ``index`` of a run, one seat for each of ``bots`` (the entrants move seats
     every match, :func:`seat_order`): two bots, or 2 to 10 where the ruleset seats them.
-    ``on_step`` (tests) sees every state the match passes through."""
+    ``on_step`` (tests) sees every state the match passes through; ``make_bot`` (a study's own
+    players, bench/coach_tables.py) makes each seat's bot from its name in place of the registry."""
     seats = len(bots)
     if seats not in seats_allowed(ruleset):
         allowed = seats_allowed(ruleset)
         raise ValueError(f"{ruleset.name} seats {allowed.start} to {allowed.stop - 1} bots, not {seats}")
-    names = [normalize_bot_name(b) for b in bots]
+    names = [normalize_bot_name(b) for b in bots] if make_bot is None else list(bots)
     order = seat_order(index, seats)
     seat_names = tuple(names[entrant] for entrant in order)
-    players: tuple[Bot, ...] = tuple(get_bot(name) for name in seat_names)
+    players: tuple[Bot, ...] = tuple((make_bot or get_bot)(name) for name in seat_names)
     rngs = tuple(random.Random(f"{master_seed}:{index}:seat{seat}") for seat in range(seats))
     referee = random.Random(f"{master_seed}:{index}:referee")
     server_seed = match_seed(master_seed, index)
