@@ -5,8 +5,8 @@ observed player's lobby lines, built by ``tui_client.models.lobby_model`` from t
 The same driver runs in-process (``TestClient``, SQLite and PostgreSQL) and against two real
 ``unoduo serve`` processes on one PostgreSQL database (each player's socket and requests on a
 different process, each tournament made on a different one). The evening: an open Swiss of
-UNO Duo (2 rounds, a start time, three entrants so each round has a bye) that the players enter
-themselves, and a classic tables tournament (a table of 3 with two house bots, round 1 at a
+UNO Duo (2 rounds, a start time, three entrants so each round has a bye, a hand a match) that
+the players enter themselves, and a classic tables tournament (a table of 3 with two house bots, round 1 at a
 past start time, round 2 at one far ahead); the players play their matches by HTTP, one legal
 command at a time; a dispute is raised and ruled; in the Swiss's round 2 the player with a
 match is withdrawn while it is live (a forfeit) and the other watches it from their bye.
@@ -192,7 +192,10 @@ class Evening:
             "rounds": 2,
             "open": True,
             "round_starts": [PAST],
-            "rules": {"target": 30},
+            # One hand a match (RULES.md D23's round limit): the lobby's lines after every event are the
+            # point, not how many hands a match has. The players' moves in an evening, five runs each:
+            # to 30 alone 106-287 (median 137), with the limit 57-302 (median 65).
+            "rules": {"target": 30, "round_limit": 1},
         }
         swiss = ok(bob.http.post("/api/tournaments", headers=director, json=swiss_body), 201)["id"]  # on bob's server
         settle(self.observers)
