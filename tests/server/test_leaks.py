@@ -39,7 +39,7 @@ from engine.game.cards import canonical_deck
 from engine.record.chain import canonical, envelope_hash
 from engine.record.sealing import SPECTATOR, Viewer, opening_problem
 from tests.server.helpers import ok, register, shedding, with_color
-from tests.server.test_tournaments import create, start
+from tests.server.test_tournaments import round_limited_match
 
 ID_FIELDS = {"card", "cards", "deck", "set_aside", "hand_card", "pile_card"}
 CODE = re.compile(r"(?<![A-Za-z0-9+])(?:[RYGB](?:[0-9]|S|R|\+2)|W\+4|W)(?![A-Za-z0-9+])")
@@ -120,10 +120,9 @@ def play_match(client: TestClient, ruleset: str, seed: int) -> tuple[str, Attack
     rng = random.Random(seed)
     ada, ada_h = register(client, f"ada{seed}")
     bob, bob_h = register(client, f"bob{seed}")
-    made = create(client, [ada, bob], ruleset=ruleset, rules={"round_limit": ROUNDS})
-    (pairing,) = start(client, made["id"])["rounds"][0]["pairings"]
-    match_id = pairing["match"]
-    ada_h, bob_h = ({ada: ada_h, bob: bob_h}[s["id"]] for s in pairing["seats"])  # the attacker takes seat 0
+    match_id, (ada_h, bob_h) = round_limited_match(
+        client, {ada: ada_h, bob: bob_h}, ruleset, ROUNDS
+    )  # the attacker takes seat 0
     attacker = Attacker(ada_h)
     attacker.keep(ok(client.post(f"/api/matches/{match_id}/join", headers=ada_h, json={"entropy": f"a{seed}"})))
     ok(client.post(f"/api/matches/{match_id}/join", headers=bob_h, json={"entropy": f"b{seed}"}))

@@ -32,6 +32,17 @@ def start(client: TestClient, tournament_id: str) -> dict[str, Any]:
     return ok(client.post(f"/api/tournaments/{tournament_id}/start", headers=DIRECTOR))
 
 
+def round_limited_match(
+    client: TestClient, headers: dict[str, dict[str, str]], ruleset: str, rounds: int
+) -> tuple[str, list[dict[str, str]]]:
+    """The one match of a two-player round robin, ending after ``rounds`` rounds (RULES.md D23's
+    round limit; a casual match always plays to the target): its id and the players' headers
+    (``headers``: by player id) in seat order."""
+    made = create(client, list(headers), ruleset=ruleset, rules={"round_limit": rounds})
+    (pairing,) = start(client, made["id"])["rounds"][0]["pairings"]
+    return pairing["match"], [headers[seat["id"]] for seat in pairing["seats"]]
+
+
 def show(client: TestClient, tournament_id: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
     return ok(client.get(f"/api/tournaments/{tournament_id}", headers=headers))
 

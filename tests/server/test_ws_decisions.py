@@ -24,7 +24,7 @@ from engine.record.chain import ZERO_HASH
 from server.services import live_match
 from tests.server.conftest import DIRECTOR_TOKEN
 from tests.server.helpers import check_seat_response, ok, register, shedding, with_color
-from tests.server.test_tournaments import create, start
+from tests.server.test_tournaments import round_limited_match
 
 DIRECTOR = {"Authorization": f"Bearer {DIRECTOR_TOKEN}"}
 WS = "/api/matches/{}/ws?since={}&frames={}"
@@ -42,10 +42,7 @@ def two_seats(
         body = {"opponent": bob_id, "ruleset": ruleset}
         match_id = ok(client.post("/api/matches", headers=ada, json=body), 201)["id"]
     else:
-        made = create(client, [ada_id, bob_id], ruleset=ruleset, rules={"round_limit": rounds})
-        (pairing,) = start(client, made["id"])["rounds"][0]["pairings"]
-        match_id = pairing["match"]
-        ada, bob = ({ada_id: ada, bob_id: bob}[seat["id"]] for seat in pairing["seats"])  # in seat order
+        match_id, (ada, bob) = round_limited_match(client, {ada_id: ada, bob_id: bob}, ruleset, rounds)
     for headers, entropy in ((ada, "a"), (bob, "b")):
         ok(client.post(f"/api/matches/{match_id}/join", headers=headers, json={"entropy": entropy}))
     return match_id, [ada, bob]
